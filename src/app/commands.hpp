@@ -1,0 +1,19 @@
+/// @file commands.hpp
+/// @brief The subcommands of `mwsep`. Each takes its arguments (after the subcommand name) and returns
+/// the process exit status.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace mwsep::app {
+
+using Args = std::vector<std::string>;
+
+int command_run(const Args& args);       ///< evaluate one likelihood
+int command_generate(const Args& args);  ///< sample a synthetic star catalogue
+int command_bench_cpu(const Args& args); ///< quadrature points per second of the CPU integrators
+int command_variants(const Args& args);  ///< list the CUDA kernel variants and their resources
+int command_bench(const Args& args);     ///< time CUDA variants (benchmark driver)
+
+}  // namespace mwsep::app

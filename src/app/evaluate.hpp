@@ -1,0 +1,56 @@
+/// @file evaluate.hpp
+/// @brief One evaluation end to end: files -> model -> integrator (CPU or CUDA) -> result.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "geometry/tables.hpp"
+#include "model/progress.hpp"
+#include "model/result.hpp"
+#include "model/work_unit.hpp"
+
+namespace mwsep::app {
+
+/// What to evaluate and how.
+struct RunOptions {
+    std::string astronomy_path;
+    std::string stars_path;
+    std::optional<std::string> search_path;           ///< 2009 search_parameters.txt
+    std::optional<model::SearchVector> search_vector; ///< --np/-p form
+    model::RBinning r_binning = model::RBinning::magnitude;
+    std::string backend = "cpu";     ///< cpu | cuda
+    std::string cpu_integrator = "fast";  ///< reference | fast
+    int threads = 0;                 ///< fast CPU threads (0: all cores)
+    std::string variant = "shared-fast-unrolled-f64";  ///< CUDA kernel variant
+    int device = -1;                 ///< CUDA device (-1: the fastest double-capable one)
+};
+
+/// Parsed and derived inputs, ready for any integrator.
+struct Inputs {
+    model::AstronomyParameters file;
+    geometry::IntegrationSetup setup;
+    model::StarCatalogue stars;
+};
+
+/// Reads and validates every input of @p o; throws model::InputError on bad input.
+Inputs load_inputs(const RunOptions& o);
+
+/// The outcome of one evaluation, with timings [s].
+struct RunResult {
+    model::Integrals integrals;
+    model::Likelihood likelihood;
+    double load_seconds = 0;
+    double integral_seconds = 0;
+    double likelihood_seconds = 0;
+    double total_seconds = 0;
+    std::string device;  ///< what computed it ("CPU ..." or the GPU's name)
+};
+
+/// Evaluates the likelihood of @p in with the backend of @p o.
+RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressFn& progress = {});
+
+/// Name of the host CPU (from /proc/cpuinfo), for provenance.
+std::string host_cpu_name();
+
+}  // namespace mwsep::app

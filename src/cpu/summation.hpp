@@ -1,0 +1,25 @@
+/// @file summation.hpp
+/// @brief Neumaier (improved Kahan) compensated summation, used wherever the fast paths add many terms.
+#pragma once
+
+#include <cmath>
+
+namespace mwsep::cpu {
+
+/// Running sum with a compensation term; exact to about one rounding of the final value.
+class NeumaierSum {
+public:
+    void add(double v) {
+        const double t = sum_ + v;
+        if (std::fabs(sum_) >= std::fabs(v)) comp_ += (sum_ - t) + v;
+        else comp_ += (v - t) + sum_;
+        sum_ = t;
+    }
+    double value() const { return sum_ + comp_; }
+
+private:
+    double sum_ = 0;
+    double comp_ = 0;
+};
+
+}  // namespace mwsep::cpu

@@ -1,0 +1,74 @@
+/// @file tables.hpp
+/// @brief Everything derived from a Model before integration: quadrature, stream geometry, and per-area
+/// grids (spec 2.5-2.9). Computed once on the host and shared by every integrator, CPU or CUDA.
+#pragma once
+
+#include <vector>
+
+#include "geometry/gauss_legendre.hpp"
+#include "math/point.hpp"
+#include "model/work_unit.hpp"
+
+namespace mwsep::geometry {
+
+/// A stream's centre, axis and width in the form the point formulas use (spec 2.5).
+struct StreamGeometry {
+    math::Vec3<double> centre;  ///< Galactocentric position of the stream centre [kpc]
+    math::Vec3<double> axis;    ///< unit vector along the stream
+    double two_sigma_sq;        ///< 2 sigma^2 (the CPU divides by it)
+    double inv_two_sigma_sq;    ///< 1 / (2 sigma^2) (the GPU multiplies by it)
+};
+
+/// Per-r-bin constants of one area (spec 2.7-2.8). Point tables are r-major: [k * n_conv + c].
+struct RTable {
+    int n_r = 0;
+    int n_conv = 0;
+    std::vector<double> irv;            ///< ((r+)^3 - r^3) / 3 * dmu / deg
+    std::vector<double> r_centre;       ///< (r+ + r) / 2 [kpc]
+    std::vector<double> efficiency;     ///< reff_xr_rp3 at r_centre
+    std::vector<double> r_point;        ///< distance of each convolution point [kpc]
+    std::vector<double> qw_r3_n;        ///< weight of each convolution point
+};
+
+/// One integration area: its grids and the sky direction of every (mu, nu) cell.
+struct AreaTables {
+    model::Area area;
+    RTable r;
+    std::vector<double> ids;        ///< per nu bin: sin(nu_hi) - sin(nu_lo)
+    std::vector<double> nu_centre;  ///< per nu bin [deg]
+    std::vector<double> mu_centre;  ///< per mu bin [deg]
+    /// Per cell, index i * n_nu + j (mu major): sin b, sin l, cos b, cos l of the cell centre.
+    std::vector<double> sinb, sinl, cosb, cosl;
+    int n_mu() const { return area.mu.steps; }
+    int n_nu() const { return area.nu.steps; }
+    std::size_t cells() const { return static_cast<std::size_t>(n_mu()) * n_nu(); }
+};
+
+/// Everything an integrator needs: immutable after construction.
+struct IntegrationSetup {
+    model::Model model;
+    GaussLegendre rule;
+    std::vector<double> offsets;  ///< Delta g_k = 1.8 x_k [mag]
+    std::vector<StreamGeometry> streams;
+    double q_inv_sq = 1;          ///< 1 / q^2
+    bool hernquist_fast_path = true;  ///< alpha = delta = 1
+    std::vector<AreaTables> areas;
+};
+
+/// Builds the r-bin constants of one area for the model's r binning.
+RTable make_r_table(const model::Area& area, model::RBinning binning, const GaussLegendre& rule,
+                    const std::vector<double>& offsets);
+
+/// Builds every table for @p model.
+IntegrationSetup make_setup(const model::Model& model);
+
+/// Geometry of one stream (centre direction via the survey transforms of stripe @p wedge).
+StreamGeometry make_stream_geometry(const model::Stream& s, int wedge);
+
+/// Direction cosines of a Galactic direction, as the kernels consume them.
+struct SkyDirection {
+    double sinb, sinl, cosb, cosl;
+};
+SkyDirection sky_direction(double l_deg, double b_deg);
+
+}  // namespace mwsep::geometry
