@@ -1,0 +1,59 @@
+# mwsep: the MilkyWay@Home separation likelihood study, rebuilt.
+# This Makefile is the user interface; CMake builds the C++/CUDA code underneath.
+#
+#   make run       evaluate the default work unit (GPU if one is present, else all CPU cores)
+#   make test      build and run every test that this machine can run (GPU tests skip without a GPU)
+#   make test-gpu  run the GPU correctness checks (needs an NVIDIA GPU)
+#   make bench-cpu CPU integrator throughput on the small work units
+#   make stars     generate the synthetic star catalogues of every work unit
+#   make clean
+
+BUILD     ?= build
+JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+WU        ?= 3s-small
+STARS     ?= data/stars/$(WU).txt
+BACKEND   ?= $(shell nvidia-smi -L >/dev/null 2>&1 && echo cuda || echo cpu)
+CMAKE_ARGS ?=
+MWSEP     := $(BUILD)/mwsep
+WORKUNITS := 3s-large 2s-large 3s-small 2s-small tiny
+
+.PHONY: all build run test test-gpu bench-cpu stars deps clean help
+
+all: build
+
+help:
+	@sed -n '2,12p' Makefile
+
+deps:
+	@bash tools/check_deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	@bash tools/check_deps.sh
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+
+build: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+data/stars/%.txt: data/workunits/%/astronomy_parameters.txt | build
+	@mkdir -p data/stars
+	$(MWSEP) generate -a $< -o $@ --count 100000 --seed 1
+
+stars: $(foreach w,$(WORKUNITS),data/stars/$(w).txt)
+
+run: build $(STARS)
+	$(MWSEP) run -a data/workunits/$(WU)/astronomy_parameters.txt -s $(STARS) --backend $(BACKEND)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-gpu: build
+	cd $(BUILD) && ctest --output-on-failure -L gpu
+
+bench-cpu: build
+	@mkdir -p experiments/results/cpu
+	for w in 2s-small 3s-small; do \
+	  $(MWSEP) bench-cpu -a data/workunits/$$w/astronomy_parameters.txt --work-unit $$w --repeats 3 \
+	    --csv experiments/results/cpu/bench_cpu.csv || exit 1; done
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Checks the build tools; installs missing Debian packages when run as root, otherwise says what to install.
+set -euo pipefail
+missing=()
+command -v cmake >/dev/null || missing+=(cmake)
+command -v g++ >/dev/null || missing+=(g++)
+command -v make >/dev/null || missing+=(make)
+[ -f /usr/include/gtest/gtest.h ] || missing+=(libgtest-dev)
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "check_deps: installing ${missing[*]}"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+  else
+    echo "check_deps: missing ${missing[*]}; install them (Debian: sudo apt-get install ${missing[*]})" >&2
+    exit 1
+  fi
+fi
+if ! command -v nvcc >/dev/null; then
+  echo "check_deps: nvcc not found: building the CPU backend only (install the CUDA toolkit for the GPU backend)"
+fi
