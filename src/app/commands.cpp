@@ -21,7 +21,7 @@
 #include "model/stars.hpp"
 
 #if defined(MWSEP_WITH_CUDA)
-#include "cuda_commands.hpp"
+#include "cuda/commands.hpp"
 #endif
 
 namespace mwsep::app {
@@ -324,15 +324,6 @@ int command_variants(const Args& args) {
 #else
     (void)args;
     throw std::runtime_error("this build has no CUDA backend (configure with a CUDA compiler to list kernel variants)");
-#endif
-}
-
-int command_bench(const Args& args) {
-#if defined(MWSEP_WITH_CUDA)
-    return cuda::command_bench(args);
-#else
-    (void)args;
-    throw std::runtime_error("this build has no CUDA backend (configure with a CUDA compiler to benchmark kernels)");
 #endif
 }
 

@@ -11,7 +11,7 @@
 #include "model/stars.hpp"
 
 #if defined(MWSEP_WITH_CUDA)
-#include "cuda_backend.hpp"
+#include "cuda/backend.hpp"
 #endif
 
 namespace mwsep::app {

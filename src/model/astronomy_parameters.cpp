@@ -73,7 +73,7 @@ GridAxis read_cut_axis(LineReader& r, const std::string& base) {
     if (seen.rfind(prefix, 0) != 0 || seen.size() < prefix.size() + 3 || seen[prefix.size()] != '[' ||
         seen.back() != ']')
         r.expect(prefix + "[I]");  // throws the standard message
-    parse_int(seen.substr(prefix.size() + 1, seen.size() - prefix.size() - 2), r.file(), 0, prefix);
+    parse_int(seen.substr(prefix.size() + 1, seen.size() - prefix.size() - 2), r.file(), r.peek_line(), prefix);
     return read_axis(r, seen, base);
 }
 

@@ -44,6 +44,8 @@ public:
     bool at_end() const { return next_ >= lines_.size(); }
     /// Key of the next line without consuming it ("" at the end of the file).
     std::string peek_key() const;
+    /// Line number of the next line (the last line's number at the end of the file).
+    int peek_line() const { return at_end() ? end_line() : lines_[next_].first; }
     /// Consumes the next line, which must have exactly the key @p key.
     Field expect(const std::string& key);
     /// Consumes the next line whatever it holds (raw text, for free-form lines).

@@ -1,0 +1,21 @@
+/// @file device_math.cuh
+/// @brief Device-side precision helpers: the exponential each precision used in the thesis, and the
+/// compensated (Kahan) addition of its single-precision kernels.
+#pragma once
+
+namespace mwsep::cuda {
+
+/// Double precision: the CUDA library exp. Single precision: the fast intrinsic, as the thesis's float kernel.
+__device__ __forceinline__ double device_exp(double x) { return exp(x); }
+__device__ __forceinline__ float device_exp(float x) { return __expf(x); }
+
+/// Adds @p v to @p sum; in single precision with a Kahan compensation term kept in @p comp (spec 5.6).
+__device__ __forceinline__ void accumulate(double& sum, double& /*comp*/, double v) { sum += v; }
+__device__ __forceinline__ void accumulate(float& sum, float& comp, float v) {
+    const float y = v - comp;
+    const float t = sum + y;
+    comp = (t - sum) - y;
+    sum = t;
+}
+
+}  // namespace mwsep::cuda

@@ -1,0 +1,44 @@
+/// @file memory_constant.cu
+/// @brief Stream constants in constant memory (thesis section 4.4.1, Table 4.2 "Constant").
+///
+/// Changed relative to memory_global.cu: the 6 x S centre and axis values live in `__constant__` arrays,
+/// uploaded once per evaluation. All threads of a warp read the same element at the same time, which is
+/// the access pattern the constant cache serves in one transaction. The thesis found this slower than
+/// global memory on the GT200; on Hopper the compiler can keep such uniform values in uniform registers.
+#include "integral.cuh"
+
+namespace mwsep::cuda {
+namespace {
+
+__constant__ double stream_table_f64[stream_stride * max_streams];
+__constant__ float stream_table_f32[stream_stride * max_streams];
+
+/// Policy: stream constants in this translation unit's constant memory.
+struct ConstantMemory {
+    static constexpr const char* name = "constant";
+    static void upload(const DeviceStreams& s, cudaStream_t stream) {
+        check(cudaMemcpyToSymbolAsync(stream_table_f64, s.host_f64, sizeof s.host_f64, 0, cudaMemcpyHostToDevice, stream),
+              "upload stream constants to constant memory");
+        check(cudaMemcpyToSymbolAsync(stream_table_f32, s.host_f32, sizeof s.host_f32, 0, cudaMemcpyHostToDevice, stream),
+              "upload stream constants to constant memory");
+    }
+    template <class Real>
+    static StreamArgs<Real> args(const DeviceStreams&) {
+        return {};
+    }
+    /// Reads constant i from the `__constant__` table of the view's precision.
+    template <class Real>
+    struct View {
+        __device__ View(const StreamArgs<Real>&, Real*, int) {}
+        __device__ Real operator()(int i) const {
+            if constexpr (sizeof(Real) == 8) return stream_table_f64[i];
+            else return stream_table_f32[i];
+        }
+    };
+};
+
+}  // namespace
+
+void add_constant_variants(std::vector<VariantInfo>& out) { add_memory_family<ConstantMemory>(out); }
+
+}  // namespace mwsep::cuda

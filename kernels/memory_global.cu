@@ -1,0 +1,36 @@
+/// @file memory_global.cu
+/// @brief Stream constants in global memory: the thesis's first version (section 4.4.1, Table 4.2 "Global").
+///
+/// Every thread reads each stream's centre and axis through an ordinary device pointer inside the
+/// innermost loop. On the GT200 these loads went to uncached DRAM (the thesis measured 82 registers and
+/// 12% occupancy for this kernel); on Hopper they hit the L1 cache. The neighbouring families differ only
+/// in the View below: constant memory (memory_constant.cu), texture (memory_texture.cu) and a per-block
+/// copy in shared memory (memory_shared.cu).
+#include "integral.cuh"
+
+namespace mwsep::cuda {
+namespace {
+
+/// Policy: stream constants read from a device array.
+struct GlobalMemory {
+    static constexpr const char* name = "global";
+    static void upload(const DeviceStreams&, cudaStream_t) {}  // the array is uploaded with the evaluation
+    template <class Real>
+    static StreamArgs<Real> args(const DeviceStreams& s) {
+        if constexpr (sizeof(Real) == 8) return {s.global_f64, 0};
+        else return {s.global_f32, 0};
+    }
+    /// Reads constant i of the 6 x S table straight from global memory.
+    template <class Real>
+    struct View {
+        const Real* table;
+        __device__ View(const StreamArgs<Real>& a, Real*, int) : table(a.global) {}
+        __device__ Real operator()(int i) const { return table[i]; }
+    };
+};
+
+}  // namespace
+
+void add_global_variants(std::vector<VariantInfo>& out) { add_memory_family<GlobalMemory>(out); }
+
+}  // namespace mwsep::cuda

@@ -1,0 +1,40 @@
+/// @file memory_shared.cu
+/// @brief Stream constants copied into shared memory per block: the thesis's final version
+/// (section 4.4.1, Table 4.2 "Shared", Appendix A).
+///
+/// Changed relative to memory_global.cu: at the start of the kernel the block's threads copy the 6 x S
+/// values from global into shared memory, and the innermost loop reads them from there. The original
+/// kernel had no barrier after the copy, so a warp could read constants another warp had not yet
+/// written (a race that gave wrong stream integrals on modern GPUs). This view synchronises the block
+/// after the copy; the race-free version costs nothing measurable.
+#include "integral.cuh"
+
+namespace mwsep::cuda {
+namespace {
+
+/// Policy: stream constants staged in shared memory.
+struct SharedMemory {
+    static constexpr const char* name = "shared";
+    static void upload(const DeviceStreams&, cudaStream_t) {}  // staged from the global array per block
+    template <class Real>
+    static StreamArgs<Real> args(const DeviceStreams& s) {
+        if constexpr (sizeof(Real) == 8) return {s.global_f64, 0};
+        else return {s.global_f32, 0};
+    }
+    /// Copies the table into shared memory (all threads help), then reads from there.
+    template <class Real>
+    struct View {
+        const Real* table;
+        __device__ View(const StreamArgs<Real>& a, Real* shared, int count) : table(shared) {
+            for (int i = threadIdx.x; i < count; i += blockDim.x) shared[i] = a.global[i];
+            __syncthreads();  // the barrier the 2010 kernel lacked
+        }
+        __device__ Real operator()(int i) const { return table[i]; }
+    };
+};
+
+}  // namespace
+
+void add_shared_variants(std::vector<VariantInfo>& out) { add_memory_family<SharedMemory>(out); }
+
+}  // namespace mwsep::cuda

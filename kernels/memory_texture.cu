@@ -1,0 +1,42 @@
+/// @file memory_texture.cu
+/// @brief Stream constants read through the texture path (thesis section 4.4.1, Table 4.2 "Texture").
+///
+/// Changed relative to memory_global.cu: the values are fetched with `tex1Dfetch` from a texture object
+/// over the same device array. Textures cannot hold doubles, so, as in the thesis, each double is stored
+/// as an `int2` texel (its low and high 32-bit words) and reassembled with `__hiloint2double`.
+/// The thesis used texture references, which CUDA 12 removed; texture objects give the same fetches.
+#include "integral.cuh"
+
+namespace mwsep::cuda {
+namespace {
+
+/// Policy: stream constants through a texture object.
+struct TextureMemory {
+    static constexpr const char* name = "texture";
+    static void upload(const DeviceStreams&, cudaStream_t) {}  // the texture views the uploaded array
+    template <class Real>
+    static StreamArgs<Real> args(const DeviceStreams& s) {
+        if constexpr (sizeof(Real) == 8) return {nullptr, s.texture_f64};
+        else return {nullptr, s.texture_f32};
+    }
+    /// Fetches constant i as a texel (two words for a double).
+    template <class Real>
+    struct View {
+        cudaTextureObject_t texture;
+        __device__ View(const StreamArgs<Real>& a, Real*, int) : texture(a.texture) {}
+        __device__ Real operator()(int i) const {
+            if constexpr (sizeof(Real) == 8) {
+                const int2 words = tex1Dfetch<int2>(texture, i);
+                return __hiloint2double(words.y, words.x);
+            } else {
+                return tex1Dfetch<float>(texture, i);
+            }
+        }
+    };
+};
+
+}  // namespace
+
+void add_texture_variants(std::vector<VariantInfo>& out) { add_memory_family<TextureMemory>(out); }
+
+}  // namespace mwsep::cuda
