@@ -327,5 +327,14 @@ int command_variants(const Args& args) {
 #endif
 }
 
+int command_bench(const Args& args) {
+#if defined(MWSEP_WITH_CUDA)
+    return cuda::command_bench(args);
+#else
+    (void)args;
+    throw std::runtime_error("this build has no CUDA backend (configure with a CUDA compiler to benchmark kernels)");
+#endif
+}
+
 }  // namespace mwsep::app
 

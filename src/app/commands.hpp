@@ -14,5 +14,6 @@ int command_run(const Args& args);       ///< evaluate one likelihood
 int command_generate(const Args& args);  ///< sample a synthetic star catalogue
 int command_bench_cpu(const Args& args); ///< quadrature points per second of the CPU integrators
 int command_variants(const Args& args);  ///< list the CUDA kernel variants and their resources
+int command_bench(const Args& args);     ///< time CUDA kernel variants
 
 }  // namespace mwsep::app

@@ -17,6 +17,7 @@ void usage(std::FILE* out) {
         "  generate   sample a synthetic star catalogue from a work unit's model\n"
         "  bench-cpu  measure quadrature points per second of the CPU integrators\n"
         "  variants   list the CUDA kernel variants with registers, spills and occupancy\n"
+        "  bench      time CUDA kernel variants (CUDA events, repeats) and check each run\n"
         "\n"
         "'mwsep <command> --help' describes each command's options.\n",
         out);
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
         if (command == "generate") return mwsep::app::command_generate(args);
         if (command == "bench-cpu") return mwsep::app::command_bench_cpu(args);
         if (command == "variants") return mwsep::app::command_variants(args);
+        if (command == "bench") return mwsep::app::command_bench(args);
         if (command == "--help" || command == "-h" || command == "help") {
             usage(stdout);
             return 0;

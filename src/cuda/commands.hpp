@@ -29,4 +29,7 @@ std::string default_resource_report();
 
 int command_variants(const std::vector<std::string>& args);
 
+/// `mwsep bench`: times variants with CUDA events after a warm-up and checks each run against the CPU.
+int command_bench(const std::vector<std::string>& args);
+
 }  // namespace mwsep::cuda
