@@ -7,7 +7,9 @@
 set -uo pipefail
 stage="${1:?usage: device_run.sh correctness|timing}"
 OUT="${OUT:-$PWD/device-out}"
-mkdir -p "$OUT"
+mkdir -p "$OUT/logs"
+# At most a few files come back: logs go to $OUT/logs and are packed into one archive at the end.
+trap 'tar czf "$OUT/logs_$stage.tgz" -C "$OUT" logs && rm -rf "$OUT/logs"' EXIT
 B=build-gpu
 M=$B/mwsep
 export PATH=/usr/local/cuda/bin:$PATH
@@ -15,8 +17,8 @@ export PATH=/usr/local/cuda/bin:$PATH
 provenance() {
   {
     echo "date_utc=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "git_commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)"
-    echo "git_dirty=$([ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] && echo true || echo false)"
+    # The working tree travels without .git: the caller records the commit in .device-input/git_state.
+    cat .device-input/git_state 2>/dev/null || echo "git_commit=unknown"
     echo "gpu=$(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.sm --format=csv,noheader)"
     echo "nvcc=$(nvcc --version | tail -1)"
     echo "host_cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
@@ -28,7 +30,7 @@ provenance() {
 build() {
   local t0=$SECONDS
   cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DMWSEP_GTEST_SOURCE="$PWD/.device-input/googletest" \
-    > "$OUT/build.log" 2>&1 && cmake --build $B -j 16 >> "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+    > "$OUT/logs/build.log" 2>&1 && cmake --build $B -j 16 >> "$OUT/logs/build.log" 2>&1 || { tail -40 "$OUT/logs/build.log"; exit 1; }
   echo "build: $((SECONDS - t0)) s"
 }
 
@@ -36,21 +38,21 @@ case "$stage" in
   correctness)
     provenance
     build
-    $M variants --streams 3 > "$OUT/variants_s3.txt" 2>&1; echo "variants exit $?"
-    $M variants --streams 2 > "$OUT/variants_s2.txt" 2>&1
+    $M variants --streams 3 > "$OUT/logs/variants_s3.txt" 2>&1; echo "variants exit $?"
+    $M variants --streams 2 > "$OUT/logs/variants_s2.txt" 2>&1
     t0=$SECONDS
     MWSEP_SHARED_DIR="$PWD/.device-input/shared" MWSEP_GPU_RESULTS="$OUT" \
-      $B/tests/mwsep_gpu_tests > "$OUT/gpu_tests.log" 2>&1
-    echo "gpu tests exit $? in $((SECONDS - t0)) s"; tail -4 "$OUT/gpu_tests.log"
-    grep -E "FAILED|Failure" "$OUT/gpu_tests.log" | head -20
+      $B/tests/mwsep_gpu_tests > "$OUT/logs/gpu_tests.log" 2>&1
+    echo "gpu tests exit $? in $((SECONDS - t0)) s"; tail -4 "$OUT/logs/gpu_tests.log"
+    grep -E "FAILED|Failure" "$OUT/logs/gpu_tests.log" | head -20
     $M generate -a data/workunits/tiny/astronomy_parameters.txt -o /tmp/tiny-stars.txt --count 2000 --seed 3 2>/dev/null
     for v in shared-fast-unrolled-f64 shared-ieee-loop-f64 shared-fast-unrolled-f32; do
       compute-sanitizer --tool racecheck $M run -a data/workunits/tiny/astronomy_parameters.txt -s /tmp/tiny-stars.txt \
-        --backend cuda --variant $v > "$OUT/racecheck_$v.log" 2>&1; echo "racecheck $v exit $?: $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck_$v.log" | head -1)"
+        --backend cuda --variant $v > "$OUT/logs/racecheck_$v.log" 2>&1; echo "racecheck $v exit $?: $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/logs/racecheck_$v.log" | head -1)"
     done
     compute-sanitizer --tool memcheck $M run -a data/workunits/tiny/astronomy_parameters.txt -s /tmp/tiny-stars.txt \
-      --backend cuda --variant texture-fast-unrolled-f64 > "$OUT/memcheck.log" 2>&1; echo "memcheck exit $?: $(grep 'ERROR SUMMARY' "$OUT/memcheck.log")"
-    $M run -a data/workunits/tiny/astronomy_parameters.txt -s /tmp/tiny-stars.txt --backend cuda --variant nope > "$OUT/bad_variant.log" 2>&1; echo "unknown variant exit $? (expect 1)"
+      --backend cuda --variant texture-fast-unrolled-f64 > "$OUT/logs/memcheck.log" 2>&1; echo "memcheck exit $?: $(grep 'ERROR SUMMARY' "$OUT/logs/memcheck.log")"
+    $M run -a data/workunits/tiny/astronomy_parameters.txt -s /tmp/tiny-stars.txt --backend cuda --variant nope > "$OUT/logs/bad_variant.log" 2>&1; echo "unknown variant exit $? (expect 1)"
     ;;
   timing)
     provenance
@@ -58,7 +60,7 @@ case "$stage" in
     for wu in 3s-large 2s-large; do
       [ -f data/stars/$wu.txt ] || { mkdir -p data/stars; $M generate -a data/workunits/$wu/astronomy_parameters.txt -o data/stars/$wu.txt --count 100000 --seed 1; }
       $M bench -a data/workunits/$wu/astronomy_parameters.txt -s data/stars/$wu.txt --work-unit $wu \
-        --experiment variant_timings --repeats 3 --csv "$OUT/variant_timings.csv" 2>&1 | tee "$OUT/variant_timings_$wu.txt"
+        --experiment variant_timings --repeats 3 --csv "$OUT/variant_timings.csv" 2>&1 | tee "$OUT/logs/variant_timings_$wu.txt"
     done
     ;;
   *) echo "unknown stage $stage"; exit 2 ;;
