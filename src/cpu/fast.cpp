@@ -61,17 +61,18 @@ void line_sums_fixed(const geometry::IntegrationSetup& s, const LineOfSight& los
         const double rg = std::sqrt(x * x + y * y + z * z * qinv);
         const double rs = rg + r0;
         bg += w[m] / (rg * rs * rs * rs);
-        double acc[S + 1];
-        for (int t = 0; t < S; ++t) {
+        // One stream's term; with S and t compile-time constants every index below is fixed, which
+        // keeps the loop vectorisable (a runtime-indexed array of sums would not be).
+        const auto term = [&](int t) {
             double dx = x - cx[t], dy = y - cy[t], dz = z - cz[t];
             const double proj = ax[t] * dx + ay[t] * dy + az[t] * dz;
             dx -= proj * ax[t], dy -= proj * ay[t], dz -= proj * az[t];
-            acc[t] = w[m] * math::exp_nonpositive(-(dx * dx + dy * dy + dz * dz) * inv[t]);
-        }
-        if constexpr (S > 0) s0 += acc[0];
-        if constexpr (S > 1) s1 += acc[1];
-        if constexpr (S > 2) s2 += acc[2];
-        if constexpr (S > 3) s3 += acc[3];
+            return w[m] * math::exp_nonpositive(-(dx * dx + dy * dy + dz * dz) * inv[t]);
+        };
+        if constexpr (S > 0) s0 += term(0);
+        if constexpr (S > 1) s1 += term(1);
+        if constexpr (S > 2) s2 += term(2);
+        if constexpr (S > 3) s3 += term(3);
     }
     out[0] = bg;
     const double st[4] = {s0, s1, s2, s3};
