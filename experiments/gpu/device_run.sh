@@ -2,10 +2,11 @@
 # One script for the GPU machine: builds, checks and times, writing logs and results under $OUT.
 #   experiments/gpu/device_run.sh correctness   build; mwsep variants; GPU correctness tests; sanitizers
 #   experiments/gpu/device_run.sh timing        time every variant on the large work units
+#   experiments/gpu/device_run.sh profile       Nsight Compute: FP64 pipe use of every double variant
 # Inputs that do not live in the repository (GoogleTest source if the machine lacks it, the oracle cases
 # and real catalogues) are read from .device-input/, which the caller carries.
 set -uo pipefail
-stage="${1:?usage: device_run.sh correctness|timing}"
+stage="${1:?usage: device_run.sh correctness|timing|profile}"
 OUT="${OUT:-$PWD/device-out}"
 mkdir -p "$OUT/logs"
 # At most a few files come back: logs go to $OUT/logs and are packed into one archive at the end.
@@ -62,6 +63,32 @@ case "$stage" in
       $M bench -a data/workunits/$wu/astronomy_parameters.txt -s data/stars/$wu.txt --work-unit $wu \
         --experiment variant_timings --repeats 3 --csv "$OUT/variant_timings.csv" 2>&1 | tee "$OUT/logs/variant_timings_$wu.txt"
     done
+    ;;
+  profile)
+    # FP64 pipe utilisation and occupancy of one integral launch (r step 350 of 700) per double variant,
+    # 3s-large, with Nsight Compute leaving the clocks alone.
+    provenance
+    [ -x $M ] || build
+    [ -f data/stars/3s-large.txt ] || { mkdir -p data/stars; $M generate -a data/workunits/3s-large/astronomy_parameters.txt -o data/stars/3s-large.txt --count 100000 --seed 1; }
+    echo "variant,fp64_pipe_pct,fp64_inst_pct,sm_throughput_pct,achieved_occupancy_pct,duration_us" > "$OUT/ncu_fp64.csv"
+    metrics=sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum
+    for v in $($M variants 2>/dev/null | awk '/-f64 / && $3 == "no" {print $1}'); do
+      ncu --clock-control none --kernel-name regex:integral_kernel --launch-skip 350 --launch-count 1 \
+        --metrics $metrics --csv $M run -a data/workunits/3s-large/astronomy_parameters.txt -s data/stars/3s-large.txt \
+        --backend cuda --variant $v > "$OUT/logs/ncu_$v.csv" 2> "$OUT/logs/ncu_$v.err"
+      python3 - "$v" "$OUT/logs/ncu_$v.csv" >> "$OUT/ncu_fp64.csv" <<'PY'
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[2])) if len(r) > 10]
+head, data = rows[0], rows[1:]
+val = {r[head.index("Metric Name")]: r[head.index("Metric Value")].replace(",", "") for r in data}
+keys = ["sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active",
+        "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active",
+        "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+        "sm__warps_active.avg.pct_of_peak_sustained_active", "gpu__time_duration.sum"]
+print(",".join([sys.argv[1]] + [val.get(k, "") for k in keys]))
+PY
+    done
+    cat "$OUT/ncu_fp64.csv"
     ;;
   *) echo "unknown stage $stage"; exit 2 ;;
 esac
