@@ -70,7 +70,7 @@ case "$stage" in
     provenance
     [ -x $M ] || build
     [ -f data/stars/3s-large.txt ] || { mkdir -p data/stars; $M generate -a data/workunits/3s-large/astronomy_parameters.txt -o data/stars/3s-large.txt --count 100000 --seed 1; }
-    echo "variant,fp64_pipe_pct,fp64_inst_pct,sm_throughput_pct,achieved_occupancy_pct,duration_us" > "$OUT/ncu_fp64.csv"
+    echo "variant,fp64_pipe_pct,fp64_inst_pct,sm_throughput_pct,achieved_occupancy_pct,duration_ns" > "$OUT/ncu_fp64.csv"
     metrics=sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum
     for v in $($M variants 2>/dev/null | awk '/-f64 / && $3 == "no" {print $1}'); do
       ncu --clock-control none --kernel-name regex:integral_kernel --launch-skip 350 --launch-count 1 \

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Schema check of every recorded result under experiments/results/ (run by the test suite).
+
+Each <name>.csv must have a <name>.meta.json beside it with its provenance, the columns its kind of
+result needs, numbers where numbers belong, and no failed or invalid row.
+"""
+import csv
+import json
+import pathlib
+import sys
+
+GPU_META = ["gpu_name", "sm_count", "driver_version", "cuda_version", "git_commit", "git_dirty", "date_utc",
+            "command", "host_cpu"]
+CPU_META = ["host_cpu", "git_commit", "git_dirty", "date_utc", "command"]
+COLUMNS = {
+    "gpu_correctness": ["variant", "work_unit", "max_rel_diff", "tolerance", "pass"],
+    "variant_timings": ["experiment", "variant", "work_unit", "repeat", "kernel_ms", "total_ms", "likelihood", "valid"],
+    "ncu_fp64": ["variant", "fp64_pipe_pct", "achieved_occupancy_pct"],
+    "bench_cpu": ["integrator", "threads", "work_unit", "repeat", "seconds", "points_per_second_per_core"],
+}
+NUMERIC = {"max_rel_diff", "tolerance", "kernel_ms", "total_ms", "likelihood", "fp64_pipe_pct",
+           "achieved_occupancy_pct", "seconds", "points_per_second_per_core"}
+
+
+def check(root):
+    errors = []
+    files = sorted(root.rglob("*.csv"))
+    if not files:
+        errors.append(f"{root}: no result files")
+    for path in files:
+        name = path.stem
+        meta_path = path.with_suffix(".meta.json")
+        if not meta_path.exists():
+            errors.append(f"{path}: no provenance file {meta_path.name}")
+            continue
+        meta = json.loads(meta_path.read_text())
+        needed = CPU_META if path.parent.name == "cpu" else GPU_META
+        errors += [f"{meta_path}: missing key '{k}'" for k in needed if meta.get(k) in (None, "")]
+        if name not in COLUMNS:
+            errors.append(f"{path}: unknown kind of result (known: {', '.join(COLUMNS)})")
+            continue
+        rows = list(csv.DictReader(path.open()))
+        if not rows:
+            errors.append(f"{path}: no rows")
+            continue
+        missing = [c for c in COLUMNS[name] if c not in rows[0]]
+        if missing:
+            errors.append(f"{path}: missing columns {missing}")
+            continue
+        for i, row in enumerate(rows, start=2):
+            for c in COLUMNS[name]:
+                if c in NUMERIC:
+                    try:
+                        float(row[c])
+                    except ValueError:
+                        errors.append(f"{path}:{i}: column {c} is not a number: {row[c]!r}")
+            if row.get("pass", "true") != "true" or row.get("valid", "true") != "true":
+                errors.append(f"{path}:{i}: a failed or invalid row: {row}")
+    return errors, len(files)
+
+
+def main():
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "experiments/results")
+    errors, count = check(root)
+    for e in errors:
+        print("results check:", e)
+    print(f"results check: {count} result files, {len(errors)} problems")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
