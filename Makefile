@@ -45,6 +45,7 @@ run: build $(STARS)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@nvidia-smi -L >/dev/null 2>&1 || echo "note: no GPU on this machine: the GPU correctness tests were skipped (run 'make test-gpu' where there is an NVIDIA GPU)"
 
 test-gpu: build
 	cd $(BUILD) && ctest --output-on-failure -L gpu

@@ -25,27 +25,23 @@ def apply_search_vector(text, values):
             if out[j].startswith("optimize_parameter"):
                 return j, [int(v) for v in out[j].split(":")[1].split(",")]
         raise ValueError("no flags")
+    def overwrite_flagged(i):
+        nonlocal k
+        key, vals = out[i].split(":")
+        vals = [v.strip() for v in vals.split(",")]
+        _, fl = flags_after(i)
+        for n, f in enumerate(fl):
+            if f:
+                vals[n] = repr(values[k]); k += 1
+        out[i] = key + ": " + ", ".join(vals)
+
     for i, line in enumerate(out):
-        if line.startswith("background_parameters["):
-            key, vals = line.split(":")
-            vals = [v.strip() for v in vals.split(",")]
-            _, fl = flags_after(i)
-            for n, f in enumerate(fl):
-                if f:
-                    vals[n] = repr(values[k]); k += 1
-            out[i] = key + ": " + ", ".join(vals)
+        if line.startswith("background_parameters[") or line.startswith("stream_parameters["):
+            overwrite_flagged(i)
         elif line.startswith("stream_weight:"):
             opt = next(l for l in out[i:] if l.startswith("optimize_weight"))
             if int(opt.split(":")[1]):
                 out[i] = "stream_weight: " + repr(values[k]); k += 1
-        elif line.startswith("stream_parameters["):
-            key, vals = line.split(":")
-            vals = [v.strip() for v in vals.split(",")]
-            _, fl = flags_after(i)
-            for n, f in enumerate(fl):
-                if f:
-                    vals[n] = repr(values[k]); k += 1
-            out[i] = key + ": " + ", ".join(vals)
     if k != len(values):
         raise ValueError(f"used {k} of {len(values)} values")
     return "\n".join(out) + "\n"

@@ -42,6 +42,17 @@ __constant__ float inv_two_sigma_sq_f32[max_streams];
 __device__ __forceinline__ double inv_two_sigma_sq(double, int s) { return inv_two_sigma_sq_f64[s]; }
 __device__ __forceinline__ float inv_two_sigma_sq(float, int s) { return inv_two_sigma_sq_f32[s]; }
 
+/// Shared part of the policies that read the stream constants from the uploaded device array (global
+/// and shared memory): nothing extra to upload, and the array's address as the kernel argument.
+struct FromDeviceArray {
+    static void upload(const DeviceStreams&, cudaStream_t) {}
+    template <class Real>
+    static StreamArgs<Real> args(const DeviceStreams& s) {
+        if constexpr (sizeof(Real) == 8) return {s.global_f64, 0};
+        else return {s.global_f32, 0};
+    }
+};
+
 /// Kernel arguments of one area at one precision.
 template <class Real>
 struct IntegralArgs {

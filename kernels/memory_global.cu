@@ -12,14 +12,8 @@ namespace mwsep::cuda {
 namespace {
 
 /// Policy: stream constants read from a device array.
-struct GlobalMemory {
+struct GlobalMemory : FromDeviceArray {
     static constexpr const char* name = "global";
-    static void upload(const DeviceStreams&, cudaStream_t) {}  // the array is uploaded with the evaluation
-    template <class Real>
-    static StreamArgs<Real> args(const DeviceStreams& s) {
-        if constexpr (sizeof(Real) == 8) return {s.global_f64, 0};
-        else return {s.global_f32, 0};
-    }
     /// Reads constant i of the 6 x S table straight from global memory.
     template <class Real>
     struct View {

@@ -13,14 +13,8 @@ namespace mwsep::cuda {
 namespace {
 
 /// Policy: stream constants staged in shared memory.
-struct SharedMemory {
+struct SharedMemory : FromDeviceArray {
     static constexpr const char* name = "shared";
-    static void upload(const DeviceStreams&, cudaStream_t) {}  // staged from the global array per block
-    template <class Real>
-    static StreamArgs<Real> args(const DeviceStreams& s) {
-        if constexpr (sizeof(Real) == 8) return {s.global_f64, 0};
-        else return {s.global_f32, 0};
-    }
     /// Copies the table into shared memory (all threads help), then reads from there.
     template <class Real>
     struct View {

@@ -114,6 +114,11 @@ struct Case {
     bool soa;
 };
 
+/// Readable test parameters in test listings and messages.
+void PrintTo(const Case& c, std::ostream* os) {
+    *os << c.variant << " on " << c.unit << (c.capped ? " (48 registers)" : "") << (c.soa ? "" : " (AoS stars)");
+}
+
 class GpuVariant : public testing::TestWithParam<Case> {};
 
 TEST_P(GpuVariant, MatchesCpu) {

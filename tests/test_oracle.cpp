@@ -22,6 +22,12 @@ struct Case {
     mwsep::model::RBinning binning;
 };
 
+/// Readable test parameters in test listings and messages.
+void PrintTo(const Case& c, std::ostream* os) {
+    *os << c.name << " with the " << c.integrator << " integrator, "
+        << (c.binning == mwsep::model::RBinning::kpc ? "kpc" : "magnitude") << " r bins";
+}
+
 std::string case_label(const testing::TestParamInfo<Case>& info) {
     return info.param.name + "_" + info.param.integrator +
            (info.param.binning == mwsep::model::RBinning::kpc ? "_kpc" : "_magnitude");
