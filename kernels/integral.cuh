@@ -107,7 +107,7 @@ __device__ __forceinline__ void integral_body(const IntegralArgs<typename V::Rea
 
     Real bg_sum = 0;
     Real st_reg[unrolled && S > 0 ? S : 1];          // unrolled: per-stream sums in registers
-    Real* st_shared = shared + stream_stride * max_streams + threadIdx.x;  // loop: in shared memory
+    Real* st_shared = shared + V::Memory::shared_values + threadIdx.x;  // loop: sums in shared memory
     if constexpr (unrolled) {
 #pragma unroll
         for (int s = 0; s < S; ++s) st_reg[s] = 0;
@@ -186,6 +186,15 @@ const void* variant_kernel(int streams, bool capped) {
     }
 }
 
+/// Dynamic shared memory of variant V per block: the staged stream table (shared-memory family) plus
+/// the per-thread stream sums (runtime loop). Unrolled variants of the other families use none.
+template <class V>
+size_t variant_shared_bytes(int threads) {
+    const bool loop = std::is_same_v<typename V::Loop, RuntimeLoop>;
+    return sizeof(typename V::Real) *
+           (V::Memory::shared_values + (loop ? static_cast<size_t>(max_streams) * threads : size_t(0)));
+}
+
 /// Uploads this unit's constant tables and launches one area's kernels, one launch per r step
 /// (or the thesis's chunks of `blocks_per_launch` blocks), on @p stream. No host synchronisation.
 template <class V>
@@ -213,7 +222,7 @@ void launch_area(const DeviceArea& area, const DeviceStreams& streams, const Lau
     const int threads = opt.threads_per_block;
     const int blocks = (area.cells + threads - 1) / threads;
     const int chunk = opt.blocks_per_launch > 0 ? opt.blocks_per_launch : blocks;
-    const size_t shared_bytes = sizeof(Real) * (stream_stride * max_streams + static_cast<size_t>(max_streams) * threads);
+    const size_t shared_bytes = variant_shared_bytes<V>(threads);
     for (int k = 0; k < area.n_r; ++k) {
         for (int first = 0; first < blocks; first += chunk) {
             a.block_offset = first;
@@ -238,6 +247,7 @@ VariantInfo describe_variant() {
     info.unrolled = std::is_same_v<typename V::Loop, Unrolled>;
     info.launch = &launch_area<V>;
     info.kernel = &variant_kernel<V>;
+    info.shared_bytes = &variant_shared_bytes<V>;
     return info;
 }
 

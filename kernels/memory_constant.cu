@@ -16,6 +16,8 @@ __constant__ float stream_table_f32[stream_stride * max_streams];
 /// Policy: stream constants in this translation unit's constant memory.
 struct ConstantMemory {
     static constexpr const char* name = "constant";
+    /// Values of the stream table this policy stages in shared memory.
+    static constexpr int shared_values = 0;
     static void upload(const DeviceStreams& s, cudaStream_t stream) {
         check(cudaMemcpyToSymbolAsync(stream_table_f64, s.host_f64, sizeof s.host_f64, 0, cudaMemcpyHostToDevice, stream),
               "upload stream constants to constant memory");

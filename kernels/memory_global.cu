@@ -14,6 +14,8 @@ namespace {
 /// Policy: stream constants read from a device array.
 struct GlobalMemory : FromDeviceArray {
     static constexpr const char* name = "global";
+    /// Values of the stream table this policy stages in shared memory.
+    static constexpr int shared_values = 0;
     /// Reads constant i of the 6 x S table straight from global memory.
     template <class Real>
     struct View {

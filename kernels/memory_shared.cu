@@ -15,6 +15,8 @@ namespace {
 /// Policy: stream constants staged in shared memory.
 struct SharedMemory : FromDeviceArray {
     static constexpr const char* name = "shared";
+    /// Values of the stream table this policy stages in shared memory.
+    static constexpr int shared_values = stream_stride * max_streams;
     /// Copies the table into shared memory (all threads help), then reads from there.
     template <class Real>
     struct View {

@@ -13,6 +13,8 @@ namespace {
 /// Policy: stream constants through a texture object.
 struct TextureMemory {
     static constexpr const char* name = "texture";
+    /// Values of the stream table this policy stages in shared memory.
+    static constexpr int shared_values = 0;
     static void upload(const DeviceStreams&, cudaStream_t) {}  // the texture views the uploaded array
     template <class Real>
     static StreamArgs<Real> args(const DeviceStreams& s) {

@@ -65,6 +65,7 @@ struct LaunchOptions {
 
 using LaunchFn = void (*)(const DeviceArea&, const DeviceStreams&, const LaunchOptions&, cudaStream_t);
 using KernelFn = const void* (*)(int streams, bool capped);
+using SharedBytesFn = size_t (*)(int threads_per_block);
 
 /// One named variant: its four policies and how to run it.
 struct VariantInfo {
@@ -77,6 +78,7 @@ struct VariantInfo {
     bool unrolled = false;
     LaunchFn launch = nullptr;
     KernelFn kernel = nullptr;  ///< the kernel for a stream count (nullptr if not instantiated)
+    SharedBytesFn shared_bytes = nullptr;  ///< dynamic shared memory per block
 };
 
 /// All 32 variants, in a fixed order (memory family, then division, loop and precision).

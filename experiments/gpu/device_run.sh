@@ -3,10 +3,11 @@
 #   experiments/gpu/device_run.sh correctness   build; mwsep variants; GPU correctness tests; sanitizers
 #   experiments/gpu/device_run.sh timing        time every variant on the large work units
 #   experiments/gpu/device_run.sh profile       Nsight Compute: FP64 pipe use of every double variant
+#   experiments/gpu/device_run.sh cpu           the fast CPU integrator on one and on all of the host's cores
 # Inputs that do not live in the repository (GoogleTest source if the machine lacks it, the oracle cases
 # and real catalogues) are read from .device-input/, which the caller carries.
 set -uo pipefail
-stage="${1:?usage: device_run.sh correctness|timing|profile}"
+stage="${1:?usage: device_run.sh correctness|timing|profile|cpu}"
 OUT="${OUT:-$PWD/device-out}"
 mkdir -p "$OUT/logs"
 # At most a few files come back: logs go to $OUT/logs and are packed into one archive at the end.
@@ -89,6 +90,16 @@ print(",".join([sys.argv[1]] + [val.get(k, "") for k in keys]))
 PY
     done
     cat "$OUT/ncu_fp64.csv"
+    ;;
+  cpu)
+    # The fast CPU integrator on one core and on all of this host's cores (parallel efficiency).
+    provenance
+    [ -x $M ] || build
+    for wu in 2s-small 3s-small; do
+      $M bench-cpu -a data/workunits/$wu/astronomy_parameters.txt --work-unit $wu --repeats 3 \
+        --integrators fast1,fastN --csv "$OUT/bench_cpu.csv" | tee "$OUT/logs/bench_cpu_$wu.txt"
+    done
+    nproc > "$OUT/logs/nproc.txt"
     ;;
   *) echo "unknown stage $stage"; exit 2 ;;
 esac

@@ -119,7 +119,8 @@ int command_variants(const std::vector<std::string>& args) {
         (void)cudaGetLastError();
         std::printf("No GPU: compiler report only; %d streams\n", streams);
     }
-    std::printf("%-28s %-6s %-7s %5s %7s %7s", "variant", "arch", "capped", "regs", "spill_st", "spill_ld");
+    std::printf("%-28s %-6s %-7s %5s %8s %8s %8s", "variant", "arch", "capped", "regs", "spill_st", "spill_ld",
+                "shared_B");
     if (gpu) std::printf(" %8s %8s %9s", "gpu_regs", "local_B", "occupancy");
     std::printf("\n");
     int missing = 0;
@@ -134,13 +135,13 @@ int command_variants(const std::vector<std::string>& args) {
                 std::printf("%-28s (no compiler report for this instance)\n", v.name.c_str());
                 continue;
             }
-            std::printf("%-28s %-6s %-7s %5d %7d %7d", v.name.c_str(), found->arch.c_str(), capped ? "48" : "no",
-                        found->registers, found->spill_stores, found->spill_loads);
+            const std::size_t shared = v.shared_bytes(threads);
+            std::printf("%-28s %-6s %-7s %5d %8d %8d %8zu", v.name.c_str(), found->arch.c_str(), capped ? "48" : "no",
+                        found->registers, found->spill_stores, found->spill_loads, shared);
             if (gpu) {
                 cudaFuncAttributes attr{};
                 const void* kernel = v.kernel(streams, capped);
                 check(cudaFuncGetAttributes(&attr, kernel), "query kernel attributes");
-                const std::size_t shared = (v.double_precision ? 8 : 4) * (6 * constants::max_gpu_streams + constants::max_gpu_streams * threads);
                 int blocks = 0;
                 check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, shared), "compute occupancy");
                 const double occupancy = 100.0 * blocks * threads / prop.maxThreadsPerMultiProcessor;
