@@ -34,7 +34,7 @@ def check(root):
             errors.append(f"{path}: no provenance file {meta_path.name}")
             continue
         meta = json.loads(meta_path.read_text())
-        needed = CPU_META if path.parent.name == "cpu" else GPU_META
+        needed = CPU_META if name == "bench_cpu" else GPU_META
         errors += [f"{meta_path}: missing key '{k}'" for k in needed if meta.get(k) in (None, "")]
         if name not in COLUMNS:
             errors.append(f"{path}: unknown kind of result (known: {', '.join(COLUMNS)})")
