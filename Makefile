@@ -5,6 +5,7 @@
 #   make test      build and run every test that this machine can run (GPU tests skip without a GPU)
 #   make test-gpu  run the GPU correctness checks (needs an NVIDIA GPU)
 #   make bench-cpu CPU integrator throughput on the small work units
+#   make experiments  every experiment on this machine's GPU (QUICK=1: small units only)
 #   make stars     generate the synthetic star catalogues of every work unit
 #   make clean
 
@@ -17,12 +18,12 @@ CMAKE_ARGS ?=
 MWSEP     := $(BUILD)/mwsep
 WORKUNITS := 3s-large 2s-large 3s-small 2s-small tiny
 
-.PHONY: all build run test test-gpu bench-cpu stars deps clean help
+.PHONY: all build run test test-gpu bench-cpu stars experiments deps clean help
 
 all: build
 
 help:
-	@sed -n '2,12p' Makefile
+	@sed -n "2,13p" Makefile
 
 deps:
 	@bash tools/check_deps.sh
@@ -55,6 +56,11 @@ bench-cpu: build
 	for w in 2s-small 3s-small; do \
 	  $(MWSEP) bench-cpu -a data/workunits/$$w/astronomy_parameters.txt --work-unit $$w --repeats 3 \
 	    --csv experiments/results/cpu/bench_cpu.csv || exit 1; done
+
+# Every experiment of experiments/definitions on this machine's GPU (QUICK=1: small work units only).
+# Resumes an interrupted sweep; without a GPU it says so and fails.
+experiments: build
+	python3 experiments/run.py --build $(BUILD) $(if $(QUICK),--quick) $(if $(ONLY),--only $(ONLY))
 
 clean:
 	rm -rf $(BUILD)

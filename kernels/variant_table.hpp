@@ -61,6 +61,7 @@ struct LaunchOptions {
     int threads_per_block = 64;  ///< the thesis's choice
     int blocks_per_launch = 0;   ///< 0: all cells in one launch per r step; the 2010 code used 128
     bool register_cap = false;   ///< the 48-register build of the thesis's Makefile
+    bool keep_context = false;   ///< run in the calling thread's current context (e.g. a green context)
 };
 
 using LaunchFn = void (*)(const DeviceArea&, const DeviceStreams&, const LaunchOptions&, cudaStream_t);

@@ -12,13 +12,21 @@ import sys
 GPU_META = ["gpu_name", "sm_count", "driver_version", "cuda_version", "git_commit", "git_dirty", "date_utc",
             "command", "host_cpu"]
 CPU_META = ["host_cpu", "git_commit", "git_dirty", "date_utc", "command"]
+GPU_BENCH = ["experiment", "variant", "work_unit", "repeat", "sm_count", "kernel_ms", "total_ms", "likelihood", "valid"]
+CPU_BENCH = ["integrator", "threads", "work_unit", "repeat", "seconds", "points_per_second_per_core"]
 COLUMNS = {
     "gpu_correctness": ["variant", "work_unit", "max_rel_diff", "tolerance", "pass"],
     "variant_timings": ["experiment", "variant", "work_unit", "repeat", "kernel_ms", "total_ms", "likelihood", "valid"],
     "ncu_fp64": ["variant", "fp64_pipe_pct", "achieved_occupancy_pct"],
-    "bench_cpu": ["integrator", "threads", "work_unit", "repeat", "seconds", "points_per_second_per_core"],
+    "bench_cpu": CPU_BENCH,
 }
-NUMERIC = {"max_rel_diff", "tolerance", "kernel_ms", "total_ms", "likelihood", "fp64_pipe_pct",
+# Every experiment of experiments/definitions records GPU rows in <name>.csv and CPU rows in <name>_cpu.csv.
+DEFINITIONS = pathlib.Path(__file__).resolve().parent.parent / "experiments" / "definitions"
+for _definition in DEFINITIONS.glob("*.json"):
+    _name = json.loads(_definition.read_text())["name"]
+    COLUMNS[_name] = GPU_BENCH
+    COLUMNS[_name + "_cpu"] = CPU_BENCH
+NUMERIC = {"max_rel_diff", "tolerance", "kernel_ms", "total_ms", "likelihood", "fp64_pipe_pct", "sm_count",
            "achieved_occupancy_pct", "seconds", "points_per_second_per_core"}
 
 
@@ -34,7 +42,7 @@ def check(root):
             errors.append(f"{path}: no provenance file {meta_path.name}")
             continue
         meta = json.loads(meta_path.read_text())
-        needed = CPU_META if name == "bench_cpu" else GPU_META
+        needed = CPU_META if COLUMNS.get(name) is CPU_BENCH else GPU_META
         errors += [f"{meta_path}: missing key '{k}'" for k in needed if meta.get(k) in (None, "")]
         if name not in COLUMNS:
             errors.append(f"{path}: unknown kind of result (known: {', '.join(COLUMNS)})")

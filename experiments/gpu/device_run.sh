@@ -4,10 +4,11 @@
 #   experiments/gpu/device_run.sh timing        time every variant on the large work units
 #   experiments/gpu/device_run.sh profile       Nsight Compute: FP64 pipe use of every double variant
 #   experiments/gpu/device_run.sh cpu           the fast CPU integrator on one and on all of the host's cores
+#   experiments/gpu/device_run.sh experiments [--quick] [--only a,b]   the experiments of experiments/definitions
 # Inputs that do not live in the repository (GoogleTest source if the machine lacks it, the oracle cases
 # and real catalogues) are read from .device-input/, which the caller carries.
 set -uo pipefail
-stage="${1:?usage: device_run.sh correctness|timing|profile|cpu}"
+stage="${1:?usage: device_run.sh correctness|timing|profile|cpu|experiments [run.py arguments]}"
 OUT="${OUT:-$PWD/device-out}"
 mkdir -p "$OUT/logs"
 # At most a few files come back: logs go to $OUT/logs and are packed into one archive at the end.
@@ -100,6 +101,17 @@ PY
         --integrators fast1,fastN --csv "$OUT/bench_cpu.csv" | tee "$OUT/logs/bench_cpu_$wu.txt"
     done
     nproc > "$OUT/logs/nproc.txt"
+    ;;
+  experiments)
+    # The experiments runner (extra arguments go to experiments/run.py); the results folder comes back
+    # as one archive, to be unpacked over the checkout's experiments/results.
+    provenance
+    [ -x $M ] || build
+    shift
+    python3 experiments/run.py --build $B "$@" 2>&1 | tee "$OUT/logs/experiments.txt"
+    status=${PIPESTATUS[0]}
+    tar czf "$OUT/results.tgz" experiments/results
+    exit $status
     ;;
   *) echo "unknown stage $stage"; exit 2 ;;
 esac

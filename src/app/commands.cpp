@@ -1,6 +1,9 @@
 #include "app/commands.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <memory>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -12,6 +15,9 @@
 #include "app/evaluate.hpp"
 #include "app/json.hpp"
 #include "app/progress_bar.hpp"
+#include "bench/csv.hpp"
+#include "bench/statistics.hpp"
+#include "cpu/thread_pool.hpp"
 #include "cpu/integrators.hpp"
 #include "generate/catalogue.hpp"
 #include "model/astronomy_parameters.hpp"
@@ -250,10 +256,32 @@ int command_generate(const Args& args) {
     return 0;
 }
 
+namespace {
+
+/// The model restricted to mu rows [first, last) of its main area; cut areas go with slice 0 only.
+model::Model mu_slice(const model::Model& m, int index, int count) {
+    model::Model slice = m;
+    auto& mu = slice.areas[0].mu;
+    const double step = mu.step();
+    const int first = static_cast<int>(static_cast<long long>(mu.steps) * index / count);
+    const int last = static_cast<int>(static_cast<long long>(mu.steps) * (index + 1) / count);
+    mu = {mu.min + first * step, mu.min + last * step, last - first};
+    if (index != 0) slice.areas.resize(1);
+    return slice;
+}
+
+double thread_cpu_seconds() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+}  // namespace
+
 int command_bench_cpu(const Args& args) {
     auto known = input_options;
     known.insert({{"--repeats", true}, {"--threads", true}, {"--integrators", true}, {"--csv", true},
-                  {"--work-unit", true}});
+                  {"--work-unit", true}, {"--experiment", true}, {"--slices", true}});
     const Options opt(args, known, "bench-cpu");
     if (opt.has("--help") || opt.has("-h")) {
         std::printf(
@@ -261,7 +289,10 @@ int command_bench_cpu(const Args& args) {
             "  --repeats N                timed repeats per configuration (default 3; the median is reported)\n"
             "  --threads N                thread count of the multithreaded configuration (default: all cores)\n"
             "  --integrators LIST         comma-separated subset of reference,fast1,fastN (default all three)\n"
+            "  --slices N                 run each single-core integrator as N concurrent single-threaded slices\n"
+            "                             of the mu range and report the sum of their CPU times (default 1)\n"
             "  --work-unit NAME           name written in the CSV (default: the file name)\n"
+            "  --experiment NAME          experiment name written in the CSV (default bench_cpu)\n"
             "  --csv FILE                 append one row per repeat to FILE (header written if new)\n",
             input_help);
         return 0;
@@ -270,49 +301,76 @@ int command_bench_cpu(const Args& args) {
     model::AstronomyParameters ap = model::read_astronomy_parameters(o.astronomy_path);
     if (o.search_path) model::apply_search_vector(ap, model::read_search_parameters(*o.search_path));
     if (o.search_vector) model::apply_search_vector(ap, *o.search_vector);
-    const auto setup = geometry::make_setup(model::build_model(ap, o.r_binning));
+    const model::Model m = model::build_model(ap, o.r_binning);
+    const auto setup = geometry::make_setup(m);
     const int repeats = static_cast<int>(opt.integer("--repeats", 3));
     if (repeats < 1) throw std::invalid_argument("mwsep bench-cpu: --repeats must be at least 1");
+    const int slices = static_cast<int>(opt.integer("--slices", 1));
+    if (slices < 1 || slices > m.areas[0].mu.steps)
+        throw std::invalid_argument("mwsep bench-cpu: --slices must be between 1 and the number of mu steps");
     const int all = cpu::resolve_threads(static_cast<int>(opt.integer("--threads", 0)));
     const std::string which = opt.get("--integrators", "reference,fast1,fastN");
     const std::string wu = opt.get("--work-unit", o.astronomy_path);
+    const std::string experiment = opt.get("--experiment", "bench_cpu");
     const std::size_t points = quadrature_points(setup);
     const std::string cpu_name = host_cpu_name();
+    std::vector<geometry::IntegrationSetup> parts;
+    for (int i = 0; slices > 1 && i < slices; ++i) parts.push_back(geometry::make_setup(mu_slice(m, i, slices)));
 
-    std::ofstream csv;
-    if (opt.has("--csv")) {
-        const bool fresh = !std::ifstream(opt.get("--csv")).good();
-        csv.open(opt.get("--csv"), std::ios::app);
-        if (!csv) throw std::runtime_error("cannot write " + opt.get("--csv"));
-        if (fresh) csv << "integrator,threads,work_unit,repeat,seconds,quadrature_points,points_per_second,"
-                          "points_per_second_per_core,background_integral,host_cpu\n";
-    }
-    std::printf("%-10s %7s %12s %14s %18s\n", "integrator", "threads", "median_s", "points/s", "points/s/core");
+    std::unique_ptr<bench::CsvAppender> csv;
+    if (opt.has("--csv"))
+        csv = std::make_unique<bench::CsvAppender>(
+            opt.get("--csv"),
+            std::vector<std::string>{"experiment", "integrator", "threads", "slices", "work_unit", "repeat", "seconds",
+                                     "cpu_seconds", "quadrature_points", "points_per_second",
+                                     "points_per_second_per_core", "background_integral", "host_cpu"});
+    std::printf("%-10s %7s %7s %12s %12s %14s %18s\n", "integrator", "threads", "slices", "median_s", "cpu_s",
+                "points/s", "points/s/core");
     struct Config { std::string name; int threads; };
     std::vector<Config> configs;
     if (which.find("reference") != std::string::npos) configs.push_back({"reference", 1});
     if (which.find("fast1") != std::string::npos) configs.push_back({"fast", 1});
     if (which.find("fastN") != std::string::npos) configs.push_back({"fast", all});
     for (const auto& c : configs) {
-        std::vector<double> times;
+        // A single-core configuration may be split into concurrent single-threaded slices; its cost is
+        // then the sum of the slices' CPU times, each measured, never extrapolated.
+        const bool sliced = c.threads == 1 && slices > 1;
+        std::vector<double> wall, cpu_times;
         for (int rep = 0; rep < repeats; ++rep) {
+            const auto run = [&](const geometry::IntegrationSetup& s) {
+                return c.name == "reference" ? cpu::integrate_reference(s) : cpu::integrate_fast(s, c.threads);
+            };
             const auto t0 = std::chrono::steady_clock::now();
-            const auto integrals = c.name == "reference" ? cpu::integrate_reference(setup)
-                                                         : cpu::integrate_fast(setup, c.threads);
-            const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            times.push_back(sec);
-            if (csv.is_open()) {
-                char row[512];
-                std::snprintf(row, sizeof row, "%s,%d,%s,%d,%.6f,%zu,%.6g,%.6g,%.17g,\"%s\"\n", c.name.c_str(), c.threads,
-                              wu.c_str(), rep, sec, points, points / sec, points / sec / c.threads, integrals.background,
-                              cpu_name.c_str());
-                csv << row;
+            double cpu_seconds = 0, background = 0;
+            if (sliced) {
+                std::vector<double> slice_cpu(slices), slice_bg(slices);
+                cpu::parallel_for(static_cast<std::size_t>(slices), slices, [&](std::size_t i) {
+                    const double c0 = thread_cpu_seconds();
+                    slice_bg[i] = run(parts[i]).background;
+                    slice_cpu[i] = thread_cpu_seconds() - c0;
+                });
+                for (int i = 0; i < slices; ++i) cpu_seconds += slice_cpu[i], background += slice_bg[i];
+            } else {
+                const double c0 = thread_cpu_seconds();
+                background = run(setup).background;
+                cpu_seconds = c.threads == 1 ? thread_cpu_seconds() - c0 : NAN;
             }
+            const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            // One core's rate: the CPU time when sliced, else the wall time over the threads used.
+            const double core_seconds = sliced ? cpu_seconds : sec * c.threads;
+            wall.push_back(sec);
+            cpu_times.push_back(sliced ? cpu_seconds : sec);
+            if (csv)
+                csv->row({experiment, c.name, std::to_string(c.threads), std::to_string(sliced ? slices : 1), wu,
+                          std::to_string(rep), bench::csv_number(sec), bench::csv_number(cpu_seconds),
+                          std::to_string(points), bench::csv_number(points / sec),
+                          bench::csv_number(points / core_seconds), bench::csv_number(background), cpu_name});
         }
-        std::sort(times.begin(), times.end());
-        const double median = times[times.size() / 2];
-        std::printf("%-10s %7d %12.4f %14.4g %18.4g\n", c.name.c_str(), c.threads, median, points / median,
-                    points / median / c.threads);
+        const auto w = bench::summarize(wall);
+        const auto cs = bench::summarize(cpu_times);
+        const double per_core = sliced ? points / cs.median : points / w.median / c.threads;
+        std::printf("%-10s %7d %7d %12.4f %12.4f %14.4g %18.4g\n", c.name.c_str(), c.threads, sliced ? slices : 1,
+                    w.median, cs.median, points / w.median, per_core);
     }
     std::printf("quadrature points per evaluation: %zu (all components together); CPU: %s\n", points, cpu_name.c_str());
     return 0;

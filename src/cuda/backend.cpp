@@ -162,8 +162,13 @@ GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCat
                         "the thesis's kernels did; use the CPU backend for this work unit");
     if (launch.threads_per_block < 32 || launch.threads_per_block > 1024 || launch.threads_per_block % 32 != 0)
         throw CudaError("threads per block must be a multiple of 32 in [32, 1024]");
-    const int dev = select_device(device, v.double_precision);
-    check(cudaSetDevice(dev), "select the device");
+    int dev = 0;
+    if (launch.keep_context) {
+        check(cudaGetDevice(&dev), "read the current device");
+    } else {
+        dev = select_device(device, v.double_precision);
+        check(cudaSetDevice(dev), "select the device");
+    }
     cudaDeviceProp prop{};
     check(cudaGetDeviceProperties(&prop, dev), "query the device");
 

@@ -1,0 +1,25 @@
+/// @file green_context.hpp
+/// @brief Runs work on a subset of the GPU's SMs through a CUDA green context (driver API), to emulate a
+/// smaller GPU of the same architecture for the scaling experiment.
+#pragma once
+
+namespace mwsep::cuda {
+
+/// While alive, the calling thread's current context is a green context holding at least @p sm_count SMs
+/// of @p device (rounded up to the hardware's granularity); the previous context is restored afterwards.
+class GreenContext {
+public:
+    GreenContext(int device, int sm_count);
+    ~GreenContext();
+    GreenContext(const GreenContext&) = delete;
+    GreenContext& operator=(const GreenContext&) = delete;
+    /// SMs actually granted.
+    int sm_count() const { return granted_; }
+
+private:
+    void* green_ = nullptr;     ///< CUgreenCtx
+    void* previous_ = nullptr;  ///< CUcontext current before
+    int granted_ = 0;
+};
+
+}  // namespace mwsep::cuda
