@@ -5,6 +5,7 @@
 
 namespace mwsep::cuda {
 
+// [precision-helpers-begin]
 /// Double precision: the CUDA library exp. Single precision: the fast intrinsic, as the thesis's float kernel.
 __device__ __forceinline__ double device_exp(double x) { return exp(x); }
 __device__ __forceinline__ float device_exp(float x) { return __expf(x); }
@@ -17,5 +18,6 @@ __device__ __forceinline__ void accumulate(float& sum, float& comp, float v) {
     comp = (t - sum) - y;
     sum = t;
 }
+// [precision-helpers-end]
 
 }  // namespace mwsep::cuda

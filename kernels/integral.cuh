@@ -79,13 +79,9 @@ struct IntegralArgs {
 };
 
 // [integral-kernel-begin]
-/// The integral kernel: one thread per sky cell, one r step @p k (see the file comment).
-/// @tparam V       the variant's policies
-/// @tparam S       stream count for the unrolled loop (ignored by the runtime loop)
-/// @tparam Capped  cap registers at 48 per thread, as the thesis's `--maxrregcount 48`
-template <class V, int S, bool Capped>
-__global__ void integral_kernel(IntegralArgs<typename V::Real> a, int k);
-
+/// The work of one thread of the integral kernel: one sky cell p, one r step @p k.
+/// @tparam V  the variant's policies
+/// @tparam S  stream count for the unrolled loop (ignored by the runtime loop)
 template <class V, int S>
 __device__ __forceinline__ void integral_body(const IntegralArgs<typename V::Real>& a, int k) {
     using Real = typename V::Real;
@@ -117,6 +113,7 @@ __device__ __forceinline__ void integral_body(const IntegralArgs<typename V::Rea
 
     const Real* r_point = a.r_point + static_cast<size_t>(k) * a.n_conv;
     const Real* qw_table = a.qw + static_cast<size_t>(k) * a.n_conv;
+// [conv-loop-begin]
     for (int c = 0; c < a.n_conv; ++c) {
         const Real r = __ldg(r_point + c);
         const Real qw = __ldg(qw_table + c);
@@ -130,6 +127,7 @@ __device__ __forceinline__ void integral_body(const IntegralArgs<typename V::Rea
                                         stream_const(s * stream_stride + 5)};
             return qw * device_exp(-math::stream_distance_squared(pos, centre, axis) * inv_two_sigma_sq(Real(), s));
         };
+// [stream-loop-begin]
         if constexpr (unrolled) {
 #pragma unroll
             for (int s = 0; s < S; ++s) st_reg[s] += stream_term(s);
@@ -137,7 +135,9 @@ __device__ __forceinline__ void integral_body(const IntegralArgs<typename V::Rea
 #pragma unroll 1
             for (int s = 0; s < n_streams; ++s) st_shared[s * blockDim.x] += stream_term(s);
         }
+// [stream-loop-end]
     }
+// [conv-loop-end]
 
     const Real v = a.volume[static_cast<size_t>(k) * a.n_nu + p % a.n_nu];
     accumulate(a.bg[p], a.bg_comp[p], bg_sum * v);
@@ -155,15 +155,18 @@ __device__ __forceinline__ void integral_body(const IntegralArgs<typename V::Rea
     }
 }
 
-template <class V, int S, bool Capped>
+/// The integral kernel of variant V for S streams: one thread per sky cell, one launch per r step @p k.
+template <class V, int S>
 __global__ void integral_kernel(IntegralArgs<typename V::Real> a, int k) {
     integral_body<V, S>(a, k);
 }
-// The register-capped build: the same body under the thesis's 48-register limit.
+// [register-cap-begin]
+/// The register-capped build: the same body under the thesis's 48-register limit (`--maxrregcount 48`).
 template <class V, int S>
 __global__ void __maxnreg__(48) integral_kernel_capped(IntegralArgs<typename V::Real> a, int k) {
     integral_body<V, S>(a, k);
 }
+// [register-cap-end]
 // [integral-kernel-end]
 
 /// Address of the kernel of variant V for @p streams streams (unrolled) or any count (loop).
@@ -171,7 +174,7 @@ template <class V, int... Ss>
 const void* kernel_address(int streams, bool capped, std::integer_sequence<int, Ss...>) {
     const void* found = nullptr;
     ((streams == Ss ? (found = capped ? reinterpret_cast<const void*>(&integral_kernel_capped<V, Ss>)
-                                      : reinterpret_cast<const void*>(&integral_kernel<V, Ss, false>))
+                                      : reinterpret_cast<const void*>(&integral_kernel<V, Ss>))
                     : nullptr),
      ...);
     return found;
@@ -223,6 +226,7 @@ void launch_area(const DeviceArea& area, const DeviceStreams& streams, const Lau
     const int blocks = (area.cells + threads - 1) / threads;
     const int chunk = opt.blocks_per_launch > 0 ? opt.blocks_per_launch : blocks;
     const size_t shared_bytes = variant_shared_bytes<V>(threads);
+// [launch-loop-begin]
     for (int k = 0; k < area.n_r; ++k) {
         for (int first = 0; first < blocks; first += chunk) {
             a.block_offset = first;
@@ -232,6 +236,7 @@ void launch_area(const DeviceArea& area, const DeviceStreams& streams, const Lau
         }
     }
     check(cudaGetLastError(), "integral kernel launch");
+// [launch-loop-end]
 }
 
 /// Registers variant V with the table: its name, policies, launcher and kernel lookup.
@@ -251,6 +256,7 @@ VariantInfo describe_variant() {
     return info;
 }
 
+// [variant-family-begin]
 /// The eight variants of one memory family: every division, loop and precision choice.
 template <class Memory>
 void add_memory_family(std::vector<VariantInfo>& out) {
@@ -265,6 +271,7 @@ void add_memory_family(std::vector<VariantInfo>& out) {
     out.push_back(describe_variant<Variant<Memory, MixedPrecisionDivSqrt, RuntimeLoop, float>>());
     out.push_back(describe_variant<Variant<Memory, MixedPrecisionDivSqrt, Unrolled, float>>());
 }
+// [variant-family-end]
 
 }  // namespace
 }  // namespace mwsep::cuda

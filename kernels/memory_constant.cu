@@ -10,6 +10,7 @@
 namespace mwsep::cuda {
 namespace {
 
+// [memory-constant-begin]
 __constant__ double stream_table_f64[stream_stride * max_streams];
 __constant__ float stream_table_f32[stream_stride * max_streams];
 
@@ -38,6 +39,7 @@ struct ConstantMemory {
         }
     };
 };
+// [memory-constant-end]
 
 }  // namespace
 

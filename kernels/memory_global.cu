@@ -11,6 +11,7 @@
 namespace mwsep::cuda {
 namespace {
 
+// [memory-global-begin]
 /// Policy: stream constants read from a device array.
 struct GlobalMemory : FromDeviceArray {
     static constexpr const char* name = "global";
@@ -23,6 +24,7 @@ struct GlobalMemory : FromDeviceArray {
         __device__ View(const StreamArgs<Real>& a, Real*, int) : table(a.global) {}
         __device__ Real operator()(int i) const { return table[i]; }
     };
+// [memory-global-end]
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 namespace mwsep::cuda {
 namespace {
 
+// [memory-shared-begin]
 /// Policy: stream constants staged in shared memory.
 struct SharedMemory : FromDeviceArray {
     static constexpr const char* name = "shared";
@@ -28,6 +29,7 @@ struct SharedMemory : FromDeviceArray {
         __device__ Real operator()(int i) const { return table[i]; }
     };
 };
+// [memory-shared-end]
 
 }  // namespace
 

@@ -10,6 +10,7 @@
 namespace mwsep::cuda {
 namespace {
 
+// [memory-texture-begin]
 /// Policy: stream constants through a texture object.
 struct TextureMemory {
     static constexpr const char* name = "texture";
@@ -36,6 +37,7 @@ struct TextureMemory {
         }
     };
 };
+// [memory-texture-end]
 
 }  // namespace
 

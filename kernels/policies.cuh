@@ -54,6 +54,7 @@ struct PrecisionName<float> {
     static constexpr const char* name = "f32";
 };
 
+// [variant-type-begin]
 /// One kernel variant: a memory policy, a division/square-root policy, a loop policy and a real type.
 template <class MemoryT, class DivSqrtT, class LoopT, class RealT>
 struct Variant {
@@ -62,5 +63,6 @@ struct Variant {
     using Loop = LoopT;
     using Real = RealT;
 };
+// [variant-type-end]
 
 }  // namespace mwsep::cuda

@@ -19,6 +19,7 @@ model::Integrals integrate_reference(const geometry::IntegrationSetup& s, const 
         const auto& a = s.areas[area_index];
         const int n_conv = a.r.n_conv;
         std::vector<double> acc(n_comp, 0.0);
+// [reference-loop-begin]
         for (int i = 0; i < a.n_mu(); ++i) {
             for (int j = 0; j < a.n_nu(); ++j) {
                 const std::size_t p = static_cast<std::size_t>(i) * a.n_nu() + j;
@@ -32,6 +33,7 @@ model::Integrals integrate_reference(const geometry::IntegrationSetup& s, const 
             }
             if (progress) progress(++done, total);
         }
+// [reference-loop-end]
         // Area 0 is assigned; every cut is then subtracted in order.
         const double sign = area_index == 0 ? 1.0 : -1.0;
         result.background = area_index == 0 ? acc[0] : result.background + sign * acc[0];

@@ -121,6 +121,7 @@ MWSEP_HD Real stream_distance_squared(const Vec3<Real>& p, const Vec3<Real>& cen
     return dx * dx + dy * dy + dz * dz;
 }
 
+// [divsqrt-ieee-begin]
 /// Division and square root with IEEE-754 rounding: the thesis's unoptimized choice (spec 5.5).
 struct IeeeDivSqrt {
     template <class Real>
@@ -131,6 +132,7 @@ struct IeeeDivSqrt {
         return sqrt(x);
     }
 };
+// [divsqrt-ieee-end]
 
 /// Single-precision hardware estimate of 1/x (device: the reciprocal instruction; host: the same IEEE value).
 MWSEP_HD float float_reciprocal(float x) {
@@ -150,6 +152,7 @@ MWSEP_HD float float_rsqrt(float x) {
 #endif
 }
 
+// [divsqrt-mixed-begin]
 /// The thesis's optimized division and square root (spec 5.5): a single-precision seed refined by
 /// Newton steps in double. Faithfully rounded (within 1 ulp), valid for arguments in the normal float
 /// range. For single precision the seed alone is used, as there is nothing to refine.
@@ -171,6 +174,7 @@ struct MixedPrecisionDivSqrt {
     MWSEP_HD static float div(float a, float b) { return a * float_reciprocal(b); }
     MWSEP_HD static float sqrt(float y) { return y * float_rsqrt(y); }
 };
+// [divsqrt-mixed-end]
 
 /// Per-star mixture probability p_n from component densities (spec 4.2), folded as the GPU does:
 /// p = (P_bg W_bg + sum_s P_s W_s) where W_c = (E_c / I_c) / Sigma_E is precomputed once.
