@@ -6,6 +6,7 @@
 #   make test-gpu  run the GPU correctness checks (needs an NVIDIA GPU)
 #   make bench-cpu CPU integrator throughput on the small work units
 #   make experiments  every experiment on this machine's GPU (QUICK=1: small units only)
+#   make docs      the reader's documentation (HTML) in docs/_build/html
 #   make stars     generate the synthetic star catalogues of every work unit
 #   make clean
 
@@ -18,12 +19,12 @@ CMAKE_ARGS ?=
 MWSEP     := $(BUILD)/mwsep
 WORKUNITS := 3s-large 2s-large 3s-small 2s-small tiny
 
-.PHONY: all build run test test-gpu bench-cpu stars experiments deps clean help
+.PHONY: all build run test test-gpu bench-cpu stars experiments docs venv deps clean help
 
 all: build
 
 help:
-	@sed -n "2,13p" Makefile
+	@sed -n "2,14p" Makefile
 
 deps:
 	@bash tools/check_deps.sh
@@ -56,6 +57,22 @@ bench-cpu: build
 	for w in 2s-small 3s-small; do \
 	  $(MWSEP) bench-cpu -a data/workunits/$$w/astronomy_parameters.txt --work-unit $$w --repeats 3 \
 	    --csv experiments/results/cpu/bench_cpu.csv || exit 1; done
+
+# Python tools (Sphinx, Breathe, MyST), pinned in docs/requirements.txt, in a project-local environment.
+VENV := .venv
+$(VENV)/.installed: docs/requirements.txt
+	@bash tools/check_deps.sh docs
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q -r docs/requirements.txt
+	@touch $@
+venv: $(VENV)/.installed
+
+# The reader's documentation: Doxygen XML of src/ and kernels/, then Sphinx + Breathe; warnings are errors.
+docs: $(VENV)/.installed
+	@mkdir -p docs/_build/doxygen
+	cd docs && doxygen Doxyfile
+	$(VENV)/bin/sphinx-build -W --keep-going -q -b html docs docs/_build/html
+	@echo "documentation: docs/_build/html/index.html"
 
 # Every experiment of experiments/definitions on this machine's GPU (QUICK=1: small work units only).
 # Resumes an interrupted sweep; without a GPU it says so and fails.

@@ -37,15 +37,17 @@ namespace {
 
 /// 1/(2 sigma^2) of each stream, for each precision (one copy per translation unit).
 __constant__ double inv_two_sigma_sq_f64[max_streams];
-__constant__ float inv_two_sigma_sq_f32[max_streams];
+__constant__ float inv_two_sigma_sq_f32[max_streams];  ///< the single-precision copy
 
+/// 1/(2 sigma^2) of stream @p s; the unnamed first argument only picks the table of its precision.
 __device__ __forceinline__ double inv_two_sigma_sq(double, int s) { return inv_two_sigma_sq_f64[s]; }
-__device__ __forceinline__ float inv_two_sigma_sq(float, int s) { return inv_two_sigma_sq_f32[s]; }
+__device__ __forceinline__ float inv_two_sigma_sq(float, int s) { return inv_two_sigma_sq_f32[s]; }  ///< single-precision overload
 
 /// Shared part of the policies that read the stream constants from the uploaded device array (global
 /// and shared memory): nothing extra to upload, and the array's address as the kernel argument.
 struct FromDeviceArray {
-    static void upload(const DeviceStreams&, cudaStream_t) {}
+    static void upload(const DeviceStreams&, cudaStream_t) {}  ///< nothing to do: the backend uploaded the array
+    /// The device array of precision Real, and no texture.
     template <class Real>
     static StreamArgs<Real> args(const DeviceStreams& s) {
         if constexpr (sizeof(Real) == 8) return {s.global_f64, 0};
@@ -56,26 +58,26 @@ struct FromDeviceArray {
 /// Kernel arguments of one area at one precision.
 template <class Real>
 struct IntegralArgs {
-    const Real* sinb;
-    const Real* sinl;
-    const Real* cosb;
-    const Real* cosl;
+    const Real* sinb;     ///< per cell [padded]: sin b of the cell centre
+    const Real* sinl;     ///< per cell: sin l
+    const Real* cosb;     ///< per cell: cos b
+    const Real* cosl;     ///< per cell: cos l
     const Real* r_point;  ///< [k * n_conv + c]
     const Real* qw;       ///< [k * n_conv + c]
     const Real* volume;   ///< V'[k * n_nu + j]
     Real* bg;             ///< per-cell background accumulator [padded]
     Real* st;             ///< per-cell stream accumulators [s * padded + p]
     Real* bg_comp;        ///< Kahan compensation (single precision only)
-    Real* st_comp;
-    int cells;
-    int padded;
-    int n_nu;
-    int n_conv;
-    int n_streams;
+    Real* st_comp;        ///< Kahan compensation of st (single precision only)
+    int cells;            ///< n_mu x n_nu; threads past the last cell do no work
+    int padded;           ///< cells rounded up to a multiple of 64: stride of the stream accumulators
+    int n_nu;             ///< nu bins: cell p reads V' of nu bin p % n_nu
+    int n_conv;           ///< convolution points per r bin
+    int n_streams;        ///< stream count for the runtime loop
     int block_offset;  ///< first block of this launch (the thesis launched the cells in chunks)
-    Real q_inv_sq;
-    Real r0;
-    StreamArgs<Real> streams;
+    Real q_inv_sq;        ///< 1 / q^2
+    Real r0;              ///< background core radius r_0 [kpc]
+    StreamArgs<Real> streams;  ///< where the memory policy finds the stream centres and axes
 };
 
 // [integral-kernel-begin]
@@ -180,6 +182,8 @@ const void* kernel_address(int streams, bool capped, std::integer_sequence<int, 
     return found;
 }
 
+/// Kernel of variant V for @p streams streams, register-capped if @p capped: the unrolled instance for that
+/// count (nullptr outside 0-4), or the one runtime-loop instance whatever the count.
 template <class V>
 const void* variant_kernel(int streams, bool capped) {
     if constexpr (std::is_same_v<typename V::Loop, Unrolled>) {

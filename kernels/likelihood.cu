@@ -20,30 +20,38 @@
 namespace mwsep::cuda {
 namespace {
 
+/// Most convolution points the constant tables below hold (the thesis's tables held 120).
 constexpr int max_convolve = 256;
-__constant__ double gl_offset_f64[max_convolve];
-__constant__ double gl_weight_f64[max_convolve];
-__constant__ float gl_offset_f32[max_convolve];
-__constant__ float gl_weight_f32[max_convolve];
+__constant__ double gl_offset_f64[max_convolve];  ///< Delta g_k = 1.8 x_k [mag] of each node
+__constant__ double gl_weight_f64[max_convolve];  ///< Gauss-Legendre weight w_k of each node
+__constant__ float gl_offset_f32[max_convolve];   ///< Delta g_k in single precision
+__constant__ float gl_weight_f32[max_convolve];   ///< w_k in single precision
 
+/// Arguments of the likelihood kernel, passed by value: kernel parameters sit in constant memory, where
+/// the thesis kept the stream constants and the mixture weights (spec 5.4).
 template <class Real>
 struct StarKernelArgs {
     const Real* stars;  ///< SoA: 5 blocks of `stride` values (sin b, sin l, cos b, cos l, r); AoS: 5 per star
-    int count;
-    int stride;
-    int n_conv;
-    int n_streams;
-    Real q_inv_sq, r0;
-    Real centre[12], axis[12], inv_two_sigma_sq[4];
+    int count;      ///< number of stars N
+    int stride;     ///< N rounded up to a multiple of 64: length of each SoA block
+    int n_conv;     ///< convolution points per star
+    int n_streams;  ///< S, at most 4
+    /// 1 / q^2
+    Real q_inv_sq, r0;  ///< background core radius r_0 [kpc]
+    /// Stream centres [kpc]: x, y, z of each stream
+    Real centre[12], axis[12], inv_two_sigma_sq[4];  ///< 1 / (2 sigma_s^2) of each stream
+    /// @var axis
+    /// Stream axes (unit vectors): x, y, z of each stream
     Real weight[5];        ///< W_bg, W_s: (E_c / I_c) / Sigma_E
     Real* log_probability;  ///< per star
     Real* densities;        ///< per star, 1 + S values
 };
 
+/// Delta g_k of node @p k; the unnamed first argument only picks the table of its precision.
 __device__ __forceinline__ double gl_offset(double, int k) { return gl_offset_f64[k]; }
-__device__ __forceinline__ double gl_weight(double, int k) { return gl_weight_f64[k]; }
-__device__ __forceinline__ float gl_offset(float, int k) { return gl_offset_f32[k]; }
-__device__ __forceinline__ float gl_weight(float, int k) { return gl_weight_f32[k]; }
+__device__ __forceinline__ double gl_weight(double, int k) { return gl_weight_f64[k]; }  ///< w_k of node k
+__device__ __forceinline__ float gl_offset(float, int k) { return gl_offset_f32[k]; }    ///< Delta g_k, single precision
+__device__ __forceinline__ float gl_weight(float, int k) { return gl_weight_f32[k]; }    ///< w_k, single precision
 
 // [likelihood-kernel-begin]
 /// One thread per star: densities at the star's own distance, then log10 of its mixture probability.
@@ -77,6 +85,9 @@ __global__ void likelihood_kernel(StarKernelArgs<Real> a) {
 }
 // [likelihood-kernel-end]
 
+/// Uploads the stars in the layout @p soa asks for and the quadrature tables, folds the mixture weights
+/// W_c = (E_c / I_c) / Sigma_E on the host, runs likelihood_kernel on @p stream and downloads the per-star
+/// results. Throws CudaError for more than max_convolve points or more than 4 streams.
 template <class Real>
 StarResults run(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
                 const model::Integrals& integrals, bool soa, cudaStream_t stream) {

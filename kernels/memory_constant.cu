@@ -11,20 +11,22 @@ namespace mwsep::cuda {
 namespace {
 
 // [memory-constant-begin]
-__constant__ double stream_table_f64[stream_stride * max_streams];
-__constant__ float stream_table_f32[stream_stride * max_streams];
+__constant__ double stream_table_f64[stream_stride * max_streams];  ///< per stream: centre x, y, z, axis x, y, z
+__constant__ float stream_table_f32[stream_stride * max_streams];   ///< the same in single precision
 
 /// Policy: stream constants in this translation unit's constant memory.
 struct ConstantMemory {
-    static constexpr const char* name = "constant";
+    static constexpr const char* name = "constant";  ///< memory part of the variant name
     /// Values of the stream table this policy stages in shared memory.
     static constexpr int shared_values = 0;
+    /// Copies the stream table, both precisions, into this unit's constant memory, asynchronously on @p stream.
     static void upload(const DeviceStreams& s, cudaStream_t stream) {
         check(cudaMemcpyToSymbolAsync(stream_table_f64, s.host_f64, sizeof s.host_f64, 0, cudaMemcpyHostToDevice, stream),
               "upload stream constants to constant memory");
         check(cudaMemcpyToSymbolAsync(stream_table_f32, s.host_f32, sizeof s.host_f32, 0, cudaMemcpyHostToDevice, stream),
               "upload stream constants to constant memory");
     }
+    /// No kernel argument: the view reads the `__constant__` symbols directly.
     template <class Real>
     static StreamArgs<Real> args(const DeviceStreams&) {
         return {};
@@ -32,7 +34,8 @@ struct ConstantMemory {
     /// Reads constant i from the `__constant__` table of the view's precision.
     template <class Real>
     struct View {
-        __device__ View(const StreamArgs<Real>&, Real*, int) {}
+        __device__ View(const StreamArgs<Real>&, Real*, int) {}  ///< nothing to set up
+        /// Value @p i of the table: stream i / 6, component i % 6.
         __device__ Real operator()(int i) const {
             if constexpr (sizeof(Real) == 8) return stream_table_f64[i];
             else return stream_table_f32[i];

@@ -14,15 +14,15 @@ namespace {
 // [memory-global-begin]
 /// Policy: stream constants read from a device array.
 struct GlobalMemory : FromDeviceArray {
-    static constexpr const char* name = "global";
+    static constexpr const char* name = "global";  ///< memory part of the variant name
     /// Values of the stream table this policy stages in shared memory.
     static constexpr int shared_values = 0;
     /// Reads constant i of the 6 x S table straight from global memory.
     template <class Real>
     struct View {
-        const Real* table;
-        __device__ View(const StreamArgs<Real>& a, Real*, int) : table(a.global) {}
-        __device__ Real operator()(int i) const { return table[i]; }
+        const Real* table;  ///< the device array (StreamArgs::global)
+        __device__ View(const StreamArgs<Real>& a, Real*, int) : table(a.global) {}  ///< keeps the array's address
+        __device__ Real operator()(int i) const { return table[i]; }                  ///< value i: stream i / 6, component i % 6
     };
 // [memory-global-end]
 };

@@ -15,18 +15,19 @@ namespace {
 // [memory-shared-begin]
 /// Policy: stream constants staged in shared memory.
 struct SharedMemory : FromDeviceArray {
-    static constexpr const char* name = "shared";
+    static constexpr const char* name = "shared";  ///< memory part of the variant name
     /// Values of the stream table this policy stages in shared memory.
     static constexpr int shared_values = stream_stride * max_streams;
     /// Copies the table into shared memory (all threads help), then reads from there.
     template <class Real>
     struct View {
-        const Real* table;
+        const Real* table;  ///< the block's copy in shared memory
+        /// Copies @p count values of the device array into @p shared, then synchronises the block.
         __device__ View(const StreamArgs<Real>& a, Real* shared, int count) : table(shared) {
             for (int i = threadIdx.x; i < count; i += blockDim.x) shared[i] = a.global[i];
             __syncthreads();  // the barrier the 2010 kernel lacked
         }
-        __device__ Real operator()(int i) const { return table[i]; }
+        __device__ Real operator()(int i) const { return table[i]; }  ///< value i: stream i / 6, component i % 6
     };
 };
 // [memory-shared-end]

@@ -13,10 +13,11 @@ namespace {
 // [memory-texture-begin]
 /// Policy: stream constants through a texture object.
 struct TextureMemory {
-    static constexpr const char* name = "texture";
+    static constexpr const char* name = "texture";  ///< memory part of the variant name
     /// Values of the stream table this policy stages in shared memory.
     static constexpr int shared_values = 0;
-    static void upload(const DeviceStreams&, cudaStream_t) {}  // the texture views the uploaded array
+    static void upload(const DeviceStreams&, cudaStream_t) {}  ///< nothing to do: the texture views the uploaded array
+    /// The texture object of precision Real, and no device pointer.
     template <class Real>
     static StreamArgs<Real> args(const DeviceStreams& s) {
         if constexpr (sizeof(Real) == 8) return {nullptr, s.texture_f64};
@@ -25,8 +26,9 @@ struct TextureMemory {
     /// Fetches constant i as a texel (two words for a double).
     template <class Real>
     struct View {
-        cudaTextureObject_t texture;
-        __device__ View(const StreamArgs<Real>& a, Real*, int) : texture(a.texture) {}
+        cudaTextureObject_t texture;  ///< int2 texels for double, float texels for float
+        __device__ View(const StreamArgs<Real>& a, Real*, int) : texture(a.texture) {}  ///< keeps the texture object
+        /// Value @p i of the table: stream i / 6, component i % 6.
         __device__ Real operator()(int i) const {
             if constexpr (sizeof(Real) == 8) {
                 const int2 words = tex1Dfetch<int2>(texture, i);

@@ -12,28 +12,29 @@ namespace mwsep::cuda {
 /// Device buffers of one integration area at one precision (all owned by DeviceArea).
 template <class Real>
 struct AreaBuffers {
-    Real* sinb = nullptr;
-    Real* sinl = nullptr;
-    Real* cosb = nullptr;
-    Real* cosl = nullptr;
-    Real* r_point = nullptr;
-    Real* qw = nullptr;
-    Real* volume = nullptr;
-    Real* bg = nullptr;
-    Real* st = nullptr;
-    Real* bg_comp = nullptr;
-    Real* st_comp = nullptr;
+    Real* sinb = nullptr;     ///< per cell [padded, zero-filled past the cells]: sin b of the cell centre
+    Real* sinl = nullptr;     ///< per cell: sin l
+    Real* cosb = nullptr;     ///< per cell: cos b
+    Real* cosl = nullptr;     ///< per cell: cos l
+    Real* r_point = nullptr;  ///< convolution-point distances [kpc], [k * n_conv + c]
+    Real* qw = nullptr;       ///< convolution-point weights qw_r3_N, [k * n_conv + c]
+    Real* volume = nullptr;   ///< V' = reff_xr_rp3 x irv x ids, [k * n_nu + j] (spec 2.9)
+    Real* bg = nullptr;       ///< per-cell background accumulator [padded]
+    Real* st = nullptr;       ///< per-cell stream accumulators [s * padded + p]
+    Real* bg_comp = nullptr;  ///< Kahan compensation of bg (stays 0 in double precision)
+    Real* st_comp = nullptr;  ///< Kahan compensation of st (stays 0 in double precision)
 };
 
 /// One area's grid sizes and its buffers (only those of the precision in use are allocated).
 struct DeviceArea {
     int cells = 0;   ///< n_mu x n_nu
     int padded = 0;  ///< cells rounded up to a multiple of 64
-    int n_nu = 0;
-    int n_r = 0;
-    int n_conv = 0;
-    AreaBuffers<double> f64;
-    AreaBuffers<float> f32;
+    int n_nu = 0;    ///< nu bins: a cell p has nu index p % n_nu
+    int n_r = 0;     ///< r bins: one launch (or series of chunks) each
+    int n_conv = 0;  ///< convolution points per r bin
+    AreaBuffers<double> f64;  ///< buffers of the double-precision variants
+    AreaBuffers<float> f32;   ///< buffers of the single-precision variants
+    /// The buffers of precision Real.
     template <class Real>
     const AreaBuffers<Real>& buffers() const {
         if constexpr (sizeof(Real) == 8) return f64;
@@ -43,17 +44,17 @@ struct DeviceArea {
 
 /// The per-evaluation constants of the streams, on the host and on the device.
 struct DeviceStreams {
-    int count = 0;
-    double q_inv_sq = 1;
-    double r0 = 1;
-    double inv_two_sigma_sq_f64[4] = {};
-    float inv_two_sigma_sq_f32[4] = {};
+    int count = 0;                        ///< number of streams S, at most 4
+    double q_inv_sq = 1;                  ///< 1 / q^2 of the background
+    double r0 = 1;                        ///< background core radius r_0 [kpc]
+    double inv_two_sigma_sq_f64[4] = {};  ///< 1 / (2 sigma_s^2) per stream, for constant memory
+    float inv_two_sigma_sq_f32[4] = {};   ///< the same in single precision
     double host_f64[24] = {};  ///< per stream: centre x, y, z, axis x, y, z
-    float host_f32[24] = {};
-    double* global_f64 = nullptr;
-    float* global_f32 = nullptr;
+    float host_f32[24] = {};              ///< host_f64 rounded to float
+    double* global_f64 = nullptr;         ///< device copy of host_f64: read by the global and shared families, viewed by the texture
+    float* global_f32 = nullptr;          ///< device copy of host_f32
     cudaTextureObject_t texture_f64 = 0;  ///< int2 texels, one per double
-    cudaTextureObject_t texture_f32 = 0;
+    cudaTextureObject_t texture_f32 = 0;  ///< float texels over global_f32
 };
 
 /// How to launch the integral kernel.
@@ -64,8 +65,11 @@ struct LaunchOptions {
     bool keep_context = false;   ///< run in the calling thread's current context (e.g. a green context)
 };
 
+/// Uploads a variant's constants and queues its integral kernels for one area on a CUDA stream.
 using LaunchFn = void (*)(const DeviceArea&, const DeviceStreams&, const LaunchOptions&, cudaStream_t);
+/// The kernel of a variant for a stream count, register-capped or not; nullptr if not instantiated.
 using KernelFn = const void* (*)(int streams, bool capped);
+/// Dynamic shared memory [bytes] per block of a variant, for a block size.
 using SharedBytesFn = size_t (*)(int threads_per_block);
 
 /// One named variant: its four policies and how to run it.
@@ -75,9 +79,9 @@ struct VariantInfo {
     std::string divsqrt;    ///< ieee | fast
     std::string loop;       ///< loop | unrolled
     std::string precision;  ///< f64 | f32
-    bool double_precision = true;
-    bool unrolled = false;
-    LaunchFn launch = nullptr;
+    bool double_precision = true;  ///< Real is double: the device must support FP64
+    bool unrolled = false;  ///< stream count fixed at compile time (instances for 0 to 4 streams)
+    LaunchFn launch = nullptr;  ///< runs the variant over one area
     KernelFn kernel = nullptr;  ///< the kernel for a stream count (nullptr if not instantiated)
     SharedBytesFn shared_bytes = nullptr;  ///< dynamic shared memory per block
 };
@@ -87,10 +91,14 @@ const std::vector<VariantInfo>& variants();
 /// The variant called @p name, or a CudaError listing the valid names.
 const VariantInfo& find_variant(const std::string& name);
 
-/// Each memory family's translation unit adds its eight variants.
+/// Adds the eight global-memory variants (memory_global.cu); each memory family's translation unit has one
+/// such function.
 void add_global_variants(std::vector<VariantInfo>& out);
+/// Adds the eight constant-memory variants (memory_constant.cu).
 void add_constant_variants(std::vector<VariantInfo>& out);
+/// Adds the eight texture variants (memory_texture.cu).
 void add_texture_variants(std::vector<VariantInfo>& out);
+/// Adds the eight shared-memory variants (memory_shared.cu).
 void add_shared_variants(std::vector<VariantInfo>& out);
 
 }  // namespace mwsep::cuda

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Checks the build tools; installs missing Debian packages when run as root, otherwise says what to install.
+# Checks the build tools (with the argument 'docs': also the documentation tools); installs missing Debian packages when run as root, otherwise says what to install.
 set -euo pipefail
 missing=()
 command -v cmake >/dev/null || missing+=(cmake)
 command -v g++ >/dev/null || missing+=(g++)
 command -v make >/dev/null || missing+=(make)
 [ -f /usr/include/gtest/gtest.h ] || missing+=(libgtest-dev)
+if [ "${1:-}" = docs ]; then
+  command -v doxygen >/dev/null || missing+=(doxygen)
+  command -v dot >/dev/null || missing+=(graphviz)
+  python3 -c "import venv, ensurepip" 2>/dev/null || missing+=(python3-venv)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "check_deps: installing ${missing[*]}"

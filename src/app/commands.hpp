@@ -8,6 +8,7 @@
 
 namespace mwsep::app {
 
+/// A subcommand's command-line arguments, without the program and subcommand names.
 using Args = std::vector<std::string>;
 
 int command_run(const Args& args);       ///< evaluate one likelihood

@@ -14,11 +14,11 @@ namespace mwsep::app {
 
 /// What to evaluate and how.
 struct RunOptions {
-    std::string astronomy_path;
-    std::string stars_path;
+    std::string astronomy_path;                       ///< the work unit, astronomy_parameters.txt (spec 1.1)
+    std::string stars_path;                           ///< the star catalogue, stars.txt (spec 1.3)
     std::optional<std::string> search_path;           ///< 2009 search_parameters.txt
     std::optional<model::SearchVector> search_vector; ///< --np/-p form
-    model::RBinning r_binning = model::RBinning::magnitude;
+    model::RBinning r_binning = model::RBinning::magnitude;  ///< spacing of the r bins (spec 2.8)
     std::string backend = "cpu";     ///< cpu | cuda
     std::string cpu_integrator = "fast";  ///< reference | fast
     int threads = 0;                 ///< fast CPU threads (0: all cores)
@@ -28,9 +28,9 @@ struct RunOptions {
 
 /// Parsed and derived inputs, ready for any integrator.
 struct Inputs {
-    model::AstronomyParameters file;
-    geometry::IntegrationSetup setup;
-    model::StarCatalogue stars;
+    model::AstronomyParameters file;   ///< the work unit as read, with the search vector applied
+    geometry::IntegrationSetup setup;  ///< the validated model and every table derived from it
+    model::StarCatalogue stars;        ///< the stars, in file order
 };
 
 /// Reads and validates every input of @p o; throws model::InputError on bad input.
@@ -38,12 +38,12 @@ Inputs load_inputs(const RunOptions& o);
 
 /// The outcome of one evaluation, with timings [s].
 struct RunResult {
-    model::Integrals integrals;
-    model::Likelihood likelihood;
-    double load_seconds = 0;
-    double integral_seconds = 0;
-    double likelihood_seconds = 0;
-    double total_seconds = 0;
+    model::Integrals integrals;     ///< I_bg and I_s over the wedge, cuts subtracted
+    model::Likelihood likelihood;   ///< L and its diagnostics
+    double load_seconds = 0;        ///< reading and checking the inputs; set by the caller (evaluate() leaves 0)
+    double integral_seconds = 0;    ///< integrals: wall clock on the CPU, kernel time (CUDA events) on the GPU
+    double likelihood_seconds = 0;  ///< likelihood, timed like integral_seconds
+    double total_seconds = 0;       ///< wall clock of evaluate(), including GPU setup, transfers and host sums
     std::string device;  ///< what computed it ("CPU ..." or the GPU's name)
 };
 

@@ -10,8 +10,10 @@
 
 namespace mwsep::app {
 
+/// The progress of one long computation on stderr, as the file comment describes; update() is thread-safe.
 class ProgressBar {
 public:
+    /// Starts the clock. @p label begins every line drawn; the bar is redrawn in place only on a terminal.
     explicit ProgressBar(std::string label)
         : label_(std::move(label)), tty_(isatty(fileno(stderr)) != 0), start_(std::chrono::steady_clock::now()) {}
     ~ProgressBar() {

@@ -12,6 +12,7 @@ namespace mwsep::bench {
 /// Quotes a field when it holds a comma, a quote or a line break (RFC 4180).
 std::string csv_field(const std::string& value);
 
+/// Appends rows to one CSV file under a fixed header, which must match the header the file already has.
 class CsvAppender {
 public:
     /// Opens @p path for appending; throws std::runtime_error if its header differs from @p header.

@@ -9,7 +9,9 @@
 namespace mwsep::cpu {
 
 /// Sums over the convolution points of one distance, without the efficiency factor.
+/// @param s            model, stream geometry and 1/q^2
 /// @param r_point, qw  the n_conv points of this distance
+/// @param d            direction cosines of the cell centre or the star
 /// @param out          1 + S values: background then each stream
 inline void convolved_sums(const geometry::IntegrationSetup& s, const double* r_point, const double* qw,
                            const geometry::SkyDirection& d, double* out) {

@@ -12,10 +12,11 @@ namespace mwsep::cpu {
 
 /// Mixture weights E_c = exp(epsilon_c) and their sum, accumulated in the original order.
 struct MixtureWeights {
-    double background;
-    std::vector<double> streams;
-    double sum;
+    double background;            ///< E_bg = exp(epsilon_bg)
+    std::vector<double> streams;  ///< E_s = exp(epsilon_s), in stream order
+    double sum;                   ///< Sigma_E = E_bg + E_0 + E_1 + ..., added in that order
 };
+/// The weights of @p m as the 2009 CPU formed them (spec 4.2), exp evaluated afresh for each term of the sum.
 MixtureWeights mixture_weights(const model::Model& m);
 
 /// Checks the integrals before they divide anything: each must be finite and positive (spec 7.1).

@@ -9,13 +9,14 @@ namespace mwsep::cpu {
 /// Running sum with a compensation term; exact to about one rounding of the final value.
 class NeumaierSum {
 public:
+    /// Adds @p v; the rounding error of the addition goes into the compensation term.
     void add(double v) {
         const double t = sum_ + v;
         if (std::fabs(sum_) >= std::fabs(v)) comp_ += (sum_ - t) + v;
         else comp_ += (v - t) + sum_;
         sum_ = t;
     }
-    double value() const { return sum_ + comp_; }
+    double value() const { return sum_ + comp_; }  ///< the sum so far: running sum plus compensation
 
 private:
     double sum_ = 0;

@@ -14,11 +14,11 @@ namespace mwsep::cuda {
 
 /// The outcome of one GPU evaluation.
 struct GpuResult {
-    model::Integrals integrals;
-    model::Likelihood likelihood;
+    model::Integrals integrals;     ///< cell sums added in double on the host, cuts subtracted (spec 3.4)
+    model::Likelihood likelihood;   ///< per-star kernel results summed on the host in star order
     double integral_seconds = 0;    ///< integral kernels, CUDA events
     double likelihood_seconds = 0;  ///< likelihood kernel, CUDA events
-    std::string device;
+    std::string device;             ///< name of the GPU that ran the kernels
 };
 
 /// Picks a device as the thesis did: @p requested if >= 0 (it must support double precision when

@@ -9,6 +9,8 @@ namespace mwsep::cuda {
 /// of @p device (rounded up to the hardware's granularity); the previous context is restored afterwards.
 class GreenContext {
 public:
+    /// Creates the green context and makes it current. Throws CudaError if @p sm_count is not in
+    /// [1, the device's SM count] or the driver has no green contexts (they need CUDA 12.4 or later).
     GreenContext(int device, int sm_count);
     ~GreenContext();
     GreenContext(const GreenContext&) = delete;

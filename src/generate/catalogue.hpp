@@ -15,15 +15,15 @@ struct Options {
     std::size_t count = 100000;  ///< stars to draw
     std::uint64_t seed = 1;      ///< the same seed gives the same catalogue, bit for bit
     int envelope_mu = 160;       ///< envelope grid over the main area (mu x nu x r cells)
-    int envelope_nu = 16;
-    int envelope_r = 70;
+    int envelope_nu = 16;        ///< envelope cells across the stripe
+    int envelope_r = 70;         ///< envelope cells along the line of sight, equal steps in g magnitude
     double margin = 3.0;         ///< envelope = margin x the largest density at a cell's corners
     int threads = 0;             ///< threads for the envelope (0: all cores); does not change the result
 };
 
 /// The catalogue and how the sampling went.
 struct Report {
-    model::StarCatalogue stars;
+    model::StarCatalogue stars;              ///< the drawn stars, in the order they were accepted
     std::vector<std::size_t> per_component;  ///< stars drawn from the background, then each stream
     std::size_t proposals = 0;               ///< points proposed (accepted + rejected)
     std::size_t envelope_exceeded = 0;       ///< accepted proposals whose density exceeded the envelope

@@ -8,8 +8,8 @@ namespace mwsep::geometry {
 
 /// Nodes in ascending order and their weights.
 struct GaussLegendre {
-    std::vector<double> nodes;
-    std::vector<double> weights;
+    std::vector<double> nodes;    ///< x_k, ascending (x_0 is the one nearest -1)
+    std::vector<double> weights;  ///< w_k of each node (they sum to 2 only to about 1e-11; see gauss_legendre())
 };
 
 /// Computes the n-point rule exactly as the 2009 code did (spec 2.6), including its quirk: each weight

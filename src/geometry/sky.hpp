@@ -6,14 +6,14 @@ namespace mwsep::geometry {
 
 /// Galactic longitude and latitude [deg].
 struct LB {
-    double l;
-    double b;
+    double l;  ///< longitude, in [0, 360) as the conversions return it
+    double b;  ///< latitude, in [-90, 90]
 };
 
 /// Equatorial right ascension and declination [deg].
 struct RaDec {
-    double ra;
-    double dec;
+    double ra;   ///< right ascension, in [0, 360) as the conversions return it
+    double dec;  ///< declination, in [-90, 90]
 };
 
 /// Inclination [deg] of the great circle of SDSS stripe @p wedge (spec 2.2).

@@ -21,8 +21,8 @@ struct StreamGeometry {
 
 /// Per-r-bin constants of one area (spec 2.7-2.8). Point tables are r-major: [k * n_conv + c].
 struct RTable {
-    int n_r = 0;
-    int n_conv = 0;
+    int n_r = 0;                        ///< number of r bins
+    int n_conv = 0;                     ///< convolution points per r bin (Gauss-Legendre nodes)
     std::vector<double> irv;            ///< ((r+)^3 - r^3) / 3 * dmu / deg
     std::vector<double> r_centre;       ///< (r+ + r) / 2 [kpc]
     std::vector<double> efficiency;     ///< reff_xr_rp3 at r_centre
@@ -32,27 +32,34 @@ struct RTable {
 
 /// One integration area: its grids and the sky direction of every (mu, nu) cell.
 struct AreaTables {
-    model::Area area;
-    RTable r;
+    model::Area area;               ///< limits and steps of this area, as in the work unit
+    RTable r;                       ///< its per-r-bin constants
     std::vector<double> ids;        ///< per nu bin: sin(nu_hi) - sin(nu_lo)
     std::vector<double> nu_centre;  ///< per nu bin [deg]
     std::vector<double> mu_centre;  ///< per mu bin [deg]
     /// Per cell, index i * n_nu + j (mu major): sin b, sin l, cos b, cos l of the cell centre.
     std::vector<double> sinb, sinl, cosb, cosl;
-    int n_mu() const { return area.mu.steps; }
-    int n_nu() const { return area.nu.steps; }
-    std::size_t cells() const { return static_cast<std::size_t>(n_mu()) * n_nu(); }
+    /// @var sinl
+    /// Per cell: sin l of the cell centre, indexed like sinb.
+    /// @var cosb
+    /// Per cell: cos b of the cell centre, indexed like sinb.
+    /// @var cosl
+    /// Per cell: cos l of the cell centre, indexed like sinb.
+
+    int n_mu() const { return area.mu.steps; }  ///< number of mu bins
+    int n_nu() const { return area.nu.steps; }  ///< number of nu bins
+    std::size_t cells() const { return static_cast<std::size_t>(n_mu()) * n_nu(); }  ///< number of sky cells, n_mu x n_nu
 };
 
 /// Everything an integrator needs: immutable after construction.
 struct IntegrationSetup {
-    model::Model model;
-    GaussLegendre rule;
+    model::Model model;                   ///< the validated model
+    GaussLegendre rule;                   ///< the n_conv-point rule on [-1, 1] (spec 2.6)
     std::vector<double> offsets;  ///< Delta g_k = 1.8 x_k [mag]
-    std::vector<StreamGeometry> streams;
+    std::vector<StreamGeometry> streams;  ///< one per stream, in model order (spec 2.5)
     double q_inv_sq = 1;          ///< 1 / q^2
     bool hernquist_fast_path = true;  ///< alpha = delta = 1
-    std::vector<AreaTables> areas;
+    std::vector<AreaTables> areas;        ///< areas[0] is the main wedge, the rest are cuts to subtract (spec 3.3)
 };
 
 /// Builds the r-bin constants of one area for the model's r binning.
@@ -67,8 +74,16 @@ StreamGeometry make_stream_geometry(const model::Stream& s, int wedge);
 
 /// Direction cosines of a Galactic direction, as the kernels consume them.
 struct SkyDirection {
+    /// sin b, b the Galactic latitude
     double sinb, sinl, cosb, cosl;
+    /// @var sinl
+    /// sin l, l the Galactic longitude
+    /// @var cosb
+    /// cos b
+    /// @var cosl
+    /// cos l
 };
+/// Direction cosines of Galactic longitude @p l_deg and latitude @p b_deg [deg], computed in double.
 SkyDirection sky_direction(double l_deg, double b_deg);
 
 }  // namespace mwsep::geometry

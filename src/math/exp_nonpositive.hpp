@@ -36,6 +36,7 @@ MWSEP_HD std::int64_t bits_of(double x) {
     return i;
 #endif
 }
+/// The inverse of bits_of(): the double whose bits are @p i. exp_nonpositive() builds its powers of two with it.
 MWSEP_HD double double_of(std::int64_t i) {
 #if defined(__CUDA_ARCH__)
     return __longlong_as_double(i);

@@ -18,7 +18,12 @@ namespace mwsep::math {
 /// A Cartesian vector in Galactocentric coordinates [kpc]: the Sun sits at (-8.5, 0, 0).
 template <class Real>
 struct Vec3 {
+    /// Along the line from the Sun through the Galactic centre (l = 0)
     Real x, y, z;
+    /// @var y
+    /// In the Galactic plane, towards l = 90 deg
+    /// @var z
+    /// Towards the north Galactic pole (b = 90 deg)
 };
 
 /// Apparent g magnitude of a star at heliocentric distance @p r_kpc (spec 2.1, first form, kept for rounding).
@@ -59,6 +64,7 @@ struct ConvolutionPoint {
 };
 
 /// Convolution point @p k for a star or bin centre of magnitude @p g_centre (spec 2.7).
+/// @param g_centre  apparent magnitude g' of the star or bin centre [mag]
 /// @param offset  Delta g_k = 1.8 x_k, the magnitude offset of node k
 /// @param weight  Gauss-Legendre weight w_k of node k
 template <class Real>
@@ -125,7 +131,8 @@ MWSEP_HD Real stream_distance_squared(const Vec3<Real>& p, const Vec3<Real>& cen
 /// Division and square root with IEEE-754 rounding: the thesis's unoptimized choice (spec 5.5).
 struct IeeeDivSqrt {
     template <class Real>
-    MWSEP_HD static Real div(Real a, Real b) { return a / b; }
+    MWSEP_HD static Real div(Real a, Real b) { return a / b; }  ///< a / b, correctly rounded
+    /// sqrt(x), correctly rounded
     template <class Real>
     MWSEP_HD static Real sqrt(Real x) {
         using std::sqrt;
@@ -157,6 +164,7 @@ MWSEP_HD float float_rsqrt(float x) {
 /// Newton steps in double. Faithfully rounded (within 1 ulp), valid for arguments in the normal float
 /// range. For single precision the seed alone is used, as there is nothing to refine.
 struct MixedPrecisionDivSqrt {
+    /// a / b: one Newton step on the float estimate of 1/b, then a Markstein correction of the quotient.
     MWSEP_HD static double div(double a, double b) {
         const double y0 = static_cast<double>(float_reciprocal(static_cast<float>(b)));
         const double c = 1.0 - b * y0;
@@ -165,19 +173,21 @@ struct MixedPrecisionDivSqrt {
         const double rem = a - b * q;   // Newton-Markstein correction of the quotient itself
         return q + y1 * rem;
     }
+    /// sqrt(y): one Newton step on the float estimate of 1/sqrt(y), then one coupled step on sqrt(y).
     MWSEP_HD static double sqrt(double y) {
         const double x0 = static_cast<double>(float_rsqrt(static_cast<float>(y)));
         const double x1 = x0 * (3.0 - y * x0 * x0);  // about 2 / sqrt(y): the factor 1/2 is deferred
         const double s = x1 * y;                      // about 2 sqrt(y)
         return s * (0.75 - 0.0625 * s * x1);          // one coupled Newton step on sqrt(y)
     }
-    MWSEP_HD static float div(float a, float b) { return a * float_reciprocal(b); }
-    MWSEP_HD static float sqrt(float y) { return y * float_rsqrt(y); }
+    MWSEP_HD static float div(float a, float b) { return a * float_reciprocal(b); }  ///< a times the estimate of 1/b
+    MWSEP_HD static float sqrt(float y) { return y * float_rsqrt(y); }               ///< y times the estimate of 1/sqrt(y) (y > 0)
 };
 // [divsqrt-mixed-end]
 
-/// Per-star mixture probability p_n from component densities (spec 4.2), folded as the GPU does:
-/// p = (P_bg W_bg + sum_s P_s W_s) where W_c = (E_c / I_c) / Sigma_E is precomputed once.
+/// A star's term of the likelihood (spec 4.3): log10 of its mixture probability @p p, or the -238 penalty
+/// when p is exactly 0. The GPU forms p as in spec 4.2: (bg_sum W_bg + sum_s st_sum_s W_s) x reff_xr_rp3,
+/// the sums taken over the convolution points and W_c = (E_c / I_c) / Sigma_E precomputed once.
 template <class Real>
 MWSEP_HD Real log10_or_penalty(Real p) {
     using std::log10;

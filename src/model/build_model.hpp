@@ -12,8 +12,7 @@ namespace mwsep::model {
 /// parameters, optimize flags other than 0/1, and Sagittarius coordinates (not supported).
 Model build_model(const AstronomyParameters& ap, RBinning r_binning = RBinning::magnitude);
 
-/// Checks one star catalogue against nothing but itself (parse_stars already did); kept for symmetry.
-/// Returns the model's number of mixture components: 1 + number of streams.
+/// Number of mixture components of @p m: the background plus one per stream.
 inline int component_count(const Model& m) { return 1 + static_cast<int>(m.streams.size()); }
 
 }  // namespace mwsep::model

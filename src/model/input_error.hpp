@@ -10,12 +10,13 @@ namespace mwsep::model {
 /// Thrown for any malformed or invalid input. `what()` reads "file:line: key: message".
 class InputError : public std::runtime_error {
 public:
+    /// @p line is 1-based, or 0 when the error concerns the whole file; @p key may be empty.
     InputError(const std::string& file, int line, const std::string& key, const std::string& message)
         : std::runtime_error(format(file, line, key, message)), file_(file), line_(line), key_(key) {}
 
-    const std::string& file() const { return file_; }
+    const std::string& file() const { return file_; }  ///< the input the error is in
     int line() const { return line_; }  ///< 1-based line number, or 0 when the error concerns the whole file
-    const std::string& key() const { return key_; }
+    const std::string& key() const { return key_; }  ///< key of the offending line, or empty
 
 private:
     static std::string format(const std::string& file, int line, const std::string& key, const std::string& msg) {

@@ -8,8 +8,8 @@ namespace mwsep::model {
 
 /// Volume integrals of every component over the wedge, cuts subtracted (spec 3.3).
 struct Integrals {
-    double background = 0;
-    std::vector<double> streams;
+    double background = 0;        ///< I_bg, the normaliser of the background density
+    std::vector<double> streams;  ///< I_s, one per stream
 };
 
 /// The likelihood of spec 4.4 and the diagnostics of spec 4.6.

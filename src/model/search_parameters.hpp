@@ -13,6 +13,7 @@ namespace mwsep::model {
 
 /// Parses `search_parameters.txt`: a name, `parameters [M]: v1 ... vM`, and optional metadata.
 SearchVector parse_search_parameters(std::istream& in, const std::string& source);
+/// Opens and parses @p path.
 SearchVector read_search_parameters(const std::string& path);
 
 /// Builds the vector from the command-line form `--np N -p v1 ... vN`; @p tokens are the values.

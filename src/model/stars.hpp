@@ -13,6 +13,7 @@ namespace mwsep::model {
 /// Parses a catalogue strictly: the count must be positive and equal the number of star lines, each line
 /// has exactly three finite numbers, and r > 0. Throws InputError with the line number otherwise.
 StarCatalogue parse_stars(std::istream& in, const std::string& source);
+/// Opens and parses the catalogue at @p path.
 StarCatalogue read_stars(const std::string& path);
 
 /// Writes @p stars with 9 decimals (well below the catalogue's own precision of 6).

@@ -32,6 +32,7 @@ std::vector<std::string_view> split_whitespace(std::string_view s);
 /// Reads a text file line by line, skipping blank lines, and remembers line numbers for messages.
 class LineReader {
 public:
+    /// Reads every line of @p in at once; @p file names the input in error messages.
     LineReader(std::istream& in, std::string file);
 
     /// One `key: value` line.
@@ -41,7 +42,7 @@ public:
         int line;           ///< 1-based line number
     };
 
-    bool at_end() const { return next_ >= lines_.size(); }
+    bool at_end() const { return next_ >= lines_.size(); }  ///< true once every non-blank line is consumed
     /// Key of the next line without consuming it ("" at the end of the file).
     std::string peek_key() const;
     /// Line number of the next line (the last line's number at the end of the file).
@@ -50,7 +51,7 @@ public:
     Field expect(const std::string& key);
     /// Consumes the next line whatever it holds (raw text, for free-form lines).
     Field next_raw(const std::string& what);
-    const std::string& file() const { return file_; }
+    const std::string& file() const { return file_; }  ///< name of the input, for messages
     /// Line of each consumed key, by base name (text before '['), with "#n" appended to the n-th repeat
     /// (n >= 1): "stream_parameters#1" is the second stream's parameter line.
     const std::map<std::string, int>& key_lines() const { return key_lines_; }
