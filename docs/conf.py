@@ -22,3 +22,5 @@ nitpicky = False
 # C++ declarations that Sphinx's parser cannot resolve (CUDA keywords, standard types) are not errors of ours.
 cpp_id_attributes = ["__host__", "__device__", "__global__", "__forceinline__", "__constant__"]
 cpp_paren_attributes = ["__maxnreg__"]
+# Wide enough for 120-column source listings without scrolling.
+html_theme_options = {"page_width": "1320px", "sidebar_width": "230px"}

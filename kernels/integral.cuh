@@ -33,15 +33,16 @@
 #include "variant_table.hpp"
 
 namespace mwsep::cuda {
-namespace {
+/// Kernels, their policies and host launchers; every translation unit's own constant symbols are static.
+namespace kernels {
 
 /// 1/(2 sigma^2) of each stream, for each precision (one copy per translation unit).
-__constant__ double inv_two_sigma_sq_f64[max_streams];
-__constant__ float inv_two_sigma_sq_f32[max_streams];  ///< the single-precision copy
+static __constant__ double inv_two_sigma_sq_f64[max_streams];
+static __constant__ float inv_two_sigma_sq_f32[max_streams];  ///< the single-precision copy
 
 /// 1/(2 sigma^2) of stream @p s; the unnamed first argument only picks the table of its precision.
-__device__ __forceinline__ double inv_two_sigma_sq(double, int s) { return inv_two_sigma_sq_f64[s]; }
-__device__ __forceinline__ float inv_two_sigma_sq(float, int s) { return inv_two_sigma_sq_f32[s]; }  ///< single-precision overload
+static __device__ __forceinline__ double inv_two_sigma_sq(double, int s) { return inv_two_sigma_sq_f64[s]; }
+static __device__ __forceinline__ float inv_two_sigma_sq(float, int s) { return inv_two_sigma_sq_f32[s]; }  ///< single-precision overload
 
 /// Shared part of the policies that read the stream constants from the uploaded device array (global
 /// and shared memory): nothing extra to upload, and the array's address as the kernel argument.
@@ -277,5 +278,5 @@ void add_memory_family(std::vector<VariantInfo>& out) {
 }
 // [variant-family-end]
 
-}  // namespace
+}  // namespace kernels
 }  // namespace mwsep::cuda

@@ -18,14 +18,15 @@
 #include "math/point.hpp"
 
 namespace mwsep::cuda {
-namespace {
+/// Kernels, their policies and host launchers; every translation unit's own constant symbols are static.
+namespace kernels {
 
 /// Most convolution points the constant tables below hold (the thesis's tables held 120).
 constexpr int max_convolve = 256;
-__constant__ double gl_offset_f64[max_convolve];  ///< Delta g_k = 1.8 x_k [mag] of each node
-__constant__ double gl_weight_f64[max_convolve];  ///< Gauss-Legendre weight w_k of each node
-__constant__ float gl_offset_f32[max_convolve];   ///< Delta g_k in single precision
-__constant__ float gl_weight_f32[max_convolve];   ///< w_k in single precision
+static __constant__ double gl_offset_f64[max_convolve];  ///< Delta g_k = 1.8 x_k [mag] of each node
+static __constant__ double gl_weight_f64[max_convolve];  ///< Gauss-Legendre weight w_k of each node
+static __constant__ float gl_offset_f32[max_convolve];   ///< Delta g_k in single precision
+static __constant__ float gl_weight_f32[max_convolve];   ///< w_k in single precision
 
 /// Arguments of the likelihood kernel, passed by value: kernel parameters sit in constant memory, where
 /// the thesis kept the stream constants and the mixture weights (spec 5.4).
@@ -177,13 +178,13 @@ StarResults run(const geometry::IntegrationSetup& setup, const model::StarCatalo
     return out;
 }
 
-}  // namespace
+}  // namespace kernels
 
 StarResults run_likelihood_kernel(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
                                   const model::Integrals& integrals, bool double_precision, bool soa,
                                   cudaStream_t stream) {
-    return double_precision ? run<double>(setup, stars, integrals, soa, stream)
-                            : run<float>(setup, stars, integrals, soa, stream);
+    return double_precision ? kernels::run<double>(setup, stars, integrals, soa, stream)
+                            : kernels::run<float>(setup, stars, integrals, soa, stream);
 }
 
 }  // namespace mwsep::cuda

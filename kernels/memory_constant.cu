@@ -2,17 +2,18 @@
 /// @brief Stream constants in constant memory (thesis section 4.4.1, Table 4.2 "Constant").
 ///
 /// Changed relative to memory_global.cu: the 6 x S centre and axis values live in `__constant__` arrays,
-/// uploaded once per evaluation. All threads of a warp read the same element at the same time, which is
+/// uploaded before the launches of each area. All threads of a warp read the same element at the same time, which is
 /// the access pattern the constant cache serves in one transaction. The thesis found this slower than
 /// global memory on the GT200; on Hopper the compiler can keep such uniform values in uniform registers.
 #include "integral.cuh"
 
 namespace mwsep::cuda {
-namespace {
+/// Kernels, their policies and host launchers; every translation unit's own constant symbols are static.
+namespace kernels {
 
 // [memory-constant-begin]
-__constant__ double stream_table_f64[stream_stride * max_streams];  ///< per stream: centre x, y, z, axis x, y, z
-__constant__ float stream_table_f32[stream_stride * max_streams];   ///< the same in single precision
+static __constant__ double stream_table_f64[stream_stride * max_streams];  ///< per stream: centre x, y, z, axis x, y, z
+static __constant__ float stream_table_f32[stream_stride * max_streams];   ///< the same in single precision
 
 /// Policy: stream constants in this translation unit's constant memory.
 struct ConstantMemory {
@@ -44,8 +45,8 @@ struct ConstantMemory {
 };
 // [memory-constant-end]
 
-}  // namespace
+}  // namespace kernels
 
-void add_constant_variants(std::vector<VariantInfo>& out) { add_memory_family<ConstantMemory>(out); }
+void add_constant_variants(std::vector<VariantInfo>& out) { kernels::add_memory_family<kernels::ConstantMemory>(out); }
 
 }  // namespace mwsep::cuda

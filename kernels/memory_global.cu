@@ -9,7 +9,8 @@
 #include "integral.cuh"
 
 namespace mwsep::cuda {
-namespace {
+/// Kernels, their policies and host launchers; every translation unit's own constant symbols are static.
+namespace kernels {
 
 // [memory-global-begin]
 /// Policy: stream constants read from a device array.
@@ -27,8 +28,8 @@ struct GlobalMemory : FromDeviceArray {
 // [memory-global-end]
 };
 
-}  // namespace
+}  // namespace kernels
 
-void add_global_variants(std::vector<VariantInfo>& out) { add_memory_family<GlobalMemory>(out); }
+void add_global_variants(std::vector<VariantInfo>& out) { kernels::add_memory_family<kernels::GlobalMemory>(out); }
 
 }  // namespace mwsep::cuda

@@ -10,7 +10,8 @@
 #include "integral.cuh"
 
 namespace mwsep::cuda {
-namespace {
+/// Kernels, their policies and host launchers; every translation unit's own constant symbols are static.
+namespace kernels {
 
 // [memory-shared-begin]
 /// Policy: stream constants staged in shared memory.
@@ -32,8 +33,8 @@ struct SharedMemory : FromDeviceArray {
 };
 // [memory-shared-end]
 
-}  // namespace
+}  // namespace kernels
 
-void add_shared_variants(std::vector<VariantInfo>& out) { add_memory_family<SharedMemory>(out); }
+void add_shared_variants(std::vector<VariantInfo>& out) { kernels::add_memory_family<kernels::SharedMemory>(out); }
 
 }  // namespace mwsep::cuda

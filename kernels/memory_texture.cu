@@ -8,7 +8,8 @@
 #include "integral.cuh"
 
 namespace mwsep::cuda {
-namespace {
+/// Kernels, their policies and host launchers; every translation unit's own constant symbols are static.
+namespace kernels {
 
 // [memory-texture-begin]
 /// Policy: stream constants through a texture object.
@@ -41,8 +42,8 @@ struct TextureMemory {
 };
 // [memory-texture-end]
 
-}  // namespace
+}  // namespace kernels
 
-void add_texture_variants(std::vector<VariantInfo>& out) { add_memory_family<TextureMemory>(out); }
+void add_texture_variants(std::vector<VariantInfo>& out) { kernels::add_memory_family<kernels::TextureMemory>(out); }
 
 }  // namespace mwsep::cuda
