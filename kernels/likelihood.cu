@@ -146,24 +146,18 @@ StarResults run(const geometry::IntegrationSetup& setup, const model::StarCatalo
         a.stars = d_stars;
         a.log_probability = d_log;
         a.densities = d_dens;
-        cudaEvent_t start, stop;
-        check(cudaEventCreate(&start), "create event");
-        check(cudaEventCreate(&stop), "create event");
-        check(cudaEventRecord(start, stream), "record event");
+        Event start, stop;
+        start.record(stream);
         const int threads = 64;
         if (soa) likelihood_kernel<Real, true><<<(count + threads - 1) / threads, threads, 0, stream>>>(a);
         else likelihood_kernel<Real, false><<<(count + threads - 1) / threads, threads, 0, stream>>>(a);
         check(cudaGetLastError(), "launch the likelihood kernel");
-        check(cudaEventRecord(stop, stream), "record event");
+        stop.record(stream);
         std::vector<Real> logs(count), dens(dens_count);
         check(cudaMemcpyAsync(logs.data(), d_log, sizeof(Real) * count, cudaMemcpyDeviceToHost, stream), "download results");
         check(cudaMemcpyAsync(dens.data(), d_dens, sizeof(Real) * dens_count, cudaMemcpyDeviceToHost, stream), "download densities");
         check(cudaStreamSynchronize(stream), "run the likelihood kernel");
-        float ms = 0;
-        check(cudaEventElapsedTime(&ms, start, stop), "time the likelihood kernel");
-        cudaEventDestroy(start);
-        cudaEventDestroy(stop);
-        out.kernel_ms = ms;
+        out.kernel_ms = stop.since(start);
         out.log_probability.assign(logs.begin(), logs.end());
         out.densities.assign(dens.begin(), dens.end());
     } catch (...) {

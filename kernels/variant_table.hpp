@@ -4,6 +4,8 @@
 
 #include <cuda_runtime.h>
 
+#include "math/constants.hpp"
+
 #include <string>
 #include <vector>
 
@@ -42,15 +44,18 @@ struct DeviceArea {
     }
 };
 
+/// Values in the stream table: centre x, y, z and axis x, y, z for each of the most streams a kernel takes.
+inline constexpr int stream_table_size = 6 * constants::max_gpu_streams;
+
 /// The per-evaluation constants of the streams, on the host and on the device.
 struct DeviceStreams {
     int count = 0;                        ///< number of streams S, at most 4
     double q_inv_sq = 1;                  ///< 1 / q^2 of the background
     double r0 = 1;                        ///< background core radius r_0 [kpc]
-    double inv_two_sigma_sq_f64[4] = {};  ///< 1 / (2 sigma_s^2) per stream, for constant memory
-    float inv_two_sigma_sq_f32[4] = {};   ///< the same in single precision
-    double host_f64[24] = {};  ///< per stream: centre x, y, z, axis x, y, z
-    float host_f32[24] = {};              ///< host_f64 rounded to float
+    double inv_two_sigma_sq_f64[constants::max_gpu_streams] = {};  ///< 1 / (2 sigma_s^2) per stream, for constant memory
+    float inv_two_sigma_sq_f32[constants::max_gpu_streams] = {};   ///< the same in single precision
+    double host_f64[stream_table_size] = {};  ///< per stream: centre x, y, z, axis x, y, z
+    float host_f32[stream_table_size] = {};              ///< host_f64 rounded to float
     double* global_f64 = nullptr;         ///< device copy of host_f64: read by the global and shared families, viewed by the texture
     float* global_f32 = nullptr;          ///< device copy of host_f32
     cudaTextureObject_t texture_f64 = 0;  ///< int2 texels, one per double

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdio>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <unistd.h>
 
 namespace mwsep::app {

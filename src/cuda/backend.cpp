@@ -15,6 +15,7 @@ namespace {
 class DeviceMemory {
 public:
     ~DeviceMemory() {
+        destroy_textures();  // textures first: they view the buffers
         for (void* p : owned_) cudaFree(p);
     }
     template <class T>
@@ -184,11 +185,11 @@ GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCat
         streams.inv_two_sigma_sq_f64[s] = g.inv_two_sigma_sq;
         streams.inv_two_sigma_sq_f32[s] = float(g.inv_two_sigma_sq);
     }
-    streams.global_f64 = mem.upload(std::vector<double>(streams.host_f64, streams.host_f64 + 24), "upload stream constants");
-    streams.global_f32 = mem.upload(std::vector<float>(streams.host_f32, streams.host_f32 + 24), "upload stream constants");
-    streams.texture_f64 = make_texture<double>(streams.global_f64, 24);
+    streams.global_f64 = mem.upload(std::vector<double>(streams.host_f64, streams.host_f64 + stream_table_size), "upload stream constants");
+    streams.global_f32 = mem.upload(std::vector<float>(streams.host_f32, streams.host_f32 + stream_table_size), "upload stream constants");
+    streams.texture_f64 = make_texture<double>(streams.global_f64, stream_table_size);
     mem.track_texture(streams.texture_f64);
-    streams.texture_f32 = make_texture<float>(streams.global_f32, 24);
+    streams.texture_f32 = make_texture<float>(streams.global_f32, stream_table_size);
     mem.track_texture(streams.texture_f32);
 
     std::vector<DeviceArea> areas(setup.areas.size());
@@ -197,17 +198,14 @@ GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCat
         else fill_area<float>(setup.areas[i], areas[i], areas[i].f32, S, mem);
     }
 
-    cudaStream_t stream;
-    check(cudaStreamCreate(&stream), "create a stream");
-    cudaEvent_t start, stop;
-    check(cudaEventCreate(&start), "create an event");
-    check(cudaEventCreate(&stop), "create an event");
-    check(cudaEventRecord(start, stream), "record an event");
+    const Stream owned_stream;
+    const cudaStream_t stream = owned_stream.get();
+    Event start, stop;
+    start.record(stream);
     for (const auto& a : areas) v.launch(a, streams, launch, stream);
-    check(cudaEventRecord(stop, stream), "record an event");
+    stop.record(stream);
     check(cudaStreamSynchronize(stream), "run the integral kernels");
-    float integral_ms = 0;
-    check(cudaEventElapsedTime(&integral_ms, start, stop), "time the integral kernels");
+    const float integral_ms = stop.since(start);
 
     GpuResult r;
     r.integrals.streams.assign(S, 0.0);
@@ -239,10 +237,6 @@ GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCat
     r.integral_seconds = integral_ms / 1000.0;
     r.likelihood_seconds = star.kernel_ms / 1000.0;
     r.device = prop.name;
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    mem.destroy_textures();
-    check(cudaStreamDestroy(stream), "destroy the stream");
     return r;
 }
 

@@ -51,12 +51,17 @@ GreenContext::GreenContext(int device, int sm_count) {
     CUgreenCtx green;
     check_driver(MWSEP_DRIVER(cuGreenCtxCreate)(&green, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM), "create a green context");
     green_ = green;
-    CUcontext previous = nullptr;
-    check_driver(MWSEP_DRIVER(cuCtxGetCurrent)(&previous), "read the current context");
-    previous_ = previous;
-    CUcontext ctx;
-    check_driver(MWSEP_DRIVER(cuCtxFromGreenCtx)(&ctx, green), "convert the green context");
-    check_driver(MWSEP_DRIVER(cuCtxSetCurrent)(ctx), "make the green context current");
+    try {
+        CUcontext previous = nullptr;
+        check_driver(MWSEP_DRIVER(cuCtxGetCurrent)(&previous), "read the current context");
+        previous_ = previous;
+        CUcontext ctx;
+        check_driver(MWSEP_DRIVER(cuCtxFromGreenCtx)(&ctx, green), "convert the green context");
+        check_driver(MWSEP_DRIVER(cuCtxSetCurrent)(ctx), "make the green context current");
+    } catch (...) {
+        MWSEP_DRIVER(cuGreenCtxDestroy)(green);  // a constructor that throws runs no destructor
+        throw;
+    }
 }
 
 GreenContext::~GreenContext() {

@@ -111,7 +111,6 @@ struct Model {
     std::vector<Stream> streams;  ///< in file order (the CUDA backend takes at most 4)
     int convolve = 0;  ///< n_conv >= 1: Gauss-Legendre points of the magnitude convolution
     int wedge = 0;  ///< SDSS stripe number w
-    bool sgr_coordinates = false;  ///< always false: build_model() rejects Sagittarius coordinates
     std::vector<Area> areas;  ///< areas[0] is the main wedge; the rest are subtracted
     RBinning r_binning = RBinning::magnitude;  ///< spacing of the r bins (spec 2.8)
 };
