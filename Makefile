@@ -7,6 +7,8 @@
 #   make bench-cpu CPU integrator throughput on the small work units
 #   make experiments  every experiment on this machine's GPU (QUICK=1: small units only)
 #   make docs      the reader's documentation (HTML) in docs/_build/html
+#   make paper     the thesis-style report (HTML, and PDF unless PDF=0) from the recorded results
+#   make reproduce everything: build, tests, experiments (with a GPU), figures, report, docs
 #   make stars     generate the synthetic star catalogues of every work unit
 #   make clean
 
@@ -19,12 +21,12 @@ CMAKE_ARGS ?=
 MWSEP     := $(BUILD)/mwsep
 WORKUNITS := 3s-large 2s-large 3s-small 2s-small tiny
 
-.PHONY: all build run test test-gpu bench-cpu stars experiments docs venv deps clean help
+.PHONY: all build run test test-gpu bench-cpu stars experiments docs figures paper reproduce venv deps clean help
 
 all: build
 
 help:
-	@sed -n "2,14p" Makefile
+	@sed -n "2,16p" Makefile
 
 deps:
 	@bash tools/check_deps.sh
@@ -58,12 +60,12 @@ bench-cpu: build
 	  $(MWSEP) bench-cpu -a data/workunits/$$w/astronomy_parameters.txt --work-unit $$w --repeats 3 \
 	    --csv experiments/results/cpu/bench_cpu.csv || exit 1; done
 
-# Python tools (Sphinx, Breathe, MyST), pinned in docs/requirements.txt, in a project-local environment.
+# Python tools (Sphinx, Breathe, MyST), pinned in requirements.txt, in a project-local environment.
 VENV := .venv
-$(VENV)/.installed: docs/requirements.txt
+$(VENV)/.installed: requirements.txt
 	@bash tools/check_deps.sh docs
 	python3 -m venv $(VENV)
-	$(VENV)/bin/pip install -q -r docs/requirements.txt
+	$(VENV)/bin/pip install -q -r requirements.txt
 	@touch $@
 venv: $(VENV)/.installed
 
@@ -73,6 +75,39 @@ docs: $(VENV)/.installed
 	cd docs && doxygen Doxyfile
 	$(VENV)/bin/sphinx-build -W --keep-going -q -b html docs docs/_build/html
 	@echo "documentation: docs/_build/html/index.html"
+
+# The report: numbers and tables (paper/report_data.py) and figures (figures/*.py) from the recorded
+# results of GPU $(RESULTS), a check that every number and figure has its source, then Sphinx HTML and,
+# unless PDF=0, the PDF through LaTeX (latexmk).
+RESULTS ?= experiments/results/nvidia-h200
+PDF ?= 1
+figures: $(VENV)/.installed
+	$(VENV)/bin/python figures/make_figures.py --results $(RESULTS) --out figures/out
+
+paper: figures
+	$(VENV)/bin/python paper/report_data.py $(RESULTS)
+	python3 tools/check_report.py
+	$(VENV)/bin/sphinx-build -W --keep-going -q -b html paper paper/_build/html
+	@echo "report: paper/_build/html/index.html"
+ifneq ($(PDF),0)
+	@bash tools/check_deps.sh pdf
+	$(VENV)/bin/sphinx-build -W --keep-going -q -b latex paper paper/_build/latex
+	$(MAKE) -C paper/_build/latex LATEXMKOPTS="-interaction=nonstopmode -halt-on-error" all-pdf > paper/_build/latex.log 2>&1 || \
+	  { tail -30 paper/_build/latex.log; exit 1; }
+	@echo "report: paper/_build/latex/mwsep-report.pdf"
+endif
+
+# Everything from scratch: build, CPU validation (the tests), the experiments when this machine has a GPU,
+# then figures, tables, report and documentation. Without a GPU the report is rebuilt from the recorded
+# results, and it says so.
+reproduce: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@if nvidia-smi -L >/dev/null 2>&1; then \
+	  $(MAKE) experiments && $(MAKE) paper docs RESULTS=experiments/results/$$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z ' 'a-z-'); \
+	else \
+	  echo "reproduce: no GPU on this machine: the report is rebuilt from the recorded results in $(RESULTS)"; \
+	  $(MAKE) paper docs; \
+	fi
 
 # Every experiment of experiments/definitions on this machine's GPU (QUICK=1: small work units only).
 # Resumes an interrupted sweep; without a GPU it says so and fails.

@@ -6,6 +6,9 @@ command -v cmake >/dev/null || missing+=(cmake)
 command -v g++ >/dev/null || missing+=(g++)
 command -v make >/dev/null || missing+=(make)
 [ -f /usr/include/gtest/gtest.h ] || missing+=(libgtest-dev)
+if [ "${1:-}" = pdf ]; then
+  command -v latexmk >/dev/null || missing+=(latexmk texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended tex-gyre)
+fi
 if [ "${1:-}" = docs ]; then
   command -v doxygen >/dev/null || missing+=(doxygen)
   command -v dot >/dev/null || missing+=(graphviz)

@@ -1,0 +1,57 @@
+"""Figure 4.6: single-precision scaling with the number of SMs.
+
+Published: 8800 GTX (16 SMs) = 1.0, GTX 285 (30 SMs) measured 2.3x, predicted 1.8x from GFLOP/s.
+Reproduced: an EMULATION; one GPU restricted to 16 and 32 SMs with CUDA green contexts, and all its SMs;
+speed-up relative to 16 SMs."""
+import pathlib
+
+import common as c
+
+
+def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> list[pathlib.Path]:
+    name = "scaling"
+    med = c.medians(c.read_rows(results_dir, name), keys=("variant", "work_unit", "sm_count"))
+    gpu = c.gpu_name(results_dir, name)
+    claims, hw = published["claims"], published["hardware"]
+    old, new = hw["8800gtx"], hw["gtx285"]
+
+    fig, (left, right) = c.plt.subplots(1, 2, figsize=(12, 5.2), width_ratios=[1, 1.6])
+    pub = [(f"{old['name']}\n({old['sms']} SMs)", 1.0),
+           (f"{new['name']} ({new['sms']} SMs)\nmeasured", claims["scaling_measured"]["value"]),
+           (f"{new['name']}: predicted\n{new['gflops_single']}/{old['gflops_single']} GFLOP/s",
+            claims["scaling_predicted"]["value"])]
+    bars = left.bar([p[0] for p in pub], [p[1] for p in pub], color=c.PUBLISHED_COLOR, width=0.6)
+    bars[2].set_alpha(0.45)
+    left.bar_label(bars, [f"{p[1]:.1f}x" for p in pub], padding=2)
+    left.set_ylabel(f"speed-up over the {old['name']} (global memory)")
+    left.set_title(f"{c.published_label()}, single precision")
+    left.set_ylim(0, 3)
+
+    sms = sorted({int(k[2]) for k in med})
+    if len(sms) < 2:
+        raise c.MissingData(f"{name}: fewer than two SM counts")
+    series = sorted({k[:2] for k in med}, key=lambda k: (c.WORK_UNITS.index(k[1]), k[0]))
+    width = 0.8 / len(series)
+    for i, (shade, (variant, wu)) in enumerate(zip(c.REPRODUCED_SHADES, series)):
+        base = c.need(med, (variant, wu, str(sms[0])), name)
+        ys = [base / c.need(med, (variant, wu, str(n)), name) for n in sms]
+        bars = right.bar([g + (i - (len(series) - 1) / 2) * width for g in range(len(sms))], ys, width,
+                         color=shade, label=f"{variant}, {c.WU_LABEL[wu]}")
+        right.bar_label(bars, [f"{y:.2f}" for y in ys], padding=7, fontsize=8)
+    for g, n in enumerate(sms):
+        right.hlines(n / sms[0], g - 0.45, g + 0.45, colors="black", linestyles="--",
+                     label=f"ideal (SMs / {sms[0]})" if g == 0 else None)
+    right.set_xticks(range(len(sms)), [f"{n} (all)" if n == sms[-1] else str(n) for n in sms])
+    right.set_xlabel("SMs available to the kernel")
+    right.set_ylabel(f"speed-up over {sms[0]} SMs")
+    right.set_title(f"{c.reproduced_label(gpu)}: EMULATION with green contexts")
+    right.set_ylim(0, sms[-1] / sms[0] * 1.15)
+    right.legend(loc="upper left", fontsize=9)
+    fig.suptitle("Scaling with the number of SMs (Fig. 4.6), single precision. The reproduction is an EMULATION:\n"
+                 f"one {gpu} restricted to fewer SMs with CUDA green contexts, not two GPU generations")
+    fig.tight_layout()
+    return c.save(fig, out_dir, "fig_4_6_scaling")
+
+
+if __name__ == "__main__":
+    print(*make(c.RESULTS, c.load_published(), c.OUT), sep="\n")

@@ -1,0 +1,26 @@
+"""Sphinx configuration of the thesis-style report (built by `make paper`)."""
+import json
+import pathlib
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+GENERATED = ROOT / "paper" / "_generated"
+
+project = "mwsep report"
+TITLE = "The MilkyWay@Home CUDA likelihood study, reproduced"
+author = "the mwsep authors"
+copyright = "2026, the mwsep authors"
+extensions = ["myst_parser"]
+source_suffix = {".md": "markdown"}
+exclude_patterns = ["_build", "README.md", "_generated"]
+myst_enable_extensions = ["substitution", "colon_fence", "dollarmath"]
+myst_heading_anchors = 3
+# Every number the text cites comes from the recorded results through report_data.py.
+myst_substitutions = json.loads((GENERATED / "numbers.json").read_text())
+highlight_language = "cpp"
+html_theme = "alabaster"
+html_theme_options = {"page_width": "1320px", "sidebar_width": "230px"}
+html_title = TITLE
+numfig = True
+latex_engine = "pdflatex"
+latex_documents = [("index", "mwsep-report.tex", TITLE, author, "manual")]
+latex_elements = {"papersize": "a4paper", "pointsize": "10pt", "figure_align": "htbp"}

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Checks that the report cites only generated numbers and that every table and figure has its source.
+
+- Every number in the chapters' prose must come through a MyST substitution ({{ name }}, filled from
+  paper/_generated/numbers.json); references such as "Table 4.2", years, GPU model names and code are
+  exempt. A digit anywhere else is reported with its file and line.
+- Every included table (_generated/*.md) and every figure (figures/out/<name>.*) must exist, that is, must
+  have been generated from recorded results.
+"""
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PAPER = ROOT / "paper"
+EXEMPT = [
+    r"\{\{[^}]*\}\}",                       # substitutions: generated numbers
+    r"`[^`]*`",                              # code and file names
+    r"\{doc\}`[^`]*`",
+    r"\b(Tables?|Figures?|Fig\.|Sections?|section|sections|chapter|Chapter|Appendix)\s+[\d.]+(\s*(and|to|-)\s*[\d.]+)?",
+    r"\b(19|20)\d\d\b",                      # years
+    r"\b(GTX \d+|\d+ GTX|GT200|H200|H100|HD \d+|Athlon64 X2 \d+\+?|sm_\d+|CUDA \d+)\b",
+    r"\b[23]-(S|stream)\b",                  # work-unit names
+    r"\bf(32|64)\b", r"\bbase-10\b", r"\blog10\b", r"\b(FP64|FP32|L1|L2)\b",
+]
+
+
+def prose_lines(text):
+    in_fence = False
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+            continue
+        if in_fence or line.lstrip().startswith(":"):
+            continue
+        yield number, line
+
+
+def main():
+    problems = []
+    for md in sorted(PAPER.glob("*.md")):
+        if md.name == "README.md":
+            continue
+        text = md.read_text()
+        for number, line in prose_lines(text):
+            stripped = line
+            for pattern in EXEMPT:
+                stripped = re.sub(pattern, " ", stripped)
+            if re.search(r"\d", stripped):
+                problems.append(f"{md.relative_to(ROOT)}:{number}: a number not generated from results: {line.strip()}")
+        for include in re.findall(r"\{include\}\s+(\S+)", text):
+            if not (md.parent / include).exists():
+                problems.append(f"{md.relative_to(ROOT)}: table {include} was not generated")
+        for figure in re.findall(r"\{figure\}\s+(\S+)", text):
+            stem = (md.parent / figure).with_suffix("")
+            found = list(stem.parent.glob(stem.name + ".*")) if stem.parent.exists() else []
+            if not found:
+                problems.append(f"{md.relative_to(ROOT)}: figure {figure} has no generated file (no source data?)")
+    for p in problems:
+        print("report check:", p)
+    print(f"report check: {len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
