@@ -23,4 +23,4 @@ html_title = TITLE
 numfig = True
 latex_engine = "pdflatex"
 latex_documents = [("index", "mwsep-report.tex", TITLE, author, "manual")]
-latex_elements = {"papersize": "a4paper", "pointsize": "10pt", "figure_align": "htbp"}
+latex_elements = {"papersize": "a4paper", "pointsize": "10pt", "figure_align": "htbp", "extraclassoptions": "openany,oneside"}

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Checks that the report cites only generated numbers and that every table and figure has its source.
 
+    python3 tools/check_report.py [FOLDER] [--numbers-only]   (default folder: paper/)
+
 - Every number in the chapters' prose must come through a MyST substitution ({{ name }}, filled from
   paper/_generated/numbers.json); references such as "Table 4.2", years, GPU model names and code are
   exempt. A digit anywhere else is reported with its file and line.
@@ -37,8 +39,10 @@ def prose_lines(text):
 
 
 def main():
+    numbers_only = "--numbers-only" in sys.argv
+    folder = pathlib.Path(next((a for a in sys.argv[1:] if not a.startswith("--")), PAPER))
     problems = []
-    for md in sorted(PAPER.glob("*.md")):
+    for md in sorted(folder.glob("*.md")):
         if md.name == "README.md":
             continue
         text = md.read_text()
@@ -47,15 +51,17 @@ def main():
             for pattern in EXEMPT:
                 stripped = re.sub(pattern, " ", stripped)
             if re.search(r"\d", stripped):
-                problems.append(f"{md.relative_to(ROOT)}:{number}: a number not generated from results: {line.strip()}")
+                problems.append(f"{md}:{number}: a number not generated from results: {line.strip()}")
+        if numbers_only:
+            continue
         for include in re.findall(r"\{include\}\s+(\S+)", text):
             if not (md.parent / include).exists():
-                problems.append(f"{md.relative_to(ROOT)}: table {include} was not generated")
+                problems.append(f"{md}: table {include} was not generated")
         for figure in re.findall(r"\{figure\}\s+(\S+)", text):
             stem = (md.parent / figure).with_suffix("")
             found = list(stem.parent.glob(stem.name + ".*")) if stem.parent.exists() else []
             if not found:
-                problems.append(f"{md.relative_to(ROOT)}: figure {figure} has no generated file (no source data?)")
+                problems.append(f"{md}: figure {figure} has no generated file (no source data?)")
     for p in problems:
         print("report check:", p)
     print(f"report check: {len(problems)} problems")
