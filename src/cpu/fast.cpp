@@ -1,8 +1,11 @@
-// The fast CPU integrator. Two ideas make it fast, neither changes the mathematics:
+// The fast CPU integrator. These ideas make it fast; none changes the mathematics beyond rounding:
 //  1. For a fixed area the weight of a point (qw x efficiency x irv) does not depend on the sky cell, so
 //     it is folded into one table once; a cell's integral is then ids_j times one flat reduction over all
 //     n_r x n_conv points of its line of sight, which the compiler vectorises.
 //  2. The exponentials use exp_nonpositive(), which vectorises (the C library's exp does not).
+//  3. Along a line of sight the flattened radius and each stream's exponent are quadratics in r
+//     (math/sightline.hpp), and stream terms that a rigorous bound shows to be below 2^-60 of the
+//     stream's integral are skipped (cpu/stream_skipping.hpp).
 // Cells are summed per mu row and rows in index order with Neumaier summation, so the result is the same
 // for every thread count.
 #include <algorithm>
@@ -15,74 +18,53 @@
 #include "cpu/likelihood.hpp"
 #include "cpu/summation.hpp"
 #include "cpu/thread_pool.hpp"
+#include "cpu/stream_skipping.hpp"
 #include "math/exp_nonpositive.hpp"
+#include "math/sightline.hpp"
 
 namespace mwsep::cpu {
 namespace {
 
-/// Per-area point tables: distance and folded weight of every point of a line of sight.
-struct LineOfSight {
-    std::vector<double> r_point;
-    std::vector<double> weight;  ///< qw_r3_n x efficiency x irv
-};
+using geometry::FoldedLineOfSight;
+using math::Quadratic;
 
-LineOfSight fold_weights(const geometry::AreaTables& a) {
-    LineOfSight los;
-    const std::size_t n = a.r.r_point.size();
-    los.r_point = a.r.r_point;
-    los.weight.resize(n);
-    for (int k = 0; k < a.r.n_r; ++k)
-        for (int c = 0; c < a.r.n_conv; ++c) {
-            const std::size_t m = static_cast<std::size_t>(k) * a.r.n_conv + c;
-            los.weight[m] = a.r.qw_r3_n[m] * a.r.efficiency[k] * a.r.irv[k];
-        }
-    return los;
-}
-
-/// One line of sight, Hernquist background, S streams known at compile time: fully vectorisable.
+/// One line of sight, Hernquist background and S active streams known at compile time: the line-of-sight
+/// algebra leaves two fused multiply-adds per quadratic, and the whole loop vectorises.
 template <int S>
-void line_sums_fixed(const geometry::IntegrationSetup& s, const LineOfSight& los, const geometry::SkyDirection& d,
-                     double* out) {
-    const double cbcl = d.cosb * d.cosl, cbsl = d.cosb * d.sinl, sb = d.sinb;
-    const double r0 = s.model.r0, qinv = s.q_inv_sq, sun = constants::sun_r;
-    double cx[S + 1], cy[S + 1], cz[S + 1], ax[S + 1], ay[S + 1], az[S + 1], inv[S + 1];
-    for (int t = 0; t < S; ++t) {
-        const auto& g = s.streams[t];
-        cx[t] = g.centre.x, cy[t] = g.centre.y, cz[t] = g.centre.z;
-        ax[t] = g.axis.x, ay[t] = g.axis.y, az[t] = g.axis.z, inv[t] = g.inv_two_sigma_sq;
-    }
+void line_sums_fixed(const FoldedLineOfSight& los, const Quadratic<double>& radius, double r0,
+                     const Quadratic<double>* exponent, double* bg_out, double* st_out) {
     const double* rp = los.r_point.data();
     const double* w = los.weight.data();
     const std::size_t n = los.r_point.size();
+    Quadratic<double> e[S + 1];
+    for (int t = 0; t < S; ++t) e[t] = exponent[t];
+    const Quadratic<double> rq = radius;
     double bg = 0, s0 = 0, s1 = 0, s2 = 0, s3 = 0;
 #pragma omp simd reduction(+ : bg, s0, s1, s2, s3)
     for (std::size_t m = 0; m < n; ++m) {
-        const double x = rp[m] * cbcl - sun, y = rp[m] * cbsl, z = rp[m] * sb;
-        const double rg = std::sqrt(x * x + y * y + z * z * qinv);
+        const double r = rp[m];
+        const double rg = std::sqrt(rq(r));
         const double rs = rg + r0;
         bg += w[m] / (rg * rs * rs * rs);
-        // One stream's term; with S and t compile-time constants every index below is fixed, which
-        // keeps the loop vectorisable (a runtime-indexed array of sums would not be).
-        const auto term = [&](int t) {
-            double dx = x - cx[t], dy = y - cy[t], dz = z - cz[t];
-            const double proj = ax[t] * dx + ay[t] * dy + az[t] * dz;
-            dx -= proj * ax[t], dy -= proj * ay[t], dz -= proj * az[t];
-            return w[m] * math::exp_nonpositive(-(dx * dx + dy * dy + dz * dz) * inv[t]);
-        };
-        if constexpr (S > 0) s0 += term(0);
-        if constexpr (S > 1) s1 += term(1);
-        if constexpr (S > 2) s2 += term(2);
-        if constexpr (S > 3) s3 += term(3);
+        if constexpr (S > 0) s0 += w[m] * math::stream_term_exp(e[0](r));
+        if constexpr (S > 1) s1 += w[m] * math::stream_term_exp(e[1](r));
+        if constexpr (S > 2) s2 += w[m] * math::stream_term_exp(e[2](r));
+        if constexpr (S > 3) s3 += w[m] * math::stream_term_exp(e[3](r));
     }
-    out[0] = bg;
+    *bg_out = bg;
     const double st[4] = {s0, s1, s2, s3};
-    for (int t = 0; t < S; ++t) out[1 + t] = st[t];
+    for (int t = 0; t < S; ++t) st_out[t] = st[t];
 }
 
+using FixedSums = void (*)(const FoldedLineOfSight&, const Quadratic<double>&, double, const Quadratic<double>*,
+                           double*, double*);
+constexpr FixedSums fixed_sums[] = {line_sums_fixed<0>, line_sums_fixed<1>, line_sums_fixed<2>, line_sums_fixed<3>,
+                                    line_sums_fixed<4>};
+
 /// Any other model (general power law, auxiliary term, more than 4 streams): the shared per-point
-/// formulas in a scalar loop over the same folded table.
-void line_sums_generic(const geometry::IntegrationSetup& s, const LineOfSight& los, const geometry::SkyDirection& d,
-                       double* out) {
+/// formulas in a scalar loop over the same folded table, every stream evaluated.
+void line_sums_generic(const geometry::IntegrationSetup& s, const FoldedLineOfSight& los,
+                       const geometry::SkyDirection& d, double* out) {
     const auto& m = s.model;
     const std::size_t n_streams = s.streams.size();
     const double cbcl = d.cosb * d.cosl, cbsl = d.cosb * d.sinl;
@@ -104,19 +86,27 @@ void line_sums_generic(const geometry::IntegrationSetup& s, const LineOfSight& l
     }
 }
 
-using LineSums = void (*)(const geometry::IntegrationSetup&, const LineOfSight&, const geometry::SkyDirection&,
-                          double*);
-
-LineSums choose_line_sums(const geometry::IntegrationSetup& s) {
-    if (!s.hernquist_fast_path || s.model.aux_profile) return line_sums_generic;
-    switch (s.streams.size()) {
-        case 0: return line_sums_fixed<0>;
-        case 1: return line_sums_fixed<1>;
-        case 2: return line_sums_fixed<2>;
-        case 3: return line_sums_fixed<3>;
-        case 4: return line_sums_fixed<4>;
-        default: return line_sums_generic;
+/// One cell by the line-of-sight algebra: the streams whose bound falls below their threshold are
+/// skipped (their sums stay 0), the others go to the vectorised loop for that many streams.
+void cell_sums_algebraic(const geometry::IntegrationSetup& s, const FoldedLineOfSight& los,
+                         const geometry::SkyDirection& d, double ids, const std::vector<double>& thresholds,
+                         double* out) {
+    const double cbcl = d.cosb * d.cosl, cbsl = d.cosb * d.sinl;
+    const auto radius = math::flattened_radius_quadratic(cbcl, cbsl, d.sinb, s.q_inv_sq);
+    Quadratic<double> active[4];
+    int index[4];
+    int n_active = 0;
+    for (std::size_t t = 0; t < s.streams.size(); ++t) {
+        const auto& g = s.streams[t];
+        const auto e = math::stream_exponent_quadratic(cbcl, cbsl, d.sinb, g.centre, g.axis, g.inv_two_sigma_sq);
+        out[1 + t] = 0;
+        if (ids * los.weight_sum * math::stream_term_bound(e, los.r_min, los.r_max) < thresholds[t]) continue;
+        active[n_active] = e;
+        index[n_active++] = static_cast<int>(t);
     }
+    double st[4];
+    fixed_sums[n_active](los, radius, s.model.r0, active, &out[0], st);
+    for (int i = 0; i < n_active; ++i) out[1 + index[i]] = st[i];
 }
 
 }  // namespace
@@ -127,10 +117,11 @@ int resolve_threads(int threads) {
     return hw == 0 ? 1 : static_cast<int>(hw);
 }
 
-model::Integrals integrate_fast(const geometry::IntegrationSetup& s, int threads, const model::ProgressFn& progress) {
+model::Integrals integrate_fast(const geometry::IntegrationSetup& s, int threads, const model::ProgressFn& progress,
+                               bool skip_negligible_streams) {
     const int n_threads = resolve_threads(threads);
     const std::size_t n_comp = 1 + s.streams.size();
-    const LineSums line_sums = choose_line_sums(s);
+    const bool algebraic = s.hernquist_fast_path && !s.model.aux_profile && s.streams.size() <= 4;
     std::size_t total = 0;
     for (const auto& a : s.areas) total += static_cast<std::size_t>(a.n_mu());
     std::atomic<std::size_t> done{0};
@@ -140,14 +131,19 @@ model::Integrals integrate_fast(const geometry::IntegrationSetup& s, int threads
     std::vector<NeumaierSum> totals(n_comp);
     for (std::size_t area_index = 0; area_index < s.areas.size(); ++area_index) {
         const auto& a = s.areas[area_index];
-        const LineOfSight los = fold_weights(a);
+        const auto los = geometry::fold_line_of_sight(a);
+        const std::vector<double> thresholds = algebraic && skip_negligible_streams
+                                                   ? stream_skip_thresholds(s, a, los)
+                                                   : std::vector<double>(s.streams.size(), 0.0);
         std::vector<double> rows(static_cast<std::size_t>(a.n_mu()) * n_comp);
         parallel_for(static_cast<std::size_t>(a.n_mu()), n_threads, [&](std::size_t i) {
             std::vector<NeumaierSum> row(n_comp);
             std::vector<double> cell(n_comp);
             for (int j = 0; j < a.n_nu(); ++j) {
                 const std::size_t p = i * a.n_nu() + j;
-                line_sums(s, los, {a.sinb[p], a.sinl[p], a.cosb[p], a.cosl[p]}, cell.data());
+                const geometry::SkyDirection d{a.sinb[p], a.sinl[p], a.cosb[p], a.cosl[p]};
+                if (algebraic) cell_sums_algebraic(s, los, d, a.ids[j], thresholds, cell.data());
+                else line_sums_generic(s, los, d, cell.data());
                 for (std::size_t c = 0; c < n_comp; ++c) row[c].add(cell[c] * a.ids[j]);
             }
             for (std::size_t c = 0; c < n_comp; ++c) rows[i * n_comp + c] = row[c].value();

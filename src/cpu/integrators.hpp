@@ -17,10 +17,13 @@ model::Integrals integrate_reference(const geometry::IntegrationSetup& s, const 
 model::Likelihood likelihood_reference(const geometry::IntegrationSetup& s, const model::StarCatalogue& stars,
                                        const model::Integrals& integrals);
 
-/// Multithreaded integration on @p threads threads (0: all cores). Each cell folds the per-r weights into
-/// one table so that its whole r x convolution sum is one vectorisable reduction; cells and mu rows are
-/// combined with Neumaier summation in a fixed order, so the result does not depend on @p threads.
-model::Integrals integrate_fast(const geometry::IntegrationSetup& s, int threads, const model::ProgressFn& progress = {});
+/// Multithreaded integration on @p threads threads (0: all cores). Each area folds the per-r weights into
+/// one table so that a cell's whole r x convolution sum is one vectorised reduction over the quadratics
+/// of its line of sight; cells and mu rows are combined with Neumaier summation in a fixed order, so the
+/// result does not depend on @p threads. With @p skip_negligible_streams, stream terms that a rigorous
+/// bound puts below 2^-60 of the stream's integral are not evaluated (see stream_skipping.hpp).
+model::Integrals integrate_fast(const geometry::IntegrationSetup& s, int threads, const model::ProgressFn& progress = {},
+                                bool skip_negligible_streams = true);
 
 /// Likelihood on @p threads threads; per-star terms summed in file order with Neumaier summation.
 model::Likelihood likelihood_fast(const geometry::IntegrationSetup& s, const model::StarCatalogue& stars,

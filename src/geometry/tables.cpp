@@ -1,5 +1,6 @@
 #include "geometry/tables.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "geometry/sky.hpp"
@@ -63,6 +64,22 @@ RTable make_r_table(const model::Area& area, model::RBinning binning, const Gaus
         }
     }
     return t;
+}
+
+FoldedLineOfSight fold_line_of_sight(const AreaTables& a) {
+    FoldedLineOfSight los;
+    los.r_point = a.r.r_point;
+    los.weight.resize(los.r_point.size());
+    for (int k = 0; k < a.r.n_r; ++k)
+        for (int c = 0; c < a.r.n_conv; ++c) {
+            const std::size_t m = static_cast<std::size_t>(k) * a.r.n_conv + c;
+            los.weight[m] = a.r.qw_r3_n[m] * a.r.efficiency[k] * a.r.irv[k];
+        }
+    los.r_min = los.r_point.empty() ? 0 : los.r_point.front();
+    los.r_max = los.r_min;
+    for (double r : los.r_point) los.r_min = std::min(los.r_min, r), los.r_max = std::max(los.r_max, r);
+    for (double w : los.weight) los.weight_sum += w;
+    return los;
 }
 
 namespace {

@@ -72,6 +72,19 @@ IntegrationSetup make_setup(const model::Model& model);
 /// Geometry of one stream (centre direction via the survey transforms of stripe @p wedge).
 StreamGeometry make_stream_geometry(const model::Stream& s, int wedge);
 
+/// All quadrature points of one line of sight of an area, r-major, with the per-r factors folded in:
+/// weight = qw_r3_n x efficiency x irv. A cell's integral is then ids_j x sum_m weight_m f(r_m).
+struct FoldedLineOfSight {
+    std::vector<double> r_point;  ///< distance of each point [kpc]
+    std::vector<double> weight;   ///< folded weight of each point
+    double r_min = 0;             ///< smallest r_point
+    double r_max = 0;             ///< largest r_point
+    double weight_sum = 0;        ///< sum of the weights (all positive)
+};
+
+/// Folds the r-bin factors of @p area into one table of points.
+FoldedLineOfSight fold_line_of_sight(const AreaTables& area);
+
 /// Direction cosines of a Galactic direction, as the kernels consume them.
 struct SkyDirection {
     /// sin b, b the Galactic latitude
