@@ -25,6 +25,12 @@ struct AreaBuffers {
     Real* st = nullptr;       ///< per-cell stream accumulators [s * padded + p]
     Real* bg_comp = nullptr;  ///< Kahan compensation of bg (stays 0 in double precision)
     Real* st_comp = nullptr;  ///< Kahan compensation of st (stays 0 in double precision)
+    // Modern variants only:
+    Real* folded_r = nullptr;  ///< every point of a line of sight, r-major (FoldedLineOfSight::r_point)
+    Real* folded_w = nullptr;  ///< their folded weights (FoldedLineOfSight::weight)
+    Real* ids = nullptr;       ///< per nu bin: sin(nu_hi) - sin(nu_lo)
+    Real* cell_out = nullptr;  ///< per component and cell: the cell's integral [c * padded + p]
+
 };
 
 /// One area's grid sizes and its buffers (only those of the precision in use are allocated).
@@ -34,6 +40,13 @@ struct DeviceArea {
     int n_nu = 0;    ///< nu bins: a cell p has nu index p % n_nu
     int n_r = 0;     ///< r bins: one launch (or series of chunks) each
     int n_conv = 0;  ///< convolution points per r bin
+    // Modern variants only:
+    int n_points = 0;            ///< points per line of sight (n_r x n_conv)
+    double r_min = 0;            ///< smallest point distance [kpc]
+    double r_max = 0;            ///< largest point distance [kpc]
+    double weight_sum = 0;       ///< sum of the folded weights
+    double skip_threshold[constants::max_gpu_streams] = {};  ///< per stream (see cpu/stream_skipping.hpp)
+    double* sums = nullptr;      ///< device: the area's 1 + S integrals, reduced on the device
     AreaBuffers<double> f64;  ///< buffers of the double-precision variants
     AreaBuffers<float> f32;   ///< buffers of the single-precision variants
     /// The buffers of precision Real.
@@ -88,6 +101,8 @@ struct VariantInfo {
     bool unrolled = false;  ///< stream count fixed at compile time (instances for 0 to 4 streams)
     LaunchFn launch = nullptr;  ///< runs the variant over one area
     KernelFn kernel = nullptr;  ///< the kernel for a stream count (nullptr if not instantiated)
+    bool has_capped_build = true;  ///< a 48-register build exists (the thesis variants)
+    bool device_reduced = false;   ///< reduces on the device into DeviceArea::sums (the modern variants)
     SharedBytesFn shared_bytes = nullptr;  ///< dynamic shared memory per block
 };
 
@@ -105,5 +120,7 @@ void add_constant_variants(std::vector<VariantInfo>& out);
 void add_texture_variants(std::vector<VariantInfo>& out);
 /// Adds the eight shared-memory variants (memory_shared.cu).
 void add_shared_variants(std::vector<VariantInfo>& out);
+/// The modern family (kernels/modern.cu): modern-f64 and modern-f32.
+void add_modern_variants(std::vector<VariantInfo>& out);
 
 }  // namespace mwsep::cuda

@@ -1,5 +1,5 @@
 /// @file variants.cu
-/// @brief The table of the 32 kernel variants, gathered from the four memory-family units.
+/// @brief The table of the kernel variants: the 32 of the thesis from the four memory-family units, and the modern ones.
 #include <stdexcept>
 
 #include "check.hpp"
@@ -14,6 +14,7 @@ const std::vector<VariantInfo>& variants() {
         add_constant_variants(t);
         add_texture_variants(t);
         add_shared_variants(t);
+        add_modern_variants(t);
         return t;
     }();
     return table;

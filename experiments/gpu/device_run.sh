@@ -5,10 +5,11 @@
 #   experiments/gpu/device_run.sh profile       Nsight Compute: FP64 pipe use of every double variant
 #   experiments/gpu/device_run.sh cpu           the fast CPU integrator on one and on all of the host's cores
 #   experiments/gpu/device_run.sh experiments [--quick] [--only a,b]   the experiments of experiments/definitions
+#   experiments/gpu/device_run.sh modern        exp microbenchmark, modern variants, end-to-end runs
 # Inputs that do not live in the repository (GoogleTest source if the machine lacks it, the oracle cases
 # and real catalogues) are read from .device-input/, which the caller carries.
 set -uo pipefail
-stage="${1:?usage: device_run.sh correctness|timing|profile|cpu|experiments [run.py arguments]}"
+stage="${1:?usage: device_run.sh correctness|timing|profile|cpu|experiments|modern [run.py arguments]}"
 OUT="${OUT:-$PWD/device-out}"
 mkdir -p "$OUT/logs"
 # At most a few files come back: logs go to $OUT/logs and are packed into one archive at the end.
@@ -112,6 +113,27 @@ PY
     status=${PIPESTATUS[0]}
     tar czf "$OUT/results.tgz" experiments/results
     exit $status
+    ;;
+  modern)
+    # Beyond the thesis: the exp microbenchmark, the modern variants against the thesis's final one on
+    # the large units, and end-to-end runs (files in, likelihood out, CUDA start-up included).
+    provenance
+    [ -x $M ] || build
+    nvcc -O3 -arch=sm_90 -std=c++17 -Isrc experiments/gpu/exp_throughput.cu -o /tmp/exp_throughput && \
+      /tmp/exp_throughput | tee "$OUT/exp_throughput.csv"
+    for wu in 3s-large 2s-large; do
+      [ -f data/stars/$wu.txt ] || { mkdir -p data/stars; $M generate -a data/workunits/$wu/astronomy_parameters.txt -o data/stars/$wu.txt --count 100000 --seed 1; }
+      $M bench -a data/workunits/$wu/astronomy_parameters.txt -s data/stars/$wu.txt --work-unit $wu \
+        --experiment modern --variants modern-f64,modern-f32,shared-fast-unrolled-f64,constant-ieee-unrolled-f64 \
+        --repeats 5 --csv "$OUT/modern.csv" 2>&1 | tee "$OUT/logs/modern_$wu.txt"
+      for rep in 1 2 3; do
+        t0=$(date +%s%N); $M run -a data/workunits/$wu/astronomy_parameters.txt -s data/stars/$wu.txt --backend cuda \
+          --variant modern-f64 --json > "$OUT/logs/e2e_${wu}_${rep}.json"; t1=$(date +%s%N)
+        echo "$wu,modern-f64,$rep,$(( (t1 - t0) / 1000000 ))" >> "$OUT/end_to_end.csv"
+      done
+    done
+    sed -i '1i work_unit,variant,repeat,wall_ms' "$OUT/end_to_end.csv"
+    cat "$OUT/end_to_end.csv"
     ;;
   *) echo "unknown stage $stage"; exit 2 ;;
 esac

@@ -5,6 +5,7 @@
 
 #include "check.hpp"
 #include "cpu/likelihood.hpp"
+#include "cpu/stream_skipping.hpp"
 #include "cpu/summation.hpp"
 #include "likelihood.hpp"
 
@@ -47,6 +48,28 @@ std::vector<Real> convert(const std::vector<double>& v, std::size_t size) {
     std::vector<Real> out(size, Real(0));
     for (std::size_t i = 0; i < v.size(); ++i) out[i] = static_cast<Real>(v[i]);
     return out;
+}
+
+/// The extra tables of the modern variants: the folded line of sight, the nu areas, the per-cell outputs
+/// and the skip thresholds of the streams.
+template <class Real>
+void fill_modern(const geometry::IntegrationSetup& s, const geometry::AreaTables& t, DeviceArea& a,
+                 AreaBuffers<Real>& b, int n_streams, DeviceMemory& mem) {
+    const auto los = geometry::fold_line_of_sight(t);
+    a.n_points = static_cast<int>(los.r_point.size());
+    a.r_min = los.r_min;
+    a.r_max = los.r_max;
+    a.weight_sum = los.weight_sum;
+    const auto thresholds = cpu::stream_skip_thresholds(s, t, los);
+    for (int i = 0; i < n_streams; ++i) a.skip_threshold[i] = thresholds[i];
+    b.folded_r = mem.upload(convert<Real>(los.r_point, los.r_point.size()), "upload the line-of-sight points");
+    b.folded_w = mem.upload(convert<Real>(los.weight, los.weight.size()), "upload the line-of-sight weights");
+    b.ids = mem.upload(convert<Real>(t.ids, t.ids.size()), "upload the nu areas");
+    b.cell_out = mem.allocate<Real>(static_cast<std::size_t>(a.padded) * (1 + n_streams), "allocate per-cell results");
+    a.sums = mem.allocate<double>(1 + n_streams, "allocate the area sums");
+    // Poison the outputs (all bits set is a NaN): a cell or sum the kernels never wrote cannot pass.
+    check(cudaMemset(b.cell_out, 0xff, sizeof(Real) * a.padded * (1 + n_streams)), "poison per-cell results");
+    check(cudaMemset(a.sums, 0xff, sizeof(double) * (1 + n_streams)), "poison the area sums");
 }
 
 template <class Real>
@@ -196,6 +219,10 @@ GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCat
     for (std::size_t i = 0; i < areas.size(); ++i) {
         if (v.double_precision) fill_area<double>(setup.areas[i], areas[i], areas[i].f64, S, mem);
         else fill_area<float>(setup.areas[i], areas[i], areas[i].f32, S, mem);
+        if (v.device_reduced) {
+            if (v.double_precision) fill_modern<double>(setup, setup.areas[i], areas[i], areas[i].f64, S, mem);
+            else fill_modern<float>(setup, setup.areas[i], areas[i], areas[i].f32, S, mem);
+        }
     }
 
     const Stream owned_stream;
@@ -210,7 +237,12 @@ GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCat
     GpuResult r;
     r.integrals.streams.assign(S, 0.0);
     for (std::size_t i = 0; i < areas.size(); ++i) {
-        const auto sums = v.double_precision ? reduce_area(areas[i], areas[i].f64, S) : reduce_area(areas[i], areas[i].f32, S);
+        std::vector<double> sums(1 + S);
+        if (v.device_reduced)
+            check(cudaMemcpy(sums.data(), areas[i].sums, sizeof(double) * (1 + S), cudaMemcpyDeviceToHost),
+                  "download the area sums");
+        else
+            sums = v.double_precision ? reduce_area(areas[i], areas[i].f64, S) : reduce_area(areas[i], areas[i].f32, S);
         const double sign = i == 0 ? 1.0 : -1.0;
         r.integrals.background = i == 0 ? sums[0] : r.integrals.background + sign * sums[0];
         for (int s = 0; s < S; ++s) r.integrals.streams[s] = i == 0 ? sums[1 + s] : r.integrals.streams[s] + sign * sums[1 + s];

@@ -26,6 +26,15 @@ std::string demangle(const std::string& mangled) {
 
 /// Maps a demangled integral-kernel name to its variant, stream count and cap; false for other kernels.
 bool classify(const std::string& name, CompiledKernel& k) {
+    const auto modern = name.find("modern_integral_kernel<");
+    if (modern != std::string::npos) {
+        const bool is_double = name.compare(modern + 23, 6, "double") == 0;
+        k.variant = std::string("modern-") + (is_double ? "f64" : "f32");
+        k.capped = false;
+        const auto comma = name.find(", ", modern);
+        k.streams = comma == std::string::npos ? 0 : std::atoi(name.c_str() + comma + 2);
+        return true;
+    }
     const bool capped = name.find("integral_kernel_capped<") != std::string::npos;
     if (!capped && name.find("integral_kernel<") == std::string::npos) return false;
     const auto pick = [&](std::initializer_list<std::pair<const char*, const char*>> options) -> std::string {
@@ -126,6 +135,7 @@ int command_variants(const std::vector<std::string>& args) {
     int missing = 0;
     for (const auto& v : variants()) {
         for (const bool capped : {false, true}) {
+            if (capped && !v.has_capped_build) continue;
             const int s_key = v.unrolled ? streams : 0;
             const CompiledKernel* found = nullptr;
             for (const auto& k : compiled)
