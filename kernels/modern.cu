@@ -8,8 +8,8 @@
 ///    replace the position, the projection onto the stream axis and the squared norm.
 ///  - **Exponentials.** Double precision uses exp_nonpositive(): range reduction and a polynomial with
 ///    no special-case branches, since the arguments are never positive.
-///  - **Skipping.** A stream whose terms a rigorous bound puts below 2^-60 of the stream's integral is
-///    not evaluated for that cell (cpu/stream_skipping.hpp proves the bound; the host computes the
+///  - **Skipping.** A stream whose terms in an r bin a rigorous bound puts below its share of 2^-60 of the
+///    stream's integral is not evaluated there (cpu/stream_skipping.hpp proves the bound; the host computes the
 ///    thresholds once per area).
 ///  - **Work decomposition.** One launch per area instead of one per r step: a thread owns one cell and
 ///    all its n_r x n_conv points, read from one folded table in which the per-r factors are already
@@ -41,6 +41,11 @@ struct ModernArgs {
     const Real* r_point;   ///< the points of a line of sight [kpc]
     const Real* weight;    ///< their folded weights
     const Real* ids;       ///< per nu bin: sin(nu_hi) - sin(nu_lo)
+    const double* block_weight;  ///< per r bin: sum of its folded weights
+    const double* block_r_min;   ///< per r bin: smallest point distance
+    const double* block_r_max;   ///< per r bin: largest point distance
+    int n_blocks;          ///< r bins
+    int block;             ///< points per r bin (n_conv)
     Real* cell_out;        ///< per component and cell: the cell's integral [c * stride + p]
     int cells;             ///< n_mu x n_nu
     int stride;            ///< padded cell count (component stride of cell_out)
@@ -48,12 +53,9 @@ struct ModernArgs {
     int n_points;          ///< points per line of sight
     Real q_inv_sq;         ///< 1 / q^2
     Real r0;               ///< core radius [kpc]
-    Real r_min;            ///< smallest point distance [kpc]
-    Real r_max;            ///< largest point distance [kpc]
-    Real weight_sum;       ///< sum of the folded weights
-    Real centre[3 * max_streams];     ///< stream centres, x y z per stream
-    Real axis[3 * max_streams];       ///< stream axes, x y z per stream
-    Real inv_two_sigma_sq[max_streams];  ///< 1 / (2 sigma^2) per stream
+    double centre[3 * max_streams];     ///< stream centres, x y z per stream
+    double axis[3 * max_streams];       ///< stream axes, x y z per stream
+    double inv_two_sigma_sq[max_streams];  ///< 1 / (2 sigma^2) per stream
     double threshold[max_streams];    ///< skip a stream's cell whose bound is below this
 };
 
@@ -69,30 +71,39 @@ __global__ void modern_integral_kernel(ModernArgs<Real> a) {
     const Real ids = a.ids[p % a.n_nu];
     const auto radius = math::flattened_radius_quadratic(cbcl, cbsl, sinb, a.q_inv_sq);
     math::Quadratic<Real> exponent[S > 0 ? S : 1];
-    bool active[S > 0 ? S : 1];
+    math::Quadratic<double> exponent64[S > 0 ? S : 1];  // for the bound, always in double
 #pragma unroll
     for (int s = 0; s < S; ++s) {
-        const math::Vec3<Real> c{a.centre[3 * s], a.centre[3 * s + 1], a.centre[3 * s + 2]};
-        const math::Vec3<Real> ax{a.axis[3 * s], a.axis[3 * s + 1], a.axis[3 * s + 2]};
-        exponent[s] = math::stream_exponent_quadratic(cbcl, cbsl, sinb, c, ax, a.inv_two_sigma_sq[s]);
-        const double bound = static_cast<double>(ids) * static_cast<double>(a.weight_sum) *
-                             static_cast<double>(math::stream_term_bound(exponent[s], a.r_min, a.r_max));
-        active[s] = bound >= a.threshold[s];
+        const math::Vec3<double> c{a.centre[3 * s], a.centre[3 * s + 1], a.centre[3 * s + 2]};
+        const math::Vec3<double> ax{a.axis[3 * s], a.axis[3 * s + 1], a.axis[3 * s + 2]};
+        exponent64[s] = math::stream_exponent_quadratic<double>(cbcl, cbsl, sinb, c, ax, a.inv_two_sigma_sq[s]);
+        exponent[s] = {Real(exponent64[s].a), Real(exponent64[s].b), Real(exponent64[s].c)};
     }
     Real bg = 0;
     Real st[S > 0 ? S : 1];
 #pragma unroll
     for (int s = 0; s < S; ++s) st[s] = 0;
-#pragma unroll 4
-    for (int m = 0; m < a.n_points; ++m) {
-        const Real r = __ldg(a.r_point + m);
-        const Real w = __ldg(a.weight + m);
-        const Real rg = sqrt(radius(r));
-        const Real rs = rg + a.r0;
-        bg += w / (rg * rs * rs * rs);
+    for (int k = 0; k < a.n_blocks; ++k) {
+        // Streams whose bound over this r bin stays below the threshold are provably negligible here.
+        bool active[S > 0 ? S : 1];
 #pragma unroll
         for (int s = 0; s < S; ++s)
-            if (active[s]) st[s] += w * math::stream_term_exp(exponent[s](r));
+            active[s] = double(ids) * a.block_weight[k] *
+                            math::stream_term_bound(exponent64[s], a.block_r_min[k], a.block_r_max[k]) >=
+                        a.threshold[s];
+        const Real* rp = a.r_point + static_cast<size_t>(k) * a.block;
+        const Real* wp = a.weight + static_cast<size_t>(k) * a.block;
+#pragma unroll 4
+        for (int m = 0; m < a.block; ++m) {
+            const Real r = __ldg(rp + m);
+            const Real w = __ldg(wp + m);
+            const Real rg = sqrt(radius(r));
+            const Real rs = rg + a.r0;
+            bg += w / (rg * rs * rs * rs);
+#pragma unroll
+            for (int s = 0; s < S; ++s)
+                if (active[s]) st[s] += w * math::stream_term_exp(exponent[s](r));
+        }
     }
     a.cell_out[p] = bg * ids;
 #pragma unroll
@@ -156,15 +167,16 @@ void launch_modern(const DeviceArea& area, const DeviceStreams& streams, const L
     ModernArgs<Real> a{};
     a.sinb = b.sinb, a.sinl = b.sinl, a.cosb = b.cosb, a.cosl = b.cosl;
     a.r_point = b.folded_r, a.weight = b.folded_w, a.ids = b.ids, a.cell_out = b.cell_out;
+    a.block_weight = area.block_weight, a.block_r_min = area.block_r_min, a.block_r_max = area.block_r_max;
+    a.n_blocks = area.n_r, a.block = area.n_conv;
     a.cells = area.cells, a.stride = area.padded, a.n_nu = area.n_nu, a.n_points = area.n_points;
     a.q_inv_sq = Real(streams.q_inv_sq), a.r0 = Real(streams.r0);
-    a.r_min = Real(area.r_min), a.r_max = Real(area.r_max), a.weight_sum = Real(area.weight_sum);
     for (int s = 0; s < streams.count; ++s) {
         for (int i = 0; i < 3; ++i) {
-            a.centre[3 * s + i] = Real(streams.host_f64[6 * s + i]);
-            a.axis[3 * s + i] = Real(streams.host_f64[6 * s + 3 + i]);
+            a.centre[3 * s + i] = streams.host_f64[6 * s + i];
+            a.axis[3 * s + i] = streams.host_f64[6 * s + 3 + i];
         }
-        a.inv_two_sigma_sq[s] = Real(streams.inv_two_sigma_sq_f64[s]);
+        a.inv_two_sigma_sq[s] = streams.inv_two_sigma_sq_f64[s];
         a.threshold[s] = area.skip_threshold[s];
     }
     const void* kernel = modern_kernel<Real>(streams.count, false);

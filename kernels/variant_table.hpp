@@ -47,6 +47,9 @@ struct DeviceArea {
     double weight_sum = 0;       ///< sum of the folded weights
     double skip_threshold[constants::max_gpu_streams] = {};  ///< per stream (see cpu/stream_skipping.hpp)
     double* sums = nullptr;      ///< device: the area's 1 + S integrals, reduced on the device
+    double* block_weight = nullptr;  ///< device: per r bin, the sum of its folded weights
+    double* block_r_min = nullptr;   ///< device: per r bin, its smallest point distance
+    double* block_r_max = nullptr;   ///< device: per r bin, its largest point distance
     AreaBuffers<double> f64;  ///< buffers of the double-precision variants
     AreaBuffers<float> f32;   ///< buffers of the single-precision variants
     /// The buffers of precision Real.

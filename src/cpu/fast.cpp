@@ -86,27 +86,36 @@ void line_sums_generic(const geometry::IntegrationSetup& s, const FoldedLineOfSi
     }
 }
 
-/// One cell by the line-of-sight algebra: the streams whose bound falls below their threshold are
-/// skipped (their sums stay 0), the others go to the vectorised loop for that many streams.
+/// The stream sum of one r bin: a short vectorised loop over its points.
+double stream_block_sum(const double* rp, const double* w, int n, const Quadratic<double>& e) {
+    double sum = 0;
+#pragma omp simd reduction(+ : sum)
+    for (int m = 0; m < n; ++m) sum += w[m] * math::stream_term_exp(e(rp[m]));
+    return sum;
+}
+
+/// One cell by the line-of-sight algebra: the background over every point in one vectorised loop, then
+/// each stream over the r bins whose bound reaches its threshold (the others are provably negligible).
 void cell_sums_algebraic(const geometry::IntegrationSetup& s, const FoldedLineOfSight& los,
                          const geometry::SkyDirection& d, double ids, const std::vector<double>& thresholds,
                          double* out) {
     const double cbcl = d.cosb * d.cosl, cbsl = d.cosb * d.sinl;
     const auto radius = math::flattened_radius_quadratic(cbcl, cbsl, d.sinb, s.q_inv_sq);
-    Quadratic<double> active[4];
-    int index[4];
-    int n_active = 0;
+    fixed_sums[0](los, radius, s.model.r0, nullptr, &out[0], nullptr);
+    const int n_blocks = static_cast<int>(los.block_weight.size());
     for (std::size_t t = 0; t < s.streams.size(); ++t) {
         const auto& g = s.streams[t];
         const auto e = math::stream_exponent_quadratic(cbcl, cbsl, d.sinb, g.centre, g.axis, g.inv_two_sigma_sq);
-        out[1 + t] = 0;
-        if (ids * los.weight_sum * math::stream_term_bound(e, los.r_min, los.r_max) < thresholds[t]) continue;
-        active[n_active] = e;
-        index[n_active++] = static_cast<int>(t);
+        double sum = 0;
+        for (int k = 0; k < n_blocks; ++k) {
+            if (ids * los.block_weight[k] * math::stream_term_bound(e, los.block_r_min[k], los.block_r_max[k]) <
+                thresholds[t])
+                continue;
+            const std::size_t first = static_cast<std::size_t>(k) * los.block;
+            sum += stream_block_sum(&los.r_point[first], &los.weight[first], los.block, e);
+        }
+        out[1 + t] = sum;
     }
-    double st[4];
-    fixed_sums[n_active](los, radius, s.model.r0, active, &out[0], st);
-    for (int i = 0; i < n_active; ++i) out[1 + index[i]] = st[i];
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ std::vector<double> stream_skip_thresholds(const geometry::IntegrationSetup& s, 
             exact += los.weight[m] * std::exp(-math::stream_distance_squared(pos, g.centre, g.axis) * g.inv_two_sigma_sq);
         }
         exact *= a.ids[p % a.n_nu()];
-        thresholds[t] = std::ldexp(exact, -60) / static_cast<double>(cells);
+        thresholds[t] = std::ldexp(exact, -60) / (static_cast<double>(cells) * static_cast<double>(a.r.n_r));
     }
     return thresholds;
 }

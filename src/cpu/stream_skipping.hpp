@@ -1,13 +1,14 @@
 /// @file stream_skipping.hpp
 /// @brief Which stream terms of which cells are provably negligible, and may be skipped.
 ///
-/// The bound. For cell p and stream s, every point's stream term is w_m exp(e(r_m)) with w_m > 0 and
-/// e the concave quadratic of sightline.hpp, so the cell's stream sum is at most
-/// U = ids_j * (sum_m w_m) * max_{r in [r_min, r_max]} exp(e(r)), which stream_term_bound() computes with a
-/// safety factor for rounding. Let L be the exact stream sum of the cell with the largest U; L is a lower
-/// bound of the stream's integral over the main area, since every cell contributes a non-negative amount.
-/// Skipping every cell whose U is below T = 2^-60 L / n_cells omits less than n_cells T = 2^-60 L, that is
-/// less than 2^-60 (about 8.7e-19) of the stream's integral: far below the rounding of the sum itself.
+/// The bound. For cell p, r bin k and stream s, every point's stream term is w_m exp(e(r_m)) with w_m > 0
+/// and e the concave quadratic of sightline.hpp, so the bin's stream sum is at most
+/// U = ids_j * (sum_{m in k} w_m) * max_{r in [r_min_k, r_max_k]} exp(e(r)), which stream_term_bound()
+/// computes with a safety factor for rounding. Let L be the exact stream sum of the cell whose whole line
+/// of sight has the largest bound; L is a lower bound of the stream's integral over the area, since every
+/// cell contributes a non-negative amount. Skipping every (cell, bin) whose U is below
+/// T = 2^-60 L / (n_cells n_r) omits less than n_cells n_r T = 2^-60 L, that is less than 2^-60 (about
+/// 8.7e-19) of the stream's integral over the area: far below the rounding of the sum itself.
 #pragma once
 
 #include <vector>
@@ -16,7 +17,7 @@
 
 namespace mwsep::cpu {
 
-/// The threshold T of every stream for one area (0 where nothing may be skipped).
+/// The per-bin threshold T of every stream for one area (0 where nothing may be skipped).
 std::vector<double> stream_skip_thresholds(const geometry::IntegrationSetup& s, const geometry::AreaTables& area,
                                            const geometry::FoldedLineOfSight& los);
 

@@ -67,6 +67,9 @@ void fill_modern(const geometry::IntegrationSetup& s, const geometry::AreaTables
     b.ids = mem.upload(convert<Real>(t.ids, t.ids.size()), "upload the nu areas");
     b.cell_out = mem.allocate<Real>(static_cast<std::size_t>(a.padded) * (1 + n_streams), "allocate per-cell results");
     a.sums = mem.allocate<double>(1 + n_streams, "allocate the area sums");
+    a.block_weight = mem.upload(los.block_weight, "upload the r-bin weights");
+    a.block_r_min = mem.upload(los.block_r_min, "upload the r-bin ranges");
+    a.block_r_max = mem.upload(los.block_r_max, "upload the r-bin ranges");
     // Poison the outputs (all bits set is a NaN): a cell or sum the kernels never wrote cannot pass.
     check(cudaMemset(b.cell_out, 0xff, sizeof(Real) * a.padded * (1 + n_streams)), "poison per-cell results");
     check(cudaMemset(a.sums, 0xff, sizeof(double) * (1 + n_streams)), "poison the area sums");

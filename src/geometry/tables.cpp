@@ -79,6 +79,19 @@ FoldedLineOfSight fold_line_of_sight(const AreaTables& a) {
     los.r_max = los.r_min;
     for (double r : los.r_point) los.r_min = std::min(los.r_min, r), los.r_max = std::max(los.r_max, r);
     for (double w : los.weight) los.weight_sum += w;
+    los.block = a.r.n_conv;
+    for (int k = 0; k < a.r.n_r; ++k) {
+        double w = 0, lo = los.r_point[static_cast<std::size_t>(k) * a.r.n_conv], hi = lo;
+        for (int c = 0; c < a.r.n_conv; ++c) {
+            const std::size_t m = static_cast<std::size_t>(k) * a.r.n_conv + c;
+            w += los.weight[m];
+            lo = std::min(lo, los.r_point[m]);
+            hi = std::max(hi, los.r_point[m]);
+        }
+        los.block_weight.push_back(w);
+        los.block_r_min.push_back(lo);
+        los.block_r_max.push_back(hi);
+    }
     return los;
 }
 

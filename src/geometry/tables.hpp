@@ -80,6 +80,10 @@ struct FoldedLineOfSight {
     double r_min = 0;             ///< smallest r_point
     double r_max = 0;             ///< largest r_point
     double weight_sum = 0;        ///< sum of the weights (all positive)
+    int block = 0;                ///< points per r bin (n_conv); bin k holds points [k block, (k + 1) block)
+    std::vector<double> block_weight;  ///< per r bin: the sum of its weights
+    std::vector<double> block_r_min;   ///< per r bin: its smallest point distance
+    std::vector<double> block_r_max;   ///< per r bin: its largest point distance
 };
 
 /// Folds the r-bin factors of @p area into one table of points.
