@@ -19,6 +19,9 @@ COLUMNS = {
     "variant_timings": ["experiment", "variant", "work_unit", "repeat", "kernel_ms", "total_ms", "likelihood", "valid"],
     "ncu_fp64": ["variant", "fp64_pipe_pct", "achieved_occupancy_pct"],
     "bench_cpu": CPU_BENCH,
+    "modern": GPU_BENCH,
+    "exp_throughput": ["function", "exps", "seconds", "exps_per_second"],
+    "end_to_end": ["work_unit", "variant", "repeat", "wall_ms"],
 }
 # Every experiment of experiments/definitions records GPU rows in <name>.csv and CPU rows in <name>_cpu.csv.
 DEFINITIONS = pathlib.Path(__file__).resolve().parent.parent / "experiments" / "definitions"
@@ -26,7 +29,7 @@ for _definition in DEFINITIONS.glob("*.json"):
     _name = json.loads(_definition.read_text())["name"]
     COLUMNS[_name] = GPU_BENCH
     COLUMNS[_name + "_cpu"] = CPU_BENCH
-NUMERIC = {"max_rel_diff", "tolerance", "kernel_ms", "total_ms", "likelihood", "fp64_pipe_pct", "sm_count",
+NUMERIC = {"exps_per_second", "wall_ms", "max_rel_diff", "tolerance", "kernel_ms", "total_ms", "likelihood", "fp64_pipe_pct", "sm_count",
            "achieved_occupancy_pct", "seconds", "points_per_second_per_core"}
 
 
