@@ -43,8 +43,10 @@ def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> l
     for col, (ax, xlabel) in enumerate(zip(axes, ["registers per thread", "theoretical occupancy (%)"])):
         for i, (cap, shade) in enumerate([("no", 0), ("48", 2)]):
             name = "uncapped" if cap == "no" else "capped at 48 (--maxrregcount 48)"
-            xs = [table[(v, cap)][col] for v in variants]
-            bars = ax.barh([y[v] + (i - 0.5) * h for v in variants], xs, h, color=c.REPRODUCED_SHADES[shade],
+            # Variants without a 48-register build (the modern ones) have no capped bar.
+            built = [v for v in variants if (v, cap) in table]
+            xs = [table[(v, cap)][col] for v in built]
+            bars = ax.barh([y[v] + (i - 0.5) * h for v in built], xs, h, color=c.REPRODUCED_SHADES[shade],
                            label=f"{c.reproduced_label(gpu)}, {name}")
             ax.bar_label(bars, [f"{x:g}" for x in xs], padding=2, fontsize=7)
             pub = [(l, v[i][col]) for l, v in pub_rows.items() if v[i][col] is not None]

@@ -19,6 +19,7 @@ COLUMNS = {
     "variant_timings": ["experiment", "variant", "work_unit", "repeat", "kernel_ms", "total_ms", "likelihood", "valid"],
     "ncu_fp64": ["variant", "fp64_pipe_pct", "achieved_occupancy_pct"],
     "bench_cpu": CPU_BENCH,
+    "bench_cpu_line_of_sight": CPU_BENCH,
     "modern": GPU_BENCH,
     "exp_throughput": ["function", "exps", "seconds", "exps_per_second"],
     "end_to_end": ["work_unit", "variant", "repeat", "wall_ms"],
