@@ -146,3 +146,18 @@ def paired_panels(published, reproduced, gpu, ylabel, title, fmt=lambda y: f"{y:
     fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def optimization_gain_figure(results_dir, published, out_dir, experiment, table, without, with_, ylabel, title,
+                             filename):
+    """Figures 4.4 and 4.5: the gain of one optimization per memory space and work unit, published
+    (thesis table `table` over Table 4.2, columns as read) beside reproduced (variant `without` over
+    variant `with_`, both format strings of the memory space, from `experiment`)."""
+    med = medians(read_rows(results_dir, experiment))
+    gpu = gpu_name(results_dir, experiment)
+    with_opt, without_opt = table_as_read(published, "4.2"), table_as_read(published, table)
+    pub = {wu: {m: (without_opt[m][wu] / with_opt[m][wu] - 1) * 100 for m in MEMORIES} for wu in WORK_UNITS}
+    rep = {wu: {m: (need(med, (without.format(m), wu), experiment)
+                    / need(med, (with_.format(m), wu), experiment) - 1) * 100 for m in MEMORIES}
+           for wu in WORK_UNITS}
+    return save(paired_panels(pub, rep, gpu, ylabel, title), out_dir, filename)

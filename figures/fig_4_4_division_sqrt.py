@@ -8,19 +8,12 @@ import common as c
 
 
 def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> list[pathlib.Path]:
-    name = "division_sqrt"
-    med = c.medians(c.read_rows(results_dir, name))
-    gpu = c.gpu_name(results_dir, name)
-    with_opt, without = c.table_as_read(published, "4.2"), c.table_as_read(published, "4.4")
-    pub = {wu: {m: (without[m][wu] / with_opt[m][wu] - 1) * 100 for m in c.MEMORIES} for wu in c.WORK_UNITS}
-    rep = {wu: {m: (c.need(med, (f"{m}-ieee-unrolled-f64", wu), name)
-                    / c.need(med, (f"{m}-fast-unrolled-f64", wu), name) - 1) * 100 for m in c.MEMORIES}
-           for wu in c.WORK_UNITS}
-    fig = c.paired_panels(
-        pub, rep, gpu, "gain of fast div/sqrt (%)\n(time IEEE / time fast - 1)",
+    return c.optimization_gain_figure(
+        results_dir, published, out_dir, "division_sqrt", "4.4", "{}-ieee-unrolled-f64", "{}-fast-unrolled-f64",
+        "gain of fast div/sqrt (%)\n(time IEEE / time fast - 1)",
         "Fast division and square root (Fig. 4.4): gain per memory space, double precision, unrolled\n"
-        "published = Table 4.4 / Table 4.2 - 1 (Table 4.4 read as the version without it, columns 2-3 swapped)")
-    return c.save(fig, out_dir, "fig_4_4_division_sqrt")
+        "published = Table 4.4 / Table 4.2 - 1 (Table 4.4 read as the version without it, columns 2-3 swapped)",
+        "fig_4_4_division_sqrt")
 
 
 if __name__ == "__main__":
