@@ -59,6 +59,11 @@ struct ModernArgs {
     double threshold[max_streams];    ///< skip a stream's cell whose bound is below this
 };
 
+/// Correctly rounded reciprocal in each precision.
+__device__ __forceinline__ double reciprocal(double x) { return __drcp_rn(x); }
+/// Correctly rounded reciprocal in single precision.
+__device__ __forceinline__ float reciprocal(float x) { return __frcp_rn(x); }
+
 // [modern-kernel-begin]
 /// The modern integral kernel: one thread per cell, all of its points, S streams unrolled.
 template <class Real, int S>
@@ -97,9 +102,12 @@ __global__ void modern_integral_kernel(ModernArgs<Real> a) {
         for (int m = 0; m < a.block; ++m) {
             const Real r = __ldg(rp + m);
             const Real w = __ldg(wp + m);
-            const Real rg = sqrt(radius(r));
-            const Real rs = rg + a.r0;
-            bg += w / (rg * rs * rs * rs);
+            // 1 / (r_g (r_g + r0)^3) from one reciprocal square root and one reciprocal, instead of a
+            // square root and a division: y = 1 / r_g, so r_g = r_g^2 y.
+            const Real rg2 = radius(r);
+            const Real y = rsqrt(rg2);
+            const Real rs_inv = reciprocal(rg2 * y + a.r0);
+            bg += w * y * (rs_inv * rs_inv * rs_inv);
 #pragma unroll
             for (int s = 0; s < S; ++s)
                 if (active[s]) st[s] += w * math::stream_term_exp(exponent[s](r));
