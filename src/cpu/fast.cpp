@@ -28,41 +28,25 @@ namespace {
 using geometry::FoldedLineOfSight;
 using math::Quadratic;
 
-/// One line of sight, Hernquist background and S active streams known at compile time: the line-of-sight
-/// algebra leaves two fused multiply-adds per quadratic, and the whole loop vectorises.
-template <int S>
-void line_sums_fixed(const FoldedLineOfSight& los, const Quadratic<double>& radius, double r0,
-                     const Quadratic<double>* exponent, double* bg_out, double* st_out) {
+/// The Hernquist background over one whole line of sight: by the line-of-sight algebra two fused
+/// multiply-adds give the flattened radius squared, and the loop vectorises.
+double background_sum(const FoldedLineOfSight& los, const Quadratic<double>& radius, double r0) {
     const double* rp = los.r_point.data();
     const double* w = los.weight.data();
     const std::size_t n = los.r_point.size();
-    Quadratic<double> e[S + 1];
-    for (int t = 0; t < S; ++t) e[t] = exponent[t];
     const Quadratic<double> rq = radius;
-    double bg = 0, s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-#pragma omp simd reduction(+ : bg, s0, s1, s2, s3)
+    double bg = 0;
+#pragma omp simd reduction(+ : bg)
     for (std::size_t m = 0; m < n; ++m) {
-        const double r = rp[m];
-        const double rg = std::sqrt(rq(r));
+        const double rg = std::sqrt(rq(rp[m]));
         const double rs = rg + r0;
         bg += w[m] / (rg * rs * rs * rs);
-        if constexpr (S > 0) s0 += w[m] * math::stream_term_exp(e[0](r));
-        if constexpr (S > 1) s1 += w[m] * math::stream_term_exp(e[1](r));
-        if constexpr (S > 2) s2 += w[m] * math::stream_term_exp(e[2](r));
-        if constexpr (S > 3) s3 += w[m] * math::stream_term_exp(e[3](r));
     }
-    *bg_out = bg;
-    const double st[4] = {s0, s1, s2, s3};
-    for (int t = 0; t < S; ++t) st_out[t] = st[t];
+    return bg;
 }
 
-using FixedSums = void (*)(const FoldedLineOfSight&, const Quadratic<double>&, double, const Quadratic<double>*,
-                           double*, double*);
-constexpr FixedSums fixed_sums[] = {line_sums_fixed<0>, line_sums_fixed<1>, line_sums_fixed<2>, line_sums_fixed<3>,
-                                    line_sums_fixed<4>};
-
-/// Any other model (general power law, auxiliary term, more than 4 streams): the shared per-point
-/// formulas in a scalar loop over the same folded table, every stream evaluated.
+/// Any other model (general power law, auxiliary term): the shared per-point formulas in a scalar loop
+/// over the same folded table, every stream evaluated.
 void line_sums_generic(const geometry::IntegrationSetup& s, const FoldedLineOfSight& los,
                        const geometry::SkyDirection& d, double* out) {
     const auto& m = s.model;
@@ -101,7 +85,7 @@ void cell_sums_algebraic(const geometry::IntegrationSetup& s, const FoldedLineOf
                          double* out) {
     const double cbcl = d.cosb * d.cosl, cbsl = d.cosb * d.sinl;
     const auto radius = math::flattened_radius_quadratic(cbcl, cbsl, d.sinb, s.q_inv_sq);
-    fixed_sums[0](los, radius, s.model.r0, nullptr, &out[0], nullptr);
+    out[0] = background_sum(los, radius, s.model.r0);
     const int n_blocks = static_cast<int>(los.block_weight.size());
     for (std::size_t t = 0; t < s.streams.size(); ++t) {
         const auto& g = s.streams[t];
@@ -130,7 +114,7 @@ model::Integrals integrate_fast(const geometry::IntegrationSetup& s, int threads
                                bool skip_negligible_streams) {
     const int n_threads = resolve_threads(threads);
     const std::size_t n_comp = 1 + s.streams.size();
-    const bool algebraic = s.hernquist_fast_path && !s.model.aux_profile && s.streams.size() <= 4;
+    const bool algebraic = s.hernquist_fast_path && !s.model.aux_profile;
     std::size_t total = 0;
     for (const auto& a : s.areas) total += static_cast<std::size_t>(a.n_mu());
     std::atomic<std::size_t> done{0};
