@@ -223,10 +223,7 @@ int command_generate(const Args& args) {
     }
     const RunOptions o = input_run_options(opt, "generate", false);
     const std::string out_path = opt.require("-o", "generate");
-    model::AstronomyParameters ap = model::read_astronomy_parameters(o.astronomy_path);
-    if (o.search_path) model::apply_search_vector(ap, model::read_search_parameters(*o.search_path));
-    if (o.search_vector) model::apply_search_vector(ap, *o.search_vector);
-    const auto setup = geometry::make_setup(model::build_model(ap, o.r_binning));
+    const auto setup = geometry::make_setup(model::build_model(read_work_unit(o), o.r_binning));
     generate::Options g;
     const long long count = opt.integer("--count", 100000);
     if (count <= 0) throw std::invalid_argument("mwsep generate: --count must be positive");
@@ -297,11 +294,8 @@ int command_bench_cpu(const Args& args) {
             input_help);
         return 0;
     }
-    RunOptions o = input_run_options(opt, "bench-cpu", false);
-    model::AstronomyParameters ap = model::read_astronomy_parameters(o.astronomy_path);
-    if (o.search_path) model::apply_search_vector(ap, model::read_search_parameters(*o.search_path));
-    if (o.search_vector) model::apply_search_vector(ap, *o.search_vector);
-    const model::Model m = model::build_model(ap, o.r_binning);
+    const RunOptions o = input_run_options(opt, "bench-cpu", false);
+    const model::Model m = model::build_model(read_work_unit(o), o.r_binning);
     const auto setup = geometry::make_setup(m);
     const int repeats = static_cast<int>(opt.integer("--repeats", 3));
     if (repeats < 1) throw std::invalid_argument("mwsep bench-cpu: --repeats must be at least 1");

@@ -21,13 +21,18 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 }  // namespace
 
-Inputs load_inputs(const RunOptions& o) {
-    Inputs in;
-    in.file = model::read_astronomy_parameters(o.astronomy_path);
+model::AstronomyParameters read_work_unit(const RunOptions& o) {
+    auto file = model::read_astronomy_parameters(o.astronomy_path);
     if (o.search_path && o.search_vector)
         throw std::invalid_argument("give the parameter vector either as a file or as --np/-p, not both");
-    if (o.search_path) model::apply_search_vector(in.file, model::read_search_parameters(*o.search_path));
-    if (o.search_vector) model::apply_search_vector(in.file, *o.search_vector);
+    if (o.search_path) model::apply_search_vector(file, model::read_search_parameters(*o.search_path));
+    if (o.search_vector) model::apply_search_vector(file, *o.search_vector);
+    return file;
+}
+
+Inputs load_inputs(const RunOptions& o) {
+    Inputs in;
+    in.file = read_work_unit(o);
     in.setup = geometry::make_setup(model::build_model(in.file, o.r_binning));
     in.stars = model::read_stars(o.stars_path);
     return in;

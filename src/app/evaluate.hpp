@@ -33,6 +33,9 @@ struct Inputs {
     model::StarCatalogue stars;        ///< the stars, in file order
 };
 
+/// Reads the work unit of @p o with its parameter vector (file or --np/-p) applied.
+model::AstronomyParameters read_work_unit(const RunOptions& o);
+
 /// Reads and validates every input of @p o; throws model::InputError on bad input.
 Inputs load_inputs(const RunOptions& o);
 
