@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "cpu/likelihood.hpp"
 #include "device_math.cuh"
 #include "likelihood.hpp"
 #include "math/point.hpp"
@@ -121,16 +122,14 @@ StarResults run(const geometry::IntegrationSetup& setup, const model::StarCatalo
     a.n_streams = S;
     a.q_inv_sq = Real(setup.q_inv_sq);
     a.r0 = Real(setup.model.r0);
-    double e_bg = std::exp(setup.model.background_weight), sum_e = e_bg;
-    std::vector<double> e(S);
-    for (int s = 0; s < S; ++s) sum_e += (e[s] = std::exp(setup.model.streams[s].weight));
-    a.weight[0] = Real(e_bg / integrals.background / sum_e);
+    const auto mix = cpu::mixture_weights(setup.model);
+    a.weight[0] = Real(mix.background / integrals.background / mix.sum);
     for (int s = 0; s < S; ++s) {
         const auto& g = setup.streams[s];
         a.centre[3 * s] = Real(g.centre.x), a.centre[3 * s + 1] = Real(g.centre.y), a.centre[3 * s + 2] = Real(g.centre.z);
         a.axis[3 * s] = Real(g.axis.x), a.axis[3 * s + 1] = Real(g.axis.y), a.axis[3 * s + 2] = Real(g.axis.z);
         a.inv_two_sigma_sq[s] = Real(g.inv_two_sigma_sq);
-        a.weight[1 + s] = Real(e[s] / integrals.streams[s] / sum_e);
+        a.weight[1 + s] = Real(mix.streams[s] / integrals.streams[s] / mix.sum);
     }
     Real *d_stars = nullptr, *d_log = nullptr, *d_dens = nullptr;
     const size_t dens_count = static_cast<size_t>(count) * (1 + S);
