@@ -36,11 +36,6 @@ bool have_gpu() {
     return ok;
 }
 
-std::filesystem::path shared() {
-    const char* env = std::getenv("MWSEP_SHARED_DIR");
-    return env ? std::filesystem::path(env) : shared_dir();
-}
-
 /// One work unit with its stars and the CPU's answer, computed once per test program.
 struct Workload {
     mwsep::geometry::IntegrationSetup setup;
@@ -59,18 +54,12 @@ std::shared_ptr<Workload> load(const std::string& name) {
     if (c.count(name)) return c[name];
     auto w = std::make_shared<Workload>();
     if (name.rfind("oracle:", 0) == 0) {
-        const auto dir = shared() / "oracle" / name.substr(7);
+        const auto dir = shared_dir() / "oracle" / name.substr(7);
         if (!std::filesystem::exists(dir / "expected.json")) return nullptr;
         auto ap = mwsep::model::read_astronomy_parameters((dir / "astronomy_parameters.txt").string());
         mwsep::model::apply_search_vector(ap, mwsep::model::read_search_parameters((dir / "search_parameters.txt").string()));
         w->setup = mwsep::geometry::make_setup(mwsep::model::build_model(ap));
-        std::ifstream ref(dir / "stars.ref");
-        std::string line, copy;
-        while (std::getline(ref, line))
-            if (line.rfind("copy: ", 0) == 0) copy = line.substr(6);
-        const auto stars_path = copy.empty() ? shared() / "data" / "stars" / "stars-11.txt"
-                                             : shared() / "data" / "stars" / std::filesystem::path(copy).filename();
-        w->stars = mwsep::model::read_stars(stars_path.string());
+        w->stars = mwsep::model::read_stars(oracle_stars(dir).string());
     } else {
         const auto ap = mwsep::model::read_astronomy_parameters(workunit(name).string());
         w->setup = mwsep::geometry::make_setup(mwsep::model::build_model(ap));

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,8 +14,12 @@
 namespace testsupport {
 
 inline std::filesystem::path source_dir() { return MWSEP_SOURCE_DIR; }
-/// The team's shared folder beside the checkout (oracle cases and real catalogues); may be absent.
-inline std::filesystem::path shared_dir() { return source_dir() / ".." / "shared"; }
+/// The team's shared folder (oracle cases and real catalogues): MWSEP_SHARED_DIR if set (a copy carried
+/// to another machine), else the folder beside the checkout; may be absent.
+inline std::filesystem::path shared_dir() {
+    const char* env = std::getenv("MWSEP_SHARED_DIR");
+    return env ? std::filesystem::path(env) : source_dir() / ".." / "shared";
+}
 inline std::filesystem::path workunit(const std::string& name) {
     return source_dir() / "data" / "workunits" / name / "astronomy_parameters.txt";
 }
