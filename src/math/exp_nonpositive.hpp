@@ -26,6 +26,15 @@ MWSEP_HD double mul_add(double a, double b, double c) {
 #endif
 }
 
+/// a * b + c in single precision, fused where the target has a fused multiply-add.
+MWSEP_HD float mul_add(float a, float b, float c) {
+#if defined(__CUDA_ARCH__) || defined(__FMA__)
+    return std::fma(a, b, c);
+#else
+    return a * b + c;
+#endif
+}
+
 /// Reinterprets the bits of a double as a signed 64-bit integer and back.
 MWSEP_HD std::int64_t bits_of(double x) {
 #if defined(__CUDA_ARCH__)

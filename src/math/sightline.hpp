@@ -27,16 +27,7 @@ struct Quadratic {
     Real b;  ///< coefficient of r
     Real c;  ///< constant term
     /// The value at @p r, by Horner's rule with fused multiply-adds.
-    MWSEP_HD Real operator()(Real r) const { return mul_add_real(mul_add_real(a, r, b), r, c); }
-
-private:
-    MWSEP_HD static Real mul_add_real(Real x, Real y, Real z) {
-#if defined(__CUDA_ARCH__) || defined(__FMA__)
-        return std::fma(x, y, z);
-#else
-        return x * y + z;
-#endif
-    }
+    MWSEP_HD Real operator()(Real r) const { return mul_add(mul_add(a, r, b), r, c); }
 };
 
 /// The flattened Galactocentric radius squared along direction (cos b cos l, cos b sin l, sin b).
