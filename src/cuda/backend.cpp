@@ -75,8 +75,11 @@ void fill_modern(const geometry::IntegrationSetup& s, const geometry::AreaTables
     check(cudaMemset(a.sums, 0xff, sizeof(double) * (1 + n_streams)), "poison the area sums");
 }
 
+/// The grid sizes and the cell directions, which every variant reads; with @p thesis_tables also the
+/// per-r tables and the per-cell accumulators of the thesis's kernels (the modern ones need neither).
 template <class Real>
-void fill_area(const geometry::AreaTables& t, DeviceArea& a, AreaBuffers<Real>& b, int n_streams, DeviceMemory& mem) {
+void fill_area(const geometry::AreaTables& t, DeviceArea& a, AreaBuffers<Real>& b, int n_streams, DeviceMemory& mem,
+               bool thesis_tables) {
     a.cells = static_cast<int>(t.cells());
     a.padded = (a.cells + 63) / 64 * 64;
     a.n_nu = t.n_nu();
@@ -86,6 +89,7 @@ void fill_area(const geometry::AreaTables& t, DeviceArea& a, AreaBuffers<Real>& 
     b.sinl = mem.upload(convert<Real>(t.sinl, a.padded), "upload cell directions");
     b.cosb = mem.upload(convert<Real>(t.cosb, a.padded), "upload cell directions");
     b.cosl = mem.upload(convert<Real>(t.cosl, a.padded), "upload cell directions");
+    if (!thesis_tables) return;
     b.r_point = mem.upload(convert<Real>(t.r.r_point, t.r.r_point.size()), "upload convolution distances");
     b.qw = mem.upload(convert<Real>(t.r.qw_r3_n, t.r.qw_r3_n.size()), "upload convolution weights");
     std::vector<double> volume(static_cast<std::size_t>(a.n_r) * a.n_nu);
@@ -220,8 +224,8 @@ GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCat
 
     std::vector<DeviceArea> areas(setup.areas.size());
     for (std::size_t i = 0; i < areas.size(); ++i) {
-        if (v.double_precision) fill_area<double>(setup.areas[i], areas[i], areas[i].f64, S, mem);
-        else fill_area<float>(setup.areas[i], areas[i], areas[i].f32, S, mem);
+        if (v.double_precision) fill_area<double>(setup.areas[i], areas[i], areas[i].f64, S, mem, !v.device_reduced);
+        else fill_area<float>(setup.areas[i], areas[i], areas[i].f32, S, mem, !v.device_reduced);
         if (v.device_reduced) {
             if (v.double_precision) fill_modern<double>(setup, setup.areas[i], areas[i], areas[i].f64, S, mem);
             else fill_modern<float>(setup, setup.areas[i], areas[i], areas[i].f32, S, mem);
