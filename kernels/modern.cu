@@ -6,15 +6,20 @@
 ///    radius squared and each stream's exponent -|d_perp|^2 / (2 sigma^2) are quadratics in r whose three
 ///    coefficients are computed once per cell (math/sightline.hpp). Per point two fused multiply-adds
 ///    replace the position, the projection onto the stream axis and the squared norm.
-///  - **Exponentials.** Double precision uses exp_nonpositive(): range reduction and a polynomial with
-///    no special-case branches, since the arguments are never positive.
+///  - **Exponentials.** Double precision uses math::exp_from_steps(): a 256-entry table of 2^(j/256) in
+///    shared memory and a degree-4 polynomial, with the scale 256 / ln 2 folded into each stream's
+///    quadratic once per cell; about half the FP64 operations of the library's exp, within 1 ulp.
+///  - **Background.** 1 / (r_g (r_g + r0)^3) from the hardware's approximate reciprocal square root and
+///    reciprocal, each refined by one higher-order correction (math/refine.hpp), instead of a correctly
+///    rounded square root and division.
 ///  - **Skipping.** A stream whose terms in an r bin a rigorous bound puts below its share of 2^-60 of the
 ///    stream's integral is not evaluated there (cpu/stream_skipping.hpp proves the bound; the host computes the
 ///    thresholds once per area).
 ///  - **Work decomposition.** One launch per area instead of one per r step: a thread owns one cell and
 ///    all its n_r x n_conv points, read from one folded table in which the per-r factors are already
-///    multiplied in. A second kernel reduces the cells on the device with compensated sums in a fixed
-///    order, so the result does not depend on the launch configuration.
+///    multiplied in. A second kernel reduces fixed chunks of cells with compensated sums, and the host adds
+///    the chunks in order, so the result does not depend on the launch configuration. With several GPUs
+///    each gets a contiguous range of chunks (a range of mu rows) and the same chunk sums come back.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -23,6 +28,8 @@
 
 #include "check.hpp"
 #include "device_math.cuh"
+#include "math/exp_table.hpp"
+#include "math/refine.hpp"
 #include "math/sightline.hpp"
 #include "policies.cuh"
 #include "variant_table.hpp"
@@ -31,7 +38,7 @@ namespace mwsep::cuda {
 /// Kernels, their policies and host launchers; every translation unit's own constant symbols are static.
 namespace kernels {
 
-/// Kernel arguments of the modern integral kernel for one area.
+/// Kernel arguments of the modern integral kernel for one area (or one device's slice of it).
 template <class Real>
 struct ModernArgs {
     const Real* sinb;      ///< per cell: sin b
@@ -44,13 +51,14 @@ struct ModernArgs {
     const double* block_weight;  ///< per r bin: sum of its folded weights
     const double* block_r_min;   ///< per r bin: smallest point distance
     const double* block_r_max;   ///< per r bin: largest point distance
+    const math::ExpTableEntry* exp_table;  ///< the table of math::exp_from_steps() (double precision)
     int n_blocks;          ///< r bins
     int block;             ///< points per r bin (n_conv)
     Real* cell_out;        ///< per component and cell: the cell's integral [c * stride + p]
-    int cells;             ///< n_mu x n_nu
+    int first_cell;        ///< this launch covers the cells [first_cell, last_cell)
+    int last_cell;
     int stride;            ///< padded cell count (component stride of cell_out)
     int n_nu;              ///< nu bins
-    int n_points;          ///< points per line of sight
     Real q_inv_sq;         ///< 1 / q^2
     Real r0;               ///< core radius [kpc]
     double centre[3 * max_streams];     ///< stream centres, x y z per stream
@@ -59,30 +67,90 @@ struct ModernArgs {
     double threshold[max_streams];    ///< skip a stream's cell whose bound is below this
 };
 
-/// Correctly rounded reciprocal in each precision.
-__device__ __forceinline__ double reciprocal(double x) { return __drcp_rn(x); }
-/// Correctly rounded reciprocal in single precision.
-__device__ __forceinline__ float reciprocal(float x) { return __frcp_rn(x); }
+/// The hardware's approximate double-precision reciprocal square root (high word only; a seed).
+__device__ __forceinline__ double rsqrt_seed(double x) {
+    double y;
+    asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
+    return y;
+}
+/// The hardware's approximate double-precision reciprocal (a seed).
+__device__ __forceinline__ double reciprocal_seed(double x) {
+    double y;
+    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
+    return y;
+}
+
+/// The Hernquist background term 1 / (r_g (r_g + r0)^3) of one point from r_g^2.
+/// Double precision: seeds refined once (math/refine.hpp), no correctly rounded division or square root.
+__device__ __forceinline__ double background_term(double rg2, double r0) {
+    const double y = math::rsqrt_from_seed(rg2, rsqrt_seed(rg2));  // 1 / r_g
+    const double rs_denominator = fma(rg2, y, r0);                  // r_g + r0
+    const double rs = math::reciprocal_from_seed(rs_denominator, reciprocal_seed(rs_denominator));
+    return y * (rs * rs * rs);
+}
+/// Single precision: the hardware's reciprocal square root and reciprocal.
+__device__ __forceinline__ float background_term(float rg2, float r0) {
+    const float y = rsqrtf(rg2);
+    const float rs = __frcp_rn(fmaf(rg2, y, r0));
+    return y * (rs * rs * rs);
+}
+
+/// Per-cell form of one stream's exponent. Double precision evaluates it in the table steps of
+/// math::exp_from_steps() (the quadratic's coefficients scaled by 256 / ln 2 once per cell); single
+/// precision in natural units for the hardware exponential.
+template <class Real>
+struct StreamExponent {
+    math::Quadratic<Real> q;
+    __device__ __forceinline__ void set(const math::Quadratic<double>& e) {
+        if constexpr (sizeof(Real) == 8) {
+            constexpr double k = math::ExpTable::steps_per_unit;
+            q = {e.a * k, e.b * k, e.c * k};
+        } else {
+            q = {float(e.a), float(e.b), float(e.c)};
+        }
+    }
+    /// The exponent in natural units, in double, for the skipping bound (whose factor 2 covers the
+    /// rounding of the scaling back and forth).
+    __device__ __forceinline__ math::Quadratic<double> natural() const {
+        if constexpr (sizeof(Real) == 8) {
+            constexpr double k = 1.0 / math::ExpTable::steps_per_unit;
+            return {q.a * k, q.b * k, q.c * k};
+        } else {
+            return {double(q.a), double(q.b), double(q.c)};
+        }
+    }
+    __device__ __forceinline__ Real term(Real r, const math::ExpTableEntry* table) const {
+        if constexpr (sizeof(Real) == 8) return math::exp_from_steps(q(r), table);
+        else return math::stream_term_exp(q(r));
+    }
+};
 
 // [modern-kernel-begin]
 /// The modern integral kernel: one thread per cell, all of its points, S streams unrolled.
 template <class Real, int S>
 __global__ void modern_integral_kernel(ModernArgs<Real> a) {
-    const int p = blockIdx.x * blockDim.x + threadIdx.x;
-    if (p >= a.cells) return;
+    // The exponential's table, copied once per block into shared memory (double precision only).
+    __shared__ math::ExpTableEntry table[sizeof(Real) == 8 ? math::ExpTable::size : 1];
+    if constexpr (sizeof(Real) == 8) {
+        for (int i = threadIdx.x; i < math::ExpTable::size; i += blockDim.x) table[i] = a.exp_table[i];
+        __syncthreads();
+    }
+    const int p = a.first_cell + blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= a.last_cell) return;
     const Real sinb = a.sinb[p];
     const Real cbcl = a.cosb[p] * a.cosl[p];
     const Real cbsl = a.cosb[p] * a.sinl[p];
     const Real ids = a.ids[p % a.n_nu];
     const auto radius = math::flattened_radius_quadratic(cbcl, cbsl, sinb, a.q_inv_sq);
-    math::Quadratic<Real> exponent[S > 0 ? S : 1];
-    math::Quadratic<double> exponent64[S > 0 ? S : 1];  // for the bound, always in double
+    StreamExponent<Real> exponent[S > 0 ? S : 1];
+    bool finite = true;
 #pragma unroll
     for (int s = 0; s < S; ++s) {
         const math::Vec3<double> c{a.centre[3 * s], a.centre[3 * s + 1], a.centre[3 * s + 2]};
         const math::Vec3<double> ax{a.axis[3 * s], a.axis[3 * s + 1], a.axis[3 * s + 2]};
-        exponent64[s] = math::stream_exponent_quadratic<double>(cbcl, cbsl, sinb, c, ax, a.inv_two_sigma_sq[s]);
-        exponent[s] = {Real(exponent64[s].a), Real(exponent64[s].b), Real(exponent64[s].c)};
+        const auto e = math::stream_exponent_quadratic<double>(cbcl, cbsl, sinb, c, ax, a.inv_two_sigma_sq[s]);
+        exponent[s].set(e);
+        finite = finite && isfinite(e.a) && isfinite(e.b) && isfinite(e.c);
     }
     Real bg = 0;
     Real st[S > 0 ? S : 1];
@@ -94,7 +162,7 @@ __global__ void modern_integral_kernel(ModernArgs<Real> a) {
 #pragma unroll
         for (int s = 0; s < S; ++s)
             active[s] = double(ids) * a.block_weight[k] *
-                            math::stream_term_bound(exponent64[s], a.block_r_min[k], a.block_r_max[k]) >=
+                            math::stream_term_bound(exponent[s].natural(), a.block_r_min[k], a.block_r_max[k]) >=
                         a.threshold[s];
         const Real* rp = a.r_point + static_cast<size_t>(k) * a.block;
         const Real* wp = a.weight + static_cast<size_t>(k) * a.block;
@@ -102,55 +170,44 @@ __global__ void modern_integral_kernel(ModernArgs<Real> a) {
         for (int m = 0; m < a.block; ++m) {
             const Real r = __ldg(rp + m);
             const Real w = __ldg(wp + m);
-            // 1 / (r_g (r_g + r0)^3) from one reciprocal square root and one reciprocal, instead of a
-            // square root and a division: y = 1 / r_g, so r_g = r_g^2 y.
-            const Real rg2 = radius(r);
-            const Real y = rsqrt(rg2);
-            const Real rs_inv = reciprocal(rg2 * y + a.r0);
-            bg += w * y * (rs_inv * rs_inv * rs_inv);
+            bg = fma(w, background_term(radius(r), a.r0), bg);
 #pragma unroll
             for (int s = 0; s < S; ++s)
-                if (active[s]) st[s] += w * math::stream_term_exp(exponent[s](r));
+                if (active[s]) st[s] = fma(w, exponent[s].term(r, table), st[s]);
         }
     }
+    // A non-finite exponent (impossible from validated inputs) must not vanish into a flushed exponential.
+    const Real poison = finite ? Real(1) : Real(NAN);
     a.cell_out[p] = bg * ids;
 #pragma unroll
-    for (int s = 0; s < S; ++s) a.cell_out[static_cast<size_t>(1 + s) * a.stride + p] = st[s] * ids;
+    for (int s = 0; s < S; ++s) a.cell_out[static_cast<size_t>(1 + s) * a.stride + p] = st[s] * ids * poison;
 }
 // [modern-kernel-end]
 
-/// Deterministic reduction of one component's cell values (block c sums component c): each of the 1024
-/// threads sums a fixed range of cells with Neumaier compensation, then one thread adds the partial sums
-/// in order. The ranges depend only on the cell count, never on how the integral kernel was launched.
+/// Deterministic reduction of one component's cells (block c reduces component c): chunk i of
+/// reduction_chunks chunks of consecutive cells is summed with Neumaier compensation by thread i, which
+/// writes the sum and its compensation; the host adds the chunks in order. Only the chunks
+/// [first_chunk, last_chunk) of this launch's slice are written (an empty chunk past the last cell as 0).
 template <class Real>
-__global__ void __launch_bounds__(1024) modern_reduce_kernel(const Real* cell_out, int cells, int stride, double* sums) {
-    __shared__ double partial[1024];
-    __shared__ double compensation[1024];
+__global__ void __launch_bounds__(reduction_chunks)
+    modern_reduce_kernel(const Real* cell_out, int cells, int first_chunk, int last_chunk, int stride,
+                         double* partials) {
+    const int i = threadIdx.x;
+    if (i < first_chunk || i >= last_chunk) return;
     const Real* values = cell_out + static_cast<size_t>(blockIdx.x) * stride;
-    const int chunk = (cells + 1023) / 1024;
-    const int first = threadIdx.x * chunk;
+    const int chunk = chunk_cells(cells);
+    const int first = i * chunk;
     const int last = min(cells, first + chunk);
     double sum = 0, comp = 0;
-    for (int i = first; i < last; ++i) {
-        const double v = static_cast<double>(values[i]);
+    for (int p = first; p < last; ++p) {
+        const double v = static_cast<double>(values[p]);
         const double t = sum + v;
         comp += fabs(sum) >= fabs(v) ? (sum - t) + v : (v - t) + sum;
         sum = t;
     }
-    partial[threadIdx.x] = sum;
-    compensation[threadIdx.x] = comp;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        double total = 0, total_comp = 0;
-        for (int i = 0; i < 1024; ++i) {
-            const double v = partial[i];
-            const double t = total + v;
-            total_comp += fabs(total) >= fabs(v) ? (total - t) + v : (v - t) + total;
-            total = t;
-            total_comp += compensation[i];
-        }
-        sums[blockIdx.x] = total + total_comp;
-    }
+    double* out = partials + (static_cast<size_t>(blockIdx.x) * reduction_chunks + i) * 2;
+    out[0] = sum;
+    out[1] = comp;
 }
 
 /// The kernel instance for @p streams streams.
@@ -167,7 +224,8 @@ const void* modern_kernel(int streams, bool capped) {
     return capped ? nullptr : modern_kernel_for<Real>(streams, std::integer_sequence<int, 0, 1, 2, 3, 4>{});
 }
 
-/// Launches one area: the integral kernel, then the reduction into area.sums. No host synchronisation.
+/// Launches one area's slice: the integral kernel over its cells, then the reduction of its chunks into
+/// area.partials. No host synchronisation.
 template <class Real>
 void launch_modern(const DeviceArea& area, const DeviceStreams& streams, const LaunchOptions& opt,
                    cudaStream_t stream) {
@@ -176,8 +234,12 @@ void launch_modern(const DeviceArea& area, const DeviceStreams& streams, const L
     a.sinb = b.sinb, a.sinl = b.sinl, a.cosb = b.cosb, a.cosl = b.cosl;
     a.r_point = b.folded_r, a.weight = b.folded_w, a.ids = b.ids, a.cell_out = b.cell_out;
     a.block_weight = area.block_weight, a.block_r_min = area.block_r_min, a.block_r_max = area.block_r_max;
+    a.exp_table = area.exp_table;
     a.n_blocks = area.n_r, a.block = area.n_conv;
-    a.cells = area.cells, a.stride = area.padded, a.n_nu = area.n_nu, a.n_points = area.n_points;
+    const int chunk = chunk_cells(area.cells);
+    a.first_cell = std::min(area.cells, area.first_chunk * chunk);
+    a.last_cell = std::min(area.cells, area.last_chunk * chunk);
+    a.stride = area.padded, a.n_nu = area.n_nu;
     a.q_inv_sq = Real(streams.q_inv_sq), a.r0 = Real(streams.r0);
     for (int s = 0; s < streams.count; ++s) {
         for (int i = 0; i < 3; ++i) {
@@ -190,10 +252,14 @@ void launch_modern(const DeviceArea& area, const DeviceStreams& streams, const L
     const void* kernel = modern_kernel<Real>(streams.count, false);
     if (!kernel) throw CudaError("no modern kernel instance for " + std::to_string(streams.count) + " streams");
     const int threads = opt.threads_per_block;
-    const int blocks = (area.cells + threads - 1) / threads;
-    void* params[] = {&a};
-    check(cudaLaunchKernel(kernel, dim3(blocks), dim3(threads), params, 0, stream), "launch the modern integral kernel");
-    modern_reduce_kernel<Real><<<1 + streams.count, 1024, 0, stream>>>(b.cell_out, area.cells, area.padded, area.sums);
+    if (a.last_cell > a.first_cell) {
+        const int blocks = (a.last_cell - a.first_cell + threads - 1) / threads;
+        void* params[] = {&a};
+        check(cudaLaunchKernel(kernel, dim3(blocks), dim3(threads), params, 0, stream),
+              "launch the modern integral kernel");
+    }
+    modern_reduce_kernel<Real><<<1 + streams.count, reduction_chunks, 0, stream>>>(
+        b.cell_out, area.cells, area.first_chunk, area.last_chunk, area.padded, area.partials);
     check(cudaGetLastError(), "launch the modern reduction kernel");
 }
 

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include "math/constants.hpp"
+#include "math/exp_table.hpp"
 
 #include <string>
 #include <vector>
@@ -46,7 +47,11 @@ struct DeviceArea {
     double r_max = 0;            ///< largest point distance [kpc]
     double weight_sum = 0;       ///< sum of the folded weights
     double skip_threshold[constants::max_gpu_streams] = {};  ///< per stream (see cpu/stream_skipping.hpp)
-    double* sums = nullptr;      ///< device: the area's 1 + S integrals, reduced on the device
+    int first_chunk = 0;         ///< this device's slice of the area: reduction chunks [first_chunk,
+    int last_chunk = 0;          ///< last_chunk), cells mu-major, so a range of mu rows (see chunk_cells)
+    double* partials = nullptr;  ///< device: per component c and reduction chunk i, the chunk's compensated
+                                 ///< sum and its compensation at [(c * reduction_chunks + i) * 2 + 0/1]
+    const math::ExpTableEntry* exp_table = nullptr;  ///< device: the table of math::exp_from_steps()
     double* block_weight = nullptr;  ///< device: per r bin, the sum of its folded weights
     double* block_r_min = nullptr;   ///< device: per r bin, its smallest point distance
     double* block_r_max = nullptr;   ///< device: per r bin, its largest point distance
@@ -59,6 +64,13 @@ struct DeviceArea {
         else return f32;
     }
 };
+
+/// The modern variants reduce each component's cells in this many fixed chunks of consecutive cells; the
+/// chunk boundaries depend only on the cell count, so the result does not depend on the launch
+/// configuration or on how many devices share the area.
+inline constexpr int reduction_chunks = 1024;
+/// Cells per reduction chunk: chunk i holds the cells [i * chunk_cells, (i + 1) * chunk_cells) below @p cells.
+__host__ __device__ inline int chunk_cells(int cells) { return (cells + reduction_chunks - 1) / reduction_chunks; }
 
 /// Values in the stream table: centre x, y, z and axis x, y, z for each of the most streams a kernel takes.
 inline constexpr int stream_table_size = 6 * constants::max_gpu_streams;
@@ -84,6 +96,8 @@ struct LaunchOptions {
     int blocks_per_launch = 0;   ///< 0: all cells in one launch per r step; the 2010 code used 128
     bool register_cap = false;   ///< the 48-register build of the thesis's Makefile
     bool keep_context = false;   ///< run in the calling thread's current context (e.g. a green context)
+    int slices = 0;              ///< modern variants: split each area's mu range into this many slices, dealt
+                                 ///< round-robin to the devices in use (0: one slice per device)
 };
 
 /// Uploads a variant's constants and queues its integral kernels for one area on a CUDA stream.
@@ -105,7 +119,7 @@ struct VariantInfo {
     LaunchFn launch = nullptr;  ///< runs the variant over one area
     KernelFn kernel = nullptr;  ///< the kernel for a stream count (nullptr if not instantiated)
     bool has_capped_build = true;  ///< a 48-register build exists (the thesis variants)
-    bool device_reduced = false;   ///< reduces on the device into DeviceArea::sums (the modern variants)
+    bool device_reduced = false;   ///< reduces on the device into DeviceArea::partials (the modern variants)
     SharedBytesFn shared_bytes = nullptr;  ///< dynamic shared memory per block
 };
 

@@ -169,6 +169,29 @@ TEST(GpuModern, ResultIndependentOfLaunchConfiguration) {
     }
 }
 
+// Splitting the mu range into slices (one per GPU on a multi-GPU host; dealt round-robin to the devices
+// there are) returns the same chunk sums, added in the same order: the integrals are bit-identical for any
+// slice count, including more slices than devices and slices that hold no cell.
+TEST(GpuModern, ResultIdenticalForAnySliceCount) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: NOT checked";
+    const auto w = load("2s-small");
+    mwsep::cuda::LaunchOptions one;
+    one.slices = 1;
+    const auto reference = mwsep::cuda::evaluate(w->setup, w->stars, "modern-f64", -1, one);
+    for (int slices : {2, 3, 7, 64}) {
+        mwsep::cuda::LaunchOptions split;
+        split.slices = slices;
+        const auto r = mwsep::cuda::evaluate(w->setup, w->stars, "modern-f64", -1, split);
+        EXPECT_EQ(r.integrals.background, reference.integrals.background) << slices << " slices";
+        for (std::size_t s = 0; s < r.integrals.streams.size(); ++s)
+            EXPECT_EQ(r.integrals.streams[s], reference.integrals.streams[s]) << slices << " slices";
+        EXPECT_EQ(r.likelihood.likelihood, reference.likelihood.likelihood) << slices << " slices";
+    }
+    mwsep::cuda::LaunchOptions too_many;
+    too_many.slices = 1025;
+    EXPECT_THROW(mwsep::cuda::evaluate(w->setup, w->stars, "modern-f64", -1, too_many), mwsep::cuda::CudaError);
+}
+
 TEST(GpuErrors, UnknownVariantIsAClearError) {
     EXPECT_THROW(mwsep::cuda::find_variant("shared-fast-unrolled-f16"), mwsep::cuda::CudaError);
 }

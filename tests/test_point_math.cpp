@@ -6,6 +6,8 @@
 #include <random>
 
 #include "math/exp_nonpositive.hpp"
+#include "math/exp_table.hpp"
+#include "math/refine.hpp"
 #include "math/sightline.hpp"
 #include "math/point.hpp"
 
@@ -120,6 +122,70 @@ TEST(ExpNonpositive, WithinOneUlpOfLibmOnAHundredMillionArguments) {
     }
     EXPECT_EQ(checked, total);
     EXPECT_LE(worst, 1) << "worst argument " << worst_x;
+}
+
+// The modern GPU kernel's table exponential, tested here on the host through the same header: at most
+// 1 ulp from exp(x_steps ln2 / 256) computed in long double, over 1e8 random arguments in table steps
+// (half over the whole non-flushed range, half over the model's usual exponents).
+TEST(ExpTable, WithinOneUlpOnAHundredMillionArguments) {
+    if (sizeof(long double) <= sizeof(double)) GTEST_SKIP() << "needs a long double wider than double";
+    std::vector<ExpTableEntry> table(ExpTable::size);
+    ExpTable::fill(table.data());
+    constexpr long double ln2_over_size = 0.693147180559945309417232121458176568L / ExpTable::size;
+    std::mt19937_64 rng(2024);
+    std::uniform_real_distribution<double> wide(-260990.0, 0.0);
+    std::uniform_real_distribution<double> narrow(-40.0 * ExpTable::steps_per_unit, 0.0);
+    long long worst = 0;
+    double worst_x = 0;
+    for (long long i = 0; i < 100'000'000; ++i) {
+        const double s = i % 2 ? wide(rng) : narrow(rng);
+        const double expected = static_cast<double>(std::exp(static_cast<long double>(s) * ln2_over_size));
+        const long long d = ulp_distance(exp_from_steps(s, table.data()), expected);
+        if (d > worst) worst = d, worst_x = s;
+    }
+    EXPECT_LE(worst, 1) << "worst argument (in table steps) " << worst_x;
+}
+
+// Its edges: exact at 0, rounding noise above 0 read as 0, flushed to 0 far below, -inf to 0, NaN kept;
+// every table entry reproduces 2^(j/256) at the grid points.
+TEST(ExpTable, EdgesAndGridPoints) {
+    std::vector<ExpTableEntry> table(ExpTable::size);
+    ExpTable::fill(table.data());
+    EXPECT_EQ(exp_from_steps(0.0, table.data()), 1.0);
+    EXPECT_EQ(exp_from_steps(-0.0, table.data()), 1.0);
+    EXPECT_EQ(exp_from_steps(1e-12, table.data()), 1.0);
+    EXPECT_EQ(exp_from_steps(-256.0, table.data()), 0.5);
+    EXPECT_EQ(exp_from_steps(-261000.0, table.data()), 0.0);
+    EXPECT_EQ(exp_from_steps(-1e300, table.data()), 0.0);
+    EXPECT_EQ(exp_from_steps(-INFINITY, table.data()), 0.0);
+    EXPECT_TRUE(std::isnan(exp_from_steps(NAN, table.data())));
+    EXPECT_NEAR(exp_from_steps(-260000.0, table.data()) / std::exp(-260000.0 / ExpTable::steps_per_unit), 1.0, 1e-12);
+    for (int j = 1; j < ExpTable::size; ++j) {
+        const double x = -static_cast<double>(ExpTable::size - j);  // exp = 2^(j/256) / 2
+        EXPECT_EQ(exp_from_steps(x, table.data()), table[j].value / 2) << j;
+    }
+}
+
+// The seed refinements of the modern kernel's background term: from seeds off by up to 2^-17 (worse than
+// the GPU's approximate instructions), both land within 1 ulp of the correctly rounded 1/x and 1/sqrt(x).
+TEST(SeedRefinement, WithinOneUlpFromSeedsOffByUpTo2ToTheMinus17) {
+    std::mt19937_64 rng(77);
+    std::uniform_real_distribution<double> exponent(-30.0, 30.0), unit(-1.0, 1.0);
+    const double worst_seed = std::ldexp(1.0, -17);
+    long long worst_rcp = 0, worst_rsqrt = 0;
+    for (int i = 0; i < 2'000'000; ++i) {
+        const double x = std::exp2(exponent(rng));
+        const double perturb = 1.0 + worst_seed * unit(rng);
+        const double rcp = reciprocal_from_seed(x, perturb / x);
+        const double rsq = rsqrt_from_seed(x, perturb / std::sqrt(x));
+        worst_rcp = std::max(worst_rcp, ulp_distance(rcp, 1.0 / x));
+        const long double exact = 1.0L / std::sqrt(static_cast<long double>(x));
+        worst_rsqrt = std::max(worst_rsqrt, ulp_distance(rsq, static_cast<double>(exact)));
+    }
+    EXPECT_LE(worst_rcp, 1);
+    EXPECT_LE(worst_rsqrt, 1);
+    // A seed off by 2^-8 is outside the contract and must show: the check above can fail.
+    EXPECT_GT(ulp_distance(reciprocal_from_seed(3.0, (1 + 1.0 / 256) / 3.0), 1.0 / 3.0), 1);
 }
 
 // The line-of-sight quadratics equal the direct formulas at every distance (spec 3.1).

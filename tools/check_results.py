@@ -22,7 +22,10 @@ COLUMNS = {
     "bench_cpu_line_of_sight": CPU_BENCH,
     "modern": GPU_BENCH,
     "exp_throughput": ["function", "exps", "seconds", "exps_per_second"],
-    "end_to_end": ["work_unit", "variant", "repeat", "wall_ms"],
+    "end_to_end": ["work_unit", "variant", "repeat", "wall_ms", "load_s", "device_start_wait_s", "prepare_s",
+                   "integral_s", "likelihood_s", "evaluate_s"],
+    "sass_mix": ["kernel", "instructions", "fp64", "fp64_mufu", "integer_logic", "shared_loads", "global_loads",
+                 "branches", "other"],
 }
 # Every experiment of experiments/definitions records GPU rows in <name>.csv and CPU rows in <name>_cpu.csv.
 DEFINITIONS = pathlib.Path(__file__).resolve().parent.parent / "experiments" / "definitions"

@@ -5,7 +5,8 @@
 #   experiments/gpu/device_run.sh profile       Nsight Compute: FP64 pipe use of every double variant
 #   experiments/gpu/device_run.sh cpu           the fast CPU integrator on one and on all of the host's cores
 #   experiments/gpu/device_run.sh experiments [--quick] [--only a,b]   the experiments of experiments/definitions
-#   experiments/gpu/device_run.sh modern        exp microbenchmark, modern variants, end-to-end runs
+#   experiments/gpu/device_run.sh modern        modern variants: checks, instruction mix, exp microbenchmark,
+#                                               timings, end-to-end runs
 # Inputs that do not live in the repository (GoogleTest source if the machine lacks it, the oracle cases
 # and real catalogues) are read from .device-input/, which the caller carries.
 set -uo pipefail
@@ -115,24 +116,52 @@ PY
     exit $status
     ;;
   modern)
-    # Beyond the thesis: the exp microbenchmark, the modern variants against the thesis's final one on
-    # the large units, and end-to-end runs (files in, likelihood out, CUDA start-up included).
+    # Beyond the thesis: checks of the modern variants (correctness cases, slicing, sanitizers), their
+    # instruction mix and FP64 pipe use, the exp microbenchmark, the modern variants against the thesis's
+    # final one on the large units, and end-to-end runs (files in, likelihood out, CUDA start-up included).
     provenance
     [ -x $M ] || build
-    nvcc -O3 -arch=sm_90 -std=c++17 -Isrc experiments/gpu/exp_throughput.cu -o /tmp/exp_throughput && \
+    t0=$SECONDS
+    MWSEP_SHARED_DIR="$PWD/.device-input/shared" $B/tests/mwsep_gpu_tests --gtest_filter='*modern*:GpuModern*' \
+      > "$OUT/logs/gpu_tests_modern.log" 2>&1
+    echo "modern gpu tests exit $? in $((SECONDS - t0)) s"; tail -3 "$OUT/logs/gpu_tests_modern.log"
+    grep -E "FAILED|Failure" -A3 "$OUT/logs/gpu_tests_modern.log" | head -30
+    $M generate -a data/workunits/tiny/astronomy_parameters.txt -o /tmp/tiny-stars.txt --count 2000 --seed 3 2>/dev/null
+    for tool in racecheck memcheck; do
+      compute-sanitizer --tool $tool $M run -a data/workunits/tiny/astronomy_parameters.txt -s /tmp/tiny-stars.txt \
+        --backend cuda --variant modern-f64 > "$OUT/logs/${tool}_modern.log" 2>&1
+      echo "$tool modern-f64 exit $?: $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/logs/${tool}_modern.log" | head -1)"
+    done
+    cuobjdump -sass $B/kernels/CMakeFiles/mwsep_cuda.dir/modern.cu.o > "$OUT/logs/modern.sass" 2>&1
+    python3 tools/sass_mix.py "$OUT/logs/modern.sass" | tee "$OUT/sass_mix.csv"
+    wu=2s-small
+    [ -f data/stars/$wu.txt ] || $M generate -a data/workunits/$wu/astronomy_parameters.txt -o data/stars/$wu.txt --count 100000 --seed 1 2>/dev/null
+    ncu --kernel-name regex:modern_integral_kernel --launch-count 2 --csv --metrics \
+sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active,sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active,\
+smsp__inst_executed.sum,smsp__inst_executed_pipe_fp64.sum,sm__warps_active.avg.pct_of_peak_sustained_active,\
+l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum \
+      $M run -a data/workunits/$wu/astronomy_parameters.txt -s data/stars/$wu.txt --backend cuda --variant modern-f64 \
+      > "$OUT/logs/ncu_modern.csv" 2>&1
+    echo "ncu exit $?"; grep -E '"(sm__|smsp__|l1tex__|gpu__)' "$OUT/logs/ncu_modern.csv" | cut -d, -f5,13- | head -20
+    nvcc -O3 -arch=sm_90 -std=c++17 -Isrc experiments/gpu/exp_throughput.cu src/math/exp_table.cpp -o /tmp/exp_throughput && \
       /tmp/exp_throughput | tee "$OUT/exp_throughput.csv"
+    echo "work_unit,variant,repeat,wall_ms,load_s,device_start_wait_s,prepare_s,integral_s,likelihood_s,evaluate_s" > "$OUT/end_to_end.csv"
     for wu in 3s-large 2s-large; do
       [ -f data/stars/$wu.txt ] || { mkdir -p data/stars; $M generate -a data/workunits/$wu/astronomy_parameters.txt -o data/stars/$wu.txt --count 100000 --seed 1; }
       $M bench -a data/workunits/$wu/astronomy_parameters.txt -s data/stars/$wu.txt --work-unit $wu \
-        --experiment modern --variants modern-f64,modern-f32,shared-fast-unrolled-f64,constant-ieee-unrolled-f64 \
+        --experiment modern --variants ${MODERN_VARIANTS:-modern-f64,modern-f32,shared-fast-unrolled-f64,constant-ieee-unrolled-f64} \
         --repeats 5 --csv "$OUT/modern.csv" 2>&1 | tee "$OUT/logs/modern_$wu.txt"
-      for rep in 1 2 3; do
+      for rep in 1 2 3 4 5; do
         t0=$(date +%s%N); $M run -a data/workunits/$wu/astronomy_parameters.txt -s data/stars/$wu.txt --backend cuda \
           --variant modern-f64 --json > "$OUT/logs/e2e_${wu}_${rep}.json"; t1=$(date +%s%N)
-        echo "$wu,modern-f64,$rep,$(( (t1 - t0) / 1000000 ))" >> "$OUT/end_to_end.csv"
+        python3 - "$OUT/logs/e2e_${wu}_${rep}.json" "$wu" "$rep" "$(( (t1 - t0) / 1000000 ))" >> "$OUT/end_to_end.csv" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["timings"]
+print(",".join([sys.argv[2], "modern-f64", sys.argv[3], sys.argv[4]] +
+               [repr(t[k]) for k in ("load", "device_start_wait", "prepare", "integral", "likelihood", "evaluate")]))
+PY
       done
     done
-    sed -i '1i work_unit,variant,repeat,wall_ms' "$OUT/end_to_end.csv"
     cat "$OUT/end_to_end.csv"
     ;;
   *) echo "unknown stage $stage"; exit 2 ;;

@@ -38,6 +38,19 @@ Inputs load_inputs(const RunOptions& o) {
     return in;
 }
 
+std::future<void> start_backend(const RunOptions& o) {
+#if defined(MWSEP_WITH_CUDA)
+    if (o.backend == "cuda") {
+        const std::string variant = o.variant;
+        const int device = o.device;
+        return std::async(std::launch::async, [variant, device] { cuda::initialise_devices(variant, device); });
+    }
+#endif
+    std::promise<void> nothing_to_start;
+    nothing_to_start.set_value();
+    return nothing_to_start.get_future();
+}
+
 RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressFn& progress) {
     RunResult r;
     const auto t0 = std::chrono::steady_clock::now();
@@ -61,6 +74,7 @@ RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressF
         r.likelihood = g.likelihood;
         r.integral_seconds = g.integral_seconds;
         r.likelihood_seconds = g.likelihood_seconds;
+        r.prepare_seconds = g.prepare_seconds;
         r.device = g.device;
 #else
         throw std::runtime_error("this build has no CUDA backend (no CUDA compiler was found when it was configured)");

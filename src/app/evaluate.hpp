@@ -2,6 +2,7 @@
 /// @brief One evaluation end to end: files -> model -> integrator (CPU or CUDA) -> result.
 #pragma once
 
+#include <future>
 #include <optional>
 #include <string>
 
@@ -47,8 +48,15 @@ struct RunResult {
     double integral_seconds = 0;    ///< integrals: wall clock on the CPU, kernel time (CUDA events) on the GPU
     double likelihood_seconds = 0;  ///< likelihood, timed like integral_seconds
     double total_seconds = 0;       ///< wall clock of evaluate(), including GPU setup, transfers and host sums
+    double prepare_seconds = 0;     ///< CUDA: host tables, allocations and uploads before the kernels
+    double device_wait_seconds = 0; ///< CUDA: time spent waiting for the devices' start-up after loading; set by the caller
     std::string device;  ///< what computed it ("CPU ..." or the GPU's name)
 };
+
+/// Starts what the backend of @p o needs before it can compute (for CUDA: the devices' contexts) on
+/// another thread, so that it overlaps reading the inputs; get() the result before evaluate(). It
+/// rethrows what went wrong (for instance: no CUDA device).
+std::future<void> start_backend(const RunOptions& o);
 
 /// Evaluates the likelihood of @p in with the backend of @p o.
 RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressFn& progress = {});

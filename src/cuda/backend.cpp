@@ -1,6 +1,9 @@
 #include "cuda/backend.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "check.hpp"
@@ -15,10 +18,14 @@ namespace {
 /// Owns device allocations and frees them on every path.
 class DeviceMemory {
 public:
+    DeviceMemory() { cudaGetDevice(&device_); }
     ~DeviceMemory() {
-        destroy_textures();  // textures first: they view the buffers
+        cudaSetDevice(device_);  // free on the device that allocated, whichever is current now
+        destroy_textures();      // textures first: they view the buffers
         for (void* p : owned_) cudaFree(p);
     }
+    DeviceMemory(const DeviceMemory&) = delete;
+    DeviceMemory& operator=(const DeviceMemory&) = delete;
     template <class T>
     T* allocate(std::size_t count, const char* what) {
         void* p = nullptr;
@@ -39,6 +46,7 @@ public:
     }
 
 private:
+    int device_ = 0;
     std::vector<void*> owned_;
     std::vector<cudaTextureObject_t> textures_;
 };
@@ -50,29 +58,44 @@ std::vector<Real> convert(const std::vector<double>& v, std::size_t size) {
     return out;
 }
 
-/// The extra tables of the modern variants: the folded line of sight, the nu areas, the per-cell outputs
-/// and the skip thresholds of the streams.
+/// What the modern variants need of one area beyond the cell directions, computed once on the host
+/// and uploaded to every device: the folded line of sight and the streams' skip thresholds.
+struct ModernHostArea {
+    geometry::FoldedLineOfSight los;
+    std::vector<double> thresholds;
+};
+
+ModernHostArea prepare_modern(const geometry::IntegrationSetup& s, const geometry::AreaTables& t) {
+    ModernHostArea h;
+    h.los = geometry::fold_line_of_sight(t);
+    h.thresholds = cpu::stream_skip_thresholds(s, t, h.los);
+    return h;
+}
+
+/// Uploads the modern variants' tables of one area: the folded line of sight, the nu areas, the per-cell
+/// outputs, the chunk partial sums and the exponential's table.
 template <class Real>
-void fill_modern(const geometry::IntegrationSetup& s, const geometry::AreaTables& t, DeviceArea& a,
-                 AreaBuffers<Real>& b, int n_streams, DeviceMemory& mem) {
-    const auto los = geometry::fold_line_of_sight(t);
+void fill_modern(const ModernHostArea& h, const geometry::AreaTables& t, DeviceArea& a, AreaBuffers<Real>& b,
+                 int n_streams, const math::ExpTableEntry* exp_table, DeviceMemory& mem) {
+    const auto& los = h.los;
     a.n_points = static_cast<int>(los.r_point.size());
     a.r_min = los.r_min;
     a.r_max = los.r_max;
     a.weight_sum = los.weight_sum;
-    const auto thresholds = cpu::stream_skip_thresholds(s, t, los);
-    for (int i = 0; i < n_streams; ++i) a.skip_threshold[i] = thresholds[i];
+    for (int i = 0; i < n_streams; ++i) a.skip_threshold[i] = h.thresholds[i];
+    a.exp_table = exp_table;
     b.folded_r = mem.upload(convert<Real>(los.r_point, los.r_point.size()), "upload the line-of-sight points");
     b.folded_w = mem.upload(convert<Real>(los.weight, los.weight.size()), "upload the line-of-sight weights");
     b.ids = mem.upload(convert<Real>(t.ids, t.ids.size()), "upload the nu areas");
     b.cell_out = mem.allocate<Real>(static_cast<std::size_t>(a.padded) * (1 + n_streams), "allocate per-cell results");
-    a.sums = mem.allocate<double>(1 + n_streams, "allocate the area sums");
+    const std::size_t n_partials = static_cast<std::size_t>(reduction_chunks) * 2 * (1 + n_streams);
+    a.partials = mem.allocate<double>(n_partials, "allocate the chunk sums");
     a.block_weight = mem.upload(los.block_weight, "upload the r-bin weights");
     a.block_r_min = mem.upload(los.block_r_min, "upload the r-bin ranges");
     a.block_r_max = mem.upload(los.block_r_max, "upload the r-bin ranges");
-    // Poison the outputs (all bits set is a NaN): a cell or sum the kernels never wrote cannot pass.
+    // Poison the outputs (all bits set is a NaN): a cell or chunk the kernels never wrote cannot pass.
     check(cudaMemset(b.cell_out, 0xff, sizeof(Real) * a.padded * (1 + n_streams)), "poison per-cell results");
-    check(cudaMemset(a.sums, 0xff, sizeof(double) * (1 + n_streams)), "poison the area sums");
+    check(cudaMemset(a.partials, 0xff, sizeof(double) * n_partials), "poison the chunk sums");
 }
 
 /// The grid sizes and the cell directions, which every variant reads; with @p thesis_tables also the
@@ -182,6 +205,199 @@ int select_device(int requested, bool need_double) {
     return best;
 }
 
+namespace {
+
+/// Every device with double precision (when @p need_double), the fastest first as select_device() ranks them.
+std::vector<int> usable_devices(bool need_double) {
+    const int best = select_device(-1, need_double);
+    int count = 0;
+    check(cudaGetDeviceCount(&count), "count CUDA devices");
+    std::vector<int> out{best};
+    for (int d = 0; d < count; ++d) {
+        if (d == best) continue;
+        cudaDeviceProp p{};
+        check(cudaGetDeviceProperties(&p, d), "query a device");
+        if (!need_double || p.major > 1 || (p.major == 1 && p.minor >= 3)) out.push_back(d);
+    }
+    return out;
+}
+
+/// The stream constants, on the host and (for the thesis's memory families) on the device.
+DeviceStreams make_streams(const geometry::IntegrationSetup& setup, DeviceMemory& mem, bool device_tables) {
+    const int S = static_cast<int>(setup.streams.size());
+    DeviceStreams streams;
+    streams.count = S;
+    streams.q_inv_sq = setup.q_inv_sq;
+    streams.r0 = setup.model.r0;
+    for (int s = 0; s < S; ++s) {
+        const auto& g = setup.streams[s];
+        const double vals[6] = {g.centre.x, g.centre.y, g.centre.z, g.axis.x, g.axis.y, g.axis.z};
+        for (int i = 0; i < 6; ++i) streams.host_f64[6 * s + i] = vals[i], streams.host_f32[6 * s + i] = float(vals[i]);
+        streams.inv_two_sigma_sq_f64[s] = g.inv_two_sigma_sq;
+        streams.inv_two_sigma_sq_f32[s] = float(g.inv_two_sigma_sq);
+    }
+    if (!device_tables) return streams;
+    streams.global_f64 = mem.upload(std::vector<double>(streams.host_f64, streams.host_f64 + stream_table_size), "upload stream constants");
+    streams.global_f32 = mem.upload(std::vector<float>(streams.host_f32, streams.host_f32 + stream_table_size), "upload stream constants");
+    streams.texture_f64 = make_texture<double>(streams.global_f64, stream_table_size);
+    mem.track_texture(streams.texture_f64);
+    streams.texture_f32 = make_texture<float>(streams.global_f32, stream_table_size);
+    mem.track_texture(streams.texture_f32);
+    return streams;
+}
+
+/// The background and stream integrals of all areas (cut areas subtracted, spec 3.4) from per-area sums.
+model::Integrals combine_areas(const std::vector<std::vector<double>>& area_sums, int S) {
+    model::Integrals out;
+    out.streams.assign(S, 0.0);
+    for (std::size_t i = 0; i < area_sums.size(); ++i) {
+        const double sign = i == 0 ? 1.0 : -1.0;
+        out.background += sign * area_sums[i][0];
+        for (int s = 0; s < S; ++s) out.streams[s] += sign * area_sums[i][1 + s];
+    }
+    return out;
+}
+
+/// The thesis's variants: one device, per-cell accumulators reduced on the host.
+model::Integrals integrate_thesis(const geometry::IntegrationSetup& setup, const VariantInfo& v,
+                                  const LaunchOptions& launch, float& integral_ms, double& prepare_seconds) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const int S = static_cast<int>(setup.streams.size());
+    DeviceMemory mem;
+    const DeviceStreams streams = make_streams(setup, mem, true);
+    std::vector<DeviceArea> areas(setup.areas.size());
+    for (std::size_t i = 0; i < areas.size(); ++i) {
+        if (v.double_precision) fill_area<double>(setup.areas[i], areas[i], areas[i].f64, S, mem, true);
+        else fill_area<float>(setup.areas[i], areas[i], areas[i].f32, S, mem, true);
+    }
+    const Stream owned_stream;
+    const cudaStream_t stream = owned_stream.get();
+    Event start, stop;
+    prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    start.record(stream);
+    for (const auto& a : areas) v.launch(a, streams, launch, stream);
+    stop.record(stream);
+    check(cudaStreamSynchronize(stream), "run the integral kernels");
+    integral_ms = stop.since(start);
+    std::vector<std::vector<double>> sums;
+    for (const auto& a : areas) sums.push_back(v.double_precision ? reduce_area(a, a.f64, S) : reduce_area(a, a.f32, S));
+    return combine_areas(sums, S);
+}
+
+/// One slice of the modern variants' work: a device, its copies of the tables, and its range of every
+/// area's reduction chunks.
+struct ModernSlice {
+    explicit ModernSlice(int dev) : device(dev) { check(cudaSetDevice(dev), "select a device for a slice"); }
+    ~ModernSlice() { cudaSetDevice(device); }  // the members below are released on their own device
+    int device;
+    DeviceMemory mem;
+    Stream stream;
+    Event start, stop;
+    std::vector<DeviceArea> areas;
+};
+
+/// The modern variants: each area's cells split into contiguous ranges of reduction chunks (ranges of mu
+/// rows), one per slice, the slices dealt round-robin to @p devices and run concurrently; the host adds
+/// every chunk's compensated sum in chunk order, so the integrals do not depend on the slicing.
+model::Integrals integrate_modern(const geometry::IntegrationSetup& setup, const VariantInfo& v,
+                                  const std::vector<int>& devices, const LaunchOptions& launch, float& integral_ms,
+                                  double& prepare_seconds) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const int S = static_cast<int>(setup.streams.size());
+    const int n_slices = launch.slices > 0 ? launch.slices : static_cast<int>(devices.size());
+    if (n_slices > reduction_chunks)
+        throw CudaError("at most " + std::to_string(reduction_chunks) + " slices (one reduction chunk each)");
+    std::vector<ModernHostArea> host;
+    for (const auto& t : setup.areas) host.push_back(prepare_modern(setup, t));
+    std::vector<math::ExpTableEntry> exp_table(math::ExpTable::size);
+    math::ExpTable::fill(exp_table.data());
+
+    std::vector<std::unique_ptr<ModernSlice>> slices;
+    for (int k = 0; k < n_slices; ++k) {
+        auto slice = std::make_unique<ModernSlice>(devices[k % devices.size()]);
+        const auto* table = slice->mem.upload(exp_table, "upload the exponential's table");
+        slice->areas.resize(setup.areas.size());
+        for (std::size_t i = 0; i < setup.areas.size(); ++i) {
+            auto& a = slice->areas[i];
+            const auto& t = setup.areas[i];
+            if (v.double_precision) {
+                fill_area<double>(t, a, a.f64, S, slice->mem, false);
+                fill_modern<double>(host[i], t, a, a.f64, S, table, slice->mem);
+            } else {
+                fill_area<float>(t, a, a.f32, S, slice->mem, false);
+                fill_modern<float>(host[i], t, a, a.f32, S, table, slice->mem);
+            }
+            a.first_chunk = reduction_chunks * k / n_slices;
+            a.last_chunk = reduction_chunks * (k + 1) / n_slices;
+        }
+        slices.push_back(std::move(slice));
+    }
+    const DeviceStreams streams = make_streams(setup, slices.front()->mem, false);  // kernel arguments only
+    prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (auto& slice : slices) {
+        check(cudaSetDevice(slice->device), "select a slice's device");
+        slice->start.record(slice->stream.get());
+        for (const auto& a : slice->areas) v.launch(a, streams, launch, slice->stream.get());
+        slice->stop.record(slice->stream.get());
+    }
+    integral_ms = 0;
+    std::vector<std::vector<double>> partials(setup.areas.size(),
+                                              std::vector<double>(static_cast<std::size_t>(reduction_chunks) * 2 * (1 + S)));
+    for (auto& slice : slices) {
+        check(cudaSetDevice(slice->device), "select a slice's device");
+        check(cudaStreamSynchronize(slice->stream.get()), "run the modern integral kernels");
+        integral_ms = std::max(integral_ms, slice->stop.since(slice->start));
+        for (std::size_t i = 0; i < slice->areas.size(); ++i) {
+            const auto& a = slice->areas[i];
+            for (int c = 0; c <= S; ++c) {
+                const std::size_t at = (static_cast<std::size_t>(c) * reduction_chunks + a.first_chunk) * 2;
+                const std::size_t n = static_cast<std::size_t>(a.last_chunk - a.first_chunk) * 2;
+                if (n == 0) continue;
+                check(cudaMemcpy(partials[i].data() + at, a.partials + at, sizeof(double) * n, cudaMemcpyDeviceToHost),
+                      "download the chunk sums");
+            }
+        }
+    }
+    std::vector<std::vector<double>> sums;
+    for (const auto& part : partials) {
+        std::vector<double> area_sums(1 + S);
+        for (int c = 0; c <= S; ++c) {
+            cpu::NeumaierSum total;
+            double compensation = 0;
+            for (int i = 0; i < reduction_chunks; ++i) {
+                total.add(part[(static_cast<std::size_t>(c) * reduction_chunks + i) * 2]);
+                compensation += part[(static_cast<std::size_t>(c) * reduction_chunks + i) * 2 + 1];
+            }
+            area_sums[c] = total.value() + compensation;
+        }
+        sums.push_back(area_sums);
+    }
+    return combine_areas(sums, S);
+}
+
+}  // namespace
+
+namespace {
+/// The devices evaluate() uses: the calling thread's current one (green contexts), every device with
+/// double precision for the modern variants when none is named, otherwise the one select_device() picks.
+std::vector<int> devices_for(const VariantInfo& v, int device, bool keep_context) {
+    if (keep_context) {
+        int dev = 0;
+        check(cudaGetDevice(&dev), "read the current device");
+        return {dev};
+    }
+    if (v.device_reduced && device < 0) return usable_devices(v.double_precision);
+    return {select_device(device, v.double_precision)};
+}
+}  // namespace
+
+void initialise_devices(const std::string& variant, int device) {
+    for (int d : devices_for(find_variant(variant), device, false)) {
+        check(cudaSetDevice(d), "select a device");
+        check(cudaFree(nullptr), "create the device's context");
+    }
+}
+
 GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
                    const std::string& variant_name, int device, const LaunchOptions& launch, bool soa_stars) {
     const VariantInfo& v = find_variant(variant_name);
@@ -193,70 +409,24 @@ GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCat
                         "the thesis's kernels did; use the CPU backend for this work unit");
     if (launch.threads_per_block < 32 || launch.threads_per_block > 1024 || launch.threads_per_block % 32 != 0)
         throw CudaError("threads per block must be a multiple of 32 in [32, 1024]");
-    int dev = 0;
-    if (launch.keep_context) {
-        check(cudaGetDevice(&dev), "read the current device");
-    } else {
-        dev = select_device(device, v.double_precision);
-        check(cudaSetDevice(dev), "select the device");
-    }
+    if (launch.slices < 0) throw CudaError("the slice count must be 0 (one per device) or more");
+    // The thesis's variants run on one device; the modern ones on every device unless one is named.
+    const std::vector<int> devices = devices_for(v, device, launch.keep_context);
+    if (!launch.keep_context) check(cudaSetDevice(devices.front()), "select the device");
     cudaDeviceProp prop{};
-    check(cudaGetDeviceProperties(&prop, dev), "query the device");
-
-    DeviceMemory mem;
-    DeviceStreams streams;
-    streams.count = S;
-    streams.q_inv_sq = setup.q_inv_sq;
-    streams.r0 = m.r0;
-    for (int s = 0; s < S; ++s) {
-        const auto& g = setup.streams[s];
-        const double vals[6] = {g.centre.x, g.centre.y, g.centre.z, g.axis.x, g.axis.y, g.axis.z};
-        for (int i = 0; i < 6; ++i) streams.host_f64[6 * s + i] = vals[i], streams.host_f32[6 * s + i] = float(vals[i]);
-        streams.inv_two_sigma_sq_f64[s] = g.inv_two_sigma_sq;
-        streams.inv_two_sigma_sq_f32[s] = float(g.inv_two_sigma_sq);
-    }
-    streams.global_f64 = mem.upload(std::vector<double>(streams.host_f64, streams.host_f64 + stream_table_size), "upload stream constants");
-    streams.global_f32 = mem.upload(std::vector<float>(streams.host_f32, streams.host_f32 + stream_table_size), "upload stream constants");
-    streams.texture_f64 = make_texture<double>(streams.global_f64, stream_table_size);
-    mem.track_texture(streams.texture_f64);
-    streams.texture_f32 = make_texture<float>(streams.global_f32, stream_table_size);
-    mem.track_texture(streams.texture_f32);
-
-    std::vector<DeviceArea> areas(setup.areas.size());
-    for (std::size_t i = 0; i < areas.size(); ++i) {
-        if (v.double_precision) fill_area<double>(setup.areas[i], areas[i], areas[i].f64, S, mem, !v.device_reduced);
-        else fill_area<float>(setup.areas[i], areas[i], areas[i].f32, S, mem, !v.device_reduced);
-        if (v.device_reduced) {
-            if (v.double_precision) fill_modern<double>(setup, setup.areas[i], areas[i], areas[i].f64, S, mem);
-            else fill_modern<float>(setup, setup.areas[i], areas[i], areas[i].f32, S, mem);
-        }
-    }
-
-    const Stream owned_stream;
-    const cudaStream_t stream = owned_stream.get();
-    Event start, stop;
-    start.record(stream);
-    for (const auto& a : areas) v.launch(a, streams, launch, stream);
-    stop.record(stream);
-    check(cudaStreamSynchronize(stream), "run the integral kernels");
-    const float integral_ms = stop.since(start);
+    check(cudaGetDeviceProperties(&prop, devices.front()), "query the device");
 
     GpuResult r;
-    r.integrals.streams.assign(S, 0.0);
-    for (std::size_t i = 0; i < areas.size(); ++i) {
-        std::vector<double> sums(1 + S);
-        if (v.device_reduced)
-            check(cudaMemcpy(sums.data(), areas[i].sums, sizeof(double) * (1 + S), cudaMemcpyDeviceToHost),
-                  "download the area sums");
-        else
-            sums = v.double_precision ? reduce_area(areas[i], areas[i].f64, S) : reduce_area(areas[i], areas[i].f32, S);
-        const double sign = i == 0 ? 1.0 : -1.0;
-        r.integrals.background = i == 0 ? sums[0] : r.integrals.background + sign * sums[0];
-        for (int s = 0; s < S; ++s) r.integrals.streams[s] = i == 0 ? sums[1 + s] : r.integrals.streams[s] + sign * sums[1 + s];
-    }
+    float integral_ms = 0;
+    r.integrals = v.device_reduced ? integrate_modern(setup, v, devices, launch, integral_ms, r.prepare_seconds)
+                                   : integrate_thesis(setup, v, launch, integral_ms, r.prepare_seconds);
     cpu::check_integrals(r.integrals);
 
-    const StarResults star = run_likelihood_kernel(setup, stars, r.integrals, v.double_precision, soa_stars, stream);
+    // The likelihood on the first device.
+    check(cudaSetDevice(devices.front()), "select the device");
+    const Stream owned_stream;
+    const StarResults star = run_likelihood_kernel(setup, stars, r.integrals, v.double_precision, soa_stars,
+                                                   owned_stream.get());
     const auto w = cpu::mixture_weights(m);
     double sum = 0, bg_sum = 0;
     std::vector<double> stream_sums(S, 0.0);
@@ -276,6 +446,10 @@ GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCat
     r.integral_seconds = integral_ms / 1000.0;
     r.likelihood_seconds = star.kernel_ms / 1000.0;
     r.device = prop.name;
+    r.devices_used = static_cast<int>(std::min<std::size_t>(devices.size(), v.device_reduced && launch.slices > 0
+                                                                                ? static_cast<std::size_t>(launch.slices)
+                                                                                : devices.size()));
+    if (r.devices_used > 1) r.device = std::to_string(r.devices_used) + " x " + r.device;
     return r;
 }
 

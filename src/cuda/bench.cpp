@@ -62,7 +62,7 @@ int command_bench(const std::vector<std::string>& args) {
     int repeats = 5, sm_count = 0;
     double expected = NAN;
     LaunchOptions launch;
-    bool aos = false;
+    bool aos = false, all_devices = false;
     std::string command = "mwsep bench";
     for (const auto& a : args) command += " " + a;
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -85,6 +85,8 @@ int command_bench(const std::vector<std::string>& args) {
         else if (a == "--blocks-per-launch") launch.blocks_per_launch = std::stoi(value());
         else if (a == "--register-cap") launch.register_cap = true;
         else if (a == "--aos") aos = true;
+        else if (a == "--all-devices") all_devices = true;
+        else if (a == "--slices") launch.slices = std::stoi(value());
         else if (a == "--help" || a == "-h") {
             std::printf(
                 "usage: mwsep bench -a astronomy_parameters.txt -s stars.txt [options]\n"
@@ -94,6 +96,8 @@ int command_bench(const std::vector<std::string>& args) {
                 "  --threads-per-block N     (default 64)   --blocks-per-launch N (default 0: all blocks)\n"
                 "  --register-cap            the 48-register builds   --aos  array-of-structures star layout\n"
                 "  --sm-count N              run on N SMs only (CUDA green context; an emulation of a smaller GPU)\n"
+                "  --all-devices             modern variants: split the mu range over every GPU (sm_count: their sum)\n"
+                "  --slices N                modern variants: split each area into N slices (default: one per GPU)\n"
                 "  --work-unit NAME --experiment NAME   labels written in every row\n"
                 "  --csv FILE                append one row per repeat   --meta FILE  write the device record\n");
             return 0;
@@ -101,6 +105,8 @@ int command_bench(const std::vector<std::string>& args) {
     }
     if (astronomy.empty() || stars_path.empty()) throw std::invalid_argument("mwsep bench: -a and -s are required");
     if (repeats < 1) throw std::invalid_argument("mwsep bench: --repeats must be at least 1");
+    if (launch.slices < 0) throw std::invalid_argument("mwsep bench: --slices must be 0 or more");
+    if (all_devices && sm_count > 0) throw std::invalid_argument("mwsep bench: --all-devices and --sm-count exclude each other");
     if (work_unit.empty()) work_unit = astronomy;
     const auto setup = geometry::make_setup(model::build_model(model::read_astronomy_parameters(astronomy)));
     const auto stars = model::read_stars(stars_path);
@@ -143,13 +149,24 @@ int command_bench(const std::vector<std::string>& args) {
 
     std::printf("%-28s %10s %10s %10s %12s %10s\n", "variant", "median_ms", "min_ms", "max_ms", "points/s", "rel_diff");
     int invalid = 0;
+    int all_sms = 0, device_count = 0;
+    check(cudaGetDeviceCount(&device_count), "count CUDA devices");
+    for (int d = 0; d < device_count; ++d) {
+        int sms = 0;
+        check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d), "query a device");
+        all_sms += sms;
+    }
     for (const VariantInfo* v : chosen) {
-        evaluate(setup, stars, v->name, device, launch, !aos);  // warm-up: module load, first allocations
+        // --all-devices: the modern variants spread over every GPU (device -1); the others stay on one.
+        const bool spread = all_devices && v->device_reduced;
+        const int run_device = spread ? -1 : device;
+        const int run_sms = spread ? all_sms : sms_used;
+        evaluate(setup, stars, v->name, run_device, launch, !aos);  // warm-up: module load, first allocations
         std::vector<double> kernel_ms;
         double worst = 0;
         for (int rep = 0; rep < repeats; ++rep) {
             const auto w0 = std::chrono::steady_clock::now();
-            const GpuResult g = evaluate(setup, stars, v->name, device, launch, !aos);
+            const GpuResult g = evaluate(setup, stars, v->name, run_device, launch, !aos);
             const double total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count();
             const double integral_ms = g.integral_seconds * 1e3, like_ms = g.likelihood_seconds * 1e3;
             const double diff = std::fabs(g.likelihood.likelihood - expected) / std::fabs(expected);
@@ -161,7 +178,7 @@ int command_bench(const std::vector<std::string>& args) {
             if (csv)
                 csv->row({experiment, v->name, work_unit, std::to_string(rep), std::to_string(launch.threads_per_block),
                           std::to_string(launch.blocks_per_launch), launch.register_cap ? "48" : "none",
-                          aos ? "aos" : "soa", std::to_string(sms_used), bench::csv_number(integral_ms),
+                          aos ? "aos" : "soa", std::to_string(run_sms), bench::csv_number(integral_ms),
                           bench::csv_number(like_ms), bench::csv_number(integral_ms + like_ms),
                           bench::csv_number(total_ms), bench::csv_number(points / (integral_ms / 1e3)),
                           bench::csv_number(g.likelihood.likelihood), bench::csv_number(diff), valid ? "true" : "false"});
