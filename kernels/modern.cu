@@ -52,6 +52,7 @@ struct ModernArgs {
     const double* block_r_min;   ///< per r bin: smallest point distance
     const double* block_r_max;   ///< per r bin: largest point distance
     const math::ExpTableEntry* exp_table;  ///< the table of math::exp_from_steps() (double precision)
+    math::ExpPolynomial poly;              ///< its polynomial, read from the constant bank
     int n_blocks;          ///< r bins
     int block;             ///< points per r bin (n_conv)
     Real* cell_out;        ///< per component and cell: the cell's integral [c * stride + p]
@@ -119,13 +120,40 @@ struct StreamExponent {
             return {double(q.a), double(q.b), double(q.c)};
         }
     }
-    __device__ __forceinline__ Real term(Real r, const math::ExpTableEntry* table) const {
-        if constexpr (sizeof(Real) == 8) return math::exp_from_steps(q(r), table);
+    __device__ __forceinline__ Real term(Real r, const math::ExpTableEntry* table,
+                                         const math::ExpPolynomial& poly) const {
+        if constexpr (sizeof(Real) == 8) return math::exp_from_steps(q(r), table, poly);
         else return math::stream_term_exp(q(r));
     }
 };
 
 // [modern-kernel-begin]
+/// The points of one r bin of one cell, with the streams in @p Active evaluated and the others skipped.
+/// Active is a compile-time bit mask, so the inner loop has no per-stream branches; the kernel picks the
+/// instance once per bin.
+template <class Real, int S, unsigned Active>
+__device__ __forceinline__ void bin_points(const Real* rp, const Real* wp, int n, const math::Quadratic<Real>& radius,
+                                           Real r0, const StreamExponent<Real> (&exponent)[S > 0 ? S : 1],
+                                           const math::ExpTableEntry* table, const math::ExpPolynomial& poly,
+                                           Real& bg, Real (&st)[S > 0 ? S : 1]) {
+#pragma unroll 4
+    for (int m = 0; m < n; ++m) {
+        const Real r = __ldg(rp + m);
+        const Real w = __ldg(wp + m);
+        bg = fma(w, background_term(radius(r), r0), bg);
+#pragma unroll
+        for (int s = 0; s < S; ++s)
+            if (Active & (1u << s)) st[s] = fma(w, exponent[s].term(r, table, poly), st[s]);
+    }
+}
+
+/// Calls the bin_points() instance whose mask equals @p active.
+template <class Real, int S, unsigned... Masks, class... Args>
+__device__ __forceinline__ void bin_points_for(unsigned active, std::integer_sequence<unsigned, Masks...>,
+                                               Args&&... args) {
+    ((active == Masks ? (bin_points<Real, S, Masks>(args...), true) : false) || ...);
+}
+
 /// The modern integral kernel: one thread per cell, all of its points, S streams unrolled.
 template <class Real, int S>
 __global__ void modern_integral_kernel(ModernArgs<Real> a) {
@@ -158,27 +186,22 @@ __global__ void modern_integral_kernel(ModernArgs<Real> a) {
     for (int s = 0; s < S; ++s) st[s] = 0;
     for (int k = 0; k < a.n_blocks; ++k) {
         // Streams whose bound over this r bin stays below the threshold are provably negligible here.
-        bool active[S > 0 ? S : 1];
+        unsigned active = 0;
 #pragma unroll
         for (int s = 0; s < S; ++s)
-            active[s] = double(ids) * a.block_weight[k] *
-                            math::stream_term_bound(exponent[s].natural(), a.block_r_min[k], a.block_r_max[k]) >=
-                        a.threshold[s];
+            if (double(ids) * a.block_weight[k] *
+                    math::stream_term_bound(exponent[s].natural(), a.block_r_min[k], a.block_r_max[k]) >=
+                a.threshold[s])
+                active |= 1u << s;
         const Real* rp = a.r_point + static_cast<size_t>(k) * a.block;
         const Real* wp = a.weight + static_cast<size_t>(k) * a.block;
-#pragma unroll 4
-        for (int m = 0; m < a.block; ++m) {
-            const Real r = __ldg(rp + m);
-            const Real w = __ldg(wp + m);
-            bg = fma(w, background_term(radius(r), a.r0), bg);
-#pragma unroll
-            for (int s = 0; s < S; ++s)
-                if (active[s]) st[s] = fma(w, exponent[s].term(r, table), st[s]);
-        }
+        bin_points_for<Real, S>(active, std::make_integer_sequence<unsigned, 1u << S>{}, rp, wp, a.block, radius,
+                                a.r0, exponent, table, a.poly, bg, st);
     }
-    // A non-finite exponent (impossible from validated inputs) must not vanish into a flushed exponential.
+    // The exponential assumes finite arguments; a non-finite coefficient (impossible from validated
+    // inputs) poisons the cell instead of disappearing.
     const Real poison = finite ? Real(1) : Real(NAN);
-    a.cell_out[p] = bg * ids;
+    a.cell_out[p] = bg * ids * poison;
 #pragma unroll
     for (int s = 0; s < S; ++s) a.cell_out[static_cast<size_t>(1 + s) * a.stride + p] = st[s] * ids * poison;
 }

@@ -134,15 +134,15 @@ PY
     done
     cuobjdump -sass $B/kernels/CMakeFiles/mwsep_cuda.dir/modern.cu.o > "$OUT/logs/modern.sass" 2>&1
     python3 tools/sass_mix.py "$OUT/logs/modern.sass" | tee "$OUT/sass_mix.csv"
-    wu=2s-small
+    wu=2s-small; mkdir -p data/stars
     [ -f data/stars/$wu.txt ] || $M generate -a data/workunits/$wu/astronomy_parameters.txt -o data/stars/$wu.txt --count 100000 --seed 1 2>/dev/null
-    ncu --kernel-name regex:modern_integral_kernel --launch-count 2 --csv --metrics \
-sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active,sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active,\
-smsp__inst_executed.sum,smsp__inst_executed_pipe_fp64.sum,sm__warps_active.avg.pct_of_peak_sustained_active,\
-l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum \
+    ncu --kernel-name regex:modern_integral_kernel --launch-count 1 --csv --page details --print-units base \
+      --section SpeedOfLight --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
+      --section Occupancy --section InstructionStats \
       $M run -a data/workunits/$wu/astronomy_parameters.txt -s data/stars/$wu.txt --backend cuda --variant modern-f64 \
       > "$OUT/logs/ncu_modern.csv" 2>&1
-    echo "ncu exit $?"; grep -E '"(sm__|smsp__|l1tex__|gpu__)' "$OUT/logs/ncu_modern.csv" | cut -d, -f5,13- | head -20
+    echo "ncu exit $?"
+    python3 tools/ncu_summary.py "$OUT/logs/ncu_modern.csv" | tee "$OUT/ncu_modern.csv"
     nvcc -O3 -arch=sm_90 -std=c++17 -Isrc experiments/gpu/exp_throughput.cu src/math/exp_table.cpp -o /tmp/exp_throughput && \
       /tmp/exp_throughput | tee "$OUT/exp_throughput.csv"
     echo "work_unit,variant,repeat,wall_ms,load_s,device_start_wait_s,prepare_s,integral_s,likelihood_s,evaluate_s" > "$OUT/end_to_end.csv"

@@ -15,9 +15,15 @@
 /// term, so the result t_j (1 + p + rho_j) rounds once, in the last fused multiply-add: within 1 ulp of
 /// exp(x_steps ln2 / 256) (tested against long-double exp over 1e8 arguments, tests/test_point_math.cpp).
 ///
-/// Ranges: a hair above 0 is read as 0 (rounding of the quadratic); below -706.5 (x_steps < -260 992)
-/// the result is flushed to 0 instead of going subnormal, an absolute error below 2^-1018 per term;
-/// -inf gives 0 and NaN stays NaN.
+/// Ranges. The argument must not be NaN (the kernel checks its coefficients once per cell instead of every
+/// argument). A hair above 0 (rounding of the quadratic) is fine: it gives exp of it, a hair above 1.
+/// Below -706.5 (x_steps < -260 992) the argument is raised to -260 992, so the result is 2^-1019.5
+/// (about 1.3e-307) instead of going subnormal or 0: an absolute error below 2^-1019 per term, and the
+/// price of one maximum instead of integer tests on every argument. That includes -inf.
+///
+/// Instruction budget on a GPU per exponential: one maximum, an add and two subtractions, four fused
+/// multiply-adds of the polynomial and one for the result (FP64 pipe); two integer operations for the
+/// table offset and the scale, one shared-memory load.
 #pragma once
 
 #include <cstdint>
@@ -42,42 +48,45 @@ struct ExpTable {
     static void fill(ExpTableEntry* table);
 };
 
-/// The polynomial part: exp(f ln2 / 256) - 1 + rho for |f| <= 1/2, as f (c1 + f (c2 + f (c3 + f c4))) + rho
-/// with c_n = (ln2 / 256)^n / n! (Taylor; the first omitted term is below 3.8e-17).
-MWSEP_HD double exp_table_poly(double f, double rho) {
-    constexpr double c1 = 2.7076061740622863e-03;   // (ln2/256)
-    constexpr double c2 = 3.6655655969101062e-06;   // (ln2/256)^2 / 2
-    constexpr double c3 = 3.3083026805413713e-09;   // (ln2/256)^3 / 6
-    constexpr double c4 = 2.2393951908751570e-12;   // (ln2/256)^4 / 24
-    double p = mul_add(c4, f, c3);
-    p = mul_add(p, f, c2);
-    p = mul_add(p, f, c1);
+/// The coefficients c_n = (ln2 / 256)^n / n! of the polynomial (Taylor; the first omitted term is below
+/// 3.8e-17). A GPU kernel passes a copy in its arguments, so that the multiply-adds read them straight
+/// from the constant bank instead of building each 64-bit constant in registers.
+struct ExpPolynomial {
+    double c1 = 2.7076061740622863e-03;   ///< (ln2/256)
+    double c2 = 3.6655655969101062e-06;   ///< (ln2/256)^2 / 2
+    double c3 = 3.3083026805413713e-09;   ///< (ln2/256)^3 / 6
+    double c4 = 2.2393951908751570e-12;   ///< (ln2/256)^4 / 24
+};
+
+/// The polynomial part: exp(f ln2 / 256) - 1 + rho for |f| <= 1/2, as f (c1 + f (c2 + f (c3 + f c4))) + rho.
+MWSEP_HD double exp_table_poly(double f, double rho, const ExpPolynomial& c) {
+    double p = mul_add(c.c4, f, c.c3);
+    p = mul_add(p, f, c.c2);
+    p = mul_add(p, f, c.c1);
     return mul_add(p, f, rho);
 }
 
-/// exp(x_steps ln2 / 256) for x_steps <= 0, with a table from ExpTable::fill().
-MWSEP_HD double exp_from_steps(double x_steps, const ExpTableEntry* table) {
+/// v * 2^e for a normal v whose product stays normal, by adding e to the exponent field (high word only).
+MWSEP_HD double scale_by_power_of_two(double v, std::int32_t e) {
+#if defined(__CUDA_ARCH__)
+    return __hiloint2double(__double2hiint(v) + e * (1 << 20), __double2loint(v));
+#else
+    return double_of(bits_of(v) + (static_cast<std::int64_t>(e) << 52));
+#endif
+}
+
+/// exp(x_steps ln2 / 256) for finite x_steps <= about 0, with a table from ExpTable::fill().
+MWSEP_HD double exp_from_steps(double x_steps, const ExpTableEntry* table, const ExpPolynomial& poly = {}) {
     constexpr double shifter = 6755399441055744.0;   // 1.5 * 2^52: adding it rounds to an integer
-    constexpr std::int32_t flush_hi = 0x410FDC00;     // high word of 260 992 = 1019.5 * 256
-    const double argument = x_steps;
-    const std::int64_t bits = bits_of(x_steps);
-    const std::int32_t hi = static_cast<std::int32_t>(bits >> 32);
-    const std::int32_t magnitude_hi = hi & 0x7fffffff;
-    const bool is_nan = (bits & 0x7fffffffffffffffLL) > 0x7ff0000000000000LL;
-    // Positive arguments (rounding noise) become 0; the comparisons are on integers, not on the FP64 pipe.
-    x_steps = hi >= 0 ? 0.0 : x_steps;
-    const bool flush = magnitude_hi >= flush_hi;      // |x_steps| >= 260 992, or -inf
+    constexpr double lowest = -260992.0;               // -1019.5 * 256: keeps the result normal
+    x_steps = x_steps > lowest ? x_steps : lowest;
     const double shifted = x_steps + shifter;
     const double k_real = shifted - shifter;          // the nearest integer to x_steps (exact)
     const double f = x_steps - k_real;                // exact: |f| <= 1/2
     const std::int32_t k = static_cast<std::int32_t>(bits_of(shifted));  // low word: k in two's complement
-    const int j = k & (ExpTable::size - 1);
-    const ExpTableEntry t = table[j];
-    const double value = mul_add(t.value, exp_table_poly(f, t.correction), t.value);  // the one rounding
-    // Multiply by 2^(k >> 8) by adding to the exponent field; for non-flushed arguments the result stays normal.
-    const std::int64_t scaled = bits_of(value) + (static_cast<std::int64_t>(k >> ExpTable::bits) << 52);
-    const double result = flush ? 0.0 : double_of(scaled);
-    return is_nan ? argument : result;
+    const ExpTableEntry t = table[k & (ExpTable::size - 1)];
+    const double value = mul_add(t.value, exp_table_poly(f, t.correction, poly), t.value);  // the one rounding
+    return scale_by_power_of_two(value, k >> ExpTable::bits);  // arithmetic shift: floor(k / 256)
 }
 
 }  // namespace mwsep::math
