@@ -16,8 +16,9 @@
 ///    stream's integral is not evaluated there (cpu/stream_skipping.hpp proves the bound; the host computes the
 ///    thresholds once per area).
 ///  - **Work decomposition.** One launch per area instead of one per r step: a thread owns one cell and
-///    all its n_r x n_conv points, read from one folded table in which the per-r factors are already
-///    multiplied in. A second kernel reduces fixed chunks of cells with compensated sums, and the host adds
+///    a contiguous piece of its n_r x n_conv points, read from one folded table in which the per-r factors
+///    are already multiplied in. The pieces (modern_r_pieces()) make enough work items that the last wave
+///    of blocks is a small part of the launch. A second kernel reduces fixed chunks of cells with compensated sums, and the host adds
 ///    the chunks in order, so the result does not depend on the launch configuration. With several GPUs
 ///    each gets a contiguous range of chunks (a range of mu rows) and the same chunk sums come back.
 #include <cuda_runtime.h>
@@ -54,8 +55,9 @@ struct ModernArgs {
     const math::ExpTableEntry* exp_table;  ///< the table of math::exp_from_steps() (double precision)
     math::ExpPolynomial poly;              ///< its polynomial, read from the constant bank
     int n_blocks;          ///< r bins
+    int pieces;            ///< each line of sight is split into this many ranges of r bins (blockIdx.y)
     int block;             ///< points per r bin (n_conv)
-    Real* cell_out;        ///< per component and cell: the cell's integral [c * stride + p]
+    Real* cell_out;        ///< per component, piece and cell: [(c * pieces + piece) * stride + p]
     int first_cell;        ///< this launch covers the cells [first_cell, last_cell)
     int last_cell;
     int stride;            ///< padded cell count (component stride of cell_out)
@@ -154,7 +156,7 @@ __device__ __forceinline__ void bin_points_for(unsigned active, std::integer_seq
     ((active == Masks ? (bin_points<Real, S, Masks>(args...), true) : false) || ...);
 }
 
-/// The modern integral kernel: one thread per cell, all of its points, S streams unrolled.
+/// The modern integral kernel: one thread per cell and piece of its line of sight, S streams unrolled.
 template <class Real, int S>
 __global__ void modern_integral_kernel(ModernArgs<Real> a) {
     // The exponential's table, copied once per block into shared memory (double precision only).
@@ -184,7 +186,11 @@ __global__ void modern_integral_kernel(ModernArgs<Real> a) {
     Real st[S > 0 ? S : 1];
 #pragma unroll
     for (int s = 0; s < S; ++s) st[s] = 0;
-    for (int k = 0; k < a.n_blocks; ++k) {
+    // This thread's piece of the line of sight: a range of r bins (see modern_r_pieces()).
+    const int piece = blockIdx.y;
+    const int first_bin = static_cast<int>(static_cast<long long>(a.n_blocks) * piece / a.pieces);
+    const int last_bin = static_cast<int>(static_cast<long long>(a.n_blocks) * (piece + 1) / a.pieces);
+    for (int k = first_bin; k < last_bin; ++k) {
         // Streams whose bound over this r bin stays below the threshold are provably negligible here.
         unsigned active = 0;
 #pragma unroll
@@ -201,33 +207,36 @@ __global__ void modern_integral_kernel(ModernArgs<Real> a) {
     // The exponential assumes finite arguments; a non-finite coefficient (impossible from validated
     // inputs) poisons the cell instead of disappearing.
     const Real poison = finite ? Real(1) : Real(NAN);
-    a.cell_out[p] = bg * ids * poison;
+    a.cell_out[static_cast<size_t>(piece) * a.stride + p] = bg * ids * poison;
 #pragma unroll
-    for (int s = 0; s < S; ++s) a.cell_out[static_cast<size_t>(1 + s) * a.stride + p] = st[s] * ids * poison;
+    for (int s = 0; s < S; ++s)
+        a.cell_out[(static_cast<size_t>(1 + s) * a.pieces + piece) * a.stride + p] = st[s] * ids * poison;
 }
 // [modern-kernel-end]
 
 /// Deterministic reduction of one component's cells (block c reduces component c): chunk i of
-/// reduction_chunks chunks of consecutive cells is summed with Neumaier compensation by thread i, which
+/// reduction_chunks chunks of consecutive cells (every piece of each cell, in order) is summed with
+/// Neumaier compensation by thread i, which
 /// writes the sum and its compensation; the host adds the chunks in order. Only the chunks
 /// [first_chunk, last_chunk) of this launch's slice are written (an empty chunk past the last cell as 0).
 template <class Real>
 __global__ void __launch_bounds__(reduction_chunks)
-    modern_reduce_kernel(const Real* cell_out, int cells, int first_chunk, int last_chunk, int stride,
+    modern_reduce_kernel(const Real* cell_out, int cells, int pieces, int first_chunk, int last_chunk, int stride,
                          double* partials) {
     const int i = threadIdx.x;
     if (i < first_chunk || i >= last_chunk) return;
-    const Real* values = cell_out + static_cast<size_t>(blockIdx.x) * stride;
+    const Real* values = cell_out + static_cast<size_t>(blockIdx.x) * pieces * stride;
     const int chunk = chunk_cells(cells);
     const int first = i * chunk;
     const int last = min(cells, first + chunk);
     double sum = 0, comp = 0;
-    for (int p = first; p < last; ++p) {
-        const double v = static_cast<double>(values[p]);
-        const double t = sum + v;
-        comp += fabs(sum) >= fabs(v) ? (sum - t) + v : (v - t) + sum;
-        sum = t;
-    }
+    for (int p = first; p < last; ++p)
+        for (int piece = 0; piece < pieces; ++piece) {
+            const double v = static_cast<double>(values[static_cast<size_t>(piece) * stride + p]);
+            const double t = sum + v;
+            comp += fabs(sum) >= fabs(v) ? (sum - t) + v : (v - t) + sum;
+            sum = t;
+        }
     double* out = partials + (static_cast<size_t>(blockIdx.x) * reduction_chunks + i) * 2;
     out[0] = sum;
     out[1] = comp;
@@ -258,7 +267,7 @@ void launch_modern(const DeviceArea& area, const DeviceStreams& streams, const L
     a.r_point = b.folded_r, a.weight = b.folded_w, a.ids = b.ids, a.cell_out = b.cell_out;
     a.block_weight = area.block_weight, a.block_r_min = area.block_r_min, a.block_r_max = area.block_r_max;
     a.exp_table = area.exp_table;
-    a.n_blocks = area.n_r, a.block = area.n_conv;
+    a.n_blocks = area.n_r, a.block = area.n_conv, a.pieces = area.r_pieces;
     const int chunk = chunk_cells(area.cells);
     a.first_cell = std::min(area.cells, area.first_chunk * chunk);
     a.last_cell = std::min(area.cells, area.last_chunk * chunk);
@@ -278,11 +287,11 @@ void launch_modern(const DeviceArea& area, const DeviceStreams& streams, const L
     if (a.last_cell > a.first_cell) {
         const int blocks = (a.last_cell - a.first_cell + threads - 1) / threads;
         void* params[] = {&a};
-        check(cudaLaunchKernel(kernel, dim3(blocks), dim3(threads), params, 0, stream),
+        check(cudaLaunchKernel(kernel, dim3(blocks, a.pieces), dim3(threads), params, 0, stream),
               "launch the modern integral kernel");
     }
     modern_reduce_kernel<Real><<<1 + streams.count, reduction_chunks, 0, stream>>>(
-        b.cell_out, area.cells, area.first_chunk, area.last_chunk, area.padded, area.partials);
+        b.cell_out, area.cells, area.r_pieces, area.first_chunk, area.last_chunk, area.padded, area.partials);
     check(cudaGetLastError(), "launch the modern reduction kernel");
 }
 

@@ -47,6 +47,7 @@ struct DeviceArea {
     double r_max = 0;            ///< largest point distance [kpc]
     double weight_sum = 0;       ///< sum of the folded weights
     double skip_threshold[constants::max_gpu_streams] = {};  ///< per stream (see cpu/stream_skipping.hpp)
+    int r_pieces = 1;            ///< pieces of a line of sight, one thread each (modern_r_pieces())
     int first_chunk = 0;         ///< this device's slice of the area: reduction chunks [first_chunk,
     int last_chunk = 0;          ///< last_chunk), cells mu-major, so a range of mu rows (see chunk_cells)
     double* partials = nullptr;  ///< device: per component c and reduction chunk i, the chunk's compensated
@@ -71,6 +72,17 @@ struct DeviceArea {
 inline constexpr int reduction_chunks = 1024;
 /// Cells per reduction chunk: chunk i holds the cells [i * chunk_cells, (i + 1) * chunk_cells) below @p cells.
 __host__ __device__ inline int chunk_cells(int cells) { return (cells + reduction_chunks - 1) / reduction_chunks; }
+
+/// Pieces the modern kernels split each line of sight into, one thread per cell and piece. Without them a
+/// large unit has about two waves of blocks, and the second, partly empty one costs a whole wave; with at
+/// least 2^20 work items the last wave is a small fraction of ten or more. Pieces keep 32 r bins or more,
+/// so the per-thread set-up stays negligible. It depends only on the grid, never on the device or the
+/// launch configuration, so results are the same everywhere.
+inline int modern_r_pieces(int cells, int n_r) {
+    const int wanted = ((1 << 20) + cells - 1) / cells;
+    const int most = n_r / 32 > 1 ? n_r / 32 : 1;
+    return wanted < 1 ? 1 : (wanted > most ? most : wanted);
+}
 
 /// Values in the stream table: centre x, y, z and axis x, y, z for each of the most streams a kernel takes.
 inline constexpr int stream_table_size = 6 * constants::max_gpu_streams;

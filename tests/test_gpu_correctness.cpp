@@ -192,6 +192,15 @@ TEST(GpuModern, ResultIdenticalForAnySliceCount) {
     EXPECT_THROW(mwsep::cuda::evaluate(w->setup, w->stars, "modern-f64", -1, too_many), mwsep::cuda::CudaError);
 }
 
+// The pieces of a line of sight depend on the grid alone: enough work items (2^20) for many waves of
+// blocks, never fewer than 32 r bins a piece, never fewer than one piece. (No GPU needed.)
+TEST(GpuModern, LineOfSightPiecesFollowTheGrid) {
+    EXPECT_EQ(mwsep::cuda::modern_r_pieces(1600 * 160, 700), 5);  // large units: ceil(2^20 / 256000)
+    EXPECT_EQ(mwsep::cuda::modern_r_pieces(800 * 80, 350), 10);   // small units: capped at 350 / 32
+    EXPECT_EQ(mwsep::cuda::modern_r_pieces(40 * 8, 20), 1);       // tiny: fewer than 64 bins
+    EXPECT_EQ(mwsep::cuda::modern_r_pieces(1 << 21, 700), 1);     // already 2^21 cells
+}
+
 TEST(GpuErrors, UnknownVariantIsAClearError) {
     EXPECT_THROW(mwsep::cuda::find_variant("shared-fast-unrolled-f16"), mwsep::cuda::CudaError);
 }

@@ -84,17 +84,19 @@ void fill_modern(const ModernHostArea& h, const geometry::AreaTables& t, DeviceA
     a.weight_sum = los.weight_sum;
     for (int i = 0; i < n_streams; ++i) a.skip_threshold[i] = h.thresholds[i];
     a.exp_table = exp_table;
+    a.r_pieces = modern_r_pieces(a.cells, a.n_r);
     b.folded_r = mem.upload(convert<Real>(los.r_point, los.r_point.size()), "upload the line-of-sight points");
     b.folded_w = mem.upload(convert<Real>(los.weight, los.weight.size()), "upload the line-of-sight weights");
     b.ids = mem.upload(convert<Real>(t.ids, t.ids.size()), "upload the nu areas");
-    b.cell_out = mem.allocate<Real>(static_cast<std::size_t>(a.padded) * (1 + n_streams), "allocate per-cell results");
+    const std::size_t n_out = static_cast<std::size_t>(a.padded) * (1 + n_streams) * a.r_pieces;
+    b.cell_out = mem.allocate<Real>(n_out, "allocate per-cell results");
     const std::size_t n_partials = static_cast<std::size_t>(reduction_chunks) * 2 * (1 + n_streams);
     a.partials = mem.allocate<double>(n_partials, "allocate the chunk sums");
     a.block_weight = mem.upload(los.block_weight, "upload the r-bin weights");
     a.block_r_min = mem.upload(los.block_r_min, "upload the r-bin ranges");
     a.block_r_max = mem.upload(los.block_r_max, "upload the r-bin ranges");
     // Poison the outputs (all bits set is a NaN): a cell or chunk the kernels never wrote cannot pass.
-    check(cudaMemset(b.cell_out, 0xff, sizeof(Real) * a.padded * (1 + n_streams)), "poison per-cell results");
+    check(cudaMemset(b.cell_out, 0xff, sizeof(Real) * n_out), "poison per-cell results");
     check(cudaMemset(a.partials, 0xff, sizeof(double) * n_partials), "poison the chunk sums");
 }
 
