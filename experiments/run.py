@@ -195,6 +195,9 @@ def write_meta(path, name, definition, device_meta, gpu_driver, quick):
     if device_meta:
         meta.update(device_meta)
     commit, dirty = git_state()
+    # A resumed experiment holds rows of several runs: name every commit that contributed some.
+    earlier = old.get("git_commits") or ([old["git_commit"]] if old.get("git_commit") else [])
+    meta["git_commits"] = list(dict.fromkeys(earlier + [commit]))
     meta.update({
         "experiment": name,
         "thesis": definition.get("thesis", ""),

@@ -2,9 +2,11 @@
 // auxiliary term, no stream, five streams, cuts), and the fast one is independent of its thread count.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <sstream>
 
 #include "cpu/integrators.hpp"
+#include "cpu/stream_skipping.hpp"
 #include "geometry/tables.hpp"
 #include "model/astronomy_parameters.hpp"
 #include "model/build_model.hpp"
@@ -106,6 +108,20 @@ TEST(Integrators, SkippingNegligibleStreamTermsChangesNothingVisible) {
         for (std::size_t i = 0; i < full.streams.size(); ++i)
             EXPECT_LE(relative_difference(skipped.streams[i], full.streams[i]), 1e-13) << "stream " << i + 1;
     }
+}
+
+// The skip count: a zero threshold keeps every bin, an infinite one none, and the real thresholds keep
+// every bin of a stream whose terms are nowhere negligible and fewer of the others.
+TEST(Integrators, ActiveStreamBinsCountWhatTheBoundKeeps) {
+    const auto s = setup_of(tiny());
+    const auto& a = s.areas[0];
+    const auto los = mwsep::geometry::fold_line_of_sight(a);
+    const std::size_t all = a.cells() * los.block_weight.size();
+    const std::vector<double> zero(s.streams.size(), 0.0), infinite(s.streams.size(), INFINITY);
+    for (auto n : mwsep::cpu::active_stream_bins(s, a, los, zero)) EXPECT_EQ(n, all);
+    for (auto n : mwsep::cpu::active_stream_bins(s, a, los, infinite)) EXPECT_EQ(n, 0u);
+    for (auto n : mwsep::cpu::active_stream_bins(s, a, los, mwsep::cpu::stream_skip_thresholds(s, a, los)))
+        EXPECT_LE(n, all);
 }
 
 TEST(Integrators, KpcBinningChangesTheIntegralSlightly) {

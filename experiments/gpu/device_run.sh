@@ -7,10 +7,11 @@
 #   experiments/gpu/device_run.sh experiments [--quick] [--only a,b]   the experiments of experiments/definitions
 #   experiments/gpu/device_run.sh modern        modern variants: checks, instruction mix, exp microbenchmark,
 #                                               timings, end-to-end runs
+#   experiments/gpu/device_run.sh multi_gpu     modern variants split over every GPU of the host
 # Inputs that do not live in the repository (GoogleTest source if the machine lacks it, the oracle cases
 # and real catalogues) are read from .device-input/, which the caller carries.
 set -uo pipefail
-stage="${1:?usage: device_run.sh correctness|timing|profile|cpu|experiments|modern [run.py arguments]}"
+stage="${1:?usage: device_run.sh correctness|timing|profile|cpu|experiments|modern|multi_gpu [run.py arguments]}"
 OUT="${OUT:-$PWD/device-out}"
 mkdir -p "$OUT/logs"
 # At most a few files come back: logs go to $OUT/logs and are packed into one archive at the end.
@@ -163,6 +164,38 @@ PY
       done
     done
     cat "$OUT/end_to_end.csv"
+    ;;
+  multi_gpu)
+    # A host with several GPUs: the modern variants' mu-range split, checked (the slicing tests now span
+    # real devices) and timed on one GPU and on all of them, plus end-to-end runs that use all of them.
+    provenance
+    [ -x $M ] || build
+    nvidia-smi -L | tee "$OUT/logs/gpus.txt"
+    MWSEP_SHARED_DIR="$PWD/.device-input/shared" $B/tests/mwsep_gpu_tests --gtest_filter='*modern*:GpuModern*' \
+      > "$OUT/logs/gpu_tests_multi.log" 2>&1
+    echo "modern gpu tests exit $?"; tail -3 "$OUT/logs/gpu_tests_multi.log"
+    grep -E "FAILED|Failure" -A3 "$OUT/logs/gpu_tests_multi.log" | head -30
+    mkdir -p data/stars
+    echo "work_unit,variant,repeat,devices,wall_ms,load_s,device_start_wait_s,prepare_s,integral_s,likelihood_s,evaluate_s" > "$OUT/end_to_end_multi.csv"
+    for wu in 3s-large 2s-large; do
+      [ -f data/stars/$wu.txt ] || $M generate -a data/workunits/$wu/astronomy_parameters.txt -o data/stars/$wu.txt --count 100000 --seed 1 2>/dev/null
+      for mode in one all; do
+        flag=""; [ $mode = all ] && flag="--all-devices"
+        $M bench -a data/workunits/$wu/astronomy_parameters.txt -s data/stars/$wu.txt --work-unit $wu \
+          --experiment multi_gpu --variants modern-f64 $flag --repeats 5 --csv "$OUT/multi_gpu.csv" 2>&1 | tee -a "$OUT/logs/multi_$wu.txt"
+      done
+      for rep in 1 2 3; do
+        t0=$(date +%s%N); $M run -a data/workunits/$wu/astronomy_parameters.txt -s data/stars/$wu.txt --backend cuda \
+          --variant modern-f64 --json > "$OUT/logs/e2e_multi_${wu}_${rep}.json"; t1=$(date +%s%N)
+        python3 - "$OUT/logs/e2e_multi_${wu}_${rep}.json" "$wu" "$rep" "$(( (t1 - t0) / 1000000 ))" >> "$OUT/end_to_end_multi.csv" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); t = j["timings"]
+print(",".join([sys.argv[2], "modern-f64", sys.argv[3], j["settings"]["device"].split(" x ")[0] if " x " in j["settings"]["device"] else "1", sys.argv[4]] +
+               [repr(t[k]) for k in ("load", "device_start_wait", "prepare", "integral", "likelihood", "evaluate")]))
+PY
+      done
+    done
+    cat "$OUT/end_to_end_multi.csv"
     ;;
   *) echo "unknown stage $stage"; exit 2 ;;
 esac

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "app/evaluate.hpp"
+#include "cpu/stream_skipping.hpp"
 #include "app/json.hpp"
 #include "app/progress_bar.hpp"
 #include "bench/csv.hpp"
@@ -284,6 +285,36 @@ double thread_cpu_seconds() {
 }
 
 }  // namespace
+
+int command_skipping(const Args& args) {
+    auto known = input_options;
+    known.insert({{"--work-unit", true}});
+    const Options opt(args, known, "skipping");
+    if (opt.has("--help") || opt.has("-h")) {
+        std::printf(
+            "usage: mwsep skipping -a astronomy_parameters.txt [options]\n%s"
+            "  --work-unit NAME           name written in the CSV (default: the file name)\n"
+            "Prints, per area and stream, how many stream terms the rigorous bound lets the fast integrator\n"
+            "and the modern kernels skip (CSV on standard output).\n",
+            input_help);
+        return 0;
+    }
+    const RunOptions o = input_run_options(opt, "skipping", false);
+    const auto setup = geometry::make_setup(model::build_model(read_work_unit(o), o.r_binning));
+    const std::string wu = opt.get("--work-unit", o.astronomy_path);
+    std::printf("work_unit,area,stream,stream_terms,evaluated_terms,evaluated_fraction\n");
+    for (std::size_t i = 0; i < setup.areas.size(); ++i) {
+        const auto& a = setup.areas[i];
+        const auto los = geometry::fold_line_of_sight(a);
+        const auto active = cpu::active_stream_bins(setup, a, los, cpu::stream_skip_thresholds(setup, a, los));
+        const double terms = static_cast<double>(a.cells()) * static_cast<double>(los.r_point.size());
+        for (std::size_t t = 0; t < active.size(); ++t) {
+            const double evaluated = static_cast<double>(active[t]) * los.block;
+            std::printf("%s,%zu,%zu,%.0f,%.0f,%.6f\n", wu.c_str(), i, t + 1, terms, evaluated, evaluated / terms);
+        }
+    }
+    return 0;
+}
 
 int command_bench_cpu(const Args& args) {
     auto known = input_options;

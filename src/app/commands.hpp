@@ -14,6 +14,7 @@ using Args = std::vector<std::string>;
 int command_run(const Args& args);       ///< evaluate one likelihood
 int command_generate(const Args& args);  ///< sample a synthetic star catalogue
 int command_bench_cpu(const Args& args); ///< quadrature points per second of the CPU integrators
+int command_skipping(const Args& args);  ///< how many stream terms the rigorous bound skips
 int command_variants(const Args& args);  ///< list the CUDA kernel variants and their resources
 int command_bench(const Args& args);     ///< time CUDA kernel variants
 

@@ -16,6 +16,7 @@ void usage(std::FILE* out) {
         "  run        evaluate the likelihood of a work unit and a star catalogue\n"
         "  generate   sample a synthetic star catalogue from a work unit's model\n"
         "  bench-cpu  measure quadrature points per second of the CPU integrators\n"
+        "  skipping   count the stream terms the rigorous bound skips\n"
         "  variants   list the CUDA kernel variants with registers, spills and occupancy\n"
         "  bench      time CUDA kernel variants (CUDA events, repeats) and check each run\n"
         "\n"
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
         if (command == "run") return mwsep::app::command_run(args);
         if (command == "generate") return mwsep::app::command_generate(args);
         if (command == "bench-cpu") return mwsep::app::command_bench_cpu(args);
+        if (command == "skipping") return mwsep::app::command_skipping(args);
         if (command == "variants") return mwsep::app::command_variants(args);
         if (command == "bench") return mwsep::app::command_bench(args);
         if (command == "--help" || command == "-h" || command == "help") {

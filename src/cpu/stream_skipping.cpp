@@ -35,4 +35,22 @@ std::vector<double> stream_skip_thresholds(const geometry::IntegrationSetup& s, 
     return thresholds;
 }
 
+std::vector<std::size_t> active_stream_bins(const geometry::IntegrationSetup& s, const geometry::AreaTables& a,
+                                            const geometry::FoldedLineOfSight& los,
+                                            const std::vector<double>& thresholds) {
+    std::vector<std::size_t> active(s.streams.size(), 0);
+    for (std::size_t p = 0; p < a.cells(); ++p) {
+        const double cbcl = a.cosb[p] * a.cosl[p], cbsl = a.cosb[p] * a.sinl[p];
+        const double ids = a.ids[p % a.n_nu()];
+        for (std::size_t t = 0; t < s.streams.size(); ++t) {
+            const auto& g = s.streams[t];
+            const auto e = math::stream_exponent_quadratic(cbcl, cbsl, a.sinb[p], g.centre, g.axis, g.inv_two_sigma_sq);
+            for (std::size_t k = 0; k < los.block_weight.size(); ++k)
+                active[t] += ids * los.block_weight[k] * math::stream_term_bound(e, los.block_r_min[k], los.block_r_max[k]) >=
+                             thresholds[t];
+        }
+    }
+    return active;
+}
+
 }  // namespace mwsep::cpu

@@ -21,4 +21,10 @@ namespace mwsep::cpu {
 std::vector<double> stream_skip_thresholds(const geometry::IntegrationSetup& s, const geometry::AreaTables& area,
                                            const geometry::FoldedLineOfSight& los);
 
+/// How many r bins of every cell of one area pass the bound, per stream: the stream exponentials the fast
+/// integrator and the modern kernels evaluate there are these counts times the points per bin.
+std::vector<std::size_t> active_stream_bins(const geometry::IntegrationSetup& s, const geometry::AreaTables& area,
+                                            const geometry::FoldedLineOfSight& los,
+                                            const std::vector<double>& thresholds);
+
 }  // namespace mwsep::cpu
