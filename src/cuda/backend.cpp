@@ -286,12 +286,20 @@ model::Integrals integrate_thesis(const geometry::IntegrationSetup& setup, const
     return combine_areas(sums, S);
 }
 
+/// Makes a device current when constructed: as the first member of a class, it puts the members after
+/// it (allocations, streams, events) on that device.
+struct CurrentDevice {
+    explicit CurrentDevice(int dev) : device(dev) { check(cudaSetDevice(dev), "select a device for a slice"); }
+    int device;
+};
+
 /// One slice of the modern variants' work: a device, its copies of the tables, and its range of every
 /// area's reduction chunks.
 struct ModernSlice {
-    explicit ModernSlice(int dev) : device(dev) { check(cudaSetDevice(dev), "select a device for a slice"); }
-    ~ModernSlice() { cudaSetDevice(device); }  // the members below are released on their own device
-    int device;
+    explicit ModernSlice(int dev) : current(dev) {}
+    ~ModernSlice() { cudaSetDevice(current.device); }  // the members are released on their own device
+    int device() const { return current.device; }
+    CurrentDevice current;  // first, so that every member below is created on this slice's device
     DeviceMemory mem;
     Stream stream;
     Event start, stop;
@@ -337,7 +345,7 @@ model::Integrals integrate_modern(const geometry::IntegrationSetup& setup, const
     const DeviceStreams streams = make_streams(setup, slices.front()->mem, false);  // kernel arguments only
     prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     for (auto& slice : slices) {
-        check(cudaSetDevice(slice->device), "select a slice's device");
+        check(cudaSetDevice(slice->device()), "select a slice's device");
         slice->start.record(slice->stream.get());
         for (const auto& a : slice->areas) v.launch(a, streams, launch, slice->stream.get());
         slice->stop.record(slice->stream.get());
@@ -346,7 +354,7 @@ model::Integrals integrate_modern(const geometry::IntegrationSetup& setup, const
     std::vector<std::vector<double>> partials(setup.areas.size(),
                                               std::vector<double>(static_cast<std::size_t>(reduction_chunks) * 2 * (1 + S)));
     for (auto& slice : slices) {
-        check(cudaSetDevice(slice->device), "select a slice's device");
+        check(cudaSetDevice(slice->device()), "select a slice's device");
         check(cudaStreamSynchronize(slice->stream.get()), "run the modern integral kernels");
         integral_ms = std::max(integral_ms, slice->stop.since(slice->start));
         for (std::size_t i = 0; i < slice->areas.size(); ++i) {
