@@ -62,7 +62,7 @@ case "$stage" in
     ;;
   timing)
     provenance
-    [ -x $M ] || build
+    build  # incremental: a warm machine keeps the last build, which may be stale
     for wu in 3s-large 2s-large; do
       [ -f data/stars/$wu.txt ] || { mkdir -p data/stars; $M generate -a data/workunits/$wu/astronomy_parameters.txt -o data/stars/$wu.txt --count 100000 --seed 1; }
       $M bench -a data/workunits/$wu/astronomy_parameters.txt -s data/stars/$wu.txt --work-unit $wu \
@@ -73,7 +73,7 @@ case "$stage" in
     # FP64 pipe utilisation and occupancy of one integral launch (r step 350 of 700) per double variant,
     # 3s-large, with Nsight Compute leaving the clocks alone.
     provenance
-    [ -x $M ] || build
+    build  # incremental: a warm machine keeps the last build, which may be stale
     [ -f data/stars/3s-large.txt ] || { mkdir -p data/stars; $M generate -a data/workunits/3s-large/astronomy_parameters.txt -o data/stars/3s-large.txt --count 100000 --seed 1; }
     echo "variant,fp64_pipe_pct,fp64_inst_pct,sm_throughput_pct,achieved_occupancy_pct,duration_ns" > "$OUT/ncu_fp64.csv"
     metrics=sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum
@@ -98,7 +98,7 @@ PY
   cpu)
     # The fast CPU integrator on one core and on all of this host's cores (parallel efficiency).
     provenance
-    [ -x $M ] || build
+    build  # incremental: a warm machine keeps the last build, which may be stale
     for wu in 2s-small 3s-small; do
       $M bench-cpu -a data/workunits/$wu/astronomy_parameters.txt --work-unit $wu --repeats 3 \
         --integrators fast1,fastN --csv "$OUT/bench_cpu.csv" | tee "$OUT/logs/bench_cpu_$wu.txt"
@@ -109,7 +109,7 @@ PY
     # The experiments runner (extra arguments go to experiments/run.py); the results folder comes back
     # as one archive, to be unpacked over the checkout's experiments/results.
     provenance
-    [ -x $M ] || build
+    build  # incremental: a warm machine keeps the last build, which may be stale
     shift
     python3 experiments/run.py --build $B "$@" 2>&1 | tee "$OUT/logs/experiments.txt"
     status=${PIPESTATUS[0]}
@@ -121,7 +121,7 @@ PY
     # instruction mix and FP64 pipe use, the exp microbenchmark, the modern variants against the thesis's
     # final one on the large units, and end-to-end runs (files in, likelihood out, CUDA start-up included).
     provenance
-    [ -x $M ] || build
+    build  # incremental: a warm machine keeps the last build, which may be stale
     t0=$SECONDS
     MWSEP_SHARED_DIR="$PWD/.device-input/shared" $B/tests/mwsep_gpu_tests --gtest_filter='*modern*:GpuModern*' \
       > "$OUT/logs/gpu_tests_modern.log" 2>&1
@@ -169,7 +169,7 @@ PY
     # A host with several GPUs: the modern variants' mu-range split, checked (the slicing tests now span
     # real devices) and timed on one GPU and on all of them, plus end-to-end runs that use all of them.
     provenance
-    [ -x $M ] || build
+    build  # incremental: a warm machine keeps the last build, which may be stale
     nvidia-smi -L | tee "$OUT/logs/gpus.txt"
     MWSEP_SHARED_DIR="$PWD/.device-input/shared" $B/tests/mwsep_gpu_tests --gtest_filter='*modern*:GpuModern*' \
       > "$OUT/logs/gpu_tests_multi.log" 2>&1
