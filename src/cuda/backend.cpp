@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <future>
 #include <memory>
 #include <vector>
 
@@ -402,10 +403,15 @@ std::vector<int> devices_for(const VariantInfo& v, int device, bool keep_context
 }  // namespace
 
 void initialise_devices(const std::string& variant, int device) {
-    for (int d : devices_for(find_variant(variant), device, false)) {
-        check(cudaSetDevice(d), "select a device");
-        check(cudaFree(nullptr), "create the device's context");
-    }
+    // One thread per device: the drivers' context start-ups overlap instead of adding up.
+    const auto devices = devices_for(find_variant(variant), device, false);
+    std::vector<std::future<void>> started;
+    for (int d : devices)
+        started.push_back(std::async(std::launch::async, [d] {
+            check(cudaSetDevice(d), "select a device");
+            check(cudaFree(nullptr), "create the device's context");
+        }));
+    for (auto& f : started) f.get();  // rethrows the first failure
 }
 
 GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
