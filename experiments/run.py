@@ -39,6 +39,11 @@ def gpu_name():
 
 
 def git_state():
+    # The GPU machine's copy of the tree may hold a stale .git: its caller names the commit explicitly.
+    explicit = os.environ.get("MWSEP_GIT_STATE")
+    if explicit and pathlib.Path(explicit).exists():
+        kv = dict(l.split("=", 1) for l in pathlib.Path(explicit).read_text().split() if "=" in l)
+        return kv.get("git_commit", "unknown"), kv.get("git_dirty") == "true"
     r = sh(["git", "-C", str(ROOT), "rev-parse", "HEAD"])
     if r.returncode == 0:
         dirty = bool(sh(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"]).stdout.strip())

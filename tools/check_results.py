@@ -24,6 +24,11 @@ COLUMNS = {
     "exp_throughput": ["function", "exps", "seconds", "exps_per_second"],
     "end_to_end": ["work_unit", "variant", "repeat", "wall_ms", "load_s", "device_start_wait_s", "prepare_s",
                    "integral_s", "likelihood_s", "evaluate_s"],
+    "end_to_end_multi": ["work_unit", "variant", "repeat", "devices", "wall_ms", "load_s", "device_start_wait_s",
+                         "prepare_s", "integral_s", "likelihood_s", "evaluate_s"],
+    "multi_gpu": GPU_BENCH,
+    "ncu_modern": ["kernel", "section", "metric", "unit", "value"],
+    "skipping": ["work_unit", "area", "stream", "stream_terms", "evaluated_terms", "evaluated_fraction"],
     "sass_mix": ["kernel", "instructions", "fp64", "fp64_mufu", "integer_logic", "shared_loads", "global_loads",
                  "branches", "other"],
 }
@@ -33,6 +38,8 @@ for _definition in DEFINITIONS.glob("*.json"):
     _name = json.loads(_definition.read_text())["name"]
     COLUMNS[_name] = GPU_BENCH
     COLUMNS[_name + "_cpu"] = CPU_BENCH
+# Results computed on the host only (no GPU in their provenance).
+CPU_KINDS = {"skipping"}
 NUMERIC = {"exps_per_second", "wall_ms", "max_rel_diff", "tolerance", "kernel_ms", "total_ms", "likelihood", "fp64_pipe_pct", "sm_count",
            "achieved_occupancy_pct", "seconds", "points_per_second_per_core"}
 
@@ -49,7 +56,7 @@ def check(root):
             errors.append(f"{path}: no provenance file {meta_path.name}")
             continue
         meta = json.loads(meta_path.read_text())
-        needed = CPU_META if COLUMNS.get(name) is CPU_BENCH else GPU_META
+        needed = CPU_META if COLUMNS.get(name) is CPU_BENCH or name in CPU_KINDS else GPU_META
         errors += [f"{meta_path}: missing key '{k}'" for k in needed if meta.get(k) in (None, "")]
         if name not in COLUMNS:
             errors.append(f"{path}: unknown kind of result (known: {', '.join(COLUMNS)})")

@@ -19,6 +19,8 @@ trap 'tar czf "$OUT/logs_$stage.tgz" -C "$OUT" logs && rm -rf "$OUT/logs"' EXIT
 B=build-gpu
 M=$B/mwsep
 export PATH=/usr/local/cuda/bin:$PATH
+# The commit of this tree, for experiments/run.py (a .git found on the machine may be stale).
+export MWSEP_GIT_STATE="$PWD/.device-input/git_state"
 
 provenance() {
   {
