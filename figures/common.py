@@ -28,6 +28,7 @@ PUBLISHED_COLOR = "#d95f02"   # orange: the thesis
 REPRODUCED_COLOR = "#1b6ca8"  # blue: this rebuild
 # Shades of the reproduced colour, for several reproduced series in one chart.
 REPRODUCED_SHADES = ["#0b3c5d", "#1b6ca8", "#5b9bd5", "#a9cbe8"]
+MODERN_COLOR = "#1a9850"       # green: beyond the thesis (the modern variants)
 CPU_SHADES = ["#4d4d4d", "#878787", "#bababa"]
 
 plt.rcParams.update({

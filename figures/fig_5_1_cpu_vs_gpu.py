@@ -1,4 +1,5 @@
-"""Figure 5.1: time per work unit of the CPU and of the thesis's first and final GPU versions (log scale).
+"""Figure 5.1: time per work unit of the CPU, of the thesis's first and final GPU versions, and of the
+modern-f64 variant beyond the thesis (log scale).
 
 CPU single-core times are the summed CPU time of the concurrent single-threaded slices (cpu_seconds);
 the all-core time is wall time; GPU times are kernel time (integral plus likelihood), as in the thesis.
@@ -7,7 +8,7 @@ import pathlib
 
 import common as c
 
-FIRST, FINAL = "global-ieee-loop-f64", "shared-fast-unrolled-f64"
+FIRST, FINAL, MODERN = "global-ieee-loop-f64", "shared-fast-unrolled-f64", "modern-f64"
 
 
 def reproduced_seconds(results_dir):
@@ -24,6 +25,8 @@ def reproduced_seconds(results_dir):
         f"CPU fast, {cores} cores": {wu: c.need(wall, ("fast", str(cores), wu), "cpu_vs_gpu_cpu") for wu in c.WORK_UNITS},
         f"GPU first ({FIRST})": {wu: c.need(gpu_med, (FIRST, wu), "cpu_vs_gpu") / 1000 for wu in c.WORK_UNITS},
         f"GPU final ({FINAL})": {wu: c.need(gpu_med, (FINAL, wu), "cpu_vs_gpu") / 1000 for wu in c.WORK_UNITS},
+        f"GPU beyond the thesis ({MODERN})": {wu: c.need(gpu_med, (MODERN, wu), "cpu_vs_gpu") / 1000
+                                              for wu in c.WORK_UNITS},
     }
     meta = c.read_meta(results_dir, "cpu_vs_gpu_cpu")
     return series, c.gpu_name(results_dir, "cpu_vs_gpu"), meta.get("host_cpu", "CPU")
@@ -33,6 +36,8 @@ def series_color(label):
     """The same colour for a series in Figs. 5.1 and 5.2: greys for the CPU, blues for the GPU."""
     if label.startswith("CPU"):
         return c.CPU_SHADES[0 if "reference" in label else 1 if "1 core" in label else 2]
+    if "beyond" in label:
+        return c.MODERN_COLOR
     return c.REPRODUCED_SHADES[0 if "first" in label else 2]
 
 
