@@ -59,7 +59,7 @@ struct ModernArgs {
     int block;             ///< points per r bin (n_conv)
     Real* cell_out;        ///< per component, piece and cell: [(c * pieces + piece) * stride + p]
     int first_cell;        ///< this launch covers the cells [first_cell, last_cell)
-    int last_cell;
+    int last_cell;         ///< one past this launch's last cell
     int stride;            ///< padded cell count (component stride of cell_out)
     int n_nu;              ///< nu bins
     Real q_inv_sq;         ///< 1 / q^2
@@ -103,7 +103,8 @@ __device__ __forceinline__ float background_term(float rg2, float r0) {
 /// precision in natural units for the hardware exponential.
 template <class Real>
 struct StreamExponent {
-    math::Quadratic<Real> q;
+    math::Quadratic<Real> q;  ///< the exponent as evaluated per point (table steps in double precision)
+    /// Takes the exponent @p e in natural units, computed in double for the cell.
     __device__ __forceinline__ void set(const math::Quadratic<double>& e) {
         if constexpr (sizeof(Real) == 8) {
             constexpr double k = math::ExpTable::steps_per_unit;
@@ -122,6 +123,7 @@ struct StreamExponent {
             return {double(q.a), double(q.b), double(q.c)};
         }
     }
+    /// exp of the exponent at distance @p r (the table and polynomial are used in double precision only).
     __device__ __forceinline__ Real term(Real r, const math::ExpTableEntry* table,
                                          const math::ExpPolynomial& poly) const {
         if constexpr (sizeof(Real) == 8) return math::exp_from_steps(q(r), table, poly);
