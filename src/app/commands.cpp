@@ -142,7 +142,8 @@ int command_run(const Args& args) {
             "  --cpu reference|fast       CPU integrator (default fast)\n"
             "  --threads N                threads of the fast CPU integrator (default: all cores)\n"
             "  --variant NAME             CUDA kernel variant (default shared-fast-unrolled-f64; see 'mwsep variants')\n"
-            "  --device N                 CUDA device (default: the fastest one with double precision)\n"
+            "  --device N                 CUDA device (default: the fastest one with double precision; the modern\n"
+            "                             variants split the work over every such device unless one is named)\n"
             "  --json                     print one JSON object instead of text\n",
             input_help);
         return 0;
