@@ -122,6 +122,7 @@ def run_experiment(runner, definition, out_dir, gpu_driver):
     default_repeats = 3 if runner.quick else 5
     failures = 0
     device_meta = None
+    recorded = {"gpu": False, "cpu": False}  # whether this run added rows to <name>.csv / <name>_cpu.csv
     for run in definition["runs"]:
         repeats = run.get("repeats", default_repeats)
         if run.get("kind") == "cpu":
@@ -142,6 +143,7 @@ def run_experiment(runner, definition, out_dir, gpu_driver):
                     status[key] = "done" if r.returncode == 0 else f"run failed: {r.stderr.strip()[:300]}"
                     if r.returncode == 0:
                         append_rows(part, out_dir / f"{name}_cpu.csv")
+                        recorded["cpu"] = True
                     else:
                         failures += 1
                 status_path.write_text(json.dumps(status, indent=1) + "\n")
@@ -171,12 +173,16 @@ def run_experiment(runner, definition, out_dir, gpu_driver):
                     print(r.stderr, end="", file=sys.stderr)
                 if part.exists():
                     append_rows(part, out_dir / f"{name}.csv")
+                    recorded["gpu"] = True
                 if meta.exists():
                     device_meta = json.loads(meta.read_text())
             status_path.write_text(json.dumps(status, indent=1) + "\n")
-    write_meta(meta_path, name, definition, device_meta, gpu_driver, runner.quick)
-    if (out_dir / f"{name}_cpu.csv").exists():
-        write_meta(out_dir / f"{name}_cpu.meta.json", name, definition, device_meta, gpu_driver, runner.quick)
+    # A meta file describes the run that last added rows to its CSV; a resumed run that added none leaves it.
+    if recorded["gpu"] or not meta_path.exists():
+        write_meta(meta_path, name, definition, device_meta, gpu_driver, runner.quick)
+    cpu_meta = out_dir / f"{name}_cpu.meta.json"
+    if (out_dir / f"{name}_cpu.csv").exists() and (recorded["cpu"] or not cpu_meta.exists()):
+        write_meta(cpu_meta, name, definition, device_meta, gpu_driver, runner.quick)
     return failures
 
 
