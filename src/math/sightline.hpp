@@ -69,7 +69,8 @@ MWSEP_HD Real stream_term_bound(const Quadratic<Real>& e, Real r_lo, Real r_hi) 
 
 /// exp of a stream exponent, which is mathematically never positive (rounding can make it a hair above 0).
 /// On the CPU the branch-free exp_nonpositive, which vectorises; on the GPU the CUDA library's exp, which
-/// the exp microbenchmark (experiments/gpu/exp_throughput.cu) measured faster there.
+/// the exp microbenchmark (experiments/gpu/exp_throughput.cu) measured faster there than exp_nonpositive.
+/// (The modern double-precision kernel uses the table exponential of exp_table.hpp instead.)
 MWSEP_HD double stream_term_exp(double e) {
 #if defined(__CUDA_ARCH__)
     return exp(e < 0.0 ? e : 0.0);
