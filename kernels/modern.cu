@@ -24,10 +24,12 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <utility>
 
 #include "check.hpp"
+#include "modern.hpp"
 #include "device_math.cuh"
 #include "math/exp_table.hpp"
 #include "math/refine.hpp"
@@ -319,7 +321,47 @@ VariantInfo describe_modern() {
     return info;
 }
 
+/// Spreads sample i over 2^-30 .. 2^30 with a pseudo-random mantissa (a fixed integer hash: reproducible).
+__device__ double seed_sample(unsigned i) {
+    unsigned h = i * 2654435761u;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    const double mantissa = 1.0 + h / 4294967296.0;
+    return ldexp(mantissa, static_cast<int>(i % 61u) - 30);
+}
+
+/// Largest relative errors of the seeds over the samples, as the bits of non-negative doubles (which order
+/// like the numbers), by atomic maximum.
+__global__ void seed_error_kernel(int samples, unsigned long long* worst) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= samples) return;
+    const double x = seed_sample(static_cast<unsigned>(i));
+    const double e_rsqrt = fabs(rsqrt_seed(x) * sqrt(x) - 1.0);
+    const double e_rcp = fabs(reciprocal_seed(x) * x - 1.0);
+    atomicMax(&worst[0], static_cast<unsigned long long>(__double_as_longlong(e_rsqrt)));
+    atomicMax(&worst[1], static_cast<unsigned long long>(__double_as_longlong(e_rcp)));
+}
+
 }  // namespace kernels
+
+SeedErrors measure_seed_errors(int samples) {
+    unsigned long long* worst = nullptr;
+    check(cudaMalloc(&worst, 2 * sizeof(unsigned long long)), "allocate the seed errors");
+    unsigned long long host[2] = {0, 0};
+    cudaError_t status = cudaMemset(worst, 0, 2 * sizeof(unsigned long long));
+    if (status == cudaSuccess) {
+        kernels::seed_error_kernel<<<(samples + 255) / 256, 256>>>(samples, worst);
+        status = cudaGetLastError();
+    }
+    if (status == cudaSuccess) status = cudaMemcpy(host, worst, sizeof host, cudaMemcpyDeviceToHost);
+    cudaFree(worst);
+    check(status, "measure the seed errors");
+    SeedErrors out;
+    std::memcpy(&out.rsqrt, &host[0], sizeof(double));
+    std::memcpy(&out.reciprocal, &host[1], sizeof(double));
+    return out;
+}
 
 void add_modern_variants(std::vector<VariantInfo>& out) {
     out.push_back(kernels::describe_modern<double>());

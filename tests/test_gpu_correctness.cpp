@@ -8,7 +8,9 @@
 
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <iostream>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -23,6 +25,8 @@
 #include "model/search_parameters.hpp"
 #include "model/stars.hpp"
 #include "test_support.hpp"
+#include "math/refine.hpp"
+#include "modern.hpp"
 #include "variant_table.hpp"
 
 namespace {
@@ -199,6 +203,17 @@ TEST(GpuModern, LineOfSightPiecesFollowTheGrid) {
     EXPECT_EQ(mwsep::cuda::modern_r_pieces(800 * 80, 350), 10);   // small units: capped at 350 / 32
     EXPECT_EQ(mwsep::cuda::modern_r_pieces(40 * 8, 20), 1);       // tiny: fewer than 64 bins
     EXPECT_EQ(mwsep::cuda::modern_r_pieces(1 << 21, 700), 1);     // already 2^21 cells
+}
+
+// The background term's refinements (math/refine.hpp) assume seeds good to 2^-22: the hardware's must be.
+TEST(GpuMath, HardwareSeedsMeetTheRefinementsAssumption) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: NOT checked";
+    const auto e = mwsep::cuda::measure_seed_errors(1 << 22);
+    std::cout << "seed errors over 2^22 arguments: rsqrt " << e.rsqrt << " (2^" << std::log2(e.rsqrt)
+              << "), reciprocal " << e.reciprocal << " (2^" << std::log2(e.reciprocal) << ")\n";
+    EXPECT_GT(e.rsqrt, 0.0);  // an approximation, measured: not exact everywhere
+    EXPECT_LT(e.rsqrt, mwsep::math::seed_relative_error);
+    EXPECT_LT(e.reciprocal, mwsep::math::seed_relative_error);
 }
 
 TEST(GpuErrors, UnknownVariantIsAClearError) {

@@ -125,7 +125,7 @@ PY
     provenance
     build  # incremental: a warm machine keeps the last build, which may be stale
     t0=$SECONDS
-    MWSEP_SHARED_DIR="$PWD/.device-input/shared" $B/tests/mwsep_gpu_tests --gtest_filter='*modern*:GpuModern*' \
+    MWSEP_SHARED_DIR="$PWD/.device-input/shared" $B/tests/mwsep_gpu_tests --gtest_filter='*modern*:GpuModern*:GpuMath*' \
       > "$OUT/logs/gpu_tests_modern.log" 2>&1
     echo "modern gpu tests exit $? in $((SECONDS - t0)) s"; tail -3 "$OUT/logs/gpu_tests_modern.log"
     grep -E "FAILED|Failure" -A3 "$OUT/logs/gpu_tests_modern.log" | head -30
@@ -173,7 +173,7 @@ PY
     provenance
     build  # incremental: a warm machine keeps the last build, which may be stale
     nvidia-smi -L | tee "$OUT/logs/gpus.txt"
-    MWSEP_SHARED_DIR="$PWD/.device-input/shared" $B/tests/mwsep_gpu_tests --gtest_filter='*modern*:GpuModern*' \
+    MWSEP_SHARED_DIR="$PWD/.device-input/shared" $B/tests/mwsep_gpu_tests --gtest_filter='*modern*:GpuModern*:GpuMath*' \
       > "$OUT/logs/gpu_tests_multi.log" 2>&1
     echo "modern gpu tests exit $?"; tail -3 "$OUT/logs/gpu_tests_multi.log"
     grep -E "FAILED|Failure" -A3 "$OUT/logs/gpu_tests_multi.log" | head -30

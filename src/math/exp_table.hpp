@@ -17,13 +17,13 @@
 ///
 /// Ranges. The argument must not be NaN (the kernel checks its coefficients once per cell instead of every
 /// argument). A hair above 0 (rounding of the quadratic) is fine: it gives exp of it, a hair above 1.
-/// Below -706.5 (x_steps < -260 992) the argument is raised to -260 992, so the result is 2^-1019.5
-/// (about 1.3e-307) instead of going subnormal or 0: an absolute error below 2^-1019 per term, and the
-/// price of one maximum instead of integer tests on every argument. That includes -inf.
+/// At -706.5 (x_steps = -260 992) and below, and for -inf, the result is 0 instead of going subnormal:
+/// an absolute error below 2^-1019 per term. The test is an integer comparison of the argument's high
+/// word, so the FP64 pipe, the kernel's bound, does not pay for it.
 ///
-/// Instruction budget on a GPU per exponential: one maximum, an add and two subtractions, four fused
-/// multiply-adds of the polynomial and one for the result (FP64 pipe); two integer operations for the
-/// table offset and the scale, one shared-memory load.
+/// Instruction budget on a GPU per exponential: an add and two subtractions, four fused multiply-adds of
+/// the polynomial and one for the result (FP64 pipe); a few integer operations for the table offset, the
+/// scale and the underflow test; one shared-memory load.
 #pragma once
 
 #include <cstdint>
@@ -78,15 +78,19 @@ MWSEP_HD double scale_by_power_of_two(double v, std::int32_t e) {
 /// exp(x_steps ln2 / 256) for finite x_steps <= about 0, with a table from ExpTable::fill().
 MWSEP_HD double exp_from_steps(double x_steps, const ExpTableEntry* table, const ExpPolynomial& poly = {}) {
     constexpr double shifter = 6755399441055744.0;   // 1.5 * 2^52: adding it rounds to an integer
-    constexpr double lowest = -260992.0;               // -1019.5 * 256: keeps the result normal
-    x_steps = x_steps > lowest ? x_steps : lowest;
+    // High word of -260 992 = -1019.5 * 256. As unsigned numbers the high words of negative doubles grow
+    // with their magnitude, and those of positive ones stay below 2^31, so one comparison finds every
+    // argument at or below -260 992 (and -inf).
+    constexpr std::uint32_t underflow_from = 0xC10FDC00u;
+    const auto high = static_cast<std::uint32_t>(static_cast<std::uint64_t>(bits_of(x_steps)) >> 32);
     const double shifted = x_steps + shifter;
     const double k_real = shifted - shifter;          // the nearest integer to x_steps (exact)
     const double f = x_steps - k_real;                // exact: |f| <= 1/2
     const std::int32_t k = static_cast<std::int32_t>(bits_of(shifted));  // low word: k in two's complement
     const ExpTableEntry t = table[k & (ExpTable::size - 1)];
     const double value = mul_add(t.value, exp_table_poly(f, t.correction, poly), t.value);  // the one rounding
-    return scale_by_power_of_two(value, k >> ExpTable::bits);  // arithmetic shift: floor(k / 256)
+    const double scaled = scale_by_power_of_two(value, k >> ExpTable::bits);  // arithmetic shift: floor(k / 256)
+    return high >= underflow_from ? 0.0 : scaled;  // below the threshold k and the scale are meaningless
 }
 
 }  // namespace mwsep::math
