@@ -205,7 +205,7 @@ TEST(GpuModern, LineOfSightPiecesFollowTheGrid) {
     EXPECT_EQ(mwsep::cuda::modern_r_pieces(1 << 21, 700), 1);     // already 2^21 cells
 }
 
-// The background term's refinements (math/refine.hpp) assume seeds good to 2^-22: the hardware's must be.
+// The background term's refinements (math/refine.hpp) assume seeds good to 2^-19: the hardware's must be.
 TEST(GpuMath, HardwareSeedsMeetTheRefinementsAssumption) {
     if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: NOT checked";
     const auto e = mwsep::cuda::measure_seed_errors(1 << 22);
