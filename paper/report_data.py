@@ -476,11 +476,16 @@ def hardware_table(published):
 
 
 def provenance_table(results):
+    """Every result file the report reads: the GPU's folder, its two-GPU sibling and the host-only results."""
     body = []
-    for meta in sorted(results.glob("*.meta.json")):
+    folders = [results, results.parent / (results.name + "-x2"), ROOT / "experiments" / "results" / "cpu"]
+    metas = [m for folder in folders if folder.exists() for m in sorted(folder.glob("*.meta.json"))]
+    for meta in metas:
         m = json.loads(meta.read_text())
-        body.append([meta.name.replace(".meta.json", ""), m.get("gpu_name", m.get("host_cpu", "")), m.get("driver_version", ""),
-                     m.get("cuda_version", ""), str(m.get("git_commit", ""))[:10], m.get("date_utc", ""),
+        where = "" if meta.parent == results else meta.parent.name + "/"
+        commits = m.get("git_commits") or [m.get("git_commit", "")]
+        body.append([where + meta.name.replace(".meta.json", ""), m.get("gpu_name", m.get("host_cpu", "")), m.get("driver_version", ""),
+                     m.get("cuda_version", ""), ", ".join(str(c)[:10] for c in commits), m.get("date_utc", ""),
                      "`" + m.get("command", "").replace("|", "/") + "`"])
     return table(["result", "GPU / CPU", "driver", "CUDA", "commit", "date (UTC)", "command"], body)
 
