@@ -175,55 +175,53 @@ cudaTextureObject_t make_texture(const void* data, std::size_t count) {
     return object;
 }
 
-}  // namespace
+/// Whether a device has double precision (compute capability 1.3 and later).
+bool supports_double(const cudaDeviceProp& p) { return p.major > 1 || (p.major == 1 && p.minor >= 3); }
 
-int select_device(int requested, bool need_double) {
+/// The number of CUDA devices; a clear error when there is none.
+int device_count() {
     int count = 0;
     const cudaError_t status = cudaGetDeviceCount(&count);
     if (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver || count == 0)
         throw CudaError("no CUDA device is available (" + std::string(cudaGetErrorString(status)) + ")");
     check(status, "count CUDA devices");
-    auto supports_double = [](const cudaDeviceProp& p) { return p.major > 1 || (p.major == 1 && p.minor >= 3); };
-    if (requested >= 0) {
-        if (requested >= count)
-            throw CudaError("--device " + std::to_string(requested) + " does not exist (" + std::to_string(count) +
-                            " devices)");
-        cudaDeviceProp p{};
-        check(cudaGetDeviceProperties(&p, requested), "query the device");
-        if (need_double && !supports_double(p))
-            throw CudaError(std::string("device ") + p.name + " has no double precision");
-        return requested;
-    }
-    int best = -1;
-    double best_rate = -1;
+    return count;
+}
+
+/// Every device (with double precision, when @p need_double), ranked as the thesis chose: largest SM
+/// count x clock rate first, the lower index first among equals. Throws CudaError if none qualifies.
+std::vector<int> ranked_devices(bool need_double) {
+    std::vector<std::pair<double, int>> rated;
+    const int count = device_count();
     for (int d = 0; d < count; ++d) {
         cudaDeviceProp p{};
         check(cudaGetDeviceProperties(&p, d), "query a device");
         int clock_khz = 0;
         cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, d);
-        const double rate = static_cast<double>(p.multiProcessorCount) * clock_khz;
-        if ((!need_double || supports_double(p)) && rate > best_rate) best = d, best_rate = rate;
+        if (!need_double || supports_double(p)) rated.emplace_back(static_cast<double>(p.multiProcessorCount) * clock_khz, d);
     }
-    if (best < 0) throw CudaError("no CUDA device with double precision");
-    return best;
+    if (rated.empty()) throw CudaError("no CUDA device with double precision");
+    std::stable_sort(rated.begin(), rated.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<int> out;
+    for (const auto& r : rated) out.push_back(r.second);
+    return out;
+}
+
+}  // namespace
+
+int select_device(int requested, bool need_double) {
+    if (requested < 0) return ranked_devices(need_double).front();
+    const int count = device_count();
+    if (requested >= count)
+        throw CudaError("--device " + std::to_string(requested) + " does not exist (" + std::to_string(count) +
+                        " devices)");
+    cudaDeviceProp p{};
+    check(cudaGetDeviceProperties(&p, requested), "query the device");
+    if (need_double && !supports_double(p)) throw CudaError(std::string("device ") + p.name + " has no double precision");
+    return requested;
 }
 
 namespace {
-
-/// Every device with double precision (when @p need_double), the fastest first as select_device() ranks them.
-std::vector<int> usable_devices(bool need_double) {
-    const int best = select_device(-1, need_double);
-    int count = 0;
-    check(cudaGetDeviceCount(&count), "count CUDA devices");
-    std::vector<int> out{best};
-    for (int d = 0; d < count; ++d) {
-        if (d == best) continue;
-        cudaDeviceProp p{};
-        check(cudaGetDeviceProperties(&p, d), "query a device");
-        if (!need_double || p.major > 1 || (p.major == 1 && p.minor >= 3)) out.push_back(d);
-    }
-    return out;
-}
 
 /// The stream constants, on the host and (for the thesis's memory families) on the device.
 DeviceStreams make_streams(const geometry::IntegrationSetup& setup, DeviceMemory& mem, bool device_tables) {
@@ -386,9 +384,6 @@ model::Integrals integrate_modern(const geometry::IntegrationSetup& setup, const
     return combine_areas(sums, S);
 }
 
-}  // namespace
-
-namespace {
 /// The devices evaluate() uses: the calling thread's current one (green contexts), every device with
 /// double precision for the modern variants when none is named, otherwise the one select_device() picks.
 std::vector<int> devices_for(const VariantInfo& v, int device, bool keep_context) {
@@ -397,7 +392,7 @@ std::vector<int> devices_for(const VariantInfo& v, int device, bool keep_context
         check(cudaGetDevice(&dev), "read the current device");
         return {dev};
     }
-    if (v.device_reduced && device < 0) return usable_devices(v.double_precision);
+    if (v.device_reduced && device < 0) return ranked_devices(v.double_precision);
     return {select_device(device, v.double_precision)};
 }
 }  // namespace
@@ -462,9 +457,9 @@ GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCat
     r.integral_seconds = integral_ms / 1000.0;
     r.likelihood_seconds = star.kernel_ms / 1000.0;
     r.device = prop.name;
-    r.devices_used = static_cast<int>(std::min<std::size_t>(devices.size(), v.device_reduced && launch.slices > 0
-                                                                                ? static_cast<std::size_t>(launch.slices)
-                                                                                : devices.size()));
+    // Fewer slices than devices leave the rest idle.
+    const int n_devices = static_cast<int>(devices.size());
+    r.devices_used = v.device_reduced && launch.slices > 0 ? std::min(n_devices, launch.slices) : n_devices;
     if (r.devices_used > 1) r.device = std::to_string(r.devices_used) + " x " + r.device;
     return r;
 }
