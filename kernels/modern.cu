@@ -29,6 +29,7 @@
 #include <utility>
 
 #include "check.hpp"
+#include "cpu/summation.hpp"
 #include "modern.hpp"
 #include "device_math.cuh"
 #include "math/exp_table.hpp"
@@ -233,17 +234,12 @@ __global__ void __launch_bounds__(reduction_chunks)
     const int chunk = chunk_cells(cells);
     const int first = i * chunk;
     const int last = min(cells, first + chunk);
-    double sum = 0, comp = 0;
+    cpu::NeumaierSum sum;
     for (int p = first; p < last; ++p)
-        for (int piece = 0; piece < pieces; ++piece) {
-            const double v = static_cast<double>(values[static_cast<size_t>(piece) * stride + p]);
-            const double t = sum + v;
-            comp += fabs(sum) >= fabs(v) ? (sum - t) + v : (v - t) + sum;
-            sum = t;
-        }
+        for (int piece = 0; piece < pieces; ++piece) sum.add(static_cast<double>(values[static_cast<size_t>(piece) * stride + p]));
     double* out = partials + (static_cast<size_t>(blockIdx.x) * reduction_chunks + i) * 2;
-    out[0] = sum;
-    out[1] = comp;
+    out[0] = sum.running_sum();
+    out[1] = sum.compensation();
 }
 
 /// The kernel instance for @p streams streams.
