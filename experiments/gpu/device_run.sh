@@ -42,6 +42,19 @@ build() {
   echo "build: $((SECONDS - t0)) s"
 }
 
+# End-to-end runs of modern-f64 on work unit $1, $2 times, one row each appended to CSV $3 (with the
+# number of GPUs used when $4 is --devices): wall time from process start to exit, phases from its JSON.
+end_to_end_runs() {
+  local wu=$1 repeats=$2 csv=$3 devices=${4:-}
+  for rep in $(seq 1 "$repeats"); do
+    local json="$OUT/logs/e2e_$(basename "$csv" .csv)_${wu}_${rep}.json"
+    local t0 t1
+    t0=$(date +%s%N); $M run -a data/workunits/$wu/astronomy_parameters.txt -s data/stars/$wu.txt --backend cuda \
+      --variant modern-f64 --json > "$json"; t1=$(date +%s%N)
+    python3 tools/e2e_row.py "$json" "$wu" "$rep" "$(( (t1 - t0) / 1000000 ))" $devices >> "$csv"
+  done
+}
+
 case "$stage" in
   correctness)
     provenance
@@ -148,22 +161,13 @@ PY
     python3 tools/ncu_summary.py "$OUT/logs/ncu_modern.csv" | tee "$OUT/ncu_modern.csv"
     nvcc -O3 -arch=sm_90 -std=c++17 -Isrc experiments/gpu/exp_throughput.cu src/math/exp_table.cpp -o /tmp/exp_throughput && \
       /tmp/exp_throughput | tee "$OUT/exp_throughput.csv"
-    echo "work_unit,variant,repeat,wall_ms,load_s,device_start_wait_s,prepare_s,integral_s,likelihood_s,evaluate_s" > "$OUT/end_to_end.csv"
+    python3 tools/e2e_row.py --header > "$OUT/end_to_end.csv"
     for wu in 3s-large 2s-large; do
       [ -f data/stars/$wu.txt ] || { mkdir -p data/stars; $M generate -a data/workunits/$wu/astronomy_parameters.txt -o data/stars/$wu.txt --count 100000 --seed 1; }
       $M bench -a data/workunits/$wu/astronomy_parameters.txt -s data/stars/$wu.txt --work-unit $wu \
         --experiment modern --variants ${MODERN_VARIANTS:-modern-f64,modern-f32,shared-fast-unrolled-f64,constant-ieee-unrolled-f64} \
         --repeats 5 --csv "$OUT/modern.csv" 2>&1 | tee "$OUT/logs/modern_$wu.txt"
-      for rep in 1 2 3 4 5; do
-        t0=$(date +%s%N); $M run -a data/workunits/$wu/astronomy_parameters.txt -s data/stars/$wu.txt --backend cuda \
-          --variant modern-f64 --json > "$OUT/logs/e2e_${wu}_${rep}.json"; t1=$(date +%s%N)
-        python3 - "$OUT/logs/e2e_${wu}_${rep}.json" "$wu" "$rep" "$(( (t1 - t0) / 1000000 ))" >> "$OUT/end_to_end.csv" <<'PY'
-import json, sys
-t = json.load(open(sys.argv[1]))["timings"]
-print(",".join([sys.argv[2], "modern-f64", sys.argv[3], sys.argv[4]] +
-               [repr(t[k]) for k in ("load", "device_start_wait", "prepare", "integral", "likelihood", "evaluate")]))
-PY
-      done
+      end_to_end_runs $wu 5 "$OUT/end_to_end.csv"
     done
     cat "$OUT/end_to_end.csv"
     ;;
@@ -178,7 +182,7 @@ PY
     echo "modern gpu tests exit $?"; tail -3 "$OUT/logs/gpu_tests_multi.log"
     grep -E "FAILED|Failure" -A3 "$OUT/logs/gpu_tests_multi.log" | head -30
     mkdir -p data/stars
-    echo "work_unit,variant,repeat,devices,wall_ms,load_s,device_start_wait_s,prepare_s,integral_s,likelihood_s,evaluate_s" > "$OUT/end_to_end_multi.csv"
+    python3 tools/e2e_row.py --header --devices > "$OUT/end_to_end_multi.csv"
     for wu in 3s-large 2s-large; do
       [ -f data/stars/$wu.txt ] || $M generate -a data/workunits/$wu/astronomy_parameters.txt -o data/stars/$wu.txt --count 100000 --seed 1 2>/dev/null
       for mode in one all; do
@@ -186,16 +190,7 @@ PY
         $M bench -a data/workunits/$wu/astronomy_parameters.txt -s data/stars/$wu.txt --work-unit $wu \
           --experiment multi_gpu --variants modern-f64 $flag --repeats 5 --csv "$OUT/multi_gpu.csv" 2>&1 | tee -a "$OUT/logs/multi_$wu.txt"
       done
-      for rep in 1 2 3; do
-        t0=$(date +%s%N); $M run -a data/workunits/$wu/astronomy_parameters.txt -s data/stars/$wu.txt --backend cuda \
-          --variant modern-f64 --json > "$OUT/logs/e2e_multi_${wu}_${rep}.json"; t1=$(date +%s%N)
-        python3 - "$OUT/logs/e2e_multi_${wu}_${rep}.json" "$wu" "$rep" "$(( (t1 - t0) / 1000000 ))" >> "$OUT/end_to_end_multi.csv" <<'PY'
-import json, sys
-j = json.load(open(sys.argv[1])); t = j["timings"]
-print(",".join([sys.argv[2], "modern-f64", sys.argv[3], j["settings"]["device"].split(" x ")[0] if " x " in j["settings"]["device"] else "1", sys.argv[4]] +
-               [repr(t[k]) for k in ("load", "device_start_wait", "prepare", "integral", "likelihood", "evaluate")]))
-PY
-      done
+      end_to_end_runs $wu 3 "$OUT/end_to_end_multi.csv" --devices
     done
     cat "$OUT/end_to_end_multi.csv"
     ;;
