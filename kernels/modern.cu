@@ -200,9 +200,8 @@ __global__ void modern_integral_kernel(ModernArgs<Real> a) {
         unsigned active = 0;
 #pragma unroll
         for (int s = 0; s < S; ++s)
-            if (double(ids) * a.block_weight[k] *
-                    math::stream_term_bound(exponent[s].natural(), a.block_r_min[k], a.block_r_max[k]) >=
-                a.threshold[s])
+            if (math::stream_bin_needed(double(ids), a.block_weight[k], exponent[s].natural(), a.block_r_min[k],
+                                        a.block_r_max[k], a.threshold[s]))
                 active |= 1u << s;
         const Real* rp = a.r_point + static_cast<size_t>(k) * a.block;
         const Real* wp = a.weight + static_cast<size_t>(k) * a.block;
@@ -236,7 +235,8 @@ __global__ void __launch_bounds__(reduction_chunks)
     const int last = min(cells, first + chunk);
     cpu::NeumaierSum sum;
     for (int p = first; p < last; ++p)
-        for (int piece = 0; piece < pieces; ++piece) sum.add(static_cast<double>(values[static_cast<size_t>(piece) * stride + p]));
+        for (int piece = 0; piece < pieces; ++piece)
+            sum.add(static_cast<double>(values[static_cast<size_t>(piece) * stride + p]));
     double* out = partials + (static_cast<size_t>(blockIdx.x) * reduction_chunks + i) * 2;
     out[0] = sum.running_sum();
     out[1] = sum.compensation();

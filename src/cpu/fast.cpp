@@ -92,8 +92,8 @@ void cell_sums_algebraic(const geometry::IntegrationSetup& s, const FoldedLineOf
         const auto e = math::stream_exponent_quadratic(cbcl, cbsl, d.sinb, g.centre, g.axis, g.inv_two_sigma_sq);
         double sum = 0;
         for (int k = 0; k < n_blocks; ++k) {
-            if (ids * los.block_weight[k] * math::stream_term_bound(e, los.block_r_min[k], los.block_r_max[k]) <
-                thresholds[t])
+            if (!math::stream_bin_needed(ids, los.block_weight[k], e, los.block_r_min[k], los.block_r_max[k],
+                                         thresholds[t]))
                 continue;
             const std::size_t first = static_cast<std::size_t>(k) * los.block;
             sum += stream_block_sum(&los.r_point[first], &los.weight[first], los.block, e);

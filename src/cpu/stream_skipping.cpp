@@ -46,8 +46,8 @@ std::vector<std::size_t> active_stream_bins(const geometry::IntegrationSetup& s,
             const auto& g = s.streams[t];
             const auto e = math::stream_exponent_quadratic(cbcl, cbsl, a.sinb[p], g.centre, g.axis, g.inv_two_sigma_sq);
             for (std::size_t k = 0; k < los.block_weight.size(); ++k)
-                active[t] += ids * los.block_weight[k] * math::stream_term_bound(e, los.block_r_min[k], los.block_r_max[k]) >=
-                             thresholds[t];
+                active[t] += math::stream_bin_needed(ids, los.block_weight[k], e, los.block_r_min[k], los.block_r_max[k],
+                                                     thresholds[t]);
         }
     }
     return active;

@@ -198,7 +198,8 @@ std::vector<int> ranked_devices(bool need_double) {
         check(cudaGetDeviceProperties(&p, d), "query a device");
         int clock_khz = 0;
         cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, d);
-        if (!need_double || supports_double(p)) rated.emplace_back(static_cast<double>(p.multiProcessorCount) * clock_khz, d);
+        if (!need_double || supports_double(p))
+            rated.emplace_back(static_cast<double>(p.multiProcessorCount) * clock_khz, d);
     }
     if (rated.empty()) throw CudaError("no CUDA device with double precision");
     std::stable_sort(rated.begin(), rated.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
@@ -217,7 +218,8 @@ int select_device(int requested, bool need_double) {
                         " devices)");
     cudaDeviceProp p{};
     check(cudaGetDeviceProperties(&p, requested), "query the device");
-    if (need_double && !supports_double(p)) throw CudaError(std::string("device ") + p.name + " has no double precision");
+    if (need_double && !supports_double(p))
+        throw CudaError(std::string("device ") + p.name + " has no double precision");
     return requested;
 }
 

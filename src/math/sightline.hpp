@@ -67,6 +67,15 @@ MWSEP_HD Real stream_term_bound(const Quadratic<Real>& e, Real r_lo, Real r_hi) 
     return best >= Real(0) ? Real(2) : Real(2) * std::exp(best);
 }
 
+/// Whether a stream's terms in one r bin must be evaluated: unless the bin's bound
+/// ids * (sum of the bin's weights) * max exp(e) over [r_lo, r_hi] is below the stream's threshold
+/// (cpu/stream_skipping.hpp). The fast CPU integrator, the modern kernels and the skip count all decide
+/// with this one test; a NaN bound counts as needed.
+MWSEP_HD bool stream_bin_needed(double ids, double bin_weight, const Quadratic<double>& e, double r_lo, double r_hi,
+                                double threshold) {
+    return !(ids * bin_weight * stream_term_bound(e, r_lo, r_hi) < threshold);
+}
+
 /// exp of a stream exponent, which is mathematically never positive (rounding can make it a hair above 0).
 /// On the CPU the branch-free exp_nonpositive, which vectorises; on the GPU the CUDA library's exp, which
 /// the exp microbenchmark (experiments/gpu/exp_throughput.cu) measured faster there than exp_nonpositive.
