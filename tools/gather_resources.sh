@@ -1,4 +1,11 @@
 #!/usr/bin/env sh
-# Concatenates the per-object ptxas reports of directory $1 into file $2.
+# Writes to file $1 the ptxas reports (<object>.resources) of the objects named by the other arguments:
+# only the target's current objects, never a stale report left by a deleted source.
 set -eu
-cat "$1"/*.resources > "$2"
+out="$1"; shift
+: > "$out.tmp"
+for object in "$@"; do
+  [ -f "$object.resources" ] || { echo "gather_resources: no resource report for $object" >&2; exit 1; }
+  cat "$object.resources" >> "$out.tmp"
+done
+mv "$out.tmp" "$out"

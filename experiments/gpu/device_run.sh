@@ -159,7 +159,7 @@ PY
       > "$OUT/logs/ncu_modern.csv" 2>&1
     echo "ncu exit $?"
     python3 tools/ncu_summary.py "$OUT/logs/ncu_modern.csv" | tee "$OUT/ncu_modern.csv"
-    nvcc -O3 -arch=sm_90 -std=c++17 -Isrc experiments/gpu/exp_throughput.cu src/math/exp_table.cpp -o /tmp/exp_throughput && \
+    nvcc -O3 -arch=sm_90 -std=c++17 -Isrc experiments/gpu/exp_throughput.cu src/mwsep/math/exp_table.cpp -o /tmp/exp_throughput && \
       /tmp/exp_throughput | tee "$OUT/exp_throughput.csv"
     python3 tools/e2e_row.py --header > "$OUT/end_to_end.csv"
     for wu in 3s-large 2s-large; do

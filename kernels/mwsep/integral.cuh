@@ -1,0 +1,282 @@
+/// @file integral.cuh
+/// @brief The one integral kernel template of the study (thesis chapter 4, Appendix A) and its host driver.
+///
+/// One thread per (mu, nu) cell, 64 threads per block by default, one launch per r step: each thread
+/// sums the n_conv convolution points of its cell at distance bin k for the background and every stream,
+/// multiplies by the cell's volume factor V'(k, nu) (efficiency x r-volume x nu-area, precomputed on the
+/// host) and adds the result to the cell's accumulator in global memory. After all r steps the host sums
+/// the accumulators over cells in index order (spec 3.4).
+///
+/// The policies of the variant decide, and only they differ between variants:
+///  - `Memory`: where the stream centres and axes are read from (global, constant, texture, shared);
+///  - `DivSqrt`: plain IEEE `/` and `sqrt`, or the mixed-precision scheme, in the background term;
+///  - `Loop`: a runtime loop over streams with sums in shared memory, or an unrolled loop with sums in
+///    registers (the stream count S becomes a template argument);
+///  - `Real`: double, or float everywhere (the precision study).
+/// 1/(2 sigma^2) always lives in constant memory and the convolution tables always in global memory
+/// through the read-only cache, for every variant.
+///
+/// Include this header in exactly one translation unit per memory family: it defines the constant-memory
+/// symbols that unit's kernels read.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "cuda_check.hpp"
+#include "device_math.cuh"
+#include "policies.cuh"
+#include "variant_table.hpp"
+
+namespace mwsep::cuda {
+/// Kernels, their policies and host launchers; every translation unit's own constant symbols are static.
+namespace kernels {
+
+/// 1/(2 sigma^2) of each stream, for each precision (one copy per translation unit).
+static __constant__ double inv_two_sigma_sq_f64[max_streams];
+static __constant__ float inv_two_sigma_sq_f32[max_streams];  ///< the single-precision copy
+
+/// 1/(2 sigma^2) of stream @p s; the unnamed first argument only picks the table of its precision.
+static __device__ __forceinline__ double inv_two_sigma_sq(double, int s) { return inv_two_sigma_sq_f64[s]; }
+static __device__ __forceinline__ float inv_two_sigma_sq(float, int s) { return inv_two_sigma_sq_f32[s]; }  ///< single-precision overload
+
+/// Shared part of the policies that read the stream constants from the uploaded device array (global
+/// and shared memory): nothing extra to upload, and the array's address as the kernel argument.
+struct FromDeviceArray {
+    static void upload(const DeviceStreams&, cudaStream_t) {}  ///< nothing to do: the backend uploaded the array
+    /// The device array of precision Real, and no texture.
+    template <class Real>
+    static StreamArgs<Real> args(const DeviceStreams& s) {
+        if constexpr (sizeof(Real) == 8) return {s.global_f64, 0};
+        else return {s.global_f32, 0};
+    }
+};
+
+/// Kernel arguments of one area at one precision.
+template <class Real>
+struct IntegralArgs {
+    const Real* sinb;     ///< per cell [padded]: sin b of the cell centre
+    const Real* sinl;     ///< per cell: sin l
+    const Real* cosb;     ///< per cell: cos b
+    const Real* cosl;     ///< per cell: cos l
+    const Real* r_point;  ///< [k * n_conv + c]
+    const Real* qw;       ///< [k * n_conv + c]
+    const Real* volume;   ///< V'[k * n_nu + j]
+    Real* bg;             ///< per-cell background accumulator [padded]
+    Real* st;             ///< per-cell stream accumulators [s * padded + p]
+    Real* bg_comp;        ///< Kahan compensation (single precision only)
+    Real* st_comp;        ///< Kahan compensation of st (single precision only)
+    int cells;            ///< n_mu x n_nu; threads past the last cell do no work
+    int padded;           ///< cells rounded up to a multiple of 64: stride of the stream accumulators
+    int n_nu;             ///< nu bins: cell p reads V' of nu bin p % n_nu
+    int n_conv;           ///< convolution points per r bin
+    int n_streams;        ///< stream count for the runtime loop
+    int block_offset;  ///< first block of this launch (the thesis launched the cells in chunks)
+    Real q_inv_sq;        ///< 1 / q^2
+    Real r0;              ///< background core radius r_0 [kpc]
+    StreamArgs<Real> streams;  ///< where the memory policy finds the stream centres and axes
+};
+
+// [integral-kernel-begin]
+/// The work of one thread of the integral kernel: one sky cell p, one r step @p k.
+/// @tparam V  the variant's policies
+/// @tparam S  stream count for the unrolled loop (ignored by the runtime loop)
+template <class V, int S>
+__device__ __forceinline__ void integral_body(const IntegralArgs<typename V::Real>& a, int k) {
+    using Real = typename V::Real;
+    using Ops = typename V::DivSqrt;
+    constexpr bool unrolled = std::is_same_v<typename V::Loop, Unrolled>;
+    const int n_streams = unrolled ? S : a.n_streams;
+
+    extern __shared__ unsigned char shared_raw[];
+    Real* shared = reinterpret_cast<Real*>(shared_raw);
+    // The memory policy's view of the stream constants. The shared-memory view copies them into
+    // shared[0 .. 6 S) and synchronises the block before any thread reads them.
+    const typename V::Memory::template View<Real> stream_const(a.streams, shared, stream_stride * n_streams);
+
+    const int p = (blockIdx.x + a.block_offset) * blockDim.x + threadIdx.x;
+    if (p >= a.cells) return;
+    const Real sinb = a.sinb[p];
+    const Real cbcl = a.cosb[p] * a.cosl[p];
+    const Real cbsl = a.cosb[p] * a.sinl[p];
+
+    Real bg_sum = 0;
+    Real st_reg[unrolled && S > 0 ? S : 1];          // unrolled: per-stream sums in registers
+    Real* st_shared = shared + V::Memory::shared_values + threadIdx.x;  // loop: sums in shared memory
+    if constexpr (unrolled) {
+#pragma unroll
+        for (int s = 0; s < S; ++s) st_reg[s] = 0;
+    } else {
+        for (int s = 0; s < n_streams; ++s) st_shared[s * blockDim.x] = 0;
+    }
+
+    const Real* r_point = a.r_point + static_cast<size_t>(k) * a.n_conv;
+    const Real* qw_table = a.qw + static_cast<size_t>(k) * a.n_conv;
+// [conv-loop-begin]
+    for (int c = 0; c < a.n_conv; ++c) {
+        const Real r = __ldg(r_point + c);
+        const Real qw = __ldg(qw_table + c);
+        const auto pos = math::point_position(r, cbcl, cbsl, sinb);
+        const Real rg = Ops::sqrt(math::flattened_radius_squared(pos, a.q_inv_sq));
+        bg_sum += Ops::div(qw, math::hernquist_denominator(rg, a.r0));
+        const auto stream_term = [&](int s) {
+            const math::Vec3<Real> centre{stream_const(s * stream_stride + 0), stream_const(s * stream_stride + 1),
+                                          stream_const(s * stream_stride + 2)};
+            const math::Vec3<Real> axis{stream_const(s * stream_stride + 3), stream_const(s * stream_stride + 4),
+                                        stream_const(s * stream_stride + 5)};
+            return qw * device_exp(-math::stream_distance_squared(pos, centre, axis) * inv_two_sigma_sq(Real(), s));
+        };
+// [stream-loop-begin]
+        if constexpr (unrolled) {
+#pragma unroll
+            for (int s = 0; s < S; ++s) st_reg[s] += stream_term(s);
+        } else {
+#pragma unroll 1
+            for (int s = 0; s < n_streams; ++s) st_shared[s * blockDim.x] += stream_term(s);
+        }
+// [stream-loop-end]
+    }
+// [conv-loop-end]
+
+    const Real v = a.volume[static_cast<size_t>(k) * a.n_nu + p % a.n_nu];
+    accumulate(a.bg[p], a.bg_comp[p], bg_sum * v);
+    if constexpr (unrolled) {
+#pragma unroll
+        for (int s = 0; s < S; ++s) {
+            const size_t i = static_cast<size_t>(s) * a.padded + p;
+            accumulate(a.st[i], a.st_comp[i], st_reg[s] * v);
+        }
+    } else {
+        for (int s = 0; s < n_streams; ++s) {
+            const size_t i = static_cast<size_t>(s) * a.padded + p;
+            accumulate(a.st[i], a.st_comp[i], st_shared[s * blockDim.x] * v);
+        }
+    }
+}
+
+/// The integral kernel of variant V for S streams: one thread per sky cell, one launch per r step @p k.
+template <class V, int S>
+__global__ void integral_kernel(IntegralArgs<typename V::Real> a, int k) {
+    integral_body<V, S>(a, k);
+}
+// [register-cap-begin]
+/// The register-capped build: the same body under the thesis's 48-register limit (`--maxrregcount 48`).
+template <class V, int S>
+__global__ void __maxnreg__(48) integral_kernel_capped(IntegralArgs<typename V::Real> a, int k) {
+    integral_body<V, S>(a, k);
+}
+// [register-cap-end]
+// [integral-kernel-end]
+
+/// Address of the kernel of variant V for @p streams streams (unrolled) or any count (loop).
+template <class V, int... Ss>
+const void* kernel_address(int streams, bool capped, std::integer_sequence<int, Ss...>) {
+    const void* found = nullptr;
+    ((streams == Ss ? (found = capped ? reinterpret_cast<const void*>(&integral_kernel_capped<V, Ss>)
+                                      : reinterpret_cast<const void*>(&integral_kernel<V, Ss>))
+                    : nullptr),
+     ...);
+    return found;
+}
+
+/// Kernel of variant V for @p streams streams, register-capped if @p capped: the unrolled instance for that
+/// count (nullptr outside 0-4), or the one runtime-loop instance whatever the count.
+template <class V>
+const void* variant_kernel(int streams, bool capped) {
+    if constexpr (std::is_same_v<typename V::Loop, Unrolled>) {
+        return kernel_address<V>(streams, capped, std::integer_sequence<int, 0, 1, 2, 3, 4>{});
+    } else {
+        return kernel_address<V>(0, capped, std::integer_sequence<int, 0>{});
+    }
+}
+
+/// Dynamic shared memory of variant V per block: the staged stream table (shared-memory family) plus
+/// the per-thread stream sums (runtime loop). Unrolled variants of the other families use none.
+template <class V>
+size_t variant_shared_bytes(int threads) {
+    const bool loop = std::is_same_v<typename V::Loop, RuntimeLoop>;
+    return sizeof(typename V::Real) *
+           (V::Memory::shared_values + (loop ? static_cast<size_t>(max_streams) * threads : size_t(0)));
+}
+
+/// Uploads this unit's constant tables and launches one area's kernels, one launch per r step
+/// (or the thesis's chunks of `blocks_per_launch` blocks), on @p stream. No host synchronisation.
+template <class V>
+void launch_area(const DeviceArea& area, const DeviceStreams& streams, const LaunchOptions& opt,
+                 cudaStream_t stream) {
+    using Real = typename V::Real;
+    const int S = streams.count;
+    if constexpr (std::is_same_v<Real, double>) {
+        check(cudaMemcpyToSymbolAsync(inv_two_sigma_sq_f64, streams.inv_two_sigma_sq_f64, sizeof(double) * max_streams,
+                                      0, cudaMemcpyHostToDevice, stream),
+              "upload 1/(2 sigma^2)");
+    } else {
+        check(cudaMemcpyToSymbolAsync(inv_two_sigma_sq_f32, streams.inv_two_sigma_sq_f32, sizeof(float) * max_streams,
+                                      0, cudaMemcpyHostToDevice, stream),
+              "upload 1/(2 sigma^2)");
+    }
+    V::Memory::upload(streams, stream);
+    const auto& buf = area.buffers<Real>();
+    IntegralArgs<Real> a{buf.sinb, buf.sinl, buf.cosb, buf.cosl, buf.r_point, buf.qw, buf.volume,
+                         buf.bg, buf.st, buf.bg_comp, buf.st_comp, area.cells, area.padded, area.n_nu,
+                         area.n_conv, S, 0, static_cast<Real>(streams.q_inv_sq), static_cast<Real>(streams.r0),
+                         V::Memory::template args<Real>(streams)};
+    const void* kernel = variant_kernel<V>(S, opt.register_cap);
+    if (!kernel) throw CudaError("no kernel instance of this variant for " + std::to_string(S) + " streams");
+    const int threads = opt.threads_per_block;
+    const int blocks = (area.cells + threads - 1) / threads;
+    const int chunk = opt.blocks_per_launch > 0 ? opt.blocks_per_launch : blocks;
+    const size_t shared_bytes = variant_shared_bytes<V>(threads);
+// [launch-loop-begin]
+    for (int k = 0; k < area.n_r; ++k) {
+        for (int first = 0; first < blocks; first += chunk) {
+            a.block_offset = first;
+            void* params[] = {&a, &k};
+            const int n = std::min(chunk, blocks - first);
+            check(cudaLaunchKernel(kernel, dim3(n), dim3(threads), params, shared_bytes, stream), "launch integral kernel");
+        }
+    }
+    check(cudaGetLastError(), "integral kernel launch");
+// [launch-loop-end]
+}
+
+/// Registers variant V with the table: its name, policies, launcher and kernel lookup.
+template <class V>
+VariantInfo describe_variant() {
+    VariantInfo info;
+    info.memory = V::Memory::name;
+    info.divsqrt = DivSqrtName<typename V::DivSqrt>::name;
+    info.loop = V::Loop::name;
+    info.precision = PrecisionName<typename V::Real>::name;
+    info.name = info.memory + "-" + info.divsqrt + "-" + info.loop + "-" + info.precision;
+    info.double_precision = std::is_same_v<typename V::Real, double>;
+    info.unrolled = std::is_same_v<typename V::Loop, Unrolled>;
+    info.launch = &launch_area<V>;
+    info.kernel = &variant_kernel<V>;
+    info.shared_bytes = &variant_shared_bytes<V>;
+    return info;
+}
+
+// [variant-family-begin]
+/// The eight variants of one memory family: every division, loop and precision choice.
+template <class Memory>
+void add_memory_family(std::vector<VariantInfo>& out) {
+    using math::IeeeDivSqrt;
+    using math::MixedPrecisionDivSqrt;
+    out.push_back(describe_variant<Variant<Memory, IeeeDivSqrt, RuntimeLoop, double>>());
+    out.push_back(describe_variant<Variant<Memory, IeeeDivSqrt, Unrolled, double>>());
+    out.push_back(describe_variant<Variant<Memory, MixedPrecisionDivSqrt, RuntimeLoop, double>>());
+    out.push_back(describe_variant<Variant<Memory, MixedPrecisionDivSqrt, Unrolled, double>>());
+    out.push_back(describe_variant<Variant<Memory, IeeeDivSqrt, RuntimeLoop, float>>());
+    out.push_back(describe_variant<Variant<Memory, IeeeDivSqrt, Unrolled, float>>());
+    out.push_back(describe_variant<Variant<Memory, MixedPrecisionDivSqrt, RuntimeLoop, float>>());
+    out.push_back(describe_variant<Variant<Memory, MixedPrecisionDivSqrt, Unrolled, float>>());
+}
+// [variant-family-end]
+
+}  // namespace kernels
+}  // namespace mwsep::cuda

@@ -1,0 +1,27 @@
+/// @file green_context.hpp
+/// @brief Runs work on a subset of the GPU's SMs through a CUDA green context (driver API), to emulate a
+/// smaller GPU of the same architecture for the scaling experiment.
+#pragma once
+
+namespace harness {
+
+/// While alive, the calling thread's current context is a green context holding at least @p sm_count SMs
+/// of @p device (rounded up to the hardware's granularity); the previous context is restored afterwards.
+class GreenContext {
+public:
+    /// Creates the green context and makes it current. Throws CudaError if @p sm_count is not in
+    /// [1, the device's SM count] or the driver has no green contexts (they need CUDA 12.4 or later).
+    GreenContext(int device, int sm_count);
+    ~GreenContext();
+    GreenContext(const GreenContext&) = delete;
+    GreenContext& operator=(const GreenContext&) = delete;
+    /// SMs actually granted.
+    int sm_count() const { return granted_; }
+
+private:
+    void* green_ = nullptr;     ///< CUgreenCtx
+    void* previous_ = nullptr;  ///< CUcontext current before
+    int granted_ = 0;
+};
+
+}  // namespace harness

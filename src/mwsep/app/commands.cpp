@@ -1,0 +1,434 @@
+#include "mwsep/app/commands.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <memory>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <stdexcept>
+
+#include "mwsep/app/evaluate.hpp"
+#include "mwsep/likelihood/stream_skipping.hpp"
+#include "harness/json.hpp"
+#include "mwsep/app/progress_bar.hpp"
+#include "harness/csv.hpp"
+#include "harness/statistics.hpp"
+#include "mwsep/cpu/thread_pool.hpp"
+#include "mwsep/cpu/integrators.hpp"
+#include "mwsep/generate/catalogue.hpp"
+#include "mwsep/model/astronomy_parameters.hpp"
+#include "mwsep/model/build_model.hpp"
+#include "mwsep/model/input_error.hpp"
+#include "mwsep/model/search_parameters.hpp"
+#include "mwsep/model/stars.hpp"
+
+#if defined(MWSEP_WITH_CUDA)
+#include "mwsep/cuda/commands.hpp"
+#endif
+
+namespace mwsep::app {
+namespace {
+
+/// Parses an integer option value strictly.
+long long parse_int_option(const std::string& text, const std::string& option) {
+    try {
+        std::size_t used = 0;
+        const long long v = std::stoll(text, &used);
+        if (used == text.size()) return v;
+    } catch (const std::exception&) {
+    }
+    throw model::InputError("command line", 0, option, "expected an integer, found '" + text + "'");
+}
+
+/// A tiny option parser: `--name value` options, `--flag` switches, and `-p v1 ... vN` value lists.
+class Options {
+public:
+    Options(const Args& args, const std::map<std::string, bool>& known, const std::string& command) {
+        for (std::size_t i = 0; i < args.size(); ++i) {
+            const std::string& a = args[i];
+            const auto it = known.find(a);
+            if (it == known.end())
+                throw std::invalid_argument("mwsep " + command + ": unknown option '" + a + "' (see --help)");
+            if (a == "-p") {
+                // Values run until the next option; negative numbers are values, not options.
+                std::vector<std::string> values;
+                while (i + 1 < args.size() && !(args[i + 1].rfind("--", 0) == 0 || known.count(args[i + 1])))
+                    values.push_back(args[++i]);
+                lists_[a] = values;
+                seen_[a] = "";
+                continue;
+            }
+            if (it->second) {
+                if (i + 1 >= args.size()) throw std::invalid_argument("mwsep " + command + ": option " + a + " needs a value");
+                seen_[a] = args[++i];
+            } else {
+                seen_[a] = "";
+            }
+        }
+    }
+    bool has(const std::string& k) const { return seen_.count(k) != 0; }
+    std::string get(const std::string& k, const std::string& fallback = "") const {
+        const auto it = seen_.find(k);
+        return it == seen_.end() ? fallback : it->second;
+    }
+    std::string require(const std::string& k, const std::string& command) const {
+        if (!has(k)) throw std::invalid_argument("mwsep " + command + ": missing required option " + k + " (see --help)");
+        return get(k);
+    }
+    long long integer(const std::string& k, long long fallback) const {
+        if (!has(k)) return fallback;
+        return parse_int_option(get(k), k);
+    }
+    const std::vector<std::string>& list(const std::string& k) const { return lists_.at(k); }
+
+private:
+    std::map<std::string, std::string> seen_;
+    std::map<std::string, std::vector<std::string>> lists_;
+};
+
+const std::map<std::string, bool> input_options = {
+    {"-a", true}, {"-s", true}, {"--search-parameters", true}, {"--np", true}, {"-p", false},
+    {"--r-binning", true}, {"--help", false}, {"-h", false}};
+
+/// Fills the input part of RunOptions shared by run, generate and bench-cpu.
+RunOptions input_run_options(const Options& opt, const std::string& command, bool need_stars) {
+    RunOptions o;
+    o.astronomy_path = opt.require("-a", command);
+    if (need_stars) o.stars_path = opt.require("-s", command);
+    if (opt.has("--search-parameters")) o.search_path = opt.get("--search-parameters");
+    if (opt.has("--np") != opt.has("-p"))
+        throw std::invalid_argument("mwsep " + command + ": --np N and -p v1 ... vN go together");
+    if (opt.has("--np"))
+        o.search_vector = model::search_vector_from_arguments(static_cast<int>(opt.integer("--np", 0)), opt.list("-p"));
+    const std::string binning = opt.get("--r-binning", "magnitude");
+    if (binning == "magnitude") o.r_binning = model::RBinning::magnitude;
+    else if (binning == "kpc") o.r_binning = model::RBinning::kpc;
+    else throw std::invalid_argument("mwsep " + command + ": --r-binning must be magnitude or kpc, found '" + binning + "'");
+    return o;
+}
+
+const char* input_help =
+    "  -a FILE                    astronomy_parameters.txt (the work unit)\n"
+    "  --search-parameters FILE   2009 search_parameters.txt: the parameter vector\n"
+    "  --np N -p v1 ... vN        the parameter vector on the command line (instead of the file)\n"
+    "  --r-binning magnitude|kpc  r bins uniform in magnitude (default, as the thesis's CUDA code) or in kpc\n"
+    "                             (the December 2009 CPU code)\n";
+
+std::string r_binning_name(model::RBinning b) { return b == model::RBinning::kpc ? "kpc" : "magnitude"; }
+
+std::size_t quadrature_points(const geometry::IntegrationSetup& s) {
+    std::size_t n = 0;
+    for (const auto& a : s.areas) n += a.cells() * a.r.n_r * a.r.n_conv;
+    return n;
+}
+
+}  // namespace
+
+int command_run(const Args& args) {
+    auto known = input_options;
+    known.insert({{"--backend", true}, {"--cpu", true}, {"--threads", true}, {"--json", false},
+                  {"--variant", true}, {"--device", true}});
+    const Options opt(args, known, "run");
+    if (opt.has("--help") || opt.has("-h")) {
+        std::printf(
+            "usage: mwsep run -a astronomy_parameters.txt -s stars.txt [options]\n%s"
+            "  -s FILE                    star catalogue (count, then 'l b r' per line)\n"
+            "  --backend cpu|cuda         where to compute (default cpu)\n"
+            "  --cpu reference|fast       CPU integrator (default fast)\n"
+            "  --threads N                threads of the fast CPU integrator (default: all cores)\n"
+            "  --variant NAME             CUDA kernel variant (default shared-fast-unrolled-f64; see 'mwsep variants')\n"
+            "  --device N                 CUDA device (default: the fastest one with double precision; the modern\n"
+            "                             variants split the work over every such device unless one is named)\n"
+            "  --json                     print one JSON object instead of text\n",
+            input_help);
+        return 0;
+    }
+    RunOptions o = input_run_options(opt, "run", true);
+    o.backend = opt.get("--backend", "cpu");
+    o.cpu_integrator = opt.get("--cpu", "fast");
+    o.threads = static_cast<int>(opt.integer("--threads", 0));
+    if (o.threads < 0) throw std::invalid_argument("mwsep run: --threads must be 0 (all cores) or more");
+    o.variant = opt.get("--variant", o.variant);
+    o.device = static_cast<int>(opt.integer("--device", -1));
+
+    const auto t0 = std::chrono::steady_clock::now();
+    auto backend_ready = start_backend(o);  // CUDA start-up overlaps reading the files
+    const Inputs in = load_inputs(o);
+    const auto t1 = std::chrono::steady_clock::now();
+    const double load_seconds = std::chrono::duration<double>(t1 - t0).count();
+    backend_ready.get();
+    const double wait_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+    ProgressBar bar("integrating");
+    RunResult r = evaluate(in, o, [&](std::size_t done, std::size_t total) { bar.update(done, total); });
+    r.load_seconds = load_seconds;
+    r.device_wait_seconds = wait_seconds;
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+    const std::string engine = o.backend == "cpu" ? "cpu " + o.cpu_integrator : "cuda " + o.variant;
+    if (opt.has("--json")) {
+        harness::JsonObject j(std::cout);
+        j.number("background_integral", r.integrals.background)
+            .numbers("stream_integrals", r.integrals.streams)
+            .number("likelihood", r.likelihood.likelihood)
+            .number("background_likelihood", r.likelihood.background_likelihood)
+            .numbers("stream_only_likelihoods", r.likelihood.stream_only)
+            .integer("number_stars", static_cast<long long>(in.stars.size()))
+            .integer("zero_probability_stars", r.likelihood.zero_probability_stars)
+            .number("seconds", wall);
+        auto t = j.object("timings");
+        t.number("load", r.load_seconds)
+            .number("device_start_wait", r.device_wait_seconds)
+            .number("prepare", r.prepare_seconds)
+            .number("integral", r.integral_seconds)
+            .number("likelihood", r.likelihood_seconds)
+            .number("evaluate", r.total_seconds);
+        t.close();
+        auto s = j.object("settings");
+        s.string("astronomy_parameters", o.astronomy_path)
+            .string("stars", o.stars_path)
+            .string("backend", o.backend)
+            .string("engine", engine)
+            .string("r_binning", r_binning_name(o.r_binning))
+            .string("device", r.device);
+        if (o.backend == "cpu" && o.cpu_integrator == "fast") s.integer("threads", cpu::resolve_threads(o.threads));
+        s.close();
+        j.close();
+        std::cout << '\n';
+        return 0;
+    }
+    std::printf("work unit               %s\n", o.astronomy_path.c_str());
+    std::printf("stars                   %s (%zu)\n", o.stars_path.c_str(), in.stars.size());
+    std::printf("computed by             %s on %s\n", engine.c_str(), r.device.c_str());
+    std::printf("r binning               %s\n", r_binning_name(o.r_binning).c_str());
+    std::printf("background_integral     %.17g\n", r.integrals.background);
+    for (std::size_t s = 0; s < r.integrals.streams.size(); ++s)
+        std::printf("stream_integral[%zu]      %.17g\n", s + 1, r.integrals.streams[s]);
+    std::printf("background_likelihood   %.17g\n", r.likelihood.background_likelihood);
+    for (std::size_t s = 0; s < r.likelihood.stream_only.size(); ++s)
+        std::printf("stream_only_likelihood[%zu] %.17g\n", s + 1, r.likelihood.stream_only[s]);
+    std::printf("zero_probability_stars  %lld\n", r.likelihood.zero_probability_stars);
+    std::printf("likelihood              %.17g\n", r.likelihood.likelihood);
+    std::printf("seconds                 %.3f (load %.3f, integral %.3f, likelihood %.3f)\n", wall, r.load_seconds,
+                r.integral_seconds, r.likelihood_seconds);
+    return 0;
+}
+
+int command_generate(const Args& args) {
+    auto known = input_options;
+    known.insert({{"-o", true}, {"--count", true}, {"--seed", true}, {"--threads", true}, {"--envelope", true}});
+    const Options opt(args, known, "generate");
+    if (opt.has("--help") || opt.has("-h")) {
+        std::printf(
+            "usage: mwsep generate -a astronomy_parameters.txt -o stars.txt [options]\n%s"
+            "  -o FILE                    where to write the catalogue\n"
+            "  --count N                  number of stars (default 100000)\n"
+            "  --seed N                   random seed (default 1); the same seed gives the same file\n"
+            "  --envelope MUxNUxR         rejection-sampling envelope grid (default 160x16x70)\n"
+            "  --threads N                threads for the envelope (default: all cores; no effect on the result)\n",
+            input_help);
+        return 0;
+    }
+    const RunOptions o = input_run_options(opt, "generate", false);
+    const std::string out_path = opt.require("-o", "generate");
+    const auto setup = geometry::make_setup(model::build_model(read_work_unit(o), o.r_binning));
+    generate::Options g;
+    const long long count = opt.integer("--count", 100000);
+    if (count <= 0) throw std::invalid_argument("mwsep generate: --count must be positive");
+    g.count = static_cast<std::size_t>(count);
+    const long long seed = opt.integer("--seed", 1);
+    if (seed < 0) throw std::invalid_argument("mwsep generate: --seed must be 0 or more");
+    g.seed = static_cast<std::uint64_t>(seed);
+    g.threads = static_cast<int>(opt.integer("--threads", 0));
+    if (opt.has("--envelope")) {
+        int a = 0, b = 0, c = 0;
+        char tail = 0;
+        if (std::sscanf(opt.get("--envelope").c_str(), "%dx%dx%d%c", &a, &b, &c, &tail) != 3 || a < 1 || b < 1 || c < 1)
+            throw std::invalid_argument("mwsep generate: --envelope must look like 160x16x70 (positive sizes)");
+        g.envelope_mu = a, g.envelope_nu = b, g.envelope_r = c;
+    }
+    const auto report = generate::generate_catalogue(setup, g);
+    std::ofstream out(out_path);
+    if (!out) throw std::runtime_error("cannot write " + out_path);
+    model::write_stars(out, report.stars);
+    out.close();
+    if (!out) throw std::runtime_error("error while writing " + out_path);
+    std::fprintf(stderr, "mwsep generate: wrote %zu stars to %s (seed %llu; background %zu", report.stars.size(),
+                 out_path.c_str(), static_cast<unsigned long long>(g.seed), report.per_component[0]);
+    for (std::size_t c = 1; c < report.per_component.size(); ++c)
+        std::fprintf(stderr, ", stream %zu %zu", c, report.per_component[c]);
+    std::fprintf(stderr, "; %zu proposals, %zu above the envelope)\n", report.proposals, report.envelope_exceeded);
+    return 0;
+}
+
+namespace {
+
+/// The model restricted to mu rows [first, last) of its main area; cut areas go with slice 0 only.
+model::Model mu_slice(const model::Model& m, int index, int count) {
+    model::Model slice = m;
+    auto& mu = slice.areas[0].mu;
+    const double step = mu.step();
+    const int first = static_cast<int>(static_cast<long long>(mu.steps) * index / count);
+    const int last = static_cast<int>(static_cast<long long>(mu.steps) * (index + 1) / count);
+    mu = {mu.min + first * step, mu.min + last * step, last - first};
+    if (index != 0) slice.areas.resize(1);
+    return slice;
+}
+
+double thread_cpu_seconds() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+}  // namespace
+
+int command_skipping(const Args& args) {
+    auto known = input_options;
+    known.insert({{"--work-unit", true}});
+    const Options opt(args, known, "skipping");
+    if (opt.has("--help") || opt.has("-h")) {
+        std::printf(
+            "usage: mwsep skipping -a astronomy_parameters.txt [options]\n%s"
+            "  --work-unit NAME           name written in the CSV (default: the file name)\n"
+            "Prints, per area and stream, how many stream terms the rigorous bound lets the fast integrator\n"
+            "and the modern kernels skip (CSV on standard output).\n",
+            input_help);
+        return 0;
+    }
+    const RunOptions o = input_run_options(opt, "skipping", false);
+    const auto setup = geometry::make_setup(model::build_model(read_work_unit(o), o.r_binning));
+    const std::string wu = opt.get("--work-unit", o.astronomy_path);
+    std::printf("work_unit,area,stream,stream_terms,evaluated_terms,evaluated_fraction\n");
+    for (std::size_t i = 0; i < setup.areas.size(); ++i) {
+        const auto& a = setup.areas[i];
+        const auto los = geometry::fold_line_of_sight(a);
+        const auto active = cpu::active_stream_bins(setup, a, los, cpu::stream_skip_thresholds(setup, a, los));
+        const double terms = static_cast<double>(a.cells()) * static_cast<double>(los.r_point.size());
+        for (std::size_t t = 0; t < active.size(); ++t) {
+            const double evaluated = static_cast<double>(active[t]) * los.block;
+            std::printf("%s,%zu,%zu,%.0f,%.0f,%.6f\n", wu.c_str(), i, t + 1, terms, evaluated, evaluated / terms);
+        }
+    }
+    return 0;
+}
+
+int command_bench_cpu(const Args& args) {
+    auto known = input_options;
+    known.insert({{"--repeats", true}, {"--threads", true}, {"--integrators", true}, {"--csv", true},
+                  {"--work-unit", true}, {"--experiment", true}, {"--slices", true}});
+    const Options opt(args, known, "bench-cpu");
+    if (opt.has("--help") || opt.has("-h")) {
+        std::printf(
+            "usage: mwsep bench-cpu -a astronomy_parameters.txt [options]\n%s"
+            "  --repeats N                timed repeats per configuration (default 3; the median is reported)\n"
+            "  --threads N                thread count of the multithreaded configuration (default: all cores)\n"
+            "  --integrators LIST         comma-separated subset of reference,fast1,fastN (default all three)\n"
+            "  --slices N                 run each single-core integrator as N concurrent single-threaded slices\n"
+            "                             of the mu range and report the sum of their CPU times (default 1)\n"
+            "  --work-unit NAME           name written in the CSV (default: the file name)\n"
+            "  --experiment NAME          experiment name written in the CSV (default bench_cpu)\n"
+            "  --csv FILE                 append one row per repeat to FILE (header written if new)\n",
+            input_help);
+        return 0;
+    }
+    const RunOptions o = input_run_options(opt, "bench-cpu", false);
+    const model::Model m = model::build_model(read_work_unit(o), o.r_binning);
+    const auto setup = geometry::make_setup(m);
+    const int repeats = static_cast<int>(opt.integer("--repeats", 3));
+    if (repeats < 1) throw std::invalid_argument("mwsep bench-cpu: --repeats must be at least 1");
+    const int slices = static_cast<int>(opt.integer("--slices", 1));
+    if (slices < 1 || slices > m.areas[0].mu.steps)
+        throw std::invalid_argument("mwsep bench-cpu: --slices must be between 1 and the number of mu steps");
+    const int all = cpu::resolve_threads(static_cast<int>(opt.integer("--threads", 0)));
+    const std::string which = opt.get("--integrators", "reference,fast1,fastN");
+    const std::string wu = opt.get("--work-unit", o.astronomy_path);
+    const std::string experiment = opt.get("--experiment", "bench_cpu");
+    const std::size_t points = quadrature_points(setup);
+    const std::string cpu_name = host_cpu_name();
+    std::vector<geometry::IntegrationSetup> parts;
+    for (int i = 0; slices > 1 && i < slices; ++i) parts.push_back(geometry::make_setup(mu_slice(m, i, slices)));
+
+    std::unique_ptr<harness::CsvAppender> csv;
+    if (opt.has("--csv"))
+        csv = std::make_unique<harness::CsvAppender>(
+            opt.get("--csv"),
+            std::vector<std::string>{"experiment", "integrator", "threads", "slices", "work_unit", "repeat", "seconds",
+                                     "cpu_seconds", "quadrature_points", "points_per_second",
+                                     "points_per_second_per_core", "background_integral", "host_cpu"});
+    std::printf("%-10s %7s %7s %12s %12s %14s %18s\n", "integrator", "threads", "slices", "median_s", "cpu_s",
+                "points/s", "points/s/core");
+    struct Config { std::string name; int threads; };
+    std::vector<Config> configs;
+    if (which.find("reference") != std::string::npos) configs.push_back({"reference", 1});
+    if (which.find("fast1") != std::string::npos) configs.push_back({"fast", 1});
+    if (which.find("fastN") != std::string::npos) configs.push_back({"fast", all});
+    for (const auto& c : configs) {
+        // A single-core configuration may be split into concurrent single-threaded slices; its cost is
+        // then the sum of the slices' CPU times, each measured, never extrapolated.
+        const bool sliced = c.threads == 1 && slices > 1;
+        std::vector<double> wall, cpu_times;
+        for (int rep = 0; rep < repeats; ++rep) {
+            const auto run = [&](const geometry::IntegrationSetup& s) {
+                return c.name == "reference" ? cpu::integrate_reference(s) : cpu::integrate_fast(s, c.threads);
+            };
+            const auto t0 = std::chrono::steady_clock::now();
+            double cpu_seconds = 0, background = 0;
+            if (sliced) {
+                std::vector<double> slice_cpu(slices), slice_bg(slices);
+                cpu::parallel_for(static_cast<std::size_t>(slices), slices, [&](std::size_t i) {
+                    const double c0 = thread_cpu_seconds();
+                    slice_bg[i] = run(parts[i]).background;
+                    slice_cpu[i] = thread_cpu_seconds() - c0;
+                });
+                for (int i = 0; i < slices; ++i) cpu_seconds += slice_cpu[i], background += slice_bg[i];
+            } else {
+                const double c0 = thread_cpu_seconds();
+                background = run(setup).background;
+                cpu_seconds = c.threads == 1 ? thread_cpu_seconds() - c0 : NAN;
+            }
+            const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            // One core's rate: the CPU time when sliced, else the wall time over the threads used.
+            const double core_seconds = sliced ? cpu_seconds : sec * c.threads;
+            wall.push_back(sec);
+            cpu_times.push_back(sliced ? cpu_seconds : sec);
+            if (csv)
+                csv->row({experiment, c.name, std::to_string(c.threads), std::to_string(sliced ? slices : 1), wu,
+                          std::to_string(rep), harness::csv_number(sec), harness::csv_number(cpu_seconds),
+                          std::to_string(points), harness::csv_number(points / sec),
+                          harness::csv_number(points / core_seconds), harness::csv_number(background), cpu_name});
+        }
+        const auto w = harness::summarize(wall);
+        const auto cs = harness::summarize(cpu_times);
+        const double per_core = sliced ? points / cs.median : points / w.median / c.threads;
+        std::printf("%-10s %7d %7d %12.4f %12.4f %14.4g %18.4g\n", c.name.c_str(), c.threads, sliced ? slices : 1,
+                    w.median, cs.median, points / w.median, per_core);
+    }
+    std::printf("quadrature points per evaluation: %zu (all components together); CPU: %s\n", points, cpu_name.c_str());
+    return 0;
+}
+
+int command_variants(const Args& args) {
+#if defined(MWSEP_WITH_CUDA)
+    return cuda::command_variants(args);
+#else
+    (void)args;
+    throw std::runtime_error("this build has no CUDA backend (configure with a CUDA compiler to list kernel variants)");
+#endif
+}
+
+int command_bench(const Args& args) {
+#if defined(MWSEP_WITH_CUDA)
+    return cuda::command_bench(args);
+#else
+    (void)args;
+    throw std::runtime_error("this build has no CUDA backend (configure with a CUDA compiler to benchmark kernels)");
+#endif
+}
+
+}  // namespace mwsep::app
+

@@ -1,0 +1,67 @@
+/// @file evaluate.hpp
+/// @brief One evaluation end to end: files -> model -> integrator (CPU or CUDA) -> result.
+#pragma once
+
+#include <future>
+#include <optional>
+#include <string>
+
+#include "mwsep/geometry/tables.hpp"
+#include "mwsep/model/progress.hpp"
+#include "mwsep/model/result.hpp"
+#include "mwsep/model/work_unit.hpp"
+
+namespace mwsep::app {
+
+/// What to evaluate and how.
+struct RunOptions {
+    std::string astronomy_path;                       ///< the work unit, astronomy_parameters.txt (spec 1.1)
+    std::string stars_path;                           ///< the star catalogue, stars.txt (spec 1.3)
+    std::optional<std::string> search_path;           ///< 2009 search_parameters.txt
+    std::optional<model::SearchVector> search_vector; ///< --np/-p form
+    model::RBinning r_binning = model::RBinning::magnitude;  ///< spacing of the r bins (spec 2.8)
+    std::string backend = "cpu";     ///< cpu | cuda
+    std::string cpu_integrator = "fast";  ///< reference | fast
+    int threads = 0;                 ///< fast CPU threads (0: all cores)
+    std::string variant = "shared-fast-unrolled-f64";  ///< CUDA kernel variant
+    int device = -1;                 ///< CUDA device (-1: the fastest double-capable one)
+};
+
+/// Parsed and derived inputs, ready for any integrator.
+struct Inputs {
+    model::AstronomyParameters file;   ///< the work unit as read, with the search vector applied
+    geometry::IntegrationSetup setup;  ///< the validated model and every table derived from it
+    model::StarCatalogue stars;        ///< the stars, in file order
+};
+
+/// Reads the work unit of @p o with its parameter vector (file or --np/-p) applied.
+model::AstronomyParameters read_work_unit(const RunOptions& o);
+
+/// Reads and validates every input of @p o; throws model::InputError on bad input.
+Inputs load_inputs(const RunOptions& o);
+
+/// The outcome of one evaluation, with timings [s].
+struct RunResult {
+    model::Integrals integrals;     ///< I_bg and I_s over the wedge, cuts subtracted
+    model::Likelihood likelihood;   ///< L and its diagnostics
+    double load_seconds = 0;        ///< reading and checking the inputs; set by the caller (evaluate() leaves 0)
+    double integral_seconds = 0;    ///< integrals: wall clock on the CPU, kernel time (CUDA events) on the GPU
+    double likelihood_seconds = 0;  ///< likelihood, timed like integral_seconds
+    double total_seconds = 0;       ///< wall clock of evaluate(), including GPU setup, transfers and host sums
+    double prepare_seconds = 0;     ///< CUDA: host tables, allocations and uploads before the kernels
+    double device_wait_seconds = 0; ///< CUDA: time spent waiting for the devices' start-up after loading; set by the caller
+    std::string device;  ///< what computed it ("CPU ..." or the GPU's name)
+};
+
+/// Starts what the backend of @p o needs before it can compute (for CUDA: the devices' contexts) on
+/// another thread, so that it overlaps reading the inputs; get() the result before evaluate(). It
+/// rethrows what went wrong (for instance: no CUDA device).
+std::future<void> start_backend(const RunOptions& o);
+
+/// Evaluates the likelihood of @p in with the backend of @p o.
+RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressFn& progress = {});
+
+/// Name of the host CPU (from /proc/cpuinfo), for provenance.
+std::string host_cpu_name();
+
+}  // namespace mwsep::app

@@ -1,0 +1,35 @@
+/// @file integrators.hpp
+/// @brief The two CPU integrators: `reference` (serial, original order, plain sums) and `fast`
+/// (multithreaded, vectorised, compensated sums, deterministic for any thread count).
+#pragma once
+
+#include "mwsep/geometry/tables.hpp"
+#include "mwsep/model/progress.hpp"
+#include "mwsep/model/result.hpp"
+
+namespace mwsep::cpu {
+
+/// Serial integration in the original order (mu, nu, r), one plain double sum per component and area,
+/// areas combined as area 0 minus the cuts in order (spec 3.2-3.3).
+model::Integrals integrate_reference(const geometry::IntegrationSetup& s, const model::ProgressFn& progress = {});
+
+/// Likelihood over @p stars with one running plain sum in file order (spec 4.4).
+model::Likelihood likelihood_reference(const geometry::IntegrationSetup& s, const model::StarCatalogue& stars,
+                                       const model::Integrals& integrals);
+
+/// Multithreaded integration on @p threads threads (0: all cores). Each area folds the per-r weights into
+/// one table so that a cell's whole r x convolution sum is one vectorised reduction over the quadratics
+/// of its line of sight; cells and mu rows are combined with Neumaier summation in a fixed order, so the
+/// result does not depend on @p threads. With @p skip_negligible_streams, stream terms that a rigorous
+/// bound puts below 2^-60 of the stream's integral are not evaluated (see stream_skipping.hpp).
+model::Integrals integrate_fast(const geometry::IntegrationSetup& s, int threads, const model::ProgressFn& progress = {},
+                                bool skip_negligible_streams = true);
+
+/// Likelihood on @p threads threads; per-star terms summed in file order with Neumaier summation.
+model::Likelihood likelihood_fast(const geometry::IntegrationSetup& s, const model::StarCatalogue& stars,
+                                  const model::Integrals& integrals, int threads);
+
+/// Number of threads to use for a request of @p threads (0 means every core the process may use).
+int resolve_threads(int threads);
+
+}  // namespace mwsep::cpu

@@ -1,0 +1,40 @@
+/// @file backend.hpp
+/// @brief The CUDA backend: device choice, uploads, the integral kernel over every area, the likelihood
+/// kernel, and the host reductions (spec 3.4 and 5).
+#pragma once
+
+#include <string>
+
+#include "mwsep/geometry/tables.hpp"
+#include "mwsep/model/result.hpp"
+#include "mwsep/model/work_unit.hpp"
+#include "mwsep/variant_table.hpp"
+
+namespace mwsep::cuda {
+
+/// The outcome of one GPU evaluation.
+struct GpuResult {
+    model::Integrals integrals;     ///< cell sums added in double on the host, cuts subtracted (spec 3.4)
+    model::Likelihood likelihood;   ///< per-star kernel results summed on the host in star order
+    double integral_seconds = 0;    ///< integral kernels, CUDA events
+    double likelihood_seconds = 0;  ///< likelihood kernel, CUDA events
+    double prepare_seconds = 0;     ///< host tables, allocations and uploads before the integral kernels (wall clock)
+    std::string device;             ///< name of the GPU that ran the kernels ("N x name" for several)
+    int devices_used = 1;           ///< GPUs the integral was spread over (modern variants)
+};
+
+/// Picks a device as the thesis did: @p requested if >= 0 (it must support double precision when
+/// @p need_double), otherwise the one with the largest SM count x clock rate. Throws CudaError if none.
+int select_device(int requested, bool need_double);
+
+/// Creates the CUDA context of every device that evaluate() would use for @p variant and @p device, so
+/// that a caller can overlap the driver's start-up with reading the inputs (mwsep run does).
+void initialise_devices(const std::string& variant, int device);
+
+/// Evaluates the likelihood with kernel variant @p variant on device @p device. With -1 the thesis's
+/// variants run on the device select_device() picks, and the modern variants on every device with
+/// double precision, each area's mu range split between them (LaunchOptions::slices).
+GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
+                   const std::string& variant, int device, const LaunchOptions& launch = {}, bool soa_stars = true);
+
+}  // namespace mwsep::cuda

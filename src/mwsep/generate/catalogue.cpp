@@ -1,0 +1,139 @@
+#include "mwsep/generate/catalogue.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+#include "mwsep/cpu/integrators.hpp"
+#include "mwsep/likelihood/likelihood.hpp"
+#include "mwsep/cpu/thread_pool.hpp"
+#include "mwsep/geometry/sky.hpp"
+#include "mwsep/math/constants.hpp"
+
+namespace mwsep::generate {
+namespace {
+
+using constants::deg;
+
+/// Uniform double in [0, 1) from 53 random bits: the same on every platform, unlike std distributions.
+double uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+double kpc_of(double g) { return std::pow(10.0, (g - 14.2) / 5.0); }
+
+bool inside_cut(const model::Area& cut, double mu, double nu, double g) {
+    const auto in = [](double v, const model::GridAxis& a) { return v >= a.min && v <= a.max; };
+    // Cuts may be written modulo 360 (spec 1.1 note e).
+    const double mu_wrapped = std::fmod(std::fmod(mu - cut.mu.min, 360.0) + 360.0, 360.0) + cut.mu.min;
+    return in(g, cut.r) && in(nu, cut.nu) && in(mu_wrapped, cut.mu);
+}
+
+}  // namespace
+
+Report generate_catalogue(const geometry::IntegrationSetup& setup, const Options& o) {
+    if (o.count == 0) throw std::invalid_argument("generate: the star count must be positive");
+    if (o.envelope_mu < 1 || o.envelope_nu < 1 || o.envelope_r < 1 || !(o.margin >= 1.0))
+        throw std::invalid_argument("generate: envelope grid sizes must be positive and the margin at least 1");
+    const auto& m = setup.model;
+    const auto& area = m.areas.front();
+    const std::size_t n_comp = 1 + setup.streams.size();
+    const int nm = o.envelope_mu, nn = o.envelope_nu, nr = o.envelope_r;
+    const double dmu = (area.mu.max - area.mu.min) / nm;
+    const double dnu = (area.nu.max - area.nu.min) / nn;
+    const double dg = (area.r.max - area.r.min) / nr;
+
+    // Densities of every component at every node of the envelope lattice.
+    const std::size_t nodes = static_cast<std::size_t>(nm + 1) * (nn + 1) * (nr + 1);
+    std::vector<double> node_density(nodes * n_comp);
+    cpu::parallel_for(static_cast<std::size_t>(nm + 1), cpu::resolve_threads(o.threads), [&](std::size_t i) {
+        for (int j = 0; j <= nn; ++j) {
+            const auto lb = geometry::stripe_to_galactic(area.mu.min + i * dmu, area.nu.min + j * dnu, m.wedge);
+            for (int k = 0; k <= nr; ++k) {
+                const std::size_t node = (i * (nn + 1) + j) * (nr + 1) + k;
+                cpu::star_densities(setup, lb.l, lb.b, kpc_of(area.r.min + k * dg), &node_density[node * n_comp]);
+            }
+        }
+    });
+
+    // Piecewise-constant envelope and each cell's share of its component's proposals.
+    const std::size_t cells = static_cast<std::size_t>(nm) * nn * nr;
+    std::vector<std::vector<double>> envelope(n_comp, std::vector<double>(cells));
+    std::vector<std::vector<double>> cumulative(n_comp, std::vector<double>(cells));
+    for (std::size_t c = 0; c < n_comp; ++c) {
+        double running = 0;
+        for (int i = 0; i < nm; ++i)
+            for (int j = 0; j < nn; ++j) {
+                const double nu_lo = area.nu.min + j * dnu;
+                const double sin_span = std::sin((nu_lo + dnu) / deg) - std::sin(nu_lo / deg);
+                for (int k = 0; k < nr; ++k) {
+                    double peak = 0;
+                    for (int corner = 0; corner < 8; ++corner) {
+                        const std::size_t node = ((i + (corner & 1)) * (nn + 1) + j + ((corner >> 1) & 1)) * (nr + 1) +
+                                                 k + ((corner >> 2) & 1);
+                        peak = std::max(peak, node_density[node * n_comp + c]);
+                    }
+                    const double r_lo = kpc_of(area.r.min + k * dg), r_hi = kpc_of(area.r.min + (k + 1) * dg);
+                    const double volume = (r_hi * r_hi * r_hi - r_lo * r_lo * r_lo) / 3.0 * (dmu / deg) * sin_span;
+                    const std::size_t cell = (static_cast<std::size_t>(i) * nn + j) * nr + k;
+                    envelope[c][cell] = o.margin * peak;
+                    running += envelope[c][cell] * volume;
+                    cumulative[c][cell] = running;
+                }
+            }
+        if (!(running > 0)) throw std::runtime_error("generate: a component has zero density over the whole wedge");
+    }
+
+    const auto weights = cpu::mixture_weights(m);
+    std::vector<double> component_cdf;
+    double acc = weights.background;
+    component_cdf.push_back(acc);
+    for (double e : weights.streams) component_cdf.push_back(acc += e);
+
+    Report report;
+    report.per_component.assign(n_comp, 0);
+    std::mt19937_64 rng(o.seed);
+    std::vector<double> dens(n_comp);
+    report.stars.l.reserve(o.count);
+    report.stars.b.reserve(o.count);
+    report.stars.r.reserve(o.count);
+    while (report.stars.size() < o.count) {
+        const double pick = uniform01(rng) * component_cdf.back();
+        const std::size_t c = std::upper_bound(component_cdf.begin(), component_cdf.end(), pick) - component_cdf.begin();
+        const std::size_t comp = std::min(c, n_comp - 1);
+        for (;;) {
+            ++report.proposals;
+            const auto& cdf = cumulative[comp];
+            const double target = uniform01(rng) * cdf.back();
+            const std::size_t cell = std::min<std::size_t>(
+                std::upper_bound(cdf.begin(), cdf.end(), target) - cdf.begin(), cells - 1);
+            const int k = static_cast<int>(cell % nr);
+            const int j = static_cast<int>((cell / nr) % nn);
+            const int i = static_cast<int>(cell / (static_cast<std::size_t>(nr) * nn));
+            // Uniform in volume within the cell: mu uniform, sin(nu) uniform, r^3 uniform.
+            const double mu = area.mu.min + (i + uniform01(rng)) * dmu;
+            const double s_lo = std::sin((area.nu.min + j * dnu) / deg);
+            const double s_hi = std::sin((area.nu.min + (j + 1) * dnu) / deg);
+            const double nu = std::asin(s_lo + uniform01(rng) * (s_hi - s_lo)) * deg;
+            const double r_lo = kpc_of(area.r.min + k * dg), r_hi = kpc_of(area.r.min + (k + 1) * dg);
+            const double r3 = r_lo * r_lo * r_lo + uniform01(rng) * (r_hi * r_hi * r_hi - r_lo * r_lo * r_lo);
+            const double r = std::cbrt(r3);
+            const double u = uniform01(rng);
+            const auto lb = geometry::stripe_to_galactic(mu, nu, m.wedge);
+            cpu::star_densities(setup, lb.l, lb.b, r, dens.data());
+            if (u * envelope[comp][cell] >= dens[comp]) continue;
+            if (dens[comp] > envelope[comp][cell]) ++report.envelope_exceeded;
+            const double g = 5.0 * std::log10(r) + 14.2;
+            bool in_cut = false;
+            for (std::size_t a = 1; a < m.areas.size(); ++a) in_cut = in_cut || inside_cut(m.areas[a], mu, nu, g);
+            if (in_cut) continue;
+            report.stars.l.push_back(lb.l);
+            report.stars.b.push_back(lb.b);
+            report.stars.r.push_back(r);
+            ++report.per_component[comp];
+            break;
+        }
+    }
+    return report;
+}
+
+}  // namespace mwsep::generate

@@ -1,0 +1,74 @@
+#include "mwsep/likelihood/likelihood.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "mwsep/likelihood/densities.hpp"
+#include "mwsep/math/constants.hpp"
+
+namespace mwsep::cpu {
+
+MixtureWeights mixture_weights(const model::Model& m) {
+    MixtureWeights w;
+    w.background = std::exp(m.background_weight);
+    w.sum = w.background;
+    for (const auto& s : m.streams) {
+        w.streams.push_back(std::exp(s.weight));
+        w.sum += std::exp(s.weight);
+    }
+    return w;
+}
+
+void check_integrals(const model::Integrals& integrals) {
+    bool ok = std::isfinite(integrals.background) && integrals.background > 0;
+    for (double v : integrals.streams) ok = ok && std::isfinite(v) && v > 0;
+    if (ok) return;
+    std::ostringstream msg;
+    msg.precision(17);
+    msg << "an integral is not a positive finite number (cuts larger than the wedge, or an underflow): background "
+        << integrals.background;
+    for (std::size_t s = 0; s < integrals.streams.size(); ++s) msg << ", stream " << s + 1 << " " << integrals.streams[s];
+    throw std::runtime_error(msg.str());
+}
+
+void star_densities(const geometry::IntegrationSetup& s, double l_deg, double b_deg, double r_kpc, double* out) {
+    const int n_conv = s.model.convolve;
+    // A star has its own distance, hence its own convolution points: at most a few hundred, on the stack.
+    double r_point[1024];
+    double qw[1024];
+    std::vector<double> heap_r, heap_q;
+    double* rp = r_point;
+    double* q = qw;
+    if (n_conv > 1024) {
+        heap_r.resize(n_conv);
+        heap_q.resize(n_conv);
+        rp = heap_r.data();
+        q = heap_q.data();
+    }
+    const double g_centre = math::magnitude_from_distance(r_kpc);
+    for (int k = 0; k < n_conv; ++k) {
+        const auto p = math::convolution_point(g_centre, s.offsets[k], s.rule.weights[k]);
+        rp[k] = p.r_point;
+        q[k] = p.qw_r3_n;
+    }
+    convolved_sums(s, rp, q, geometry::sky_direction(l_deg, b_deg), out);
+    const double efficiency = math::efficiency_factor(r_kpc);
+    for (std::size_t c = 0; c <= s.streams.size(); ++c) out[c] *= efficiency;
+}
+
+double star_log_probability(const MixtureWeights& w, const model::Integrals& integrals, const double* densities,
+                            bool& zero) {
+    double t = (densities[0] / integrals.background) * w.background;
+    for (std::size_t s = 0; s < w.streams.size(); ++s) t += (densities[1 + s] / integrals.streams[s]) * w.streams[s];
+    t /= w.sum;
+    zero = t == 0.0;
+    return zero ? constants::zero_probability_penalty : std::log(t) / std::log(10.0);
+}
+
+double diagnostic_term(double density, double integral, double weight, double weight_sum) {
+    const double u = (density / integral) * weight;
+    return u >= constants::diagnostic_threshold ? std::log10(u / weight_sum) : constants::diagnostic_penalty;
+}
+
+}  // namespace mwsep::cpu

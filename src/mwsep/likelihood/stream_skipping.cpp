@@ -1,0 +1,56 @@
+#include "mwsep/likelihood/stream_skipping.hpp"
+
+#include <cmath>
+
+#include "mwsep/math/sightline.hpp"
+
+namespace mwsep::cpu {
+
+std::vector<double> stream_skip_thresholds(const geometry::IntegrationSetup& s, const geometry::AreaTables& a,
+                                           const geometry::FoldedLineOfSight& los) {
+    const std::size_t n_streams = s.streams.size();
+    std::vector<double> thresholds(n_streams, 0.0);
+    const std::size_t cells = a.cells();
+    for (std::size_t t = 0; t < n_streams; ++t) {
+        const auto& g = s.streams[t];
+        double best_bound = -1;
+        std::size_t best_cell = 0;
+        for (std::size_t p = 0; p < cells; ++p) {
+            const double cbcl = a.cosb[p] * a.cosl[p], cbsl = a.cosb[p] * a.sinl[p];
+            const auto e = math::stream_exponent_quadratic(cbcl, cbsl, a.sinb[p], g.centre, g.axis, g.inv_two_sigma_sq);
+            const double bound = a.ids[p % a.n_nu()] * los.weight_sum * math::stream_term_bound(e, los.r_min, los.r_max);
+            if (bound > best_bound) best_bound = bound, best_cell = p;
+        }
+        // The exact stream sum of that cell, with the library exp: a lower bound of the integral.
+        const std::size_t p = best_cell;
+        const double cbcl = a.cosb[p] * a.cosl[p], cbsl = a.cosb[p] * a.sinl[p];
+        double exact = 0;
+        for (std::size_t m = 0; m < los.r_point.size(); ++m) {
+            const auto pos = math::point_position(los.r_point[m], cbcl, cbsl, a.sinb[p]);
+            exact += los.weight[m] * std::exp(-math::stream_distance_squared(pos, g.centre, g.axis) * g.inv_two_sigma_sq);
+        }
+        exact *= a.ids[p % a.n_nu()];
+        thresholds[t] = std::ldexp(exact, -60) / (static_cast<double>(cells) * static_cast<double>(a.r.n_r));
+    }
+    return thresholds;
+}
+
+std::vector<std::size_t> active_stream_bins(const geometry::IntegrationSetup& s, const geometry::AreaTables& a,
+                                            const geometry::FoldedLineOfSight& los,
+                                            const std::vector<double>& thresholds) {
+    std::vector<std::size_t> active(s.streams.size(), 0);
+    for (std::size_t p = 0; p < a.cells(); ++p) {
+        const double cbcl = a.cosb[p] * a.cosl[p], cbsl = a.cosb[p] * a.sinl[p];
+        const double ids = a.ids[p % a.n_nu()];
+        for (std::size_t t = 0; t < s.streams.size(); ++t) {
+            const auto& g = s.streams[t];
+            const auto e = math::stream_exponent_quadratic(cbcl, cbsl, a.sinb[p], g.centre, g.axis, g.inv_two_sigma_sq);
+            for (std::size_t k = 0; k < los.block_weight.size(); ++k)
+                active[t] += math::stream_bin_needed(ids, los.block_weight[k], e, los.block_r_min[k], los.block_r_max[k],
+                                                     thresholds[t]);
+        }
+    }
+    return active;
+}
+
+}  // namespace mwsep::cpu

@@ -1,0 +1,99 @@
+/// @file sightline.hpp
+/// @brief The line-of-sight algebra of the modern kernels: along one sky direction every quadrature
+/// point is x = r u - (R_sun, 0, 0), so the flattened radius squared and each stream's scaled squared
+/// distance from its axis are quadratics in r whose coefficients depend only on the cell (and stream).
+///
+/// With u the unit direction, w = -(R_sun, 0, 0) - c the offset of the Sun's image from the stream
+/// centre c, and a the stream's unit axis:
+///   x^2 + y^2 + z^2/q^2 = (u_x^2 + u_y^2 + u_z^2/q^2) r^2 - 2 R_sun u_x r + R_sun^2,
+///   |d - (a.d) a|^2 = |d|^2 - (a.d)^2 with d = r u + w
+///                  = (|u|^2 - (a.u)^2) r^2 + 2 (u.w - (a.u)(a.w)) r + (|w|^2 - (a.w)^2).
+/// Per point only two fused multiply-adds remain for each quadratic.
+#pragma once
+
+#include <cmath>
+
+#include "mwsep/math/constants.hpp"
+#include "mwsep/math/exp_nonpositive.hpp"
+#include "mwsep/math/hd.hpp"
+#include "mwsep/math/point.hpp"
+
+namespace mwsep::math {
+
+/// A quadratic (a r + b) r + c in the distance r.
+template <class Real>
+struct Quadratic {
+    Real a;  ///< coefficient of r^2
+    Real b;  ///< coefficient of r
+    Real c;  ///< constant term
+    /// The value at @p r, by Horner's rule with fused multiply-adds.
+    MWSEP_HD Real operator()(Real r) const { return mul_add(mul_add(a, r, b), r, c); }
+};
+
+/// The flattened Galactocentric radius squared along direction (cos b cos l, cos b sin l, sin b).
+template <class Real>
+MWSEP_HD Quadratic<Real> flattened_radius_quadratic(Real cbcl, Real cbsl, Real sinb, Real q_inv_sq) {
+    const Real sun = Real(constants::sun_r);
+    return {cbcl * cbcl + cbsl * cbsl + sinb * sinb * q_inv_sq, Real(-2) * sun * cbcl, sun * sun};
+}
+
+/// The stream exponent -|d_perp|^2 / (2 sigma^2) along the same direction, as a quadratic in r.
+template <class Real>
+MWSEP_HD Quadratic<Real> stream_exponent_quadratic(Real cbcl, Real cbsl, Real sinb, const Vec3<Real>& centre,
+                                                   const Vec3<Real>& axis, Real inv_two_sigma_sq) {
+    const Real wx = -Real(constants::sun_r) - centre.x, wy = -centre.y, wz = -centre.z;
+    const Real au = axis.x * cbcl + axis.y * cbsl + axis.z * sinb;
+    const Real aw = axis.x * wx + axis.y * wy + axis.z * wz;
+    const Real uu = cbcl * cbcl + cbsl * cbsl + sinb * sinb;
+    const Real uw = cbcl * wx + cbsl * wy + sinb * wz;
+    const Real ww = wx * wx + wy * wy + wz * wz;
+    return {-(uu - au * au) * inv_two_sigma_sq, Real(-2) * (uw - au * aw) * inv_two_sigma_sq,
+            -(ww - aw * aw) * inv_two_sigma_sq};
+}
+
+/// An upper bound of exp(e(r)) for r in [r_lo, r_hi], for a stream exponent e that is a concave quadratic
+/// (a <= 0 up to rounding): e is largest at the vertex -b / (2a) clamped to the interval, or at an end.
+/// A relative slack of 1e-9 on the exponent and a factor 2 cover the rounding of e and of exp.
+template <class Real>
+MWSEP_HD Real stream_term_bound(const Quadratic<Real>& e, Real r_lo, Real r_hi) {
+    Real best = e(r_lo) > e(r_hi) ? e(r_lo) : e(r_hi);
+    if (e.a < Real(0)) {
+        Real v = -e.b / (Real(2) * e.a);
+        v = v < r_lo ? r_lo : (v > r_hi ? r_hi : v);
+        const Real at = e(v);
+        best = at > best ? at : best;
+    }
+    best = best + std::fabs(best) * Real(1e-9);
+    return best >= Real(0) ? Real(2) : Real(2) * std::exp(best);
+}
+
+/// Whether a stream's terms in one r bin must be evaluated: unless the bin's bound
+/// ids * (sum of the bin's weights) * max exp(e) over [r_lo, r_hi] is below the stream's threshold
+/// (cpu/stream_skipping.hpp). The fast CPU integrator, the modern kernels and the skip count all decide
+/// with this one test; a NaN bound counts as needed.
+MWSEP_HD bool stream_bin_needed(double ids, double bin_weight, const Quadratic<double>& e, double r_lo, double r_hi,
+                                double threshold) {
+    return !(ids * bin_weight * stream_term_bound(e, r_lo, r_hi) < threshold);
+}
+
+/// exp of a stream exponent, which is mathematically never positive (rounding can make it a hair above 0).
+/// On the CPU the branch-free exp_nonpositive, which vectorises; on the GPU the CUDA library's exp, which
+/// the exp microbenchmark (experiments/gpu/exp_throughput.cu) measured faster there than exp_nonpositive.
+/// (The modern double-precision kernel uses the table exponential of exp_table.hpp instead.)
+MWSEP_HD double stream_term_exp(double e) {
+#if defined(__CUDA_ARCH__)
+    return exp(e < 0.0 ? e : 0.0);
+#else
+    return exp_nonpositive(e < 0.0 ? e : 0.0);
+#endif
+}
+/// The single-precision version: the hardware's fast exponential on the GPU.
+MWSEP_HD float stream_term_exp(float e) {
+#if defined(__CUDA_ARCH__)
+    return __expf(e < 0.0f ? e : 0.0f);
+#else
+    return std::exp(e < 0.0f ? e : 0.0f);
+#endif
+}
+
+}  // namespace mwsep::math

@@ -1,0 +1,120 @@
+#include "mwsep/model/build_model.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "mwsep/math/constants.hpp"
+#include "mwsep/model/input_error.hpp"
+
+namespace mwsep::model {
+namespace {
+
+std::string num(double v) {
+    std::ostringstream s;
+    s.precision(17);
+    s << v;
+    return s.str();
+}
+
+class Checker {
+public:
+    explicit Checker(const AstronomyParameters& ap) : ap_(ap) {}
+
+    [[noreturn]] void fail(const std::string& key, int repeat, const std::string& message) const {
+        const std::string lookup = repeat > 0 ? key + "#" + std::to_string(repeat) : key;
+        const auto it = ap_.key_lines.find(lookup);
+        throw InputError(ap_.source, it == ap_.key_lines.end() ? 0 : it->second, key, message);
+    }
+
+    void flags(const std::vector<int>& values, const std::string& key, int repeat) const {
+        for (int f : values)
+            if (f != 0 && f != 1) fail(key, repeat, "optimize flags must be 0 or 1, found " + std::to_string(f));
+    }
+
+    void axis(const GridAxis& a, const std::string& key, int repeat, bool is_nu) const {
+        if (a.steps <= 0) fail(key, repeat, "steps must be positive, found " + std::to_string(a.steps));
+        if (!(a.max > a.min))
+            fail(key, repeat, "max (" + num(a.max) + ") must be greater than min (" + num(a.min) + ")");
+        if (is_nu && (a.min < -90 || a.max > 90))
+            fail(key, repeat, "nu must lie within [-90, 90] degrees, found [" + num(a.min) + ", " + num(a.max) + "]");
+    }
+
+private:
+    const AstronomyParameters& ap_;
+};
+
+}  // namespace
+
+Model build_model(const AstronomyParameters& ap, RBinning r_binning) {
+    const Checker check(ap);
+    Model m;
+    m.r_binning = r_binning;
+    m.background_weight = ap.background_weight;
+
+    const auto& bg = ap.background_parameters;
+    m.alpha = bg.at(0);
+    m.q = bg.at(1);
+    m.r0 = bg.at(2);
+    m.delta = bg.at(3);
+    check.flags(ap.optimize_background, "optimize_parameter", 0);
+    if (!(m.q > 0))
+        check.fail("background_parameters", 0,
+                   "q (flattening, index 1) must be positive, found " + num(m.q) +
+                       " (the original code silently reused stale coordinates for q = 0)");
+    if (!(m.r0 > 0))
+        check.fail("background_parameters", 0, "r0 (core radius, index 2) must be positive, found " + num(m.r0));
+
+    const int aux = ap.aux_bg_profile.value_or(0);
+    if (aux != 0 && aux != 1) check.fail("aux_bg_profile", 0, "must be 0 or 1, found " + std::to_string(aux));
+    if (aux == 1) {
+        if (bg.size() < 7)
+            check.fail("aux_bg_profile", 0,
+                       "aux_bg_profile = 1 needs 7 background parameters (alpha, q, r0, delta, A, B, C), found " +
+                           std::to_string(bg.size()));
+        if (m.alpha != 1.0 || m.delta != 1.0)
+            check.fail("aux_bg_profile", 0,
+                       "aux_bg_profile = 1 needs alpha = delta = 1 (the original applied the auxiliary term only on "
+                       "that path and silently dropped it otherwise)");
+        m.aux_profile = true;
+        m.aux_a = bg[4];
+        m.aux_b = bg[5];
+        m.aux_c = bg[6];
+    }
+
+    for (std::size_t s = 0; s < ap.streams.size(); ++s) {
+        const auto& b = ap.streams[s];
+        const int rep = static_cast<int>(s);
+        check.flags(b.optimize, "optimize_parameter", rep + 1);
+        if (b.optimize_weight != 0 && b.optimize_weight != 1)
+            check.fail("optimize_weight", rep, "must be 0 or 1, found " + std::to_string(b.optimize_weight));
+        const Stream st{b.weight, b.parameters[0], b.parameters[1], b.parameters[2], b.parameters[3], b.parameters[4]};
+        if (std::fabs(st.sigma) < constants::min_stream_sigma)
+            check.fail("stream_parameters", rep,
+                       "stream " + std::to_string(s + 1) + " sigma (index 4) must satisfy |sigma| >= 1e-4 kpc, found " +
+                           num(st.sigma) + " (the original code produced NaN likelihoods)");
+        m.streams.push_back(st);
+    }
+
+    if (ap.convolve < 1) check.fail("convolve", 0, "must be at least 1, found " + std::to_string(ap.convolve));
+    m.convolve = ap.convolve;
+    if (ap.sgr_coordinates != 0 && ap.sgr_coordinates != 1)
+        check.fail("sgr_coordinates", 0, "must be 0 or 1, found " + std::to_string(ap.sgr_coordinates));
+    if (ap.sgr_coordinates == 1)
+        check.fail("sgr_coordinates", 0, "Sagittarius stripe coordinates (1) are not supported; only SDSS stripes (0)");
+    m.wedge = ap.wedge;
+
+    check.axis(ap.main.r, "r", 0, false);
+    check.axis(ap.main.mu, "mu", 0, false);
+    check.axis(ap.main.nu, "nu", 0, true);
+    m.areas.push_back(ap.main);
+    for (std::size_t c = 0; c < ap.cuts.size(); ++c) {
+        const int rep = static_cast<int>(c);
+        check.axis(ap.cuts[c].r, "r_cut", rep, false);
+        check.axis(ap.cuts[c].mu, "mu_cut", rep, false);
+        check.axis(ap.cuts[c].nu, "nu_cut", rep, true);
+        m.areas.push_back(ap.cuts[c]);
+    }
+    return m;
+}
+
+}  // namespace mwsep::model

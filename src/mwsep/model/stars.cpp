@@ -1,0 +1,69 @@
+#include "mwsep/model/stars.hpp"
+
+#include <cstdio>
+
+#include "mwsep/model/text_fields.hpp"
+
+namespace mwsep::model {
+
+StarCatalogue parse_stars(std::istream& in, const std::string& source) {
+    StarCatalogue stars;
+    std::string text;
+    int line = 0;
+    long long declared = -1;
+    int count_line = 0;
+    while (std::getline(in, text)) {
+        ++line;
+        const auto body = trim(text);
+        if (body.empty()) continue;
+        if (declared < 0) {
+            count_line = line;
+            declared = parse_int(body, source, line, "star count");
+            if (declared <= 0)
+                throw InputError(source, line, "star count", "must be positive (no stars to evaluate), found " +
+                                                                 std::to_string(declared));
+            stars.l.reserve(declared);
+            stars.b.reserve(declared);
+            stars.r.reserve(declared);
+            continue;
+        }
+        const auto fields = split_whitespace(body);
+        if (fields.size() != 3)
+            throw InputError(source, line, "star", "expected 3 numbers 'l b r', found " + std::to_string(fields.size()));
+        if (static_cast<long long>(stars.size()) == declared)
+            throw InputError(source, line, "star count",
+                             "the file has more star lines than the " + std::to_string(declared) + " declared on line " +
+                                 std::to_string(count_line));
+        const double l = parse_double(fields[0], source, line, "l");
+        const double b = parse_double(fields[1], source, line, "b");
+        const double r = parse_double(fields[2], source, line, "r");
+        if (r <= 0) throw InputError(source, line, "r", "distance must be positive, found " + std::string(fields[2]));
+        if (b < -90 || b > 90)
+            throw InputError(source, line, "b", "latitude must lie in [-90, 90], found " + std::string(fields[1]));
+        stars.l.push_back(l);
+        stars.b.push_back(b);
+        stars.r.push_back(r);
+    }
+    if (declared < 0) throw InputError(source, 1, "star count", "the file is empty (expected a star count)");
+    if (static_cast<long long>(stars.size()) != declared)
+        throw InputError(source, line, "star count",
+                         "line " + std::to_string(count_line) + " declares " + std::to_string(declared) +
+                             " stars but the file has " + std::to_string(stars.size()));
+    return stars;
+}
+
+StarCatalogue read_stars(const std::string& path) {
+    auto in = open_input(path);
+    return parse_stars(in, path);
+}
+
+void write_stars(std::ostream& out, const StarCatalogue& stars) {
+    out << stars.size() << '\n';
+    char buf[128];
+    for (std::size_t i = 0; i < stars.size(); ++i) {
+        std::snprintf(buf, sizeof buf, "%.9f %.9f %.9f\n", stars.l[i], stars.b[i], stars.r[i]);
+        out << buf;
+    }
+}
+
+}  // namespace mwsep::model

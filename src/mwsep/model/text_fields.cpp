@@ -1,0 +1,116 @@
+#include "mwsep/model/text_fields.hpp"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+
+namespace mwsep::model {
+
+std::string_view trim(std::string_view s) {
+    const char* ws = " \t\r\n\f\v";
+    const auto first = s.find_first_not_of(ws);
+    if (first == std::string_view::npos) return {};
+    const auto last = s.find_last_not_of(ws);
+    return s.substr(first, last - first + 1);
+}
+
+double parse_double(std::string_view token, const std::string& file, int line, const std::string& key) {
+    const std::string text(trim(token));
+    if (text.empty()) throw InputError(file, line, key, "expected a number, found nothing");
+    // strtod accepts "nan" and "inf"; both are rejected below with their own message.
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end != '\0')
+        throw InputError(file, line, key, "expected a number, found '" + text + "'");
+    if (!std::isfinite(v) || (errno == ERANGE && std::fabs(v) > 1.0))
+        throw InputError(file, line, key, "expected a finite number, found '" + text + "'");
+    return v;
+}
+
+int parse_int(std::string_view token, const std::string& file, int line, const std::string& key) {
+    const std::string_view text = trim(token);
+    int v = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
+        throw InputError(file, line, key, "expected an integer, found '" + std::string(text) + "'");
+    return v;
+}
+
+std::vector<std::string_view> split_commas(std::string_view s, const std::string& file, int line,
+                                           const std::string& key) {
+    std::vector<std::string_view> out;
+    if (trim(s).empty()) return out;
+    std::size_t start = 0;
+    while (true) {
+        const auto comma = s.find(',', start);
+        const auto field = trim(s.substr(start, comma == std::string_view::npos ? s.npos : comma - start));
+        if (field.empty()) throw InputError(file, line, key, "empty value between commas");
+        out.push_back(field);
+        if (comma == std::string_view::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+std::vector<std::string_view> split_whitespace(std::string_view s) {
+    std::vector<std::string_view> out;
+    std::size_t i = 0;
+    while (i < s.size()) {
+        while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+        const auto start = i;
+        while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+        if (i > start) out.push_back(s.substr(start, i - start));
+    }
+    return out;
+}
+
+LineReader::LineReader(std::istream& in, std::string file) : file_(std::move(file)) {
+    std::string text;
+    int number = 0;
+    while (std::getline(in, text)) {
+        ++number;
+        if (!trim(text).empty()) lines_.emplace_back(number, text);
+    }
+}
+
+std::string LineReader::peek_key() const {
+    if (at_end()) return {};
+    const auto& text = lines_[next_].second;
+    const auto colon = text.find(':');
+    return std::string(trim(std::string_view(text).substr(0, colon)));
+}
+
+LineReader::Field LineReader::expect(const std::string& key) {
+    if (at_end()) throw InputError(file_, end_line(), key, "missing (file ends before this key)");
+    const auto& [number, text] = lines_[next_];
+    const auto colon = text.find(':');
+    if (colon == std::string::npos)
+        throw InputError(file_, number, key, "expected '" + key + ": ...', found '" + std::string(trim(text)) + "'");
+    const std::string found(trim(std::string_view(text).substr(0, colon)));
+    if (found != key)
+        throw InputError(file_, number, key, "expected key '" + key + "', found '" + found + "'");
+    ++next_;
+    const std::string base(trim(std::string_view(found).substr(0, found.find('['))));
+    const int seen = key_counts_[base]++;
+    key_lines_[seen ? base + "#" + std::to_string(seen) : base] = number;
+    return {found, std::string(trim(std::string_view(text).substr(colon + 1))), number};
+}
+
+LineReader::Field LineReader::next_raw(const std::string& what) {
+    if (at_end()) throw InputError(file_, end_line(), what, "missing (file ends too early)");
+    const auto& [number, text] = lines_[next_++];
+    return {"", std::string(trim(text)), number};
+}
+
+int LineReader::end_line() const { return lines_.empty() ? 1 : lines_.back().first; }
+
+std::ifstream open_input(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw InputError(path, 0, "", "cannot open file for reading");
+    return in;
+}
+
+}  // namespace mwsep::model

@@ -1,0 +1,100 @@
+// The synthetic catalogue generator: reproducible, inside the wedge, mixed in the model's proportions,
+// and informative: the likelihood of a catalogue is highest at the parameters that generated it.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "mwsep/cpu/integrators.hpp"
+#include "mwsep/likelihood/likelihood.hpp"
+#include "mwsep/generate/catalogue.hpp"
+#include "mwsep/model/astronomy_parameters.hpp"
+#include "mwsep/model/build_model.hpp"
+#include "mwsep/model/stars.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using namespace testsupport;
+
+mwsep::model::AstronomyParameters tiny() { return mwsep::model::read_astronomy_parameters(workunit("tiny").string()); }
+
+mwsep::generate::Options small_options(std::size_t count, std::uint64_t seed) {
+    mwsep::generate::Options o;
+    o.count = count;
+    o.seed = seed;
+    o.envelope_mu = 40;
+    o.envelope_nu = 8;
+    o.envelope_r = 20;
+    return o;
+}
+
+std::string as_text(const mwsep::model::StarCatalogue& c) {
+    std::ostringstream out;
+    mwsep::model::write_stars(out, c);
+    return out.str();
+}
+
+TEST(Generate, SameSeedSameCatalogueOtherSeedOtherCatalogue) {
+    const auto s = mwsep::geometry::make_setup(mwsep::model::build_model(tiny()));
+    auto o = small_options(500, 42);
+    const auto a = mwsep::generate::generate_catalogue(s, o);
+    o.threads = 1;  // the envelope's thread count must not matter
+    const auto b = mwsep::generate::generate_catalogue(s, o);
+    EXPECT_EQ(as_text(a.stars), as_text(b.stars));
+    o.seed = 43;
+    const auto c = mwsep::generate::generate_catalogue(s, o);
+    EXPECT_NE(as_text(a.stars), as_text(c.stars));
+}
+
+TEST(Generate, StarsLieInTheWedgeAndReadBack) {
+    const auto ap = tiny();
+    const auto s = mwsep::geometry::make_setup(mwsep::model::build_model(ap));
+    const auto rep = mwsep::generate::generate_catalogue(s, small_options(2000, 1));
+    ASSERT_EQ(rep.stars.size(), 2000u);
+    const double r_min = std::pow(10.0, (ap.main.r.min - 14.2) / 5.0);
+    const double r_max = std::pow(10.0, (ap.main.r.max - 14.2) / 5.0);
+    for (std::size_t i = 0; i < rep.stars.size(); ++i) {
+        EXPECT_GE(rep.stars.r[i], r_min * (1 - 1e-12));
+        EXPECT_LE(rep.stars.r[i], r_max * (1 + 1e-12));
+    }
+    std::istringstream in(as_text(rep.stars));
+    EXPECT_EQ(mwsep::model::parse_stars(in, "generated").size(), 2000u);
+}
+
+TEST(Generate, ComponentsFollowTheMixtureWeights) {
+    const auto s = mwsep::geometry::make_setup(mwsep::model::build_model(tiny()));
+    const std::size_t n = 20000;
+    const auto rep = mwsep::generate::generate_catalogue(s, small_options(n, 5));
+    const auto w = mwsep::cpu::mixture_weights(s.model);
+    const double p_bg = w.background / w.sum;
+    const double sd = std::sqrt(n * p_bg * (1 - p_bg));
+    EXPECT_NEAR(static_cast<double>(rep.per_component[0]), n * p_bg, 5 * sd);
+}
+
+double likelihood_at(mwsep::model::AstronomyParameters ap, const mwsep::model::StarCatalogue& stars) {
+    const auto s = mwsep::geometry::make_setup(mwsep::model::build_model(ap));
+    return mwsep::cpu::likelihood_fast(s, stars, mwsep::cpu::integrate_fast(s, 0), 0).likelihood;
+}
+
+TEST(Generate, LikelihoodPeaksAtTheGeneratingParameters) {
+    auto ap = tiny();
+    // A finer grid than 'tiny' so that the integrals, not the grid, decide.
+    ap.main.r.steps = 40;
+    ap.main.mu.steps = 120;
+    ap.main.nu.steps = 16;
+    const auto s = mwsep::geometry::make_setup(mwsep::model::build_model(ap));
+    const auto stars = mwsep::generate::generate_catalogue(s, small_options(3000, 11)).stars;
+    const double truth = likelihood_at(ap, stars);
+    struct Perturbation { const char* what; int stream; int index; double delta; };
+    for (const auto& p : {Perturbation{"q", -1, 1, 0.08}, Perturbation{"q", -1, 1, -0.08},
+                          Perturbation{"r0", -1, 2, 4.0}, Perturbation{"stream 2 r", 1, 1, 3.0},
+                          Perturbation{"stream 2 sigma", 1, 4, 3.0}, Perturbation{"stream 2 weight", 1, -1, 1.0}}) {
+        auto moved = ap;
+        if (p.stream < 0) moved.background_parameters[p.index] += p.delta;
+        else if (p.index < 0) moved.streams[p.stream].weight += p.delta;
+        else moved.streams[p.stream].parameters[p.index] += p.delta;
+        EXPECT_GT(truth, likelihood_at(moved, stars)) << "perturbing " << p.what << " by " << p.delta;
+    }
+}
+
+}  // namespace

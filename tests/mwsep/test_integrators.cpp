@@ -1,0 +1,144 @@
+// The reference and fast CPU integrators agree on models the oracle does not cover (general power law,
+// auxiliary term, no stream, five streams, cuts), and the fast one is independent of its thread count.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "mwsep/cpu/integrators.hpp"
+#include "mwsep/likelihood/stream_skipping.hpp"
+#include "mwsep/geometry/tables.hpp"
+#include "mwsep/model/astronomy_parameters.hpp"
+#include "mwsep/model/build_model.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using namespace testsupport;
+using mwsep::model::AstronomyParameters;
+
+AstronomyParameters tiny() { return mwsep::model::read_astronomy_parameters(workunit("tiny").string()); }
+
+mwsep::geometry::IntegrationSetup setup_of(const AstronomyParameters& ap) {
+    return mwsep::geometry::make_setup(mwsep::model::build_model(ap));
+}
+
+void expect_agree(const mwsep::geometry::IntegrationSetup& s, double tol = 1e-12) {
+    const auto ref = mwsep::cpu::integrate_reference(s);
+    const auto fast = mwsep::cpu::integrate_fast(s, 2);
+    EXPECT_LE(relative_difference(fast.background, ref.background), tol);
+    ASSERT_EQ(fast.streams.size(), ref.streams.size());
+    for (std::size_t i = 0; i < ref.streams.size(); ++i)
+        EXPECT_LE(relative_difference(fast.streams[i], ref.streams[i]), tol) << "stream " << i + 1;
+}
+
+TEST(Integrators, AgreeOnTinyUnit) { expect_agree(setup_of(tiny())); }
+
+TEST(Integrators, AgreeOnGeneralPowerLaw) {
+    auto ap = tiny();
+    ap.background_parameters[0] = 0.8;  // alpha
+    ap.background_parameters[3] = 1.3;  // delta
+    const auto s = setup_of(ap);
+    EXPECT_FALSE(s.hernquist_fast_path);
+    expect_agree(s);
+}
+
+TEST(Integrators, AgreeWithAuxiliaryProfile) {
+    auto ap = tiny();
+    ap.background_parameters = {1.0, 0.57, 12.3, 1.0, 1e-6, 2e-6, 3e-6};
+    ap.background_step = ap.background_min = ap.background_max = std::vector<double>(7, 0.0);
+    ap.optimize_background = std::vector<int>(7, 0);
+    ap.aux_bg_profile = 1;
+    expect_agree(setup_of(ap));
+}
+
+TEST(Integrators, AgreeWithoutStreams) {
+    auto ap = tiny();
+    ap.streams.clear();
+    expect_agree(setup_of(ap));
+}
+
+TEST(Integrators, AgreeWithFiveStreams) {
+    auto ap = tiny();
+    while (ap.streams.size() < 5) {
+        auto extra = ap.streams[0];
+        extra.parameters[1] += static_cast<double>(ap.streams.size());
+        ap.streams.push_back(extra);
+    }
+    expect_agree(setup_of(ap));
+}
+
+TEST(Integrators, AgreeWithCuts) {
+    auto ap = tiny();
+    mwsep::model::Area cut = ap.main;
+    cut.mu = {150.0, 160.0, 8};
+    cut.nu.steps = 4;
+    cut.r.steps = 10;
+    ap.cuts.push_back(cut);
+    const auto with_cut = setup_of(ap);
+    expect_agree(with_cut);
+    // Subtracting a cut must lower every integral.
+    const auto full = mwsep::cpu::integrate_reference(setup_of(tiny()));
+    const auto cut_result = mwsep::cpu::integrate_reference(with_cut);
+    EXPECT_LT(cut_result.background, full.background);
+}
+
+TEST(Integrators, FastResultDoesNotDependOnThreadCount) {
+    const auto s = setup_of(tiny());
+    const auto one = mwsep::cpu::integrate_fast(s, 1);
+    for (int threads : {2, 3, 7}) {
+        const auto many = mwsep::cpu::integrate_fast(s, threads);
+        EXPECT_EQ(many.background, one.background) << threads << " threads";
+        EXPECT_EQ(many.streams, one.streams) << threads << " threads";
+    }
+}
+
+// Skipping provably negligible stream terms moves no integral beyond 1e-13 relative, on the oracle unit
+// with two narrow streams (most cells lie far from their axes) and on the tiny unit.
+TEST(Integrators, SkippingNegligibleStreamTermsChangesNothingVisible) {
+    std::vector<mwsep::geometry::IntegrationSetup> setups{setup_of(tiny())};
+    const auto oracle = shared_dir() / "oracle" / "small_test11" / "astronomy_parameters.txt";
+    if (std::filesystem::exists(oracle))
+        setups.push_back(mwsep::geometry::make_setup(
+            mwsep::model::build_model(mwsep::model::read_astronomy_parameters(oracle.string()))));
+    for (const auto& s : setups) {
+        const auto skipped = mwsep::cpu::integrate_fast(s, 2, {}, true);
+        const auto full = mwsep::cpu::integrate_fast(s, 2, {}, false);
+        EXPECT_EQ(skipped.background, full.background);
+        for (std::size_t i = 0; i < full.streams.size(); ++i)
+            EXPECT_LE(relative_difference(skipped.streams[i], full.streams[i]), 1e-13) << "stream " << i + 1;
+    }
+}
+
+// The skip count: a zero threshold keeps every bin, an infinite one none, and the real thresholds keep
+// every bin of a stream whose terms are nowhere negligible and fewer of the others.
+TEST(Integrators, ActiveStreamBinsCountWhatTheBoundKeeps) {
+    const auto s = setup_of(tiny());
+    const auto& a = s.areas[0];
+    const auto los = mwsep::geometry::fold_line_of_sight(a);
+    const std::size_t all = a.cells() * los.block_weight.size();
+    const std::vector<double> zero(s.streams.size(), 0.0), infinite(s.streams.size(), INFINITY);
+    for (auto n : mwsep::cpu::active_stream_bins(s, a, los, zero)) EXPECT_EQ(n, all);
+    for (auto n : mwsep::cpu::active_stream_bins(s, a, los, infinite)) EXPECT_EQ(n, 0u);
+    for (auto n : mwsep::cpu::active_stream_bins(s, a, los, mwsep::cpu::stream_skip_thresholds(s, a, los)))
+        EXPECT_LE(n, all);
+}
+
+TEST(Integrators, KpcBinningChangesTheIntegralSlightly) {
+    auto ap = tiny();
+    const auto mag = mwsep::cpu::integrate_reference(mwsep::geometry::make_setup(mwsep::model::build_model(ap)));
+    const auto kpc = mwsep::cpu::integrate_reference(
+        mwsep::geometry::make_setup(mwsep::model::build_model(ap, mwsep::model::RBinning::kpc)));
+    EXPECT_NE(mag.background, kpc.background);
+    EXPECT_LT(relative_difference(kpc.background, mag.background), 0.05);
+}
+
+TEST(Integrators, LikelihoodRejectsNonPositiveIntegrals) {
+    const auto s = setup_of(tiny());
+    mwsep::model::StarCatalogue stars{{10.0}, {50.0}, {10.0}};
+    mwsep::model::Integrals bad{0.0, {1.0, 1.0}};
+    EXPECT_THROW(mwsep::cpu::likelihood_reference(s, stars, bad), std::runtime_error);
+    EXPECT_THROW(mwsep::cpu::likelihood_fast(s, stars, bad, 1), std::runtime_error);
+}
+
+}  // namespace
