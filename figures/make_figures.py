@@ -30,7 +30,7 @@ def main():
     failed = []
     for name in FIGURES:
         try:
-            for path in importlib.import_module(name).make(args.results, published, args.out):
+            for path in importlib.import_module(name).make(args.results / "mwsep", published, args.out):
                 print(path)
         except c.MissingData as e:
             print(f"error: {name} not drawn: {e}", file=sys.stderr)

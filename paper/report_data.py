@@ -364,7 +364,7 @@ def beyond(results, n, tables):
             n[f"e2e_{phase}_{key}_ms"] = fmt(1e3 * statistics.median(float(r[f"{phase}_s"]) for r in mine), 3)
     n["end_to_end_vs_peer"] = f"{peer['end_to_end_s'] / e2e_s['3s-large']:.1f}"
     # Two GPUs of one host.
-    multi_dir = results.parent / (results.name + "-x2")
+    multi_dir = results.parent.parent / (results.parent.name + "-x2") / results.name
     multi = medians(rows(multi_dir, "multi_gpu"), key=("work_unit", "sm_count"))
     for u in ["3s-large", "2s-large"]:
         key = u.replace("-", "_")
@@ -480,7 +480,7 @@ def hardware_table(published):
 def provenance_table(results):
     """Every result file the report reads: the GPU's folder, its two-GPU sibling and the host-only results."""
     body = []
-    folders = [results, results.parent / (results.name + "-x2"), ROOT / "experiments" / "results" / "cpu"]
+    folders = [results, results.parent.parent / (results.parent.name + "-x2") / results.name, ROOT / "experiments" / "results" / "cpu"]
     metas = [m for folder in folders if folder.exists() for m in sorted(folder.glob("*.meta.json"))]
     for meta in metas:
         m = json.loads(meta.read_text())
@@ -493,7 +493,7 @@ def provenance_table(results):
 
 
 def main():
-    results = ROOT / (sys.argv[1] if len(sys.argv) > 1 else "experiments/results/nvidia-h200")
+    results = ROOT / (sys.argv[1] if len(sys.argv) > 1 else "experiments/results/nvidia-h200") / "mwsep"
     try:
         numbers, tables = build(results)
     except MissingData as e:
