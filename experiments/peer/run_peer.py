@@ -289,11 +289,14 @@ def git_state():
     if explicit and pathlib.Path(explicit).exists():
         kv = dict(l.split("=", 1) for l in pathlib.Path(explicit).read_text().split() if "=" in l)
         return kv.get("git_commit", "unknown"), kv.get("git_dirty") == "true"
-    r = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True)
-    if r.returncode != 0:
+    try:
+        r = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True)
+        if r.returncode != 0:
+            return "unknown", None
+        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True).stdout.strip()
+    except OSError:             # no git on this machine
         return "unknown", None
-    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip()
     return r.stdout.strip(), bool(dirty)
 
 
