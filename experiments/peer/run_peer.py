@@ -20,8 +20,10 @@ What the script does:
   checkpoint file into its working folder and a second run there resumes from it and skips the integral.
   Flags `best` are `--non-responsive --gpu-polling-mode=-1`; `default` passes none (the peer then sleeps
   between kernel launches).
-- It saves each run's standard output and standard error, merged in the order printed, to
-  DIR/<work unit>.<flags>.<UTC time>.r<repeat>.txt, before looking at it.
+- It saves each run's standard output and standard error, merged as they arrive, to
+  DIR/<work unit>.<flags>.<UTC time>.r<repeat>.txt, before looking at it. The peer prints nearly
+  everything on standard error; its checkpoint messages go to standard output, which is buffered, so they
+  may appear late in the file.
 - It refuses a run whose output does not name the OpenCL device as an NVIDIA GPU (vendor or name "NVIDIA",
   type CL_DEVICE_TYPE_GPU); a run that exits non-zero, times out, resumed from a checkpoint, reports a
   non-finite result or lacks any of the lines below fails. Either stops the script with a non-zero status
@@ -122,7 +124,8 @@ RE_INTEGRAL = re.compile(r"Integral (?P<i>\d+) time = (?P<s>\S+) s")
 RE_LIKELIHOOD_TIME = re.compile(r"Likelihood time = (?P<s>\S+) s")
 TAGS = ("background_integral", "stream_integral", "background_likelihood", "stream_only_likelihood",
         "search_likelihood")
-RESUMED = "Checkpoint exists"           # the peer found a checkpoint file and resumed from it
+# The peer found a checkpoint file and resumed from it (printed on standard output after a clock time, "HH:MM:SS: ").
+RESUMED = "Checkpoint exists. Attempting to resume from it"
 NON_FINITE = "Non-finite result"        # the peer replaces a non-finite likelihood by -999
 FAILED_LIKELIHOOD = -999.0
 
@@ -180,9 +183,9 @@ def parse_output(text):
     missing or doubled, a value is not a finite number, the run resumed from a checkpoint, or the peer
     reported a non-finite result."""
     lines = _lines(text)
-    if any(line.startswith(RESUMED) for line in lines):
+    if any(RESUMED in line for line in lines):
         raise ParseError("the run resumed from a checkpoint file (it was not started in an empty folder)")
-    if any(line.startswith(NON_FINITE) for line in lines):
+    if any(NON_FINITE in line for line in lines):
         raise ParseError("the peer reported a non-finite result")
     out = {"device": parse_device(text)}
     # The device's driver and OpenCL version follow its line (the platform's own 'Version:' comes before).
@@ -522,8 +525,12 @@ def main(argv=None):
         env = peer_environment(vendors, lib.resolve())
         version_dir = tmp / "version"
         version_dir.mkdir()
-        v = subprocess.run([str(peer.resolve()), "--version"], cwd=version_dir, env=env,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+        try:
+            v = subprocess.run([str(peer.resolve()), "--version"], cwd=version_dir, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+        except subprocess.TimeoutExpired:
+            print(f"run_peer: FAILED: '{peer} --version' did not finish in 120 s", file=sys.stderr)
+            return 1
         version_output = v.stdout.decode("utf-8", "replace")
         if v.returncode != 0 or not version_output.strip():
             print(f"run_peer: FAILED: '{peer} --version' exited with status {v.returncode}:\n{version_output}",

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A stand-in for the public separation application in the tests of run_peer.py. It prints output in the
-# shape the real program prints (all of it on standard error), with made-up numbers, and behaves like it
-# where the tests need it to:
+# shape the real program prints (on standard error; its checkpoint messages on standard output, after the
+# clock time), with made-up numbers, and behaves like it where the tests need it to:
 #   --version                     prints a version line and exits 0
 #   a checkpoint in the folder    "resumes" from it: no integration lines (as the real one skips the integral)
 #   no NVIDIA vendor file         the OpenCL loader finds no platform: error, exit 1
@@ -57,8 +57,8 @@ fi
 
 resumed=no
 if [ -e separation_checkpoint ]; then
-    echo "Checkpoint exists. Attempting to resume from it" >&2
-    echo "Successfully resumed checkpoint" >&2
+    echo "$(date +%H:%M:%S): Checkpoint exists. Attempting to resume from it"
+    echo "$(date +%H:%M:%S): Successfully resumed checkpoint"
     resumed=yes
 fi
 

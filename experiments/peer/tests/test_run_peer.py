@@ -125,8 +125,8 @@ class Parsing(unittest.TestCase):
                                                  "Non-finite result:  setting likelihood to -999\nRunning likelihood"))
 
     def test_resumed_run_raises(self):
-        resumed = SAMPLE.replace("Using device 0", "Checkpoint exists. Attempting to resume from it\n"
-                                                   "Successfully resumed checkpoint\nUsing device 0")
+        resumed = SAMPLE + ("21:07:28: Checkpoint exists. Attempting to resume from it\n"
+                            "21:07:28: Successfully resumed checkpoint\n")
         with self.assertRaises(run_peer.ParseError):
             run_peer.parse_output(resumed)
 
