@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "math/exp_nonpositive.hpp"
-#include "math/exp_table.hpp"
+#include "mwsep/math/exp_nonpositive.hpp"
+#include "mwsep/math/exp_table.hpp"
 
 #define CHECK(x)                                                                            \
     do {                                                                                    \
