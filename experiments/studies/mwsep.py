@@ -121,7 +121,7 @@ class Study:
 
         def run(tmp):
             part = tmp / f"{name}.csv"
-            cmd = base[:4] + [str(self.workunit(wu)), "-s", str(self.stars(wu))] + base[6:] + \
+            cmd = base[:3] + [str(self.workunit(wu)), "-s", str(self.stars(wu))] + base[6:] + \
                 ["--expect", repr(self.reference(wu)), "--csv", str(part)]
             r = self._run(cmd)
             print(r.stdout, end="", flush=True)
