@@ -880,7 +880,8 @@ TEST(StarsParser, WriteThenParseGivesTheSameCatalogue) {
 }
 
 TEST(StarsParser, SampleCatalogue) {
-    const auto s = mwsep::model::read_stars(testsupport::require_file(kOracle + "stars/stars-20-first1000.txt").string());
+    const auto s =
+        mwsep::model::read_stars(testsupport::require_file(kOracle + "stars/stars-20-first1000.txt").string());
     ASSERT_EQ(s.size(), 1000u);
     EXPECT_EQ(s.l[0], 16.593451);
     EXPECT_EQ(s.b[0], 75.424568);
