@@ -28,6 +28,33 @@ from harness.provenance import ROOT, sh
 from harness.runner import Job, JobFailed
 
 SMALL = ["3s-small", "2s-small"]
+
+# The columns each kind's CSV must have (tools/check_results.py checks every committed file against them);
+# an ncu_metrics definition adds its metric columns.
+_GPU_BENCH = ["experiment", "variant", "work_unit", "repeat", "sm_count", "kernel_ms", "total_ms", "likelihood",
+              "valid", "sm_clock_mhz", "throttled", "noise_pct", "samples", "stop_reason"]
+COLUMNS = {
+    "bench": _GPU_BENCH,
+    "bench_cpu": ["integrator", "threads", "work_unit", "repeat", "seconds", "points_per_second_per_core"],
+    "host": ["work_unit", "area", "stream", "stream_terms", "evaluated_terms", "evaluated_fraction"],
+    "correctness": ["variant", "work_unit", "max_rel_diff", "tolerance", "pass"],
+    "ncu_metrics": ["variant"],
+    "ncu_sections": ["kernel", "section", "metric", "unit", "value"],
+    "sass": ["kernel", "instructions", "fp64", "integer_logic", "branches"],
+    "e2e": ["work_unit", "variant", "repeat", "wall_ms", "load_s", "device_start_wait_s", "prepare_s", "integral_s",
+            "likelihood_s", "evaluate_s"],
+    "microbench": ["function", "exps", "seconds", "exps_per_second"],
+    "peer": ["work_unit", "flags", "repeat", "integration_s", "process_s", "likelihood", "device"],
+}
+# Columns that must hold numbers wherever they appear.
+NUMERIC = {"kernel_ms", "total_ms", "likelihood", "sm_count", "noise_pct", "samples", "seconds",
+           "points_per_second_per_core", "max_rel_diff", "tolerance", "wall_ms", "exps_per_second", "integration_s",
+           "process_s", "stream_terms", "evaluated_terms", "instructions", "fp64_pipe_pct", "achieved_occupancy_pct"}
+# Kinds measured on the host alone: their provenance names no GPU.
+HOST_KINDS = {"bench_cpu", "host"}
+# What a text result must contain to be whole.
+TEXT_MARKERS = {"listing": r"^GPU: .* \(\d+ SMs\)", "sanitizer": r"(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)",
+                "correctness": r"\[  PASSED  \] \d+ tests?\.", "peer": r"Integration time"}
 STARS_COUNT, STARS_SEED = 100000, 1
 
 
