@@ -195,6 +195,9 @@ int command_bench(const std::vector<std::string>& args) {
             const GpuResult g = evaluate(setup, stars, v->name, run_device, launch, !aos);
             const double total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count();
             const harness::ClockReading clock = clocks.stop();
+            if (green && !green->is_current())
+                throw CudaError("the evaluation left the green context of " + std::to_string(green->sm_count()) +
+                                " SMs: the sample ran on the whole GPU, not the emulated one");
             const double integral_ms = g.integral_seconds * 1e3, like_ms = g.likelihood_seconds * 1e3;
             const double diff = std::fabs(g.likelihood.likelihood - expected) / std::fabs(expected);
             // Full-size units: summation order alone moves the 11th digit (1e-10); single precision 1e-5.
