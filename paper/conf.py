@@ -11,7 +11,7 @@ author = "the mwsep authors"
 copyright = "2026, the mwsep authors"
 extensions = ["myst_parser"]
 source_suffix = {".md": "markdown"}
-exclude_patterns = ["_build", "README.md", "_generated"]
+exclude_patterns = ["_build", "README.md", "_generated", "**/_generated", "**/data"]
 myst_enable_extensions = ["substitution", "colon_fence", "dollarmath"]
 myst_heading_anchors = 3
 # Every number the text cites comes from the recorded results through report_data.py.
@@ -20,7 +20,26 @@ highlight_language = "cpp"
 html_theme = "alabaster"
 html_theme_options = {"page_width": "1320px", "sidebar_width": "230px"}
 html_title = TITLE
-numfig = True
+# No automatic numbers: every caption carries its own, the thesis's ("Table 4.2 (thesis)") or the
+# report's ("Table R1"), so that the report's numbers cannot pass for the thesis's.
+numfig = False
 latex_engine = "pdflatex"
 latex_documents = [("index", "mwsep-report.tex", TITLE, author, "manual")]
-latex_elements = {"papersize": "a4paper", "pointsize": "10pt", "figure_align": "htbp", "extraclassoptions": "openany,oneside"}
+latex_elements = {
+    "papersize": "a4paper",
+    "pointsize": "10pt",
+    "figure_align": "H",
+    "extraclassoptions": "openany,oneside",
+    "sphinxsetup": "hmargin={2cm,2cm}, vmargin={2.2cm,2.2cm}",
+    "preamble": r"""
+\setcounter{secnumdepth}{-1}
+\usepackage{float}
+\renewcommand{\arraystretch}{1.1}
+\sloppy
+\setlength{\emergencystretch}{3em}
+\AtBeginEnvironment{tabulary}{\footnotesize}
+\AtBeginEnvironment{longtable}{\footnotesize}
+\AtBeginEnvironment{sphinxVerbatim}{\footnotesize}
+""",
+}
+latex_table_style = ["booktabs", "colorrows"]

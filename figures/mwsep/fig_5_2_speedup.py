@@ -5,7 +5,7 @@ Published: 3-S large, original CUDA 34x and optimised CUDA 40x over one Athlon64
 import pathlib
 
 import common as c
-from fig_5_1_cpu_vs_gpu import reproduced_seconds, two_panels
+from mwsep.fig_5_1_cpu_vs_gpu import reproduced_seconds, two_panels
 
 
 def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> list[pathlib.Path]:
