@@ -18,10 +18,14 @@ def draw(effects, gpu, out_dir):
     ax.axhline(1, color="grey", lw=0.6, ls=":")
     ax.axvline(1, color="grey", lw=0.6, ls=":")
     ax.scatter(xs, ys, color=c.REPRODUCED_COLOR, zorder=3)
-    for label, x, y in effects:
-        ax.annotate(label, (x, y), textcoords="offset points", xytext=(5, 3), fontsize=8)
+    for i, (label, x, y) in enumerate(sorted(effects, key=lambda e: e[2])):
+        ax.annotate(label, (x, y), textcoords="offset points", xytext=(8, -4 + 9 * (i % 2) - 4 * (i % 3)), fontsize=8)
     ax.set_xscale("log")
     ax.set_yscale("log")
+    from matplotlib.ticker import FormatStrFormatter, NullFormatter
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(FormatStrFormatter("%g"))
+        axis.set_minor_formatter(NullFormatter())
     ax.set_xlim(lo, hi)
     ax.set_ylim(lo, hi)
     ax.set_xlabel(f"published effect ({c.PUBLISHED_GPU}), ratio")
