@@ -43,7 +43,7 @@ def series_color(label):
 
 def two_panels(published, reproduced, ylabel, title, fmt, gpu, cpu, bottom=None):
     """Left: the published 3-S large bars; right: the reproduced series per work unit; shared log y."""
-    fig, (left, right) = c.plt.subplots(1, 2, figsize=(13, 6), sharey=True, width_ratios=[1, 3.2])
+    fig, (left, right) = c.plt.subplots(1, 2, figsize=(13, 6), sharey=False, width_ratios=[1, 3.2])
     bars = left.bar(list(published), list(published.values()), color=c.PUBLISHED_COLOR, width=0.6)
     left.bar_label(bars, [fmt(v) for v in published.values()], padding=2, fontsize=9)
     left.set_title(f"{c.published_label()}\n3-S large, Athlon64 X2 CPU", fontsize=11)
