@@ -36,10 +36,20 @@ latex_elements = {
 \DeclareUnicodeCharacter{2212}{\ensuremath{-}}
 \DeclareUnicodeCharacter{200B}{\hspace{0pt}}
 \usepackage{etoolbox}
+\usepackage{caption}
+\captionsetup{labelformat=empty,labelsep=none}
+% Captions carry their own numbers; LaTeX's counters must not show (continued long tables included).
+\renewcommand{\thetable}{}
+\renewcommand{\tablename}{\unskip}
 \setcounter{secnumdepth}{-1}
 \usepackage{float}
 \renewcommand{\arraystretch}{1.1}
 \sloppy
+\makeatletter
+% Table columns set ragged right: narrow justified cells spread their words apart.
+\newcolumntype{\X}[2]{>{\raggedright\arraybackslash}p{\dimexpr
+      (\linewidth-\spx@arrayrulewidth)*#1/#2-\tw@\tabcolsep-\spx@arrayrulewidth\relax}}
+\makeatother
 \setlength{\emergencystretch}{3em}
 \AtBeginEnvironment{tabulary}{\footnotesize}
 \AtBeginEnvironment{longtable}{\footnotesize}

@@ -10,7 +10,7 @@ import common as c  # noqa: E402
 
 def draw(effects, gpu, out_dir):
     """effects: [(label, published ratio, reproduced ratio)]."""
-    fig, ax = c.plt.subplots(figsize=(7.5, 7))
+    fig, ax = c.plt.subplots(figsize=(9, 8.5))
     xs = [p for _, p, _ in effects]
     ys = [r for _, _, r in effects]
     lo, hi = min(xs + ys) / 1.15, max(xs + ys) * 1.15
@@ -26,6 +26,9 @@ def draw(effects, gpu, out_dir):
     for axis in (ax.xaxis, ax.yaxis):
         axis.set_major_formatter(FormatStrFormatter("%g"))
         axis.set_minor_formatter(NullFormatter())
+    ticks = [t for t in (0.8, 0.9, 1, 1.1, 1.25, 1.5, 2, 3, 4, 5, 7, 10) if lo <= t <= hi]
+    ax.set_xticks(ticks)
+    ax.set_yticks(ticks)
     ax.set_xlim(lo, hi)
     ax.set_ylim(lo, hi)
     ax.set_xlabel(f"published effect ({c.PUBLISHED_GPU}), ratio")

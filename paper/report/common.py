@@ -104,6 +104,14 @@ def fmt(v, digits=3):
     return f"{v:,.{decimals}f}".replace(",", "\u2009")
 
 
+def big(v, digits=3):
+    """A large count or rate in words: 41.2 million, 92.5 billion, 1.2 trillion; fmt below a million."""
+    for scale, word in [(1e12, "trillion"), (1e9, "billion"), (1e6, "million")]:
+        if abs(v) >= scale:
+            return f"{fmt(v / scale, digits)} {word}"
+    return fmt(v, digits)
+
+
 def num(text):
     """A number printed by fmt back to a float."""
     return float(str(text).replace("\u2009", "").replace(",", "").rstrip("x%"))

@@ -3,7 +3,7 @@ the public MilkyWay@Home application where it was measured on the same GPU; expo
 end to end and two GPUs."""
 import statistics
 
-from report.common import ROOT, MissingData, fmt, medians, rows, table
+from report.common import ROOT, MissingData, big, fmt, medians, rows, table
 
 LARGE = ["3s-large", "2s-large"]
 
@@ -20,7 +20,7 @@ def build(ctx):
         n[f"modern_speedup_{k}"] = f"{final / m64:.2f}"
     ctx.facts["modern_speedup"] = modern[("shared-fast-unrolled-f64", "3s-large")] / modern[("modern-f64", "3s-large")]
     points = ctx.facts["points"]["3s-large"]
-    n["modern_points_per_s"] = fmt(points / (modern[("modern-f64", "3s-large")] / 1e3), 3)
+    n["modern_points_per_s"] = big(points / (modern[("modern-f64", "3s-large")] / 1e3), 3)
 
     # The modern kernel on every GPU measured.
     body = []
@@ -69,7 +69,7 @@ def build(ctx):
 
     # Exponentials and skipping.
     exps = {r["function"]: float(r["exps_per_second"]) for r in ctx.rows("exp_throughput", check_valid=False)}
-    n["exp_library_per_s"], n["exp_table_per_s"] = fmt(exps["cuda_exp"], 3), fmt(exps["exp_from_steps"], 3)
+    n["exp_library_per_s"], n["exp_table_per_s"] = big(exps["cuda_exp"], 3), big(exps["exp_from_steps"], 3)
     n["exp_table_vs_library"] = f"{exps['exp_from_steps'] / exps['cuda_exp']:.2f}"
     ctx.facts["exp_table_vs_library"] = exps["exp_from_steps"] / exps["cuda_exp"]
     skip_dir = ctx.results if (ctx.results / "skipping.csv").exists() else ROOT / "experiments" / "results" / "cpu"

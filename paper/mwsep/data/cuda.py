@@ -3,7 +3,7 @@ profiler's view, and the memory spaces on every GPU side by side."""
 import csv
 import statistics
 
-from report.common import MissingData, fmt, medians, pct, table
+from report.common import MissingData, big, fmt, groups, medians, pct, table
 
 UNITS = ["3s-large", "2s-large", "3s-small", "2s-small"]
 UNIT_LABEL = {"3s-large": "3-S large", "2s-large": "2-S large", "3s-small": "3-S small", "2s-small": "2-S small"}
@@ -51,15 +51,18 @@ def build(ctx):
         "4.3": "Table 4.3 (thesis), read as the version without loop unrolling",
         "4.4": "Table 4.4 (thesis), read as the version without the fast division and square root",
     }
+    source = {"4.2": "memory_spaces", "4.3": "loop_unrolling", "4.4": "division_sqrt"}
     for t in reproduced:
+        reps = [len(v) for v in groups(ctx.rows(source[t])).values()]
+        reps = str(min(reps)) if min(reps) == max(reps) else f"{min(reps)} to {max(reps)}"
         body = []
         for m in MEMORY:
             body.append([m] + [fmt(published[t][m][u] / 1e3, 4) for u in UNITS] + [fmt(reproduced[t][m][u], 4) for u in UNITS])
         header = ["memory"] + [f"{UNIT_LABEL[u]}, GTX 285 (s)" for u in UNITS] + [f"{UNIT_LABEL[u]}, {short} (ms)" for u in UNITS]
         ctx.tables[f"table_{t.replace('.', '_')}"] = table(
             f"{caption[t]}. Published: GTX 285, mean of {n['thesis_repeats']} runs, in seconds. Reproduced: "
-            f"{short}, median of {n['repeats_min']} runs, in milliseconds; the two grids need not be the same "
-            "size, so only ratios within a column pair compare.", header, body)
+            f"{short}, median of {reps} runs, in milliseconds; the two grids need not be the same "
+            "size, so only ratios within one chip compare.", header, body, widths=[12] + [11] * 8)
 
     # The gain of each optimisation: the time without it over the time with it, published and reproduced.
     gains = {}
@@ -161,7 +164,7 @@ def build(ctx):
     n["global_cap_change_ms"] = fmt(t0 - t1, 3)
     t0, t1 = cap[FINAL][:2]
     n["final_cap_change_ms"] = fmt(abs(t0 - t1), 2)
-    n["final_cap_change_pct"] = pct(100 * (t1 / t0 - 1), 2)
+    n["final_cap_change_pct"] = pct(100 * (t1 / t0 - 1), 3)
     tx0, tx1, ta, tb = cap["texture-fast-unrolled-f64"]
     n["texture_cap_change_pct"] = pct(100 * (tx1 / tx0 - 1))
     n["texture_regs"], n["texture_regs_capped"] = str(ta["regs"]), str(tb["regs"])
@@ -179,7 +182,7 @@ def build(ctx):
         n[f"fp64_pipe_{x}_ieee"] = f"{fp[f'{x}-ieee-unrolled-f64']:.0f}"
     opt = ctx.rows("optimized_vs_unoptimized")
     pts = statistics.median(float(r["points_per_second"]) for r in opt if r["variant"] == FINAL and r["work_unit"] == "3s-large")
-    n["final_points_per_s"] = fmt(pts, 3)
+    n["final_points_per_s"] = big(pts, 3)
     # The deviation table needs the launch measurement: fill it here.
     ctx.tables["table_deviations"] = table(
         "Table R@: every deviation from the CUDA program of 2010, why, and its expected effect.",

@@ -3,7 +3,7 @@ quadrature point against each GPU's FP64 peak, the statistics of the repeats."""
 import re
 import statistics
 
-from report.common import ROOT, MissingData, fmt, groups, medians, table
+from report.common import ROOT, MissingData, big, fmt, groups, medians, table
 
 UNITS = ["3s-large", "2s-large", "3s-small", "2s-small"]
 WU = ROOT / "data" / "workunits"
@@ -30,15 +30,15 @@ def build(ctx):
     points = {u: g["r"] * g["mu"] * g["nu"] * g["convolve"] for u, g in grids.items()}
     ctx.facts["points"] = points
     body = [[u.replace("s-", "-S "), g["wedge"], g["streams"], f"{g['r']} x {g['mu']} x {g['nu']}", g["convolve"],
-             fmt(points[u], 3)] for u, g in grids.items()]
+             big(points[u], 3)] for u, g in grids.items()]
     ctx.tables["table_work_units"] = table(
         "Table R@: the work units. Quadrature points are counted per model component (the background and "
         "each stream are evaluated at every one).",
         ["work unit", "SDSS stripe", "streams", "grid r x mu x nu", "convolution points", "quadrature points"], body)
-    big, small = grids["3s-large"], grids["3s-small"]
-    n["large_r"], n["large_mu"], n["large_nu"] = str(big["r"]), str(big["mu"]), str(big["nu"])
-    n["convolve"] = str(big["convolve"])
-    n["large_points"] = fmt(points["3s-large"], 3)
+    large = grids["3s-large"]
+    n["large_r"], n["large_mu"], n["large_nu"] = str(large["r"]), str(large["mu"]), str(large["nu"])
+    n["convolve"] = str(large["convolve"])
+    n["large_points"] = big(points["3s-large"], 3)
     n["small_points_fraction"] = fmt(points["3s-large"] / points["3s-small"], 2)
 
     # The published times of the large and small units: the ratio says how much smaller "small" was.
@@ -62,7 +62,7 @@ def build(ctx):
     g285 = pub["hardware"]["gtx285"]["gflops_double"]
     pub_s = t42["shared"]["3s-large"] / 1e3
     pub_pps = points["3s-large"] / pub_s
-    rows_ = [["GTX 285 (2010), if its unit had this grid", fmt(pub_s, 4), fmt(pub_pps, 3), fmt(g285, 3),
+    rows_ = [["GTX 285 (2010), if its unit had this grid", fmt(pub_s, 4), big(pub_pps, 3), fmt(g285, 3),
               fmt(pub_pps / (g285 * 1e9) * 1e3, 3)]]
     eff = {}
     for g in ctx.facts["gpus"]:
@@ -70,7 +70,7 @@ def build(ctx):
         s = m[final] / 1e3
         pps = points["3s-large"] / s
         eff[g["name"]] = pps / (g["fp64_gflops"] * 1e9)
-        rows_.append([g["short"] + " (measured)", fmt(s, 4), fmt(pps, 3), fmt(g["fp64_gflops"], 4), fmt(eff[g["name"]] * 1e3, 3)])
+        rows_.append([g["short"] + " (measured)", fmt(s, 4), big(pps, 3), fmt(g["fp64_gflops"], 4), fmt(eff[g["name"]] * 1e3, 3)])
     ctx.tables["table_per_point"] = table(
         "Table R@: the thesis's final kernel (shared memory, every optimisation) on the 3-stream large unit, "
         "per quadrature point and per unit of FP64 peak. The GTX 285 row assumes the thesis's unit had the grid "
@@ -78,7 +78,7 @@ def build(ctx):
         ["GPU", "time (s)", "points per second", "FP64 peak (GFLOP/s)", "points per MFLOP of peak"], rows_)
     main = ctx.facts["gpu"]
     e_main, e_old = eff[main["name"]], pub_pps / (g285 * 1e9)
-    n["pub_pps"], n["rep_pps"] = fmt(pub_pps, 3), fmt(points["3s-large"] / (mem[final] / 1e3), 3)
+    n["pub_pps"], n["rep_pps"] = big(pub_pps, 3), big(points["3s-large"] / (mem[final] / 1e3), 3)
     n["time_ratio_final"] = fmt(pub_s / (mem[final] / 1e3), 3)
     n["efficiency_ratio"] = fmt(e_main / e_old, 2)
     ctx.facts["efficiency_ratio"] = e_main / e_old
