@@ -39,8 +39,7 @@ latex_elements = {
 \usepackage{caption}
 \captionsetup{labelformat=empty,labelsep=none}
 % Captions carry their own numbers; LaTeX's counters must not show (continued long tables included).
-\renewcommand{\thetable}{}
-\renewcommand{\tablename}{\unskip}
+\AtBeginDocument{\renewcommand{\thetable}{}\renewcommand{\tablename}{\unskip}}
 \setcounter{secnumdepth}{-1}
 \usepackage{float}
 \renewcommand{\arraystretch}{1.1}

@@ -79,9 +79,9 @@ def build(ctx):
             "Table R@: one slice alone on the host against the same slice among all the others (seconds, medians).",
             ["work unit", "integrator", "slice", "alone", "loaded", "loaded / alone"], body)
         n["load_factor_min"], n["load_factor_max"] = f"{min(factors):.2f}", f"{max(factors):.2f}"
+        span = n["load_factor_min"] if n["load_factor_min"] == n["load_factor_max"] else f"{n['load_factor_min']} to {n['load_factor_max']}"
         ctx.tables["para_load"] = (
-            f"**The load correction.** A slice among all the others takes {n['load_factor_min']} to "
-            f"{n['load_factor_max']} times as long as alone (the table above). Dividing the single-core times "
+            f"**The load correction.** A slice among all the others takes {span} times as long as alone (the table above). Dividing the single-core times "
             "by that factor gives the time of one core alone; the speed-ups over one core in this report use the "
             "summed times as recorded, so they are too large by about that factor.\n")
     else:

@@ -82,4 +82,4 @@ def build(ctx):
     for g in gpus:
         hosts.append([f"host of the {g['short']}", f"{g['host_cpu']} (as the operating system names it)"])
     ctx.tables["table_hardware_hosts"] = table(
-        "Table R2: the host CPUs, then and now; (p) published in the thesis.", ["host", "processor"], hosts)
+        "Table R@: the host CPUs, then and now; (p) published in the thesis.", ["host", "processor"], hosts)
