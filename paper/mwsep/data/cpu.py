@@ -60,6 +60,17 @@ def build(ctx):
     n["first_final_pub"] = f"{ctx.published['claims']['cuda_original_time_3s_large']['value'] / ctx.published['claims']['cuda_optimised_time_3s_large']['value']:.2f}"
     n["first_final_rep"] = f"{s['first'] / s['final']:.2f}"
 
+    # The host: model, cores and hardware threads, where the provenance records them.
+    meta = ctx.meta("cpu_vs_gpu_cpu")
+    if "host_physical_cores" in meta:
+        ctx.tables["para_host"] = (
+            f"The host is an {meta['host_cpu']}: {meta.get('host_sockets', 1)} socket(s), {meta['host_physical_cores']} "
+            f"physical cores, {meta['host_threads_per_core']} hardware thread(s) per core, "
+            f"{meta.get('host_logical_cpus', '?')} logical CPUs in all.\n")
+    else:
+        ctx.tables["para_host"] = (
+            f"The host is recorded only as \"{meta.get('host_cpu', 'unknown')}\": the processor model, the number of "
+            "physical cores and whether hardware threads share cores are not in the recorded provenance.\n")
     # The load correction: one slice alone against the same slice among all the others.
     load = ctx.optional_rows("cpu_slice_load")
     n["load_measured"] = "yes" if load else "no"

@@ -101,6 +101,19 @@ def build(ctx):
             spreads.append((max(vals) - min(vals)) / med)
             diffs.append(abs(statistics.mean(vals) - med) / med)
     spreads.sort()
+    # Newer recordings carry each configuration's noise, SM clock and throttle state.
+    recorded = [r for name in timing for r in ctx.rows(name) if "throttled" in r]
+    if recorded:
+        thr = sum(r["throttled"] == "true" for r in recorded)
+        clocks = sorted(float(r["sm_clock_mhz"]) for r in recorded if r.get("sm_clock_mhz"))
+        noise = sorted(float(r["noise_pct"]) for r in recorded if r.get("noise_pct"))
+        ctx.tables["para_clock"] = (
+            f"Each timed configuration also records the relative spread of its samples (median {statistics.median(noise):.2f}%, "
+            f"at most {max(noise):.1f}%), the median SM clock while it ran ({clocks[0]:.0f} to {clocks[-1]:.0f} MHz) "
+            f"and whether the GPU throttled: {thr} of {len(recorded)} rows did.\n")
+    else:
+        ctx.tables["para_clock"] = ("The SM clock and the GPU's throttle state during these runs were not recorded; "
+                                    "the spreads above are the only check on their stability.\n")
     n["repeats_min"], n["repeats_max"] = str(min(counts)), str(max(counts))
     n["gpu_configs"] = str(len(spreads))
     n["gpu_spread_median_pct"] = f"{100 * statistics.median(spreads):.2f}"
