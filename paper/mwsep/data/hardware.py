@@ -11,15 +11,29 @@ def gpu_info(ctx, folder):
     """What one GPU folder's provenance says about its GPU, with its FP64 and FP32 peaks."""
     meta = ctx.meta("memory_spaces", folder)
     spec = json.loads(SPEC.read_text())
-    cc = meta["compute_capability"]
+    name = meta.get("gpu_name")
+    per_gpu = spec["per_gpu"].get(name, {})
+    # Two generations of provenance files: the device query's fields, or nvidia-smi's strings.
+    cc = meta.get("compute_capability") or per_gpu.get("compute_capability")
+    if not name or not meta.get("sm_count"):
+        raise MissingData(f"{rel(folder)}/memory_spaces.meta.json: no gpu_name or sm_count")
     if cc not in spec["per_compute_capability"]:
-        raise MissingData(f"{rel(SPEC)}: no figures for compute capability {cc} ({meta['gpu_name']})")
+        raise MissingData(f"{rel(SPEC)}: no compute capability or figures for {name}: add the GPU there")
     arch = spec["per_compute_capability"][cc]
-    sms, clock = int(meta["sm_count"]), meta["sm_clock_max_khz"] / 1e3
-    per_gpu = spec["per_gpu"].get(meta["gpu_name"], {})
+    if "sm_clock_max_khz" in meta:
+        clock = meta["sm_clock_max_khz"] / 1e3
+    elif "sm_clock_max" in meta:
+        clock = float(str(meta["sm_clock_max"]).split()[0])
+    else:
+        raise MissingData(f"{rel(folder)}/memory_spaces.meta.json: no maximum SM clock")
+    if "memory_bytes" in meta:
+        memory_gb = meta["memory_bytes"] / 2**30
+    else:
+        memory_gb = float(str(meta.get("gpu_memory", "0")).split()[0]) / 1024  # nvidia-smi gives MiB
+    sms = int(meta["sm_count"])
     return {
-        "name": meta["gpu_name"], "short": short_gpu(meta["gpu_name"]), "sms": sms, "clock_mhz": clock, "cc": cc,
-        "memory_gb": meta["memory_bytes"] / 2**30, "arch": arch, "per_gpu": per_gpu,
+        "name": name, "short": short_gpu(name), "sms": sms, "clock_mhz": clock, "cc": cc,
+        "memory_gb": memory_gb, "arch": arch, "per_gpu": per_gpu,
         "fp64_gflops": sms * clock * 1e-3 * 2 * arch["fp64_fma_per_sm"],
         "fp32_gflops": sms * clock * 1e-3 * 2 * arch["fp32_fma_per_sm"],
         "driver": meta.get("driver_version", ""), "cuda": meta.get("cuda_version", ""),
