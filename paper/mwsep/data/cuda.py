@@ -77,6 +77,9 @@ def build(ctx):
         n[f"gain_{k}_published_min"], n[f"gain_{k}_published_max"] = f"{100 * min(p.values()):.1f}", f"{100 * max(p.values()):.1f}"
         n[f"gain_{k}_reproduced_min"], n[f"gain_{k}_reproduced_max"] = f"{100 * min(r.values()):.1f}", f"{100 * max(r.values()):.1f}"
         n[f"gain_{k}_reproduced_min_signed"] = pct(100 * min(r.values()))
+        lo, hi = min(r.values()), max(r.values())
+        n[f"gain_{k}_reproduced_reading"] = ("a loss in every case" if hi < 0 else "a gain in every case" if lo > 0
+                                             else "from a loss to a gain, depending on the memory space and unit")
     ctx.facts["gains"] = gains
     ctx.tables["table_gains"] = table(
         f"Table R@: the gain of each optimisation, time without it over time with it, minus one; "
