@@ -3,9 +3,12 @@
 
     python3 tools/check_report.py [FOLDER] [--numbers-only]   (default folder: paper/)
 
+- Every chapter (*.md under FOLDER, study folders included; README.md, _build and _generated excluded)
+  is checked; a folder with no chapter at all is an error.
 - Every number in the chapters' prose must come through a MyST substitution ({{ name }}, filled from
-  paper/_generated/numbers.json); references such as "Table 4.2", years, GPU model names and code are
-  exempt. A digit anywhere else is reported with its file and line.
+  paper/_generated/numbers.json); references such as "Table 4.2" or "Table R3", years, GPU model names,
+  SDSS stripe names and code are exempt, and so is the list of references. A digit anywhere else is
+  reported with its file and line.
 - Every included table (_generated/*.md) and every figure (figures/out/<name>.*) must exist, that is, must
   have been generated from recorded results.
 """
