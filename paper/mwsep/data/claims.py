@@ -66,7 +66,7 @@ def build(ctx):
         f"{n['gain_4_4_published_min']}% to {n['gain_4_4_published_max']}%", f"{n['gain_4_4_reproduced_min']}% to {n['gain_4_4_reproduced_max']}% ({pos} of {len(r44)} cases gain)",
         "*-ieee-unrolled-f64 over *-fast-unrolled-f64", "reproduced: every case gains 6% or more; qualitatively: most cases gain",
         "reproduced" if min(r44.values()) >= 0.06 else ("reproduced qualitatively" if pos > len(r44) / 2 else "differs"),
-        "" if min(r44.values()) >= 0.06 else "division and square root are a small share of the FP64 work today; see the FP64 pipe use of ieee and fast variants")
+        "" if min(r44.values()) >= 0.06 else "hypothesis: the IEEE sequences are a small share of the FP64 work today; FP64 pipe use of ieee and fast variants in the CUDA chapter")
     effects.append(("div/sqrt, shared 3-S large", 1 + p44[("shared", l3)], 1 + r44[("shared", l3)]))
     sp, sr = pt["4.4"]["shared"][l3] - pt["4.2"]["shared"][l3], rp["4.4"]["shared"][l3] - rp["4.2"]["shared"][l3]
     row(["div_sqrt_saving_3s_large"], "4.4.2", "about 65 s saved on 3-S large", f"{c['div_sqrt_saving_3s_large']['value']} s",
@@ -83,7 +83,7 @@ def build(ctx):
         f"{n['gain_4_3_published_min']}% to {n['gain_4_3_published_max']}%", f"{n['gain_4_3_reproduced_min']}% to {n['gain_4_3_reproduced_max']}%",
         "*-fast-loop-f64 over *-fast-unrolled-f64", "reproduced: every case gains, the largest gain within twice the published; qualitatively: every case gains",
         graded(0, allpos and max(r43.values()) <= 2 * max(p43.values()), allpos),
-        "" if max(r43.values()) <= 2 * max(p43.values()) else "the runtime loop keeps sums in shared memory; profiler: FP64 pipe use of loop against unrolled")
+        "" if max(r43.values()) <= 2 * max(p43.values()) else "the runtime loop lowers the FP64 pipe use (profiler); that its shared-memory sums are the cause is a hypothesis")
     effects.append(("unrolling, constant 3-S large", 1 + p43[("constant", l3)], 1 + r43[("constant", l3)]))
     op, orr = n["unroll_order_pub"].split(", "), n["unroll_order_rep"].split(", ")
     row(["unrolling_order"], "4.4.3", "unrolling helps constant most, then global, shared, texture", ", ".join(c["unrolling_order"]["value"]),
@@ -93,7 +93,7 @@ def build(ctx):
     tpb, best = f["tpb"], f["tpb_best"]
     row(["best_threads_per_block"], "4.4.4", "64 threads per block perform best", str(c["best_threads_per_block"]["value"]),
         f"{best} (64 is {n['tpb_64_vs_best_pct']}% slower)", final, "the same best block size within 1%",
-        "reproduced" if tpb[64] <= 1.01 * tpb[best] else "differs", "" if tpb[64] <= 1.01 * tpb[best] else "more resident warps per SM hide latency; see the sweep")
+        "reproduced" if tpb[64] <= 1.01 * tpb[best] else "differs", "" if tpb[64] <= 1.01 * tpb[best] else "hypothesis: more resident warps hide latency; the sweep is measured, the cause is not")
     row(["register_cap_registers"], "4.3, 4.4.4", "the final kernel needs 49 registers; capped at 48",
         f"{c['register_cap_registers']['before']} to {c['register_cap_registers']['after']}", f"{n['final_regs']} to {n['final_regs_capped']}",
         final, "register counts belong to the compiler and the architecture", "not testable here", "compiler of today")
@@ -133,7 +133,7 @@ def build(ctx):
     x = f["exp_table_vs_library"]
     row(["faster_exp_slower"], "4.4", "a hand-written exponential was slower than CUDA's", "slower",
         f"{x:.2f}x the library's rate", "modern-f64's table exponential (a different design)", "the hand-written one slower",
-        "reproduced" if x < 1 else "differs", "" if x < 1 else "a table in shared memory, not the 2010 attempt")
+        "reproduced" if x < 1 else "differs", "" if x < 1 else "a different exponential: a table in shared memory, not the attempt of 2010")
     # Precision (Table 4.5, section 4.5).
     ratio3, rr3, dp3, dr3 = f["precision_3s_large"]
     ratio2, rr2, dp2, dr2 = f["precision_2s_large"]

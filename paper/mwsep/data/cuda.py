@@ -104,7 +104,9 @@ def build(ctx):
         return 100 * (t42[a][u] / t42[b][u] - 1)
     for a, b in [("shared", "constant"), ("constant", "global"), ("texture", "global"), ("shared", "global")]:
         for u in ["3s-large", "2s-large"]:
-            n[f"{a}_vs_{b}_pct_{u.replace('-', '_')}"] = pct(rel(a, b, u))
+            x = rel(a, b, u)
+            n[f"{a}_vs_{b}_pct_{u.replace('-', '_')}"] = pct(x)
+            n[f"{a}_vs_{b}_words_{u.replace('-', '_')}"] = f"{abs(x):.1f}% {'more' if x > 0 else 'less'} time than {b} memory"
     n["constant_faster_than_global_pct"] = f"{-rel('constant', 'global'):.1f}"
 
     # Memory spaces on every GPU side by side (the main GPU first).
