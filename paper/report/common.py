@@ -162,7 +162,8 @@ def compare_folders(results_gpu):
         for f in folders:
             if not f.is_dir():
                 raise MissingData(f"{f}: COMPARE names a folder that does not exist")
-        return folders
+        main = pathlib.Path(results_gpu).resolve()
+        return [f for f in folders if f.resolve() != main]
     return gpu_folders_with_manifest(results_gpu)
 
 
