@@ -14,6 +14,7 @@ source_suffix = {".md": "markdown"}
 exclude_patterns = ["_build", "README.md", "_generated", "**/_generated", "**/data"]
 myst_enable_extensions = ["substitution", "colon_fence", "dollarmath"]
 myst_heading_anchors = 3
+myst_footnote_transition = False
 # Every number the text cites comes from the recorded results through report_data.py.
 myst_substitutions = json.loads((GENERATED / "numbers.json").read_text())
 highlight_language = "cpp"
@@ -49,6 +50,10 @@ latex_elements = {
 \newcolumntype{\X}[2]{>{\raggedright\arraybackslash}p{\dimexpr
       (\linewidth-\spx@arrayrulewidth)*#1/#2-\tw@\tabcolsep-\spx@arrayrulewidth\relax}}
 \makeatother
+% Table cells are varwidth boxes, which restore justified text: each cell's paragraph starts ragged right.
+\let\mwsepAtStartPar\sphinxAtStartPar
+\AtBeginEnvironment{longtable}{\def\sphinxAtStartPar{\raggedright\mwsepAtStartPar}}
+\AtBeginEnvironment{tabulary}{\def\sphinxAtStartPar{\raggedright\mwsepAtStartPar}}
 \setlength{\emergencystretch}{3em}
 \AtBeginEnvironment{tabulary}{\footnotesize}
 \AtBeginEnvironment{longtable}{\footnotesize}
