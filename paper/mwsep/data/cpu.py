@@ -63,10 +63,13 @@ def build(ctx):
     # The host: model, cores and hardware threads, where the provenance records them.
     meta = ctx.meta("cpu_vs_gpu_cpu")
     if "host_physical_cores" in meta:
+        sockets, tpc = int(meta.get("host_sockets", 1)), int(meta["host_threads_per_core"])
         ctx.tables["para_host"] = (
-            f"The host is an {meta['host_cpu']}: {meta.get('host_sockets', 1)} socket(s), {meta['host_physical_cores']} "
-            f"physical cores, {meta['host_threads_per_core']} hardware thread(s) per core, "
-            f"{meta.get('host_logical_cpus', '?')} logical CPUs in all.\n")
+            f"The host's processor is recorded as \"{meta['host_cpu']}\""
+            + ("" if any(ch.isdigit() for ch in meta["host_cpu"]) else " (the operating system gives no model number)") + ": "
+            f"{sockets} socket{'s' if sockets > 1 else ''}, {meta['host_physical_cores']} physical cores, "
+            + ("no simultaneous multithreading" if tpc == 1 else f"{tpc} hardware threads per core")
+            + f", {meta.get('host_logical_cpus', '?')} logical CPUs in all.\n")
     else:
         ctx.tables["para_host"] = (
             f"The host is recorded only as \"{meta.get('host_cpu', 'unknown')}\": the processor model, the number of "

@@ -109,7 +109,8 @@ def build(ctx):
         noise = sorted(float(r["noise_pct"]) for r in recorded if r.get("noise_pct"))
         ctx.tables["para_clock"] = (
             f"Each timed configuration also records the relative spread of its samples (median {statistics.median(noise):.2f}%, "
-            f"at most {max(noise):.1f}%), the median SM clock while it ran ({clocks[0]:.0f} to {clocks[-1]:.0f} MHz) "
+            f"at most {max(noise):.1f}%), the median SM clock while it ran ("
+            + (f"{clocks[0]:.0f} MHz in every row" if clocks[0] == clocks[-1] else f"{clocks[0]:.0f} to {clocks[-1]:.0f} MHz") + ") "
             f"and whether the GPU throttled: {thr} of {len(recorded)} rows did.\n")
     else:
         ctx.tables["para_clock"] = ("The SM clock and the GPU's throttle state during these runs were not recorded; "
