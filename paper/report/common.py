@@ -10,6 +10,7 @@ import json
 import math
 import os
 import pathlib
+import re
 import statistics
 from collections import defaultdict
 
@@ -145,9 +146,12 @@ def table(caption, header, body, name=None, widths=None):
 
 
 def gpu_folders_with_manifest(exclude):
-    """Every GPU folder of the study that has a manifest.json, except `exclude` (the main GPU)."""
+    """Every single-GPU host's folder with a manifest.json, except `exclude` (the main GPU). Folders of hosts
+    with several GPUs ("<gpu>-x2") hold only the multi-GPU results and are read beside their GPU's folder."""
     out = []
     for d in sorted(RESULTS_ROOT.iterdir()) if RESULTS_ROOT.exists() else []:
+        if re.search(r"-x\d+$", d.name):
+            continue
         if d.is_dir() and (d / "manifest.json").exists() and d.resolve() != pathlib.Path(exclude).resolve():
             out.append(d)
     return out
