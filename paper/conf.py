@@ -43,6 +43,9 @@ latex_elements = {
 \AtBeginDocument{\renewcommand{\thetable}{}\renewcommand{\tablename}{\unskip}}
 \setcounter{secnumdepth}{-1}
 \usepackage{float}
+\usepackage{needspace}
+% A table's caption never ends a page without its table.
+\AtBeginDocument{\pretocmd{\sphinxattablestart}{\needspace{9\baselineskip}}{}{}}
 \renewcommand{\arraystretch}{1.1}
 \sloppy
 \makeatletter

@@ -157,7 +157,8 @@ def build(ctx):
     # Scaling (section 4.6): an emulation cannot test a comparison of two chips.
     lo, hi = f["scaling_16_32"]
     row(["scaling_measured"], "4.6, Fig. 4.6", "GTX 285 2.3x the 8800 GTX", f"{c['scaling_measured']['value']}x",
-        f"{n['scaling_16_32']}x from {n['scaling_sms_small']} to {n['scaling_sms_mid']} SMs (emulated)", "global-fast-unrolled-f32 and others",
+        (f"{n['scaling_16_32']}x from {n['scaling_sms_small']} to {n['scaling_sms_mid']} SMs (emulated)" if n["scaling_effective"] == "yes"
+         else "the restriction to fewer SMs did not take effect in this recording"), "global-fast-unrolled-f32 and others",
         "needs the two chips", "not testable here", "an emulation on one chip")
     row(["scaling_predicted"], "4.6", "1.8x predicted from peak rates", f"{c['scaling_predicted']['value']}x", f"{n['scaling_sm_ratio']}x (SM ratio)",
         "as above", "needs the two chips", "not testable here", "an emulation on one chip")

@@ -22,3 +22,20 @@ def build(ctx):
     n["scaling_full_min"], n["scaling_full_max"] = f"{min(full):.2f}", f"{max(full):.2f}"
     n["scaling_full_sm_ratio"] = f"{sms[-1] / s16:.2f}"
     ctx.facts["scaling_16_32"] = (min(r), max(r))
+
+    # A restriction that did not take effect shows as times that do not change with the SM count.
+    effective = min(full) >= 0.5 * sms[-1] / s16
+    n["scaling_effective"] = "yes" if effective else "no"
+    if effective:
+        ctx.tables["para_scaling"] = (
+            f"From {s16} to {s32} multiprocessors the kernels speed up {n['scaling_16_32']} times, against a ratio of "
+            f"{n['scaling_sm_ratio']} in multiprocessors; the whole GPU is {n['scaling_full_min']} to "
+            f"{n['scaling_full_max']} times faster than {s16} multiprocessors, against a ratio of "
+            f"{n['scaling_full_sm_ratio']}. The kernel scales with the number of multiprocessors.\n")
+    else:
+        worst = max(max(sc[(v, u, str(s))] for s in sms) / min(sc[(v, u, str(s))] for s in sms) - 1 for v, u in pairs)
+        ctx.tables["para_scaling"] = (
+            f"**In this recording the restriction did not take effect**: the time of each kernel at {s16}, {s32} and "
+            f"{sms[-1]} multiprocessors agrees within {100 * worst:.1f}%, which a kernel that fills the GPU cannot do "
+            "on a fraction of its multiprocessors. These rows measure the whole GPU each time and cannot show the scaling; the table and "
+            "the figure are printed as recorded.\n")
