@@ -50,7 +50,7 @@ def build(ctx):
         row([f"constant_slower_than_global_{k}"], "4.4.1", f"constant slower than global, {k.upper()[0]}-S",
             f"{c[f'constant_slower_than_global_{k}']['value']} s ({pct(100 * p)})", pct(100 * r),
             "constant / global-fast-unrolled-f64", "the sign of the relative difference, then its size within a factor of two",
-            graded(r, 0.5 * p <= r <= 2 * p, r > 0), "" if r > 0 else "constant memory is the fastest here; profiler: FP64 pipe busier")
+            graded(r, 0.5 * p <= r <= 2 * p, r > 0), "" if r > 0 else "constant memory is the fastest here; profiler: its FP64 pipe is the busiest")
         pp = c[f"texture_slower_than_global_{k}_pct"]["value"] / 100
         r = rp["4.2"]["texture"][u] / rp["4.2"]["global"][u] - 1
         effects.append((f"texture / global {k}", 1 + pp, 1 + r))
@@ -126,7 +126,7 @@ def build(ctx):
         "reproduced" if abs(a) < 0.01 else "differs")
     row(["shared_best_final"], "4.4, ch. 5", "shared memory with every optimisation is fastest", "shared-fast-unrolled",
         f["best_f64_variant"], "every double-precision variant", "the same fastest variant",
-        "reproduced" if f["best_f64_variant"] == final else "differs", "" if f["best_f64_variant"] == final else "constant memory is fastest here; profiler")
+        "reproduced" if f["best_f64_variant"] == final else "differs", "" if f["best_f64_variant"] == final else "constant memory is the fastest here; profiler: its FP64 pipe is the busiest")
     s2, s3 = num(n["opt_gain_2s_large"]), num(n["opt_gain_3s_large"])
     row(["optimised_gain_more_2s"], "4.4", "the optimisations gain more on 2-stream units", "2-S gains more",
         f"{n['opt_gain_2s_large']}x (2-S) against {n['opt_gain_3s_large']}x (3-S)", "global-ieee-loop over shared-fast-unrolled-f64",
