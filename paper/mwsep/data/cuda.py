@@ -185,6 +185,18 @@ def build(ctx):
         n[f"occupancy_{x}_loop"] = f"{float(prof[f'{x}-fast-loop-f64']['achieved_occupancy_pct']):.0f}"
         n[f"occupancy_{x}"] = f"{float(prof[f'{x}-fast-unrolled-f64']['achieved_occupancy_pct']):.0f}"
         n[f"fp64_pipe_{x}_ieee"] = f"{fp[f'{x}-ieee-unrolled-f64']:.0f}"
+    pipe = {x: fp[f"{x}-fast-unrolled-f64"] for x in MEMORY}
+    busiest = max(pipe, key=pipe.get)
+    listing_ = ", ".join(f"{pipe[x]:.0f}% with {x}" for x in sorted(MEMORY, key=lambda x: -pipe[x]))
+    if busiest == n["memory_fastest"]:
+        n["memory_pipe_sentence"] = (
+            f"The profiler agrees: the FP64 pipe is busy {listing_} memory, the fastest space keeping it the busiest. "
+            f"Why {busiest} memory keeps it fed (for constant memory, the cache's broadcast of one value to a whole "
+            "warp would be a candidate) is a hypothesis that these counters do not test.")
+    else:
+        n["memory_pipe_sentence"] = (
+            f"The profiler's FP64 pipe use ({listing_} memory) does not single out the fastest space; "
+            "the cause of the order was not established.")
     opt = ctx.rows("optimized_vs_unoptimized")
     pts = statistics.median(float(r["points_per_second"]) for r in opt if r["variant"] == FINAL and r["work_unit"] == "3s-large")
     n["final_points_per_s"] = big(pts, 3)
