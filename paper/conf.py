@@ -33,7 +33,7 @@ latex_elements = {
     "extraclassoptions": "openany,oneside",
     "sphinxsetup": "hmargin={2cm,2cm}, vmargin={2.2cm,2.2cm}",
     "preamble": r"""
-\DeclareUnicodeCharacter{2009}{\,}
+\DeclareUnicodeCharacter{202F}{\,}
 \DeclareUnicodeCharacter{2212}{\ensuremath{-}}
 \DeclareUnicodeCharacter{200B}{\hspace{0pt}}
 \usepackage{etoolbox}

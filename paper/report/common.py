@@ -102,7 +102,7 @@ def fmt(v, digits=3):
         return str(v)
     mag = math.floor(math.log10(abs(v)))
     decimals = max(0, digits - 1 - mag)
-    return f"{v:,.{decimals}f}".replace(",", "\u2009")
+    return f"{v:,.{decimals}f}".replace(",", "\u202f")
 
 
 def big(v, digits=3):
@@ -115,7 +115,7 @@ def big(v, digits=3):
 
 def num(text):
     """A number printed by fmt back to a float."""
-    return float(str(text).replace("\u2009", "").replace(",", "").rstrip("x%"))
+    return float(str(text).replace("\u202f", "").replace(",", "").rstrip("x%"))
 
 
 def pct(v, digits=1):

@@ -35,7 +35,7 @@ def build(ctx):
         g0, g1, gm = (gpu_t[(v, u)] / 1e3 for v in ("global-ieee-loop-f64", "shared-fast-unrolled-f64", "modern-f64"))
         speed[u] = {"ref": ref, "fast1": f1, "fastn": fn, "first": g0, "final": g1, "modern": gm}
         body.append([u.replace("s-", "-S "), fmt(ref, 4), fmt(f1, 4), fmt(fn, 3), fmt(g0, 3), fmt(g1, 3), fmt(gm, 3),
-                     f"{ref / g0:,.0f}x".replace(",", "\u2009"), f"{ref / g1:,.0f}x".replace(",", "\u2009")])
+                     f"{ref / g0:,.0f}x".replace(",", "\u202f"), f"{ref / g1:,.0f}x".replace(",", "\u202f")])
     ctx.facts["cpu_speed"] = speed
     ctx.tables["table_cpu_vs_gpu"] = table(
         f"Table R@: CPU against GPU, in seconds. \"1 core\" is the CPU time of {slices} single-thread slices of "
