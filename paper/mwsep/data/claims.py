@@ -217,7 +217,7 @@ def build(ctx):
     ctx.tables["table_claims"] = table(
         f"Table R@: every claim of the thesis, published value, value reproduced on the {short}, the variant, the "
         "criterion and the verdict (in brackets: why, where it differs or cannot be tested).",
-        ["thesis", "claim", "published", "reproduced", "variant", "criterion", "verdict"], rows,
+        ["thesis item", "claim", "published", "reproduced", "variant", "criterion", "verdict"], rows,
         widths=[8, 18, 11, 14, 15, 18, 16])
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "claims_effects.json").write_text(json.dumps(
