@@ -85,7 +85,7 @@ def build(ctx):
     n["exp_library_per_s"], n["exp_table_per_s"] = big(exps["cuda_exp"], 3), big(exps["exp_from_steps"], 3)
     n["exp_table_vs_library"] = f"{exps['exp_from_steps'] / exps['cuda_exp']:.2f}"
     ctx.facts["exp_table_vs_library"] = exps["exp_from_steps"] / exps["cuda_exp"]
-    skip_dir = ctx.results if (ctx.results / "skipping.csv").exists() else ROOT / "experiments" / "results" / "cpu"
+    skip_dir = ctx.results
     skipping = ctx.rows("skipping", skip_dir, check_valid=False)
     evaluated = sum(float(r["evaluated_terms"]) for r in skipping if r["work_unit"] == "3s-large")
     total = sum(float(r["stream_terms"]) for r in skipping if r["work_unit"] == "3s-large")
