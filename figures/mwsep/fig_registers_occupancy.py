@@ -62,7 +62,7 @@ def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> l
     handles, names = axes[0].get_legend_handles_labels()
     fig.legend(handles, names, loc="lower center", ncol=2, bbox_to_anchor=(0.5, -0.05), frameon=False, fontsize=9)
     fig.suptitle("Registers per thread and theoretical occupancy, 3 streams, 64 threads per block\n"
-                 f"{gpu} ({SOURCE}) beside the thesis's GTX 285 figures (§4.3)")
+                 f"{gpu}, from the compiler's resource report, beside the thesis's GTX 285 figures (§4.3)")
     fig.tight_layout()
     return c.save(fig, out_dir, "fig_registers_occupancy")
 

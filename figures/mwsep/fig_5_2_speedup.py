@@ -5,7 +5,7 @@ Published: 3-S large, original CUDA 34x and optimised CUDA 40x over one Athlon64
 import pathlib
 
 import common as c
-from fig_5_1_cpu_vs_gpu import reproduced_seconds, two_panels
+from mwsep.fig_5_1_cpu_vs_gpu import reproduced_seconds, two_panels
 
 
 def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> list[pathlib.Path]:
@@ -14,7 +14,8 @@ def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> l
     speedup = {label: {wu: reference[wu] / t[wu] for wu in c.WORK_UNITS} for label, t in seconds.items()}
     cl = published["claims"]
     pub = {"CUDA original": cl["cuda_original_speedup"]["value"],
-           "CUDA optimised": cl["cuda_optimised_speedup"]["value"]}
+           "CUDA optimised": cl["cuda_optimised_speedup"]["value"],
+           "ATI HD 5870\n(published only,\nnot reproducible)": cl["ati_speedup"]["value"]}
     fig = two_panels(pub, speedup, "speed-up over the CPU reference on 1 core (x, log scale)",
                      "Speed-up over one CPU core (Fig. 5.2), per work unit\n"
                      "CPU: integrals only, 1 core = summed CPU time of concurrent single-threaded slices; "

@@ -33,7 +33,7 @@ def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> l
     ax.set_title(f"FP64 pipe utilisation and achieved occupancy, {c.reproduced_label(gpu)}\n"
                  "Nsight Compute, one integral launch of 3-S large (not a full roofline)")
     fig.tight_layout()
-    return c.save(fig, out_dir, "fig_roofline")
+    return c.save(fig, out_dir, "fig_fp64_pipe")
 
 
 if __name__ == "__main__":
