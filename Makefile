@@ -76,9 +76,11 @@ docs: $(VENV)/.installed
 	@echo "documentation: docs/_build/html/index.html"
 
 # The report: numbers and tables (paper/report_data.py) and figures (figures/*.py) from the recorded
-# results of GPU $(RESULTS), a check that every number and figure has its source, then Sphinx HTML and,
-# unless PDF=0, the PDF through LaTeX (latexmk).
+# results of GPU $(RESULTS), set beside the GPUs of COMPARE (a space-separated list of results folders;
+# default: every other committed GPU folder), a check that every number and figure has its source, then
+# Sphinx HTML and, unless PDF=0, the PDF through LaTeX (latexmk).
 RESULTS ?= experiments/results/nvidia-h200
+export COMPARE
 PDF ?= 1
 figures: $(VENV)/.installed
 	$(VENV)/bin/python figures/make_figures.py --results $(RESULTS) --out figures/out
