@@ -31,6 +31,12 @@ inline void use_device(int device, const char* what = "select the device") {
     if (current != device) check(cudaSetDevice(device), what);
 }
 
+/// use_device() for destructors: never throws; a failure leaves the current device as it was.
+inline void use_device_quietly(int device) noexcept {
+    int current = -1;
+    if (cudaGetDevice(&current) == cudaSuccess && current != device) cudaSetDevice(device);
+}
+
 /// A CUDA event that is destroyed with its owner, also when an exception unwinds the stack.
 class Event {
 public:

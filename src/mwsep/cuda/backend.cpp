@@ -21,7 +21,7 @@ class DeviceMemory {
 public:
     DeviceMemory() { cudaGetDevice(&device_); }
     ~DeviceMemory() {
-        cudaSetDevice(device_);  // free on the device that allocated, whichever is current now
+        harness::use_device_quietly(device_);  // free on the device that allocated, whichever is current now
         destroy_textures();      // textures first: they view the buffers
         for (void* p : owned_) cudaFree(p);
     }
@@ -290,7 +290,7 @@ model::Integrals integrate_thesis(const geometry::IntegrationSetup& setup, const
 /// Makes a device current when constructed: as the first member of a class, it puts the members after
 /// it (allocations, streams, events) on that device.
 struct CurrentDevice {
-    explicit CurrentDevice(int dev) : device(dev) { check(cudaSetDevice(dev), "select a device for a slice"); }
+    explicit CurrentDevice(int dev) : device(dev) { harness::use_device(dev, "select a device for a slice"); }
     int device;
 };
 
@@ -298,7 +298,7 @@ struct CurrentDevice {
 /// area's reduction chunks.
 struct ModernSlice {
     explicit ModernSlice(int dev) : current(dev) {}
-    ~ModernSlice() { cudaSetDevice(current.device); }  // the members are released on their own device
+    ~ModernSlice() { harness::use_device_quietly(current.device); }  // the members are released on their own device
     int device() const { return current.device; }
     CurrentDevice current;  // first, so that every member below is created on this slice's device
     DeviceMemory mem;
@@ -346,7 +346,7 @@ model::Integrals integrate_modern(const geometry::IntegrationSetup& setup, const
     const DeviceStreams streams = make_streams(setup, slices.front()->mem, false);  // kernel arguments only
     prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     for (auto& slice : slices) {
-        check(cudaSetDevice(slice->device()), "select a slice's device");
+        harness::use_device(slice->device(), "select a slice's device");
         slice->start.record(slice->stream.get());
         for (const auto& a : slice->areas) v.launch(a, streams, launch, slice->stream.get());
         slice->stop.record(slice->stream.get());
@@ -355,7 +355,7 @@ model::Integrals integrate_modern(const geometry::IntegrationSetup& setup, const
     std::vector<std::vector<double>> partials(setup.areas.size(),
                                               std::vector<double>(static_cast<std::size_t>(reduction_chunks) * 2 * (1 + S)));
     for (auto& slice : slices) {
-        check(cudaSetDevice(slice->device()), "select a slice's device");
+        harness::use_device(slice->device(), "select a slice's device");
         check(cudaStreamSynchronize(slice->stream.get()), "run the modern integral kernels");
         integral_ms = std::max(integral_ms, slice->stop.since(slice->start));
         for (std::size_t i = 0; i < slice->areas.size(); ++i) {
@@ -425,7 +425,7 @@ GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCat
     if (launch.slices < 0) throw CudaError("the slice count must be 0 (one per device) or more");
     // The thesis's variants run on one device; the modern ones on every device unless one is named.
     const std::vector<int> devices = devices_for(v, device, launch.keep_context);
-    if (!launch.keep_context) check(cudaSetDevice(devices.front()), "select the device");
+    harness::use_device(devices.front());
     cudaDeviceProp prop{};
     check(cudaGetDeviceProperties(&prop, devices.front()), "query the device");
 
@@ -435,8 +435,8 @@ GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCat
                                    : integrate_thesis(setup, v, launch, integral_ms, r.prepare_seconds);
     cpu::check_integrals(r.integrals);
 
-    // The likelihood on the first device.
-    check(cudaSetDevice(devices.front()), "select the device");
+    // The likelihood on the first device (selected only if another is current: a green context stays).
+    harness::use_device(devices.front());
     const Stream owned_stream;
     const StarResults star = run_likelihood_kernel(setup, stars, r.integrals, v.double_precision, soa_stars,
                                                    owned_stream.get());
