@@ -29,6 +29,7 @@ def main():
     p.add_argument("--out", type=pathlib.Path, help="results folder (default: a fresh one under experiments/results/local)")
     p.add_argument("--study", action="append", choices=STUDIES, help="a study to run (default: all)")
     p.add_argument("--only", default="", help="comma-separated experiment names")
+    p.add_argument("--redo", default="", help="comma-separated experiments to record anew in --out (their old files are removed)")
     p.add_argument("--quick", action="store_true", help="small work units only, 3 samples at least")
     p.add_argument("--build", default="build", help="the CMake build folder (default build)")
     p.add_argument("--peer", help="a built binary of the public MilkyWay@Home separation application (docs/peer.md)")
@@ -55,7 +56,8 @@ def main():
     options = {"peer": args.peer, "peer_lib": args.peer_lib}
     failures = 0
     for study in args.study or STUDIES:
-        failures += runner.run_study(study, out, args.build, only=only, quick=args.quick, options=options)
+        failures += runner.run_study(study, out, args.build, only=only, quick=args.quick, options=options,
+                                     redo=[s for s in args.redo.split(",") if s])
     print(f"experiments: results in {out}; {failures} job(s) failed")
     return 1 if failures else 0
 

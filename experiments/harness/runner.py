@@ -86,6 +86,15 @@ class Manifest:
         self.data.update({"host": host, "build": build, "sampling": criterion})
         self.save()
 
+    def forget(self, experiment, folder):
+        """Drops an experiment's job statuses and files, so that the next run records it anew."""
+        self.data["experiments"].pop(experiment, None)
+        for rel in [r for r, e in self.data["files"].items() if e["experiment"] == experiment]:
+            for path in (folder.parent / rel, folder.parent / (rel.rsplit(".", 1)[0] + ".meta.json")):
+                path.unlink(missing_ok=True)
+            del self.data["files"][rel]
+        self.save()
+
     def save(self):
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(self.data, indent=1, sort_keys=True) + "\n")
@@ -106,8 +115,9 @@ def append_csv(part, target):
     return len(rows)
 
 
-def run_study(study_name, out, build, only=(), quick=False, options=None):
-    """Runs the experiments of one study into out/<study>/; returns the number of failed jobs."""
+def run_study(study_name, out, build, only=(), quick=False, options=None, redo=()):
+    """Runs the experiments of one study into out/<study>/; returns the number of failed jobs. The
+    experiments named in @p redo are recorded anew: their files and job statuses are dropped first."""
     study_mod = importlib.import_module(f"studies.{study_name}")
     devices = prov.gpus()
     commit, dirty = prov.git_state()
@@ -117,6 +127,9 @@ def run_study(study_name, out, build, only=(), quick=False, options=None):
     folder = out / study_name
     folder.mkdir(parents=True, exist_ok=True)
     manifest = Manifest(out)
+    for name in redo:
+        load_definitions(study_name, [name])  # an unknown name is an error, not a silent no-op
+        manifest.forget(name, folder)
     failures = 0
     for d in load_definitions(study_name, only):
         name = d["name"]

@@ -86,6 +86,18 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual([r["key"] for r in rows], ["a", "flaky"])
         self.assertEqual(self.manifest(out)["experiments"]["counts"]["status"], "done")
 
+    def test_redo_records_an_experiment_anew(self):
+        out = self.tmp / "out3"
+        runner.run_study("fake", out, self.build)
+        runner.run_study("fake", out, self.build)
+        FakeStudy.calls = []
+        self.assertEqual(runner.run_study("fake", out, self.build, redo=["counts"]), 0)
+        self.assertEqual(FakeStudy.calls, ["a", "flaky"])
+        rows = list(csv.DictReader((out / "fake" / "counts.csv").open()))
+        self.assertEqual([r["key"] for r in rows], ["a", "flaky"], "the old rows are gone, not appended to")
+        with self.assertRaises(SystemExit):
+            runner.run_study("fake", out, self.build, redo=["nope"])
+
     def test_a_failed_verification_keeps_its_rows_and_is_not_done(self):
         (runner.DEFINITIONS / "fake" / "counts.json").write_text(
             json.dumps({"name": "counts", "kind": "host", "runs": [{"keys": ["bad"]}]}))
