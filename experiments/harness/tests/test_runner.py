@@ -90,9 +90,9 @@ class RunnerTest(unittest.TestCase):
         out = self.tmp / "out3"
         runner.run_study("fake", out, self.build)
         runner.run_study("fake", out, self.build)
-        FakeStudy.calls = []
+        before = len(FakeStudy.calls)
         self.assertEqual(runner.run_study("fake", out, self.build, redo=["counts"]), 0)
-        self.assertEqual(FakeStudy.calls, ["a", "flaky"])
+        self.assertEqual(FakeStudy.calls[before:], ["a", "flaky"], "both jobs run again")
         rows = list(csv.DictReader((out / "fake" / "counts.csv").open()))
         self.assertEqual([r["key"] for r in rows], ["a", "flaky"], "the old rows are gone, not appended to")
         with self.assertRaises(SystemExit):
