@@ -14,8 +14,9 @@ both is compared by what it measures, with the tolerances stated below:
   listings (registers)       identical registers and spills per kernel
   profiler metrics           percentages within 5 points
   microbenchmarks, peer      rates within 5 %, peer times within 10 %
-A verdict is "agrees", "differs" (with the worst entry), "missing" (in NEW) or "new" (only in NEW).
-Exit status 1 when any result differs or is missing.
+A verdict is "agrees", "differs" (with the worst entry), "not re-run" (NEW did not run that experiment:
+a run of some experiments only, `--only`), "missing" (NEW ran the experiment but lacks the file) or "new"
+(only in NEW). Exit status 1 when any result differs or is missing.
 """
 import argparse
 import csv
@@ -135,6 +136,9 @@ def compare(new_dir, ref_dir):
     for rel, entry in sorted(ref_m["files"].items()):
         kind = entry["kind"]
         new_path, ref_path = new_dir / rel, ref_dir / rel
+        if entry["experiment"] not in new_m["experiments"]:
+            verdicts.append((rel, "not re-run", f"the new run did not include experiment {entry['experiment']}"))
+            continue
         if rel not in new_m["files"] or not new_path.exists():
             verdicts.append((rel, "missing", "not in the new folder"))
             continue
@@ -175,7 +179,7 @@ def main():
     lines = [f"Comparison of {args.new} ({gpu(new_host)}) with {args.ref} ({gpu(ref_host)})", "",
              "| result | verdict | detail |", "|---|---|---|"]
     lines += [f"| {rel} | {v} | {d} |" for rel, v, d in verdicts]
-    counts = {v: sum(1 for _, x, _ in verdicts if x == v) for v in ("agrees", "differs", "missing", "new")}
+    counts = {v: sum(1 for _, x, _ in verdicts if x == v) for v in ("agrees", "differs", "not re-run", "missing", "new")}
     lines += ["", "Totals: " + ", ".join(f"{n} {v}" for v, n in counts.items())]
     text = "\n".join(lines) + "\n"
     print(text)
