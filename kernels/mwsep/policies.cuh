@@ -5,20 +5,15 @@
 
 #include <cuda_runtime.h>
 
-#include "mwsep/math/constants.hpp"
 #include "mwsep/math/point.hpp"
+#include "tidal_streams.hpp"
 
 namespace mwsep::cuda {
-
-/// Most streams a kernel handles (the thesis's limit; the CPU handles any number).
-inline constexpr int max_streams = constants::max_gpu_streams;
-/// Per stream: centre x, y, z then axis x, y, z.
-inline constexpr int stream_stride = 6;
 
 /// Where the per-stream constants (centre and axis) come from, in kernel arguments.
 template <class Real>
 struct StreamArgs {
-    const Real* global = nullptr;   ///< device array of stream_stride * max_streams values
+    const Real* global = nullptr;   ///< device array of stream_table_size values
     cudaTextureObject_t texture = 0;  ///< the same values through a texture (int2 per double)
 };
 

@@ -20,7 +20,7 @@
 #include "mwsep/model/astronomy_parameters.hpp"
 #include "mwsep/model/build_model.hpp"
 #include "mwsep/model/stars.hpp"
-#include "mwsep/variant_table.hpp"
+#include "mwsep/cuda/variants.hpp"
 
 namespace mwsep::cuda {
 namespace {
@@ -158,7 +158,7 @@ int command_bench(const std::vector<std::string>& args) {
     }
     for (const VariantInfo* v : chosen) {
         // --all-devices: the modern variants spread over every GPU (device -1); the others stay on one.
-        const bool spread = all_devices && v->device_reduced;
+        const bool spread = all_devices && v->family->spreads_over_devices();
         const int run_device = spread ? -1 : device;
         const int run_sms = spread ? all_sms : sms_used;
         evaluate(setup, stars, v->name, run_device, launch, !aos);  // warm-up: module load, first allocations
@@ -171,7 +171,7 @@ int command_bench(const std::vector<std::string>& args) {
             const double integral_ms = g.integral_seconds * 1e3, like_ms = g.likelihood_seconds * 1e3;
             const double diff = std::fabs(g.likelihood.likelihood - expected) / std::fabs(expected);
             // Full-size units: summation order alone moves the 11th digit (1e-10); single precision 1e-5.
-            const bool valid = diff <= (v->double_precision ? 1e-10 : 1e-5);
+            const bool valid = diff <= (v->kernels.double_precision ? 1e-10 : 1e-5);
             invalid += !valid;
             worst = std::max(worst, diff);
             kernel_ms.push_back(integral_ms + like_ms);

@@ -8,11 +8,11 @@
 
 namespace mwsep::cuda {
 
-/// One kernel instance as the compiler (ptxas) reported it for the build's target architecture.
+/// One kernel as the compiler (ptxas) reported it for the build's target architecture.
 struct CompiledKernel {
-    std::string variant;  ///< memory-divsqrt-loop-precision
-    int streams = 0;      ///< template stream count (unrolled) or 0 (loop)
-    bool capped = false;  ///< the 48-register build
+    /// Its demangled name with template arguments, without return type and parameters: the identity a
+    /// variant's KernelSet::identity gives for its instance.
+    std::string identity;
     std::string arch;     ///< e.g. sm_90
     int registers = -1;     ///< per thread (-1: not in the report)
     int spill_stores = -1;  ///< bytes
@@ -20,9 +20,13 @@ struct CompiledKernel {
     int stack = -1;         ///< bytes of stack frame
 };
 
-/// Parses the ptxas resource report written next to the binary at build time (kernel_resources.txt).
-/// Entries that are not integral kernels are ignored. Throws std::runtime_error if the file is missing.
+/// Parses the ptxas resource report written next to the binary at build time (kernel_resources.txt):
+/// every kernel entry. Throws std::runtime_error if the file is missing.
 std::vector<CompiledKernel> read_resource_report(const std::string& path);
+
+/// The entry of @p report whose identity is exactly @p identity; nullptr if there is none (or
+/// @p identity is empty: no such instance).
+const CompiledKernel* find_compiled(const std::vector<CompiledKernel>& report, const std::string& identity);
 
 /// Path of the build's resource report (beside the mwsep binary).
 std::string default_resource_report();
