@@ -64,25 +64,10 @@ const CompiledKernel* find_compiled(const std::vector<CompiledKernel>& report, c
     return found;
 }
 
-int command_variants(const std::vector<std::string>& args) {
-    int streams = 3;
-    int threads = 64;
-    std::string report = default_resource_report();
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--streams" && i + 1 < args.size()) streams = std::stoi(args[++i]);
-        else if (args[i] == "--threads" && i + 1 < args.size()) threads = std::stoi(args[++i]);
-        else if (args[i] == "--report" && i + 1 < args.size()) report = args[++i];
-        else if (args[i] == "--help" || args[i] == "-h") {
-            std::printf("usage: mwsep variants [--streams S] [--threads T] [--report FILE]\n"
-                        "Lists every kernel variant for S streams (default 3) at T threads per block (default 64):\n"
-                        "registers, spills and stack from the compiler's report for the build's architecture and,\n"
-                        "on a machine with a GPU, registers, local and shared memory and theoretical occupancy.\n");
-            return 0;
-        } else {
-            throw std::invalid_argument("mwsep variants: unknown option '" + args[i] + "'");
-        }
-    }
-    if (streams < 0 || streams > constants::max_gpu_streams) throw std::invalid_argument("mwsep variants: --streams must be 0..4");
+int list_variants(const VariantsOptions& options) {
+    const int streams = options.streams;
+    const int threads = options.threads;
+    const std::string report = options.report.empty() ? default_resource_report() : options.report;
     const auto compiled = read_resource_report(report);
     int device_count = 0;
     const bool gpu = cudaGetDeviceCount(&device_count) == cudaSuccess && device_count > 0;
