@@ -95,7 +95,8 @@ __device__ __forceinline__ double background_term(double rg2, double r0) {
     const double rs = math::reciprocal_from_seed(rs_denominator, reciprocal_seed(rs_denominator));
     return y * (rs * rs * rs);
 }
-/// Single precision: the hardware's reciprocal square root and reciprocal.
+/// Single precision: the hardware's approximate reciprocal square root (`rsqrtf`) and the correctly
+/// rounded reciprocal `__frcp_rn` (IEEE round to nearest, not the raw estimate).
 __device__ __forceinline__ float background_term(float rg2, float r0) {
     const float y = rsqrtf(rg2);
     const float rs = __frcp_rn(fmaf(rg2, y, r0));

@@ -1,6 +1,6 @@
 /// @file variants.hpp
-/// @brief Every kernel variant of the study by name: the 32 of the thesis and the modern ones, each with
-/// its kernels and the family that runs it.
+/// @brief Every kernel variant of the study by name: the 32 of the thesis and the two modern ones, each
+/// with its kernels and the family that runs it.
 #pragma once
 
 #include <memory>
