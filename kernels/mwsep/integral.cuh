@@ -91,8 +91,8 @@ template <class V, int S>
 __device__ __forceinline__ void integral_body(const IntegralArgs<typename V::Real>& a, int k) {
     using Real = typename V::Real;
     using Ops = typename V::DivSqrt;
-    constexpr bool unrolled = std::is_same_v<typename V::Loop, Unrolled>;
-    const int n_streams = unrolled ? S : a.n_streams;
+    using Loop = typename V::Loop;
+    const int n_streams = Loop::template streams<S>(a.n_streams);
 
     extern __shared__ unsigned char shared_raw[];
     Real* shared = reinterpret_cast<Real*>(shared_raw);
@@ -107,14 +107,8 @@ __device__ __forceinline__ void integral_body(const IntegralArgs<typename V::Rea
     const Real cbsl = a.cosb[p] * a.sinl[p];
 
     Real bg_sum = 0;
-    Real st_reg[unrolled && S > 0 ? S : 1];          // unrolled: per-stream sums in registers
-    Real* st_shared = shared + V::Memory::shared_values + threadIdx.x;  // loop: sums in shared memory
-    if constexpr (unrolled) {
-#pragma unroll
-        for (int s = 0; s < S; ++s) st_reg[s] = 0;
-    } else {
-        for (int s = 0; s < n_streams; ++s) st_shared[s * blockDim.x] = 0;
-    }
+    // The loop policy's per-stream sums: registers (unrolled) or shared memory past the stream table.
+    typename Loop::template Sums<Real, S> st_sums(shared + V::Memory::shared_values, n_streams);
 
     const Real* r_point = a.r_point + static_cast<size_t>(k) * a.n_conv;
     const Real* qw_table = a.qw + static_cast<size_t>(k) * a.n_conv;
@@ -132,32 +126,16 @@ __device__ __forceinline__ void integral_body(const IntegralArgs<typename V::Rea
                                         stream_const(s * stream_stride + 5)};
             return qw * device_exp(-math::stream_distance_squared(pos, centre, axis) * inv_two_sigma_sq(Real(), s));
         };
-// [stream-loop-begin]
-        if constexpr (unrolled) {
-#pragma unroll
-            for (int s = 0; s < S; ++s) st_reg[s] += stream_term(s);
-        } else {
-#pragma unroll 1
-            for (int s = 0; s < n_streams; ++s) st_shared[s * blockDim.x] += stream_term(s);
-        }
-// [stream-loop-end]
+        st_sums.add(stream_term);
     }
 // [conv-loop-end]
 
     const Real v = a.volume[static_cast<size_t>(k) * a.n_nu + p % a.n_nu];
     accumulate(a.bg[p], a.bg_comp[p], bg_sum * v);
-    if constexpr (unrolled) {
-#pragma unroll
-        for (int s = 0; s < S; ++s) {
-            const size_t i = static_cast<size_t>(s) * a.padded + p;
-            accumulate(a.st[i], a.st_comp[i], st_reg[s] * v);
-        }
-    } else {
-        for (int s = 0; s < n_streams; ++s) {
-            const size_t i = static_cast<size_t>(s) * a.padded + p;
-            accumulate(a.st[i], a.st_comp[i], st_shared[s * blockDim.x] * v);
-        }
-    }
+    st_sums.store([&](int s, Real sum) {
+        const size_t i = static_cast<size_t>(s) * a.padded + p;
+        accumulate(a.st[i], a.st_comp[i], sum * v);
+    });
 }
 
 /// The integral kernel of variant V for S streams: one thread per sky cell, one launch per r step @p k.
@@ -189,7 +167,7 @@ const void* kernel_address(int streams, bool capped, std::integer_sequence<int, 
 /// count (nullptr outside 0-4), or the one runtime-loop instance whatever the count.
 template <class V>
 const void* variant_kernel(int streams, bool capped) {
-    if constexpr (std::is_same_v<typename V::Loop, Unrolled>) {
+    if constexpr (V::Loop::fixed_count) {
         return kernel_address<V>(streams, capped, std::integer_sequence<int, 0, 1, 2, 3, 4>{});
     } else {
         return kernel_address<V>(0, capped, std::integer_sequence<int, 0>{});
@@ -200,9 +178,8 @@ const void* variant_kernel(int streams, bool capped) {
 /// the per-thread stream sums (runtime loop). Unrolled variants of the other families use none.
 template <class V>
 size_t variant_shared_bytes(int threads) {
-    const bool loop = std::is_same_v<typename V::Loop, RuntimeLoop>;
     return sizeof(typename V::Real) *
-           (V::Memory::shared_values + (loop ? static_cast<size_t>(max_streams) * threads : size_t(0)));
+           (V::Memory::shared_values + static_cast<size_t>(V::Loop::shared_sums) * threads);
 }
 
 /// Uploads this unit's constant tables on @p queue: 1/(2 sigma^2) of the variant's precision and whatever
@@ -263,7 +240,7 @@ inline constexpr const char* integral_kernel_capped_name = "mwsep::cuda::kernels
 template <class V>
 std::string variant_kernel_identity(int streams, bool capped) {
     if (!variant_kernel<V>(streams, capped)) return "";
-    const int s = std::is_same_v<typename V::Loop, Unrolled> ? streams : 0;
+    const int s = V::Loop::fixed_count ? streams : 0;
     return std::string(capped ? integral_kernel_capped_name : integral_kernel_name) + "<" + harness::type_name<V>() +
            ", " + std::to_string(s) + ">";
 }
@@ -276,7 +253,7 @@ ThesisVariant describe_variant() {
     info.kernels.name = std::string(V::Memory::name) + "-" + DivSqrtName<typename V::DivSqrt>::name + "-" +
                         V::Loop::name + "-" + PrecisionName<typename V::Real>::name;
     info.kernels.double_precision = std::is_same_v<typename V::Real, double>;
-    info.kernels.unrolled = std::is_same_v<typename V::Loop, Unrolled>;
+    info.kernels.unrolled = V::Loop::fixed_count;
     info.kernels.kernel = &variant_kernel<V>;
     info.kernels.identity = &variant_kernel_identity<V>;
     info.kernels.shared_bytes = &variant_shared_bytes<V>;

@@ -17,14 +17,78 @@ struct StreamArgs {
     cudaTextureObject_t texture = 0;  ///< the same values through a texture (int2 per double)
 };
 
+// [loop-policies-begin]
 /// Stream loop: a runtime `for` over the streams with per-stream sums in shared memory (thesis 4.4.3).
+/// One kernel instance serves every stream count.
 struct RuntimeLoop {
     static constexpr const char* name = "loop";  ///< loop part of the variant name
+    /// One instance for any count: the stream count is a kernel argument.
+    static constexpr bool fixed_count = false;
+    /// Sums per thread this policy keeps in dynamic shared memory.
+    static constexpr int shared_sums = max_streams;
+    /// The stream count the kernel loops over: the argument's.
+    template <int S>
+    __host__ __device__ static constexpr int streams(int runtime_count) {
+        return runtime_count;
+    }
+    /// One thread's per-stream sums: slots of the block's shared memory, blockDim.x apart.
+    template <class Real, int S>
+    struct Sums {
+        Real* slot;  ///< this thread's sum of stream 0
+        int count;   ///< streams
+        /// Zeroes the thread's @p n sums, which start at @p shared (the block's sum area) + threadIdx.x.
+        __device__ Sums(Real* shared, int n) : slot(shared + threadIdx.x), count(n) {
+            for (int s = 0; s < count; ++s) slot[s * blockDim.x] = 0;
+        }
+        /// Adds term(s) to the sum of every stream s, in a loop the compiler must not unroll.
+        template <class Term>
+        __device__ void add(const Term& term) {
+#pragma unroll 1
+            for (int s = 0; s < count; ++s) slot[s * blockDim.x] += term(s);
+        }
+        /// Calls out(s, sum) for every stream s.
+        template <class Out>
+        __device__ void store(const Out& out) const {
+            for (int s = 0; s < count; ++s) out(s, slot[s * blockDim.x]);
+        }
+    };
 };
 /// Stream loop unrolled at compile time: the stream count is a template argument, sums live in registers.
 struct Unrolled {
     static constexpr const char* name = "unrolled";  ///< loop part of the variant name
+    /// One instance per stream count.
+    static constexpr bool fixed_count = true;
+    /// No sums in shared memory.
+    static constexpr int shared_sums = 0;
+    /// The stream count the kernel loops over: the template argument.
+    template <int S>
+    __host__ __device__ static constexpr int streams(int) {
+        return S;
+    }
+    /// One thread's per-stream sums, in registers (an array indexed only by unrolled loop counters).
+    template <class Real, int S>
+    struct Sums {
+        Real reg[S > 0 ? S : 1];  ///< the sum of each stream
+        /// Zeroes the S sums (the shared memory and runtime count are not needed).
+        __device__ Sums(Real*, int) {
+#pragma unroll
+            for (int s = 0; s < S; ++s) reg[s] = 0;
+        }
+        /// Adds term(s) to the sum of every stream s, unrolled.
+        template <class Term>
+        __device__ void add(const Term& term) {
+#pragma unroll
+            for (int s = 0; s < S; ++s) reg[s] += term(s);
+        }
+        /// Calls out(s, sum) for every stream s, unrolled.
+        template <class Out>
+        __device__ void store(const Out& out) const {
+#pragma unroll
+            for (int s = 0; s < S; ++s) out(s, reg[s]);
+        }
+    };
 };
+// [loop-policies-end]
 
 /// Division and square root names for the variant table.
 template <class DivSqrt>
