@@ -164,11 +164,11 @@ const void* kernel_address(int streams, bool capped, std::integer_sequence<int, 
 }
 
 /// Kernel of variant V for @p streams streams, register-capped if @p capped: the unrolled instance for that
-/// count (nullptr outside 0-4), or the one runtime-loop instance whatever the count.
+/// count (nullptr outside 0 to max_streams), or the one runtime-loop instance whatever the count.
 template <class V>
 const void* variant_kernel(int streams, bool capped) {
     if constexpr (V::Loop::fixed_count) {
-        return kernel_address<V>(streams, capped, std::integer_sequence<int, 0, 1, 2, 3, 4>{});
+        return kernel_address<V>(streams, capped, std::make_integer_sequence<int, max_streams + 1>{});
     } else {
         return kernel_address<V>(0, capped, std::integer_sequence<int, 0>{});
     }

@@ -255,7 +255,7 @@ const void* modern_kernel_for(int streams, std::integer_sequence<int, Ss...>) {
 /// Kernel lookup for the registry (there is no register-capped build).
 template <class Real>
 const void* modern_kernel(int streams, bool capped) {
-    return capped ? nullptr : modern_kernel_for<Real>(streams, std::integer_sequence<int, 0, 1, 2, 3, 4>{});
+    return capped ? nullptr : modern_kernel_for<Real>(streams, std::make_integer_sequence<int, max_streams + 1>{});
 }
 
 /// The modern kernel's qualified name, as the compiler's report spells it.

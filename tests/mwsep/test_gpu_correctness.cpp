@@ -230,7 +230,7 @@ TEST(GpuResources, EveryVariantHasACompilerReport) {
     std::set<std::string> capped_kernels;
     for (const auto& v : mwsep::cuda::variants())
         for (bool capped : {false, true})
-            for (int s = 0; s <= (v.kernels.unrolled ? 4 : 0) && (!capped || v.family->has_capped_build()); ++s) {
+            for (int s = 0; s <= (v.kernels.unrolled ? mwsep::cuda::max_streams : 0) && (!capped || v.family->has_capped_build()); ++s) {
                 const std::string identity = v.kernels.identity(s, capped);
                 ASSERT_FALSE(identity.empty()) << v.name << " S=" << s << (capped ? " capped" : "");
                 int matches = 0;
@@ -251,7 +251,7 @@ TEST(GpuResources, EveryVariantHasACompilerReport) {
 TEST(GpuResources, KernelIdentitiesAreDistinct) {
     std::set<std::string> seen;
     for (const auto& v : mwsep::cuda::variants())
-        for (int s = 0; s <= (v.kernels.unrolled ? 4 : 0); ++s)
+        for (int s = 0; s <= (v.kernels.unrolled ? mwsep::cuda::max_streams : 0); ++s)
             EXPECT_TRUE(seen.insert(v.kernels.identity(s, false)).second) << v.name << " S=" << s;
     EXPECT_EQ(mwsep::cuda::variants().size(), 34u);
 }
