@@ -126,16 +126,16 @@ __device__ __forceinline__ void integral_body(const IntegralArgs<typename V::Rea
                                         stream_const(s * stream_stride + 5)};
             return qw * device_exp(-math::stream_distance_squared(pos, centre, axis) * inv_two_sigma_sq(Real(), s));
         };
-        st_sums.add(stream_term);
+        st_sums.add(stream_term, n_streams);
     }
 // [conv-loop-end]
 
     const Real v = a.volume[static_cast<size_t>(k) * a.n_nu + p % a.n_nu];
     accumulate(a.bg[p], a.bg_comp[p], bg_sum * v);
-    st_sums.store([&](int s, Real sum) {
+    st_sums.for_each([&](int s) {
         const size_t i = static_cast<size_t>(s) * a.padded + p;
-        accumulate(a.st[i], a.st_comp[i], sum * v);
-    });
+        accumulate(a.st[i], a.st_comp[i], st_sums[s] * v);
+    }, n_streams);
 }
 
 /// The integral kernel of variant V for S streams: one thread per sky cell, one launch per r step @p k.

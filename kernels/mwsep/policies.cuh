@@ -31,26 +31,28 @@ struct RuntimeLoop {
     __host__ __device__ static constexpr int streams(int runtime_count) {
         return runtime_count;
     }
-    /// One thread's per-stream sums: slots of the block's shared memory, blockDim.x apart.
+    /// One thread's per-stream sums: slots of the block's shared memory, blockDim.x apart. Every member
+    /// takes the stream count the kernel got from streams().
     template <class Real, int S>
     struct Sums {
         Real* slot;  ///< this thread's sum of stream 0
-        int count;   ///< streams
-        /// Zeroes the thread's @p n sums, which start at @p shared (the block's sum area) + threadIdx.x.
-        __device__ Sums(Real* shared, int n) : slot(shared + threadIdx.x), count(n) {
+        /// Zeroes the thread's @p count sums, which start at @p shared (the block's sum area) + threadIdx.x.
+        __device__ Sums(Real* shared, int count) : slot(shared + threadIdx.x) {
             for (int s = 0; s < count; ++s) slot[s * blockDim.x] = 0;
         }
         /// Adds term(s) to the sum of every stream s, in a loop the compiler must not unroll.
         template <class Term>
-        __device__ void add(const Term& term) {
+        __device__ void add(const Term& term, int count) {
 #pragma unroll 1
             for (int s = 0; s < count; ++s) slot[s * blockDim.x] += term(s);
         }
-        /// Calls out(s, sum) for every stream s.
-        template <class Out>
-        __device__ void store(const Out& out) const {
-            for (int s = 0; s < count; ++s) out(s, slot[s * blockDim.x]);
+        /// Calls f(s) for every stream s.
+        template <class F>
+        __device__ void for_each(const F& f, int count) const {
+            for (int s = 0; s < count; ++s) f(s);
         }
+        /// The sum of stream @p s.
+        __device__ Real operator[](int s) const { return slot[s * blockDim.x]; }
     };
 };
 /// Stream loop unrolled at compile time: the stream count is a template argument, sums live in registers.
@@ -69,23 +71,25 @@ struct Unrolled {
     template <class Real, int S>
     struct Sums {
         Real reg[S > 0 ? S : 1];  ///< the sum of each stream
-        /// Zeroes the S sums (the shared memory and runtime count are not needed).
+        /// Zeroes the S sums (the shared memory and the count, which is S, are not needed).
         __device__ Sums(Real*, int) {
 #pragma unroll
             for (int s = 0; s < S; ++s) reg[s] = 0;
         }
         /// Adds term(s) to the sum of every stream s, unrolled.
         template <class Term>
-        __device__ void add(const Term& term) {
+        __device__ void add(const Term& term, int) {
 #pragma unroll
             for (int s = 0; s < S; ++s) reg[s] += term(s);
         }
-        /// Calls out(s, sum) for every stream s, unrolled.
-        template <class Out>
-        __device__ void store(const Out& out) const {
+        /// Calls f(s) for every stream s, unrolled.
+        template <class F>
+        __device__ void for_each(const F& f, int) const {
 #pragma unroll
-            for (int s = 0; s < S; ++s) out(s, reg[s]);
+            for (int s = 0; s < S; ++s) f(s);
         }
+        /// The sum of stream @p s.
+        __device__ Real operator[](int s) const { return reg[s]; }
     };
 };
 // [loop-policies-end]
