@@ -4,8 +4,9 @@
 #   make run       evaluate the default work unit (GPU if one is present, else all CPU cores)
 #   make test      build and run every test that this machine can run (GPU tests skip without a GPU)
 #   make test-gpu  run the GPU correctness checks (needs an NVIDIA GPU)
-#   make bench-cpu CPU integrator throughput on the small work units
-#   make experiments  every experiment on this machine's GPU (QUICK=1: small units only)
+#   make bench-cpu CPU integrator throughput and skipping counts (no GPU needed), into a fresh folder
+#   make experiments  every experiment on this machine's GPU into a fresh folder (OUT=, QUICK=1, ONLY=, PEER=)
+#   make compare   compare a fresh results folder (NEW=) with a committed one (REF=): a verdict per result
 #   make docs      the reader's documentation (HTML) in docs/_build/html
 #   make paper     the thesis-style report (HTML, and PDF unless PDF=0) from the recorded results
 #   make reproduce everything: build, tests, experiments (with a GPU), figures, report, docs
@@ -21,12 +22,12 @@ CMAKE_ARGS ?=
 MWSEP     := $(BUILD)/mwsep
 WORKUNITS := 3s-large 2s-large 3s-small 2s-small tiny
 
-.PHONY: all build run test test-gpu bench-cpu stars experiments docs figures paper reproduce venv deps clean help
+.PHONY: all build run test test-gpu bench-cpu stars experiments compare docs figures paper reproduce venv deps clean help
 
 all: build
 
 help:
-	@sed -n "2,16p" Makefile
+	@sed -n "2,17p" Makefile
 
 deps:
 	@bash tools/check_deps.sh
@@ -54,11 +55,9 @@ test: build
 test-gpu: build
 	cd $(BUILD) && ctest --output-on-failure -L gpu
 
+# The CPU experiments alone (no GPU needed), by the runner, into a fresh folder (OUT= names one).
 bench-cpu: build
-	@mkdir -p experiments/results/cpu
-	for w in 2s-small 3s-small; do \
-	  $(MWSEP) bench-cpu -a data/workunits/$$w/astronomy_parameters.txt --work-unit $$w --repeats 3 \
-	    --csv experiments/results/cpu/bench_cpu.csv || exit 1; done
+	python3 experiments/run.py --build $(BUILD) --only bench_cpu,skipping $(if $(OUT),--out $(OUT))
 
 # Python tools (Sphinx, Breathe, MyST), pinned in requirements.txt, in a project-local environment.
 VENV := .venv
@@ -77,9 +76,11 @@ docs: $(VENV)/.installed
 	@echo "documentation: docs/_build/html/index.html"
 
 # The report: numbers and tables (paper/report_data.py) and figures (figures/*.py) from the recorded
-# results of GPU $(RESULTS), a check that every number and figure has its source, then Sphinx HTML and,
-# unless PDF=0, the PDF through LaTeX (latexmk).
+# results of GPU $(RESULTS), set beside the GPUs of COMPARE (a space-separated list of results folders;
+# default: every other committed GPU folder), a check that every number and figure has its source, then
+# Sphinx HTML and, unless PDF=0, the PDF through LaTeX (latexmk).
 RESULTS ?= experiments/results/nvidia-h200
+export COMPARE
 PDF ?= 1
 figures: $(VENV)/.installed
 	$(VENV)/bin/python figures/make_figures.py --results $(RESULTS) --out figures/out
@@ -103,16 +104,26 @@ endif
 reproduce: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@if nvidia-smi -L >/dev/null 2>&1; then \
-	  $(MAKE) experiments && $(MAKE) paper docs RESULTS=experiments/results/$$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z ' 'a-z-'); \
+	  fresh=experiments/results/local/reproduce-$$(date -u +%Y%m%d-%H%M); \
+	  $(MAKE) experiments OUT=$$fresh && $(MAKE) paper docs RESULTS=$$fresh; \
 	else \
 	  echo "reproduce: no GPU on this machine: the report is rebuilt from the recorded results in $(RESULTS)"; \
 	  $(MAKE) paper docs; \
 	fi
 
-# Every experiment of experiments/definitions on this machine's GPU (QUICK=1: small work units only).
-# Resumes an interrupted sweep; without a GPU it says so and fails.
+# Every declared experiment (experiments/definitions/<study>/) on this machine's GPU, by the one runner, into
+# a fresh folder experiments/results/local/<gpu>-<date>/ (OUT= names one; running again on the same OUT
+# resumes it). QUICK=1: small work units only; ONLY=a,b: those experiments; PEER=path: also time the
+# public application (docs/peer.md). Without a GPU it says so and fails.
 experiments: build
-	python3 experiments/run.py --build $(BUILD) $(if $(QUICK),--quick) $(if $(ONLY),--only $(ONLY))
+	python3 experiments/run.py --build $(BUILD) $(if $(OUT),--out $(OUT)) $(if $(QUICK),--quick) \
+	  $(if $(ONLY),--only $(ONLY)) $(if $(PEER),--peer $(PEER))
+
+# A fresh results folder against the committed results of the same GPU: a verdict per result file, with the
+# tolerances stated in experiments/compare.py. NEW= the fresh folder, REF= the committed one.
+compare:
+	@test -n "$(NEW)" -a -n "$(REF)" || { echo "usage: make compare NEW=experiments/results/local/<folder> REF=experiments/results/<gpu>"; exit 2; }
+	python3 experiments/compare.py $(NEW) $(REF) --out $(NEW)/compare.md --json $(NEW)/compare.json
 
 clean:
 	rm -rf $(BUILD)

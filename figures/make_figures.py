@@ -11,9 +11,8 @@ import sys
 
 import common as c
 
-FIGURES = ["fig_4_3_memory_spaces", "fig_4_4_division_sqrt", "fig_4_5_loop_unrolling", "fig_4_6_scaling",
-           "fig_5_1_cpu_vs_gpu", "fig_5_2_speedup", "fig_5_3_optimized_vs_unoptimized", "fig_roofline",
-           "fig_registers_occupancy"]
+# One line per study: its package of figure modules under figures/<study>/.
+STUDIES = ["mwsep"]
 
 
 def main():
@@ -27,16 +26,19 @@ def main():
     except c.MissingData as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    failed = []
-    for name in FIGURES:
-        try:
-            for path in importlib.import_module(name).make(args.results / "mwsep", published, args.out):
-                print(path)
-        except c.MissingData as e:
-            print(f"error: {name} not drawn: {e}", file=sys.stderr)
-            failed.append(name)
+    failed, total = [], 0
+    for study in STUDIES:
+        for name in importlib.import_module(study).FIGURES:
+            total += 1
+            try:
+                module = importlib.import_module(f"{study}.{name}")
+                for path in module.make(args.results / study, published, args.out / study):
+                    print(path)
+            except c.MissingData as e:
+                print(f"error: {study}/{name} not drawn: {e}", file=sys.stderr)
+                failed.append(name)
     if failed:
-        print(f"{len(failed)} of {len(FIGURES)} figures had no source data: {', '.join(failed)}", file=sys.stderr)
+        print(f"{len(failed)} of {total} figures had no source data: {', '.join(failed)}", file=sys.stderr)
     return 1 if failed else 0
 
 

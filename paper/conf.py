@@ -11,16 +11,56 @@ author = "the mwsep authors"
 copyright = "2026, the mwsep authors"
 extensions = ["myst_parser"]
 source_suffix = {".md": "markdown"}
-exclude_patterns = ["_build", "README.md", "_generated"]
+exclude_patterns = ["_build", "README.md", "_generated", "**/_generated", "**/data"]
 myst_enable_extensions = ["substitution", "colon_fence", "dollarmath"]
 myst_heading_anchors = 3
+myst_footnote_transition = False
 # Every number the text cites comes from the recorded results through report_data.py.
 myst_substitutions = json.loads((GENERATED / "numbers.json").read_text())
 highlight_language = "cpp"
 html_theme = "alabaster"
 html_theme_options = {"page_width": "1320px", "sidebar_width": "230px"}
 html_title = TITLE
-numfig = True
+# No automatic numbers: every caption carries its own, the thesis's ("Table 4.2 (thesis)") or the
+# report's ("Table R1"), so that the report's numbers cannot pass for the thesis's.
+numfig = False
 latex_engine = "pdflatex"
 latex_documents = [("index", "mwsep-report.tex", TITLE, author, "manual")]
-latex_elements = {"papersize": "a4paper", "pointsize": "10pt", "figure_align": "htbp", "extraclassoptions": "openany,oneside"}
+latex_elements = {
+    "papersize": "a4paper",
+    "pointsize": "10pt",
+    "figure_align": "H",
+    "extraclassoptions": "openany,oneside",
+    "sphinxsetup": "hmargin={2cm,2cm}, vmargin={2.2cm,2.2cm}",
+    "preamble": r"""
+\DeclareUnicodeCharacter{202F}{\,}
+\DeclareUnicodeCharacter{2212}{\ensuremath{-}}
+\DeclareUnicodeCharacter{200B}{\hspace{0pt}}
+\usepackage{etoolbox}
+\usepackage{caption}
+\captionsetup{labelformat=empty,labelsep=none}
+% Captions carry their own numbers; LaTeX's counters must not show (continued long tables included).
+\AtBeginDocument{\renewcommand{\thetable}{}\renewcommand{\tablename}{\unskip}}
+\setcounter{secnumdepth}{-1}
+\usepackage{float}
+\usepackage{needspace}
+% A table's caption never ends a page without its table.
+\AtBeginDocument{\pretocmd{\sphinxattablestart}{\needspace{9\baselineskip}}{}{}}
+\renewcommand{\arraystretch}{1.1}
+\sloppy
+\makeatletter
+% Table columns set ragged right: narrow justified cells spread their words apart.
+\newcolumntype{\X}[2]{>{\raggedright\arraybackslash}p{\dimexpr
+      (\linewidth-\spx@arrayrulewidth)*#1/#2-\tw@\tabcolsep-\spx@arrayrulewidth\relax}}
+\makeatother
+% Table cells are varwidth boxes, which restore justified text: each cell's paragraph starts ragged right.
+\let\mwsepAtStartPar\sphinxAtStartPar
+\AtBeginEnvironment{longtable}{\def\sphinxAtStartPar{\raggedright\mwsepAtStartPar}}
+\AtBeginEnvironment{tabulary}{\def\sphinxAtStartPar{\raggedright\mwsepAtStartPar}}
+\setlength{\emergencystretch}{3em}
+\AtBeginEnvironment{tabulary}{\footnotesize}
+\AtBeginEnvironment{longtable}{\footnotesize}
+\AtBeginEnvironment{sphinxVerbatim}{\footnotesize}
+""",
+}
+latex_table_style = ["booktabs", "colorrows"]

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,18 +15,44 @@
 namespace testsupport {
 
 inline std::filesystem::path source_dir() { return MWSEP_SOURCE_DIR; }
-/// The team's shared folder (oracle cases and real catalogues): MWSEP_SHARED_DIR if set (a copy carried
-/// to another machine), else the folder beside the checkout; may be absent.
-inline std::filesystem::path shared_dir() {
-    const char* env = std::getenv("MWSEP_SHARED_DIR");
-    return env ? std::filesystem::path(env) : source_dir() / ".." / "shared";
+
+/// The oracle cases (work units run through the original programs, with their expected outputs) and the
+/// real star catalogues they use, committed under tests/data/oracle.
+inline std::filesystem::path oracle_dir() { return source_dir() / "tests" / "data" / "oracle"; }
+
+/// @p p itself when it exists; otherwise throws, so the calling test fails (never skips) with a message
+/// that names the missing path.
+inline std::filesystem::path require_file(const std::filesystem::path& p) {
+    if (!std::filesystem::exists(p))
+        throw std::runtime_error("required test input is missing: " + p.string() +
+                                 " (it is part of the repository; restore it with git checkout)");
+    return p;
 }
+
+/// The folder of one oracle case; the test fails if its expected.json is absent.
+inline std::filesystem::path oracle_case(const std::string& name) {
+    const auto dir = oracle_dir() / name;
+    require_file(dir / "expected.json");
+    return dir;
+}
+
+/// The thesis-era sample work units (data/workunits-2009 of the team's shared folder: MWSEP_SHARED_DIR if
+/// set, else the folder beside the checkout). They are not part of the repository; tests that read them
+/// skip, with a message, where they are absent.
+inline std::filesystem::path workunits_2009_dir() {
+    const char* env = std::getenv("MWSEP_SHARED_DIR");
+    const std::filesystem::path shared = env ? std::filesystem::path(env) : source_dir() / ".." / "shared";
+    return shared / "data" / "workunits-2009";
+}
+
 inline std::filesystem::path workunit(const std::string& name) {
     return source_dir() / "data" / "workunits" / name / "astronomy_parameters.txt";
 }
 
+/// The whole file; throws (failing the test) when it cannot be read.
 inline std::string read_text(const std::filesystem::path& p) {
-    std::ifstream in(p);
+    std::ifstream in(require_file(p), std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + p.string());
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
@@ -40,15 +67,16 @@ inline double relative_difference(double a, double b) {
     return std::fabs(a - b) / std::fmax(std::fabs(b), 1e-300);
 }
 
-/// The star catalogue of an oracle case: `copy:` in stars.ref if given, else the base name of `path:`.
+/// The star catalogue of an oracle case: the `copy:` line of its stars.ref, relative to the case folder
+/// (`repo:`, `commit:` and `path:` name the catalogue's source). A missing stars.ref, `copy:` line or
+/// catalogue fails the test.
 inline std::filesystem::path oracle_stars(const std::filesystem::path& case_dir) {
-    std::ifstream in(case_dir / "stars.ref");
-    std::string line, path;
-    while (std::getline(in, line)) {
-        if (line.rfind("copy: ", 0) == 0) return case_dir / line.substr(6);
-        if (line.rfind("path: ", 0) == 0) path = line.substr(6);
-    }
-    return shared_dir() / "data" / "stars" / std::filesystem::path(path).filename();
+    const auto ref = require_file(case_dir / "stars.ref");
+    std::ifstream in(ref);
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("copy: ", 0) == 0) return require_file((case_dir / line.substr(6)).lexically_normal());
+    throw std::runtime_error(ref.string() + ": no 'copy:' line naming the committed catalogue");
 }
 
 }  // namespace testsupport

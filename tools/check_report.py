@@ -3,9 +3,12 @@
 
     python3 tools/check_report.py [FOLDER] [--numbers-only]   (default folder: paper/)
 
+- Every chapter (*.md under FOLDER, study folders included; README.md, _build and _generated excluded)
+  is checked; a folder with no chapter at all is an error.
 - Every number in the chapters' prose must come through a MyST substitution ({{ name }}, filled from
-  paper/_generated/numbers.json); references such as "Table 4.2", years, GPU model names and code are
-  exempt. A digit anywhere else is reported with its file and line.
+  paper/_generated/numbers.json); references such as "Table 4.2" or "Table R3", years, GPU model names,
+  SDSS stripe names and code are exempt, and so is the list of references. A digit anywhere else is
+  reported with its file and line.
 - Every included table (_generated/*.md) and every figure (figures/out/<name>.*) must exist, that is, must
   have been generated from recorded results.
 """
@@ -19,8 +22,11 @@ EXEMPT = [
     r"\{\{[^}]*\}\}",                       # substitutions: generated numbers
     r"`[^`]*`",                              # code and file names
     r"\{doc\}`[^`]*`",
-    r"\b(Tables?|Figures?|Fig\.|Sections?|section|sections|chapter|Chapter|Appendix)\s+[\d.]+(\s*(and|to|-)\s*[\d.]+)?",
+    r"\b(Tables?|Figures?|Fig\.|Sections?|section|sections|chapter|Chapter|Appendix|Algorithm|Listing)\s+[\d.]+(\s*(and|to|-)\s*[\d.]+)?",
+    r"\b(Table|Figure) R\d+\b",              # the report's own tables and figures
+    r"\b\d\d-[a-z-]+\b|\ba\d-[a-z-]+\b",       # chapter document names in {doc} links
     r"\b(19|20)\d\d\b",                      # years
+    r"\bstripe[- ]\d+\b",                     # names of SDSS stripes
     r"\b(GTX \d+|\d+ GTX|GT200|H200|H100|HD \d+|Athlon64 X2 \d+\+?|sm_\d+|CUDA \d+)\b",
     r"\b[23]-(S|stream)\b",                  # work-unit names
     r"\bf(32|64)\b", r"\bbase-10\b", r"\blog10\b", r"\b(FP64|FP32|L1|L2)\b",
@@ -42,9 +48,14 @@ def main():
     numbers_only = "--numbers-only" in sys.argv
     folder = pathlib.Path(next((a for a in sys.argv[1:] if not a.startswith("--")), PAPER))
     problems = []
-    for md in sorted(folder.glob("*.md")):
-        if md.name == "README.md":
-            continue
+    chapters = [md for md in sorted(folder.rglob("*.md")) if md.name != "README.md"
+                and not {"_build", "_generated"} & set(md.relative_to(folder).parts)]
+    if not chapters:
+        print(f"report check: {folder}: no chapters (*.md) to check")
+        return 1
+    for md in chapters:
+        if md.name.endswith("references.md"):
+            continue  # bibliographic data: volumes, pages and years, not results
         text = md.read_text()
         for number, line in prose_lines(text):
             stripped = line

@@ -22,6 +22,21 @@ inline void check(cudaError_t status, const char* what) {
                         cudaGetErrorString(status) + ")");
 }
 
+/// Makes @p device the calling thread's device unless it already is. cudaSetDevice() always makes the
+/// device's primary context current, which would silently end a green context (GreenContext) that the
+/// caller set up on the same device; selecting only on a change keeps it.
+inline void use_device(int device, const char* what = "select the device") {
+    int current = -1;
+    check(cudaGetDevice(&current), "read the current device");
+    if (current != device) check(cudaSetDevice(device), what);
+}
+
+/// use_device() for destructors: never throws; a failure leaves the current device as it was.
+inline void use_device_quietly(int device) noexcept {
+    int current = -1;
+    if (cudaGetDevice(&current) == cudaSuccess && current != device) cudaSetDevice(device);
+}
+
 /// A CUDA event that is destroyed with its owner, also when an exception unwinds the stack.
 class Event {
 public:

@@ -20,7 +20,7 @@ public:
     DeviceMemory() { check(cudaGetDevice(&device_), "read the current device"); }
     /// Frees on the device that allocated, whichever is current now; a destructor cannot report errors.
     ~DeviceMemory() {
-        cudaSetDevice(device_);
+        use_device_quietly(device_);  // selects only on a change: a green context stays current
         destroy_textures();  // textures first: they view the buffers
         for (void* p : owned_) cudaFree(p);
     }

@@ -58,10 +58,17 @@ GreenContext::GreenContext(int device, int sm_count) {
         CUcontext ctx;
         check_driver(MWSEP_DRIVER(cuCtxFromGreenCtx)(&ctx, green), "convert the green context");
         check_driver(MWSEP_DRIVER(cuCtxSetCurrent)(ctx), "make the green context current");
+        context_ = ctx;
     } catch (...) {
         MWSEP_DRIVER(cuGreenCtxDestroy)(green);  // a constructor that throws runs no destructor
         throw;
     }
+}
+
+bool GreenContext::is_current() const {
+    CUcontext current = nullptr;
+    check_driver(MWSEP_DRIVER(cuCtxGetCurrent)(&current), "read the current context");
+    return current == static_cast<CUcontext>(context_);
 }
 
 GreenContext::~GreenContext() {

@@ -17,9 +17,14 @@ public:
     GreenContext& operator=(const GreenContext&) = delete;
     /// SMs actually granted.
     int sm_count() const { return granted_; }
+    /// Whether the calling thread's current context is still this green context. A cudaSetDevice() in
+    /// between makes the device's primary context current again, and the work that follows runs on every
+    /// SM: a timing taken then is no emulation, so the measurement checks this after each sample.
+    bool is_current() const;
 
 private:
     void* green_ = nullptr;     ///< CUgreenCtx
+    void* context_ = nullptr;   ///< the CUcontext made from it
     void* previous_ = nullptr;  ///< CUcontext current before
     int granted_ = 0;
 };

@@ -96,11 +96,10 @@ TEST(Integrators, FastResultDoesNotDependOnThreadCount) {
 // Skipping provably negligible stream terms moves no integral beyond 1e-13 relative, on the oracle unit
 // with two narrow streams (most cells lie far from their axes) and on the tiny unit.
 TEST(Integrators, SkippingNegligibleStreamTermsChangesNothingVisible) {
-    std::vector<mwsep::geometry::IntegrationSetup> setups{setup_of(tiny())};
-    const auto oracle = shared_dir() / "oracle" / "small_test11" / "astronomy_parameters.txt";
-    if (std::filesystem::exists(oracle))
-        setups.push_back(mwsep::geometry::make_setup(
-            mwsep::model::build_model(mwsep::model::read_astronomy_parameters(oracle.string()))));
+    const auto oracle = require_file(oracle_case("small_test11") / "astronomy_parameters.txt");
+    const std::vector<mwsep::geometry::IntegrationSetup> setups{
+        setup_of(tiny()), mwsep::geometry::make_setup(mwsep::model::build_model(
+                              mwsep::model::read_astronomy_parameters(oracle.string())))};
     for (const auto& s : setups) {
         const auto skipped = mwsep::cpu::integrate_fast(s, 2, {}, true);
         const auto full = mwsep::cpu::integrate_fast(s, 2, {}, false);

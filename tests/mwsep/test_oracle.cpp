@@ -1,6 +1,7 @@
-// The oracle cases: real work units run through the original programs. Both CPU integrators must
-// reproduce the integrals, the likelihood and the diagnostics to 1e-12 relative, for magnitude-uniform
-// r bins (the top-level values) and kpc-uniform bins (the December 2009 CPU code as it was).
+// The oracle cases (tests/data/oracle): real work units run through the original programs. Both CPU
+// integrators must reproduce the integrals, the likelihood and the diagnostics to 1e-12 relative, for
+// magnitude-uniform r bins (the top-level values) and kpc-uniform bins (the December 2009 CPU code as it
+// was). The cases are part of the repository: a missing file fails the test, naming the path.
 #include <gtest/gtest.h>
 
 #include "mwsep/cpu/integrators.hpp"
@@ -37,11 +38,10 @@ class Oracle : public testing::TestWithParam<Case> {};
 
 TEST_P(Oracle, MatchesOriginalProgram) {
     const Case& c = GetParam();
-    const auto dir = shared_dir() / "oracle" / c.name;
-    if (!std::filesystem::exists(dir / "expected.json"))
-        GTEST_SKIP() << "oracle case " << dir << " not present (the shared folder is absent): not checked";
-    auto ap = mwsep::model::read_astronomy_parameters((dir / "astronomy_parameters.txt").string());
-    mwsep::model::apply_search_vector(ap, mwsep::model::read_search_parameters((dir / "search_parameters.txt").string()));
+    const auto dir = oracle_case(c.name);
+    auto ap = mwsep::model::read_astronomy_parameters(require_file(dir / "astronomy_parameters.txt").string());
+    mwsep::model::apply_search_vector(
+        ap, mwsep::model::read_search_parameters(require_file(dir / "search_parameters.txt").string()));
     const auto setup = mwsep::geometry::make_setup(mwsep::model::build_model(ap, c.binning));
     const auto stars = mwsep::model::read_stars(oracle_stars(dir).string());
 
@@ -86,11 +86,10 @@ INSTANTIATE_TEST_SUITE_P(AllCases, Oracle, testing::ValuesIn(all_cases()), case_
 
 // The modern-format file of small_test11 (with parameters_version) describes the same unit.
 TEST(OracleFormats, ModernFormatGivesSameModel) {
-    const auto dir = shared_dir() / "oracle" / "small_test11";
-    if (!std::filesystem::exists(dir / "astronomy_parameters.modern_format.txt"))
-        GTEST_SKIP() << "shared folder absent: not checked";
-    const auto a = mwsep::model::read_astronomy_parameters((dir / "astronomy_parameters.txt").string());
-    const auto b = mwsep::model::read_astronomy_parameters((dir / "astronomy_parameters.modern_format.txt").string());
+    const auto dir = oracle_case("small_test11");
+    const auto a = mwsep::model::read_astronomy_parameters(require_file(dir / "astronomy_parameters.txt").string());
+    const auto b =
+        mwsep::model::read_astronomy_parameters(require_file(dir / "astronomy_parameters.modern_format.txt").string());
     EXPECT_FALSE(a.parameters_version.has_value());
     ASSERT_TRUE(b.parameters_version.has_value());
     EXPECT_EQ(a.background_parameters, b.background_parameters);

@@ -422,6 +422,9 @@ int command_bench(const Args& args) {
                                      {"--experiment", OptionKind::value},
                                      {"--variants", OptionKind::value},
                                      {"--repeats", OptionKind::value},
+                                     {"--max-samples", OptionKind::value},
+                                     {"--noise-target", OptionKind::value},
+                                     {"--time-limit", OptionKind::value},
                                      {"--expect", OptionKind::value},
                                      {"--sm-count", OptionKind::value},
                                      {"--threads-per-block", OptionKind::value},
@@ -436,7 +439,10 @@ int command_bench(const Args& args) {
             "usage: mwsep bench -a astronomy_parameters.txt -s stars.txt [options]\n%s"
             "  -s FILE                    star catalogue (count, then 'l b r' per line)\n"
             "  --variants LIST            comma-separated variant names, or all (default)\n"
-            "  --repeats N                timed repeats after one warm-up (default 5)\n"
+            "  --repeats N                at least N timed samples after one warm-up (default 5)\n"
+            "  --max-samples N            at most N samples (default 50)\n"
+            "  --noise-target PCT         stop once the samples' relative standard deviation is <= PCT (default 0.5)\n"
+            "  --time-limit S             stop once the samples add up to S seconds (default 30)\n"
             "  --expect L                 the CPU likelihood to check against (default: computed here)\n"
             "  --threads-per-block N      (default 64)   --blocks-per-launch N (default 0: all blocks)\n"
             "  --register-cap             the 48-register builds   --aos  array-of-structures star layout\n"
@@ -471,7 +477,13 @@ int command_bench(const Args& args) {
             throw harness::OptionError(std::string("mwsep bench: --variants: ") + e.what());
         }
     }
-    b.repeats = static_cast<int>(opt.integer("--repeats", 5, 1, INT_MAX));
+    b.stop.min_samples = static_cast<int>(opt.integer("--repeats", b.stop.min_samples, 1, INT_MAX));
+    b.stop.max_samples = static_cast<int>(opt.integer("--max-samples", b.stop.max_samples, 1, INT_MAX));
+    if (b.stop.max_samples < b.stop.min_samples) b.stop.max_samples = b.stop.min_samples;
+    b.stop.noise_target_pct = opt.real("--noise-target", b.stop.noise_target_pct);
+    if (b.stop.noise_target_pct < 0) throw opt.error("--noise-target", "must be 0 or more, found '" + opt.text("--noise-target") + "'");
+    b.stop.time_limit_s = opt.real("--time-limit", b.stop.time_limit_s);
+    if (b.stop.time_limit_s <= 0) throw opt.error("--time-limit", "must be positive, found '" + opt.text("--time-limit") + "'");
     b.expected = opt.real("--expect", NAN);
     b.sm_count = static_cast<int>(opt.integer("--sm-count", 0, 0, INT_MAX));
     b.launch.threads_per_block = static_cast<int>(opt.integer("--threads-per-block", 64, 32, 1024));

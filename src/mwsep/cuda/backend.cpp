@@ -70,7 +70,7 @@ GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCat
         throw CudaError("threads per block must be a multiple of 32 in [32, 1024]");
     if (launch.slices < 0) throw CudaError("the slice count must be 0 (one per device) or more");
     const std::vector<int> devices = devices_for(v, device, launch.keep_context);
-    if (!launch.keep_context) check(cudaSetDevice(devices.front()), "select the device");
+    harness::use_device(devices.front());
     cudaDeviceProp prop{};
     check(cudaGetDeviceProperties(&prop, devices.front()), "query the device");
 
@@ -85,8 +85,9 @@ GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCat
     }
     cpu::check_integrals(r.integrals);
 
-    // The likelihood on the first device; the per-star results added on the host in star order.
-    check(cudaSetDevice(devices.front()), "select the device");
+    // The likelihood on the first device (selected only if another is current: a green context stays);
+    // the per-star results added on the host in star order.
+    harness::use_device(devices.front());
     const Stream queue;
     const StarResults star = run_likelihood_kernel(setup, stars, r.integrals, v.kernels.double_precision, soa_stars,
                                                    queue.get());

@@ -9,7 +9,9 @@
 #include <stdexcept>
 
 #include "harness/json.hpp"
+#include "harness/clock_monitor.hpp"
 #include "harness/csv.hpp"
+#include "harness/sampling.hpp"
 #include "harness/statistics.hpp"
 #include "mwsep/cuda_check.hpp"
 #include "mwsep/cpu/integrators.hpp"
@@ -25,7 +27,8 @@ namespace {
 const std::vector<std::string> columns = {
     "experiment", "variant",  "work_unit",     "repeat",        "threads_per_block", "blocks_per_launch",
     "register_cap", "star_layout", "sm_count",  "integral_ms",   "likelihood_ms",     "kernel_ms",
-    "total_ms",   "points_per_second", "likelihood", "rel_diff_cpu", "valid"};
+    "total_ms",   "points_per_second", "likelihood", "rel_diff_cpu", "valid", "sm_clock_mhz", "throttled",
+    "noise_pct",  "samples",  "stop_reason"};
 
 /// Device facts for the provenance record.
 void write_meta(const std::string& path, int device, const std::string& command) {
@@ -74,7 +77,7 @@ int run_bench(const BenchOptions& options, const geometry::IntegrationSetup& set
     LaunchOptions launch = options.launch;
     const bool aos = options.aos;
     const bool all_devices = options.all_devices;
-    const int repeats = options.repeats;
+    const harness::StopCriterion stop = options.stop;
     const int sm_count = options.sm_count;
     const std::string& experiment = options.experiment;
     const std::string& work_unit = options.work_unit;
@@ -110,7 +113,13 @@ int run_bench(const BenchOptions& options, const geometry::IntegrationSetup& set
     std::unique_ptr<harness::CsvAppender> csv;
     if (!options.csv_path.empty()) csv = std::make_unique<harness::CsvAppender>(options.csv_path, columns);
 
-    std::printf("%-28s %10s %10s %10s %12s %10s\n", "variant", "median_ms", "min_ms", "max_ms", "points/s", "rel_diff");
+    std::printf("%-28s %10s %10s %10s %12s %10s %8s %4s %s\n", "variant", "median_ms", "min_ms", "max_ms", "points/s",
+                "rel_diff", "noise", "n", "stopped_by");
+    char pci_bus_id[32] = {};
+    check(cudaDeviceGetPCIBusId(pci_bus_id, sizeof pci_bus_id, device), "query the device's PCI bus id");
+    harness::ClockMonitor clocks(pci_bus_id);
+    if (!clocks.available())
+        std::fprintf(stderr, "mwsep bench: SM clock not recorded: %s\n", clocks.unavailable_reason().c_str());
     int invalid = 0;
     int all_sms = 0, device_count = 0;
     check(cudaGetDeviceCount(&device_count), "count CUDA devices");
@@ -125,24 +134,43 @@ int run_bench(const BenchOptions& options, const geometry::IntegrationSetup& set
         const int run_device = spread ? -1 : device;
         const int run_sms = spread ? all_sms : sms_used;
         evaluate(setup, stars, v->name, run_device, launch, !aos);  // warm-up: module load, first allocations
-        std::vector<double> kernel_ms;
+        // Samples until the stopping rule is met; each sample's SM clock and throttle state are read while
+        // it runs (the selected GPU's; with --all-devices, that of the first).
+        harness::Sampling sampling(stop);
+        struct Row {
+            double integral_ms, like_ms, total_ms, likelihood, diff;
+            bool valid;
+            harness::ClockReading clock;
+        };
+        std::vector<Row> rows;
         double worst = 0;
-        for (int rep = 0; rep < repeats; ++rep) {
+        do {
+            clocks.start();
             const TimedEvaluation t = time_one_evaluation(setup, stars, *v, run_device, launch, !aos, expected);
+            const harness::ClockReading clock = clocks.stop();
+            if (green && !green->is_current())
+                throw CudaError("the evaluation left the green context of " + std::to_string(green->sm_count()) +
+                                " SMs: the sample ran on the whole GPU, not the emulated one");
             invalid += !t.valid;
             worst = std::max(worst, t.rel_diff);
-            kernel_ms.push_back(t.integral_ms + t.likelihood_ms);
-            if (csv)
-                csv->row({experiment, v->name, work_unit, std::to_string(rep), std::to_string(launch.threads_per_block),
-                          std::to_string(launch.blocks_per_launch), launch.register_cap ? "48" : "none",
-                          aos ? "aos" : "soa", std::to_string(run_sms), harness::csv_number(t.integral_ms),
-                          harness::csv_number(t.likelihood_ms), harness::csv_number(t.integral_ms + t.likelihood_ms),
-                          harness::csv_number(t.total_ms), harness::csv_number(points / (t.integral_ms / 1e3)),
-                          harness::csv_number(t.likelihood), harness::csv_number(t.rel_diff), t.valid ? "true" : "false"});
+            rows.push_back({t.integral_ms, t.likelihood_ms, t.total_ms, t.likelihood, t.rel_diff, t.valid, clock});
+            sampling.add(t.integral_ms + t.likelihood_ms);
+        } while (!sampling.done());
+        const double noise = sampling.noise_pct();
+        for (std::size_t rep = 0; csv && rep < rows.size(); ++rep) {
+            const Row& r = rows[rep];
+            csv->row({experiment, v->name, work_unit, std::to_string(rep), std::to_string(launch.threads_per_block),
+                      std::to_string(launch.blocks_per_launch), launch.register_cap ? "48" : "none",
+                      aos ? "aos" : "soa", std::to_string(run_sms), harness::csv_number(r.integral_ms),
+                      harness::csv_number(r.like_ms), harness::csv_number(r.integral_ms + r.like_ms),
+                      harness::csv_number(r.total_ms), harness::csv_number(points / (r.integral_ms / 1e3)),
+                      harness::csv_number(r.likelihood), harness::csv_number(r.diff), r.valid ? "true" : "false",
+                      r.clock.polls ? harness::csv_number(r.clock.sm_clock_mhz) : "", r.clock.polls ? (r.clock.throttled ? "true" : "false") : "",
+                      harness::csv_number(noise), std::to_string(rows.size()), sampling.reason()});
         }
-        const auto s = harness::summarize(kernel_ms);
-        std::printf("%-28s %10.3f %10.3f %10.3f %12.4g %10.2e\n", v->name.c_str(), s.median, s.min, s.max,
-                    points / (s.median / 1e3), worst);
+        const auto s = harness::summarize(sampling.samples());
+        std::printf("%-28s %10.3f %10.3f %10.3f %12.4g %10.2e %7.2f%% %4zu %s\n", v->name.c_str(), s.median, s.min, s.max,
+                    points / (s.median / 1e3), worst, noise, rows.size(), sampling.reason().c_str());
     }
     if (invalid) std::fprintf(stderr, "mwsep bench: %d timed runs disagreed with the CPU and are marked invalid\n", invalid);
     return invalid ? 1 : 0;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/sampling.hpp"
 #include "mwsep/cuda/backend.hpp"
 #include "mwsep/cuda/variants.hpp"
 
@@ -54,8 +55,8 @@ int list_variants(const VariantsOptions& options);
 struct BenchOptions {
     /// The variants to time, in order (known names).
     std::vector<std::string> variants;
-    /// Timed repeats after one warm-up.
-    int repeats = 5;
+    /// When to stop sampling each variant (at least min_samples after one warm-up).
+    harness::StopCriterion stop;
     /// The likelihood every timed run is checked against; NaN: computed here with the fast CPU integrator.
     double expected = NAN;
     /// How to launch the kernels.
@@ -101,7 +102,8 @@ TimedEvaluation time_one_evaluation(const geometry::IntegrationSetup& setup, con
                                     const VariantInfo& v, int device, const LaunchOptions& launch, bool soa,
                                     double expected);
 
-/// `mwsep bench` on the loaded inputs: after a warm-up per variant, the repeats, their rows and a summary.
+/// `mwsep bench` on the loaded inputs: after a warm-up per variant, samples until options.stop is met,
+/// their rows and a summary.
 /// Returns 1 if a timed run disagreed with the check value.
 int run_bench(const BenchOptions& options, const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars);
 

@@ -57,7 +57,7 @@ void fill_area(const ModernHostArea& h, const geometry::AreaTables& t, int n_str
 /// Makes a device current when constructed: as the first member of a class, it puts the members after
 /// it (allocations, queues, events) on that device.
 struct CurrentDevice {
-    explicit CurrentDevice(int dev) : device(dev) { check(cudaSetDevice(dev), "select a device for a slice"); }
+    explicit CurrentDevice(int dev) : device(dev) { harness::use_device(dev, "select a device for a slice"); }
     int device;
 };
 
@@ -65,7 +65,7 @@ struct CurrentDevice {
 /// chunks.
 struct Slice {
     explicit Slice(int dev) : current(dev) {}
-    ~Slice() { cudaSetDevice(current.device); }  // the members are released on their own device
+    ~Slice() { harness::use_device_quietly(current.device); }  // the members are released on their own device
     int device() const { return current.device; }
     CurrentDevice current;  // first, so that every member below is created on this slice's device
     DeviceMemory mem;
@@ -107,7 +107,7 @@ public:
 
     void launch() override {
         for (auto& slice : slices_) {
-            check(cudaSetDevice(slice->device()), "select a slice's device");
+            harness::use_device(slice->device(), "select a slice's device");
             slice->start.record(slice->queue.get());
             for (const auto& a : slice->areas) variant_.launch(a, streams_, options_, slice->queue.get());
             slice->stop.record(slice->queue.get());
@@ -117,7 +117,7 @@ public:
     float wait() override {
         float ms = 0;
         for (auto& slice : slices_) {
-            check(cudaSetDevice(slice->device()), "select a slice's device");
+            harness::use_device(slice->device(), "select a slice's device");
             check(cudaStreamSynchronize(slice->queue.get()), "run the modern integral kernels");
             ms = std::max(ms, slice->stop.since(slice->start));
         }
@@ -131,7 +131,7 @@ public:
         std::vector<std::vector<double>> partials(
             n_areas_, std::vector<double>(static_cast<std::size_t>(reduction_chunks) * 2 * (1 + S)));
         for (auto& slice : slices_) {
-            check(cudaSetDevice(slice->device()), "select a slice's device");
+            harness::use_device(slice->device(), "select a slice's device");
             for (std::size_t i = 0; i < slice->areas.size(); ++i) {
                 const auto& a = slice->areas[i];
                 for (int c = 0; c <= S; ++c) {

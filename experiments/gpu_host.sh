@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# On a GPU host without the project's development packages (a lent or batch machine): configure and build
+# in $BUILD (default build-gpu, kept between calls so rebuilds are incremental), then run the one runner.
+#   experiments/gpu_host.sh RESULTS_DIR [experiments/run.py arguments]
+# GoogleTest is built from .device-input/googletest when the host has none; the commit of the tree is read
+# from .device-input/git_state when the host's copy has no usable .git (experiments/harness/provenance.py).
+set -euo pipefail
+results="${1:?usage: experiments/gpu_host.sh RESULTS_DIR [run.py arguments]}"; shift
+build="${BUILD:-build-gpu}"
+export PATH=/usr/local/cuda/bin:$PATH
+[ -f .device-input/git_state ] && export MWSEP_GIT_STATE="$PWD/.device-input/git_state"
+gtest=()
+[ -d .device-input/googletest ] && gtest=(-DMWSEP_GTEST_SOURCE="$PWD/.device-input/googletest")
+generator=(); command -v ninja >/dev/null && generator=(-G Ninja)
+mkdir -p "$build"
+t0=$SECONDS
+if ! { cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "${gtest[@]}" &&
+       cmake --build "$build" -j "$(nproc)"; } > "$build/build.log" 2>&1; then
+  tail -40 "$build/build.log"; exit 1
+fi
+echo "build: $((SECONDS - t0)) s ($(grep -o '"cuda_architectures": "[^"]*"' "$build/build_info.json"))"
+exec python3 experiments/run.py --build "$build" --out "$results" "$@"

@@ -1,0 +1,1 @@
+"""The measurement harness: one runner for every result file of every study."""

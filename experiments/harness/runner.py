@@ -1,0 +1,208 @@
+"""The one runner: executes the declared experiments of a study and records every result file.
+
+A definition (experiments/definitions/<study>/<name>.json) names its kind, its runs and what it needs;
+the study's module (experiments/studies/<study>.py) turns each run into jobs: commands that write CSV
+rows or text files into a scratch folder. The runner executes the jobs, appends their rows to
+<out>/<study>/<file>, verifies each job as its kind says, writes <file>.meta.json with provenance from
+the build, the device, the host and git, and keeps <out>/manifest.json: every file, the experiment that
+wrote it, the commits and the status of every job. Running again on the same folder resumes: jobs already
+done are skipped and say so. A fresh folder is the default, so committed results are never appended to.
+"""
+import csv
+import importlib
+import json
+import pathlib
+import shutil
+import sys
+import tempfile
+import traceback
+
+from . import provenance as prov
+
+ROOT = prov.ROOT
+DEFINITIONS = ROOT / "experiments" / "definitions"
+
+
+class JobFailed(Exception):
+    """A job ran but its output failed verification; the rows it made are still recorded, marked."""
+
+
+class Job:
+    """One unit of work: `run(scratch)` writes files into the scratch folder and returns
+    {result file name: path}; CSV files are appended to the result of that name, others replace it."""
+
+    def __init__(self, key, run, commands, needs_gpus=0, skip=None):
+        self.key, self.run, self.commands, self.needs_gpus, self.skip = key, run, commands, needs_gpus, skip
+
+
+def load_definitions(study, only=()):
+    folder = DEFINITIONS / study
+    if not folder.is_dir():
+        raise SystemExit(f"run: no definitions for study '{study}' ({folder})")
+    defs = []
+    for path in sorted(folder.glob("*.json")):
+        d = json.loads(path.read_text())
+        for key in ("name", "kind", "runs"):
+            if key not in d:
+                raise SystemExit(f"{path}: missing key '{key}'")
+        if d["name"] != path.stem:
+            raise SystemExit(f"{path}: name '{d['name']}' differs from the file name")
+        d["study"] = study
+        defs.append(d)
+    names = {d["name"] for d in defs}
+    unknown = [o for o in only if o not in names]
+    if unknown:
+        raise SystemExit(f"run: unknown experiment(s) {', '.join(unknown)} (known: {', '.join(sorted(names))})")
+    return [d for d in defs if not only or d["name"] in only]
+
+
+class Manifest:
+    """<out>/manifest.json: files, experiments, job statuses; written after every job."""
+
+    def __init__(self, out):
+        self.path = out / "manifest.json"
+        self.data = json.loads(self.path.read_text()) if self.path.exists() else {"files": {}, "experiments": {}}
+
+    def status(self, experiment, key):
+        return self.data["experiments"].get(experiment, {}).get("jobs", {}).get(key)
+
+    def record(self, experiment, key, status):
+        self.data["experiments"].setdefault(experiment, {"jobs": {}})["jobs"][key] = status
+        self.save()
+
+    def add_file(self, relpath, experiment, kind, commit):
+        entry = self.data["files"].setdefault(relpath, {"experiment": experiment, "kind": kind, "commits": []})
+        if commit not in entry["commits"]:
+            entry["commits"].append(commit)
+        self.save()
+
+    def finish(self, host, build, criterion):
+        for name, e in self.data["experiments"].items():
+            statuses = list(e["jobs"].values())
+            e["status"] = "done" if all(s == "done" for s in statuses) else \
+                ("skipped" if all(str(s).startswith("skipped") for s in statuses) else "incomplete")
+        for rel, entry in self.data["files"].items():
+            entry["status"] = self.data["experiments"].get(entry["experiment"], {}).get("status", "unknown")
+        self.data.update({"host": host, "build": build, "sampling": criterion})
+        self.save()
+
+    def forget(self, experiment, folder):
+        """Drops an experiment's job statuses and files, so that the next run records it anew."""
+        self.data["experiments"].pop(experiment, None)
+        for rel in [r for r, e in self.data["files"].items() if e["experiment"] == experiment]:
+            for path in (folder.parent / rel, folder.parent / (rel.rsplit(".", 1)[0] + ".meta.json")):
+                path.unlink(missing_ok=True)
+            del self.data["files"][rel]
+        self.save()
+
+    def save(self):
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.data, indent=1, sort_keys=True) + "\n")
+        tmp.replace(self.path)
+
+
+def append_csv(part, target):
+    rows = list(csv.reader(part.open()))
+    if not rows:
+        return 0
+    if target.exists():
+        header = next(csv.reader(target.open()))
+        if header != rows[0]:
+            raise JobFailed(f"{target.name}: the new rows' columns differ from the file's")
+        rows = rows[1:]
+    with target.open("a", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
+    return len(rows)
+
+
+def run_study(study_name, out, build, only=(), quick=False, options=None, redo=()):
+    """Runs the experiments of one study into out/<study>/; returns the number of failed jobs. The
+    experiments named in @p redo are recorded anew: their files and job statuses are dropped first."""
+    study_mod = importlib.import_module(f"studies.{study_name}")
+    devices = prov.gpus()
+    commit, dirty = prov.git_state()
+    build_facts = prov.build_info(build)
+    host = dict(prov.host_cpu(), gpus=devices, gpu_count=len(devices))
+    study = study_mod.Study(build=pathlib.Path(build), quick=quick, devices=devices, options=options or {})
+    folder = out / study_name
+    folder.mkdir(parents=True, exist_ok=True)
+    manifest = Manifest(out)
+    for name in redo:
+        load_definitions(study_name, [name])  # an unknown name is an error, not a silent no-op
+        manifest.forget(name, folder)
+    failures = 0
+    for d in load_definitions(study_name, only):
+        name = d["name"]
+        print(f"experiment {study_name}/{name} [{d['kind']}] ({d.get('thesis', '')})", flush=True)
+        produced = set()
+        ran_any = False
+        for job in study.jobs(d):
+            previous = manifest.status(name, job.key)
+            if previous == "done":
+                print(f"  {job.key}: already done, skipped", flush=True)
+                continue
+            if job.skip:
+                manifest.record(name, job.key, f"skipped: {job.skip}")
+                print(f"  {job.key}: skipped ({job.skip})", flush=True)
+                continue
+            if job.needs_gpus > len(devices):
+                manifest.record(name, job.key, f"skipped: needs {job.needs_gpus} GPUs, this host has {len(devices)}")
+                print(f"  {job.key}: skipped (needs {job.needs_gpus} GPUs)", flush=True)
+                continue
+            print(f"  {job.key}: running", flush=True)
+            status = "done"
+            with tempfile.TemporaryDirectory() as tmp:
+                try:
+                    outputs = job.run(pathlib.Path(tmp)) or {}
+                except JobFailed as e:
+                    status, outputs = f"verify failed: {e}", getattr(e, "outputs", {})
+                except Exception as e:  # a broken job must not stop the sweep; it is recorded
+                    status, outputs = f"run failed: {e}", {}
+                    traceback.print_exc()
+                for fname, part in outputs.items():
+                    target = folder / fname
+                    if part.suffix == ".csv":
+                        append_csv(part, target)
+                    else:
+                        shutil.copyfile(part, target)
+                    produced.add(fname)
+                    manifest.add_file(f"{study_name}/{fname}", name, d["kind"], commit)
+            ran_any = True
+            if status != "done":
+                failures += 1
+                print(f"  {job.key}: {status}", file=sys.stderr, flush=True)
+            manifest.record(name, job.key, status)
+        if ran_any:
+            for fname in produced:
+                write_meta(folder / fname, d, study, job_commands(study, d), commit, dirty, host, build_facts, quick)
+    manifest.finish(host, build_facts, study.criterion_description())
+    return failures
+
+
+def job_commands(study, definition):
+    return [c for job in study.jobs(definition) for c in job.commands]
+
+
+def write_meta(result, definition, study, commands, commit, dirty, host, build_facts, quick):
+    """<result>.meta.json: what the file is, the device it ran on, the build, the host, git, the commands."""
+    meta_path = result.parent / (result.name.rsplit(".", 1)[0] + ".meta.json")
+    old = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    commits = list(dict.fromkeys((old.get("git_commits") or []) + [commit]))
+    meta = {
+        "experiment": definition["name"], "study": definition["study"], "kind": definition["kind"],
+        "thesis": definition.get("thesis", ""), "question": definition.get("question", ""),
+        "git_commit": commit, "git_commits": commits, "git_dirty": dirty, "date_utc": prov.now_utc(),
+        "command": "python3 experiments/run.py" + (" --quick" if quick else "") + f" --only {definition['name']}",
+        "job_commands": commands, "quick": quick, "build": build_facts, "cuda_version": prov.cuda_version(),
+        "sampling": study.criterion_description(),
+    }
+    meta.update(host)
+    if host["gpus"]:
+        g = host["gpus"][0]
+        meta.update({k: g[k] for k in ("gpu_name", "driver_version", "gpu_memory", "sm_clock_max")})
+        meta["sm_count"] = study.sm_count()
+    if definition.get("emulation"):
+        meta["emulation"] = definition["emulation"]
+    tmp = meta_path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(meta, indent=1) + "\n")
+    tmp.replace(meta_path)

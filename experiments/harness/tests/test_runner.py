@@ -1,0 +1,148 @@
+"""The runner and the compare command on a small study made up here (no GPU, no mwsep needed)."""
+import csv
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+import types
+import unittest
+
+EXPERIMENTS = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(EXPERIMENTS))
+
+from harness import runner  # noqa: E402
+from harness.runner import Job, JobFailed  # noqa: E402
+
+
+class FakeStudy:
+    """Two jobs per run: each writes one CSV row; a job named 'flaky' fails the first time it runs."""
+    calls = []
+
+    def __init__(self, build, quick, devices, options):
+        self.flaky_failed = False
+
+    def criterion_description(self):
+        return {"min_samples": 1}
+
+    def sm_count(self):
+        return None
+
+    def jobs(self, d):
+        for run in d["runs"]:
+            for key in run["keys"]:
+                def job(tmp, key=key):
+                    FakeStudy.calls.append(key)
+                    if key == "flaky" and FakeStudy.calls.count("flaky") == 1:
+                        raise RuntimeError("first try fails")
+                    if key == "bad":
+                        part = tmp / "bad.csv"
+                        part.write_text("key,valid\nbad,false\n")
+                        e = JobFailed("row marked invalid")
+                        e.outputs = {"bad.csv": part}
+                        raise e
+                    part = tmp / f"{d['name']}.csv"
+                    part.write_text(f"key,value\n{key},1\n")
+                    return {part.name: part}
+                yield Job(key, job, [f"fake {key}"], needs_gpus=0)
+
+
+class RunnerTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = pathlib.Path(tempfile.mkdtemp())
+        defs = self.tmp / "definitions" / "fake"
+        defs.mkdir(parents=True)
+        (defs / "counts.json").write_text(json.dumps({"name": "counts", "kind": "host", "runs": [{"keys": ["a", "flaky"]}]}))
+        self.build = self.tmp / "build"
+        self.build.mkdir()
+        (self.build / "build_info.json").write_text('{"cuda_architectures": "90"}')
+        self.old_defs = runner.DEFINITIONS
+        runner.DEFINITIONS = self.tmp / "definitions"
+        sys.modules["studies.fake"] = types.SimpleNamespace(Study=FakeStudy)
+        FakeStudy.calls = []
+
+    def tearDown(self):
+        runner.DEFINITIONS = self.old_defs
+        del sys.modules["studies.fake"]
+
+    def manifest(self, out):
+        return json.loads((out / "manifest.json").read_text())
+
+    def test_records_fails_then_resumes(self):
+        out = self.tmp / "out"
+        self.assertEqual(runner.run_study("fake", out, self.build), 1)
+        m = self.manifest(out)
+        self.assertEqual(m["experiments"]["counts"]["jobs"]["a"], "done")
+        self.assertTrue(m["experiments"]["counts"]["jobs"]["flaky"].startswith("run failed"))
+        self.assertEqual(m["experiments"]["counts"]["status"], "incomplete")
+        self.assertIn("fake/counts.csv", m["files"])
+        meta = json.loads((out / "fake" / "counts.meta.json").read_text())
+        self.assertEqual(meta["experiment"], "counts")
+        self.assertEqual(meta["build"], {"cuda_architectures": "90"})
+        # The second run redoes only the failed job and appends its row.
+        self.assertEqual(runner.run_study("fake", out, self.build), 0)
+        self.assertEqual(FakeStudy.calls, ["a", "flaky", "flaky"])
+        rows = list(csv.DictReader((out / "fake" / "counts.csv").open()))
+        self.assertEqual([r["key"] for r in rows], ["a", "flaky"])
+        self.assertEqual(self.manifest(out)["experiments"]["counts"]["status"], "done")
+
+    def test_redo_records_an_experiment_anew(self):
+        out = self.tmp / "out3"
+        runner.run_study("fake", out, self.build)
+        runner.run_study("fake", out, self.build)
+        before = len(FakeStudy.calls)
+        self.assertEqual(runner.run_study("fake", out, self.build, redo=["counts"]), 0)
+        self.assertEqual(FakeStudy.calls[before:], ["a", "flaky"], "both jobs run again")
+        rows = list(csv.DictReader((out / "fake" / "counts.csv").open()))
+        self.assertEqual([r["key"] for r in rows], ["a", "flaky"], "the old rows are gone, not appended to")
+        with self.assertRaises(SystemExit):
+            runner.run_study("fake", out, self.build, redo=["nope"])
+
+    def test_a_failed_verification_keeps_its_rows_and_is_not_done(self):
+        (runner.DEFINITIONS / "fake" / "counts.json").write_text(
+            json.dumps({"name": "counts", "kind": "host", "runs": [{"keys": ["bad"]}]}))
+        out = self.tmp / "out2"
+        self.assertEqual(runner.run_study("fake", out, self.build), 1)
+        self.assertTrue((out / "fake" / "bad.csv").exists())
+        self.assertTrue(self.manifest(out)["experiments"]["counts"]["jobs"]["bad"].startswith("verify failed"))
+
+    def test_unknown_experiment_is_refused(self):
+        with self.assertRaises(SystemExit):
+            runner.load_definitions("fake", ["nope"])
+
+
+class CompareTest(unittest.TestCase):
+    """A timing 5 % slower with 0.1 % noise differs; 1 % slower agrees; a missing file is missing."""
+
+    def folder(self, root, ms, extra=False):
+        (root / "s").mkdir(parents=True)
+        head = "variant,work_unit,kernel_ms,noise_pct\n"
+        (root / "s" / "t.csv").write_text(head + "".join(f"v,u,{ms},0.1\n" for _ in range(3)))
+        files = {"s/t.csv": {"experiment": "t", "kind": "bench", "commits": ["x"]}}
+        if extra:
+            (root / "s" / "u.csv").write_text(head + "v,u,1,0.1\n")
+            files["s/u.csv"] = {"experiment": "u", "kind": "bench", "commits": ["x"]}
+        (root / "manifest.json").write_text(json.dumps({"files": files, "experiments": {
+            "t": {"status": "done", "jobs": {}}, "u": {"status": "done", "jobs": {}}}}))
+        return root
+
+    def run_compare(self, new, ref):
+        r = subprocess.run([sys.executable, str(EXPERIMENTS / "compare.py"), str(new), str(ref)], capture_output=True, text=True)
+        return r.returncode, r.stdout
+
+    def test_verdicts(self):
+        tmp = pathlib.Path(tempfile.mkdtemp())
+        ref = self.folder(tmp / "ref", 100.0, extra=True)
+        code, text = self.run_compare(self.folder(tmp / "close", 101.0), ref)
+        self.assertIn("| s/t.csv | agrees |", text)
+        self.assertIn("| s/u.csv | missing |", text)
+        self.assertEqual(code, 1)
+        code, text = self.run_compare(self.folder(tmp / "slow", 105.0, extra=True), ref)
+        self.assertIn("| s/t.csv | differs |", text)
+        self.assertEqual(code, 1)
+        code, text = self.run_compare(self.folder(tmp / "same", 100.0, extra=True), ref)
+        self.assertEqual(code, 0, text)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,1 @@
+"""One module per study: how the study's declared runs become commands (see experiments/harness)."""

@@ -1,0 +1,409 @@
+"""The MilkyWay@Home separation study: its work units, catalogues, CPU check values and kinds of job.
+
+Each kind turns one run of a definition into jobs (experiments/harness/runner.py); a job runs `mwsep`
+or a tool, writes its rows or text into a scratch folder and verifies them:
+  bench        GPU timings (`mwsep bench`, nvbench's method): <name>.csv, every row checked against the CPU
+  bench_cpu    CPU integrator timings (`mwsep bench-cpu`): <name>.csv
+  host         host-only counts (`mwsep skipping`): <name>.csv
+  correctness  every GPU variant against the CPU (the GPU test suite): gpu_correctness.csv and its log
+  sanitizer    compute-sanitizer on `mwsep run` of a variant: <tool>_<variant>.log, no error allowed
+  listing      `mwsep variants`: registers, spills, occupancy: <name>.txt
+  ncu_metrics  Nsight Compute metrics of one launch per variant, clocks left alone: <name>.csv
+  ncu_sections Nsight Compute sections of the modern kernel, summarised: <name>.csv
+  sass         the SASS instruction mix of the modern kernels: <name>.csv
+  e2e          end-to-end `mwsep run` (files in, likelihood out): <name>.csv
+  microbench   the exponential-rate microbenchmark: <name>.csv
+  peer         the public application on the same units (experiments/peer/run_peer.py): <name>.csv
+"""
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+from harness.provenance import ROOT, sh
+from harness.runner import Job, JobFailed
+
+SMALL = ["3s-small", "2s-small"]
+
+# The columns each kind's CSV must have (tools/check_results.py checks every committed file against them);
+# an ncu_metrics definition adds its metric columns.
+_GPU_BENCH = ["experiment", "variant", "work_unit", "repeat", "sm_count", "kernel_ms", "total_ms", "likelihood",
+              "valid", "sm_clock_mhz", "throttled", "noise_pct", "samples", "stop_reason"]
+COLUMNS = {
+    "bench": _GPU_BENCH,
+    "bench_cpu": ["integrator", "threads", "work_unit", "repeat", "seconds", "points_per_second_per_core"],
+    "host": ["work_unit", "area", "stream", "stream_terms", "evaluated_terms", "evaluated_fraction"],
+    "correctness": ["variant", "work_unit", "max_rel_diff", "tolerance", "pass"],
+    "ncu_metrics": ["variant"],
+    "ncu_sections": ["kernel", "section", "metric", "unit", "value"],
+    "sass": ["kernel", "instructions", "fp64", "integer_logic", "branches"],
+    "e2e": ["work_unit", "variant", "repeat", "wall_ms", "load_s", "device_start_wait_s", "prepare_s", "integral_s",
+            "likelihood_s", "evaluate_s"],
+    "microbench": ["function", "exps", "seconds", "exps_per_second"],
+    "peer": ["work_unit", "flags", "repeat", "integration_s", "process_s", "likelihood", "device"],
+}
+# Columns that must hold numbers wherever they appear.
+NUMERIC = {"kernel_ms", "total_ms", "likelihood", "sm_count", "noise_pct", "samples", "seconds",
+           "points_per_second_per_core", "max_rel_diff", "tolerance", "wall_ms", "exps_per_second", "integration_s",
+           "process_s", "stream_terms", "evaluated_terms", "instructions", "fp64_pipe_pct", "achieved_occupancy_pct"}
+# Kinds measured on the host alone: their provenance names no GPU.
+HOST_KINDS = {"bench_cpu", "host"}
+# What a text result must contain to be whole.
+TEXT_MARKERS = {"listing": r"^GPU: .* \(\d+ SMs\)", "sanitizer": r"(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)",
+                "correctness": r"\[  PASSED  \] \d+ tests?\.", "peer": r"Integration time"}
+STARS_COUNT, STARS_SEED = 100000, 1
+
+
+class Study:
+    def __init__(self, build, quick, devices, options):
+        self.build = build if build.is_absolute() else ROOT / build
+        self.mwsep = str(self.build / "mwsep")
+        self.quick = quick
+        self.devices = devices
+        self.options = options
+        self.default_repeats = 3 if quick else 5
+        self._sm_count = None
+
+    # ---- inputs -------------------------------------------------------------------------------------
+    @staticmethod
+    def workunit(wu):
+        path = ROOT / "data" / "workunits" / wu / "astronomy_parameters.txt"
+        if not path.exists():
+            raise RuntimeError(f"no work unit {wu} ({path})")
+        return path
+
+    def stars(self, wu):
+        """The unit's synthetic catalogue (made by `mwsep generate` if missing, as `make stars` does)."""
+        path = ROOT / "data" / "stars" / f"{wu}.txt"
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            r = sh([self.mwsep, "generate", "-a", str(self.workunit(wu)), "-o", str(path),
+                    "--count", str(STARS_COUNT), "--seed", str(STARS_SEED)])
+            if r.returncode != 0:
+                raise RuntimeError(f"generating stars for {wu} failed: {r.stderr.strip()}")
+        return path
+
+    def reference(self, wu):
+        """The CPU likelihood of a unit (fast integrator, all cores), computed once per build."""
+        cache = self.build / "reference" / f"{wu}.json"
+        if not cache.exists():
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            r = sh([self.mwsep, "run", "-a", str(self.workunit(wu)), "-s", str(self.stars(wu)), "--cpu", "fast", "--json"])
+            if r.returncode != 0:
+                raise RuntimeError(f"CPU reference of {wu} failed: {r.stderr.strip()}")
+            cache.write_text(r.stdout)
+        return json.loads(cache.read_text())["likelihood"]
+
+    def units(self, run):
+        wus = run["work_units"]
+        return [w for w in wus if w in SMALL] or SMALL[1:] if self.quick else wus
+
+    def sm_count(self):
+        if self._sm_count is None:
+            r = sh([self.mwsep, "variants", "--streams", "3"])
+            m = re.search(r"GPU: .* \((\d+) SMs\)", r.stdout)
+            self._sm_count = int(m.group(1)) if m else None
+        return self._sm_count
+
+    def criterion_description(self):
+        return {"min_samples": self.default_repeats, "max_samples": 50, "noise_target_pct": 0.5, "time_limit_s": 30,
+                "clock": "SM clock and throttle reasons polled through NVML while each sample runs"}
+
+    # ---- kinds --------------------------------------------------------------------------------------
+    def jobs(self, d):
+        return getattr(self, "kind_" + d["kind"])(d)
+
+    def _run(self, cmd, env=None, log=None):
+        r = subprocess.run(cmd, text=True, capture_output=True, env=dict(os.environ, **(env or {})))
+        if log is not None:
+            log.write_text(f"$ {' '.join(map(str, cmd))}\n{r.stdout}\n{r.stderr}")
+        return r
+
+    def kind_bench(self, d):
+        for run in d["runs"]:
+            sweeps = [{}]
+            for key, values in run.get("sweep", {}).items():
+                sweeps = [dict(s, **{key: v}) for s in sweeps for v in values]
+            for wu in self.units(run):
+                for sweep in sweeps:
+                    opts = dict(run.get("options", {}), **sweep)
+                    flags = []
+                    for k, v in sorted(opts.items()):
+                        if isinstance(v, bool):
+                            flags += ["--" + k.replace("_", "-")] if v else []
+                        else:
+                            flags += ["--" + k.replace("_", "-"), str(v)]
+                    key = f"{','.join(run['variants'])}|{wu}|{json.dumps(opts, sort_keys=True)}"
+                    repeats = run.get("repeats", self.default_repeats)
+                    yield self._bench_job(d, key, wu, run["variants"], flags, repeats)
+
+    def _bench_job(self, d, key, wu, variants, flags, repeats):
+        name = d["name"]
+        base = [self.mwsep, "bench", "-a", f"data/workunits/{wu}/astronomy_parameters.txt", "-s", f"data/stars/{wu}.txt",
+                "--work-unit", wu, "--experiment", name, "--variants", ",".join(variants), "--repeats", str(repeats)] + flags
+
+        def run(tmp):
+            part = tmp / f"{name}.csv"
+            cmd = base[:3] + [str(self.workunit(wu)), "-s", str(self.stars(wu))] + base[6:] + \
+                ["--expect", repr(self.reference(wu)), "--csv", str(part)]
+            r = self._run(cmd)
+            print(r.stdout, end="", flush=True)
+            if r.returncode != 0 and not part.exists():
+                raise RuntimeError(r.stderr.strip()[-400:])
+            if r.returncode != 0:
+                e = JobFailed("a timed likelihood disagreed with the CPU (rows marked invalid)")
+                e.outputs = {f"{name}.csv": part}
+                raise e
+            return {f"{name}.csv": part}
+        return Job(key, run, [" ".join(base)], needs_gpus=d.get("needs_gpus", 1))
+
+    def kind_bench_cpu(self, d):
+        name = d["name"]
+        for run in d["runs"]:
+            for wu in self.units(run):
+                slices = run.get("slices", 1)
+                args = ["bench-cpu", "-a", f"data/workunits/{wu}/astronomy_parameters.txt", "--work-unit", wu,
+                        "--experiment", name, "--integrators", run["integrators"],
+                        "--repeats", str(run.get("repeats", 3)), "--slices", str(slices)]
+
+                def job(tmp, args=args):
+                    part = tmp / f"{name}.csv"
+                    r = self._run([self.mwsep] + args + ["--csv", str(part)])
+                    print(r.stdout, end="", flush=True)
+                    if r.returncode != 0 or not part.exists() or len(part.read_text().splitlines()) < 2:
+                        raise RuntimeError(f"bench-cpu made no rows: {r.stderr.strip()[-300:]}")
+                    return {f"{name}.csv": part}
+                yield Job(f"{run['integrators']}|{wu}|slices={slices}", job, ["mwsep " + " ".join(args)], needs_gpus=0)
+
+    def kind_host(self, d):
+        name = d["name"]
+        for run in d["runs"]:
+            for wu in self.units(run):
+                args = ["skipping", "-a", f"data/workunits/{wu}/astronomy_parameters.txt", "--work-unit", wu]
+
+                def job(tmp, args=args, wu=wu):
+                    part = tmp / f"{name}.csv"
+                    r = self._run([self.mwsep] + args)
+                    if r.returncode != 0 or len(r.stdout.splitlines()) < 2:
+                        raise RuntimeError(f"mwsep skipping failed for {wu}: {r.stderr.strip()[-300:]}")
+                    part.write_text(r.stdout)
+                    return {f"{name}.csv": part}
+                yield Job(wu, job, ["mwsep " + " ".join(args)], needs_gpus=0)
+
+    def kind_correctness(self, d):
+        binary = self.build / "tests" / "mwsep" / "mwsep_gpu_tests"
+
+        def job(tmp):
+            log = tmp / "gpu_correctness.log"
+            r = self._run([str(binary)], env={"MWSEP_GPU_RESULTS": str(tmp)}, log=log)
+            summary = [l for l in r.stdout.splitlines() if l.startswith("[  PASSED") or l.startswith("[  FAILED") or "SKIPPED" in l]
+            print("\n".join(summary[-4:]), flush=True)
+            csv_path = tmp / "gpu_correctness.csv"
+            if not csv_path.exists():
+                raise RuntimeError("the GPU tests wrote no comparisons (no GPU?)")
+            outputs = {"gpu_correctness.csv": csv_path, "gpu_correctness.log": log}
+            failed = [l for l in csv_path.read_text().splitlines()[1:] if not l.endswith(",true")]
+            if r.returncode != 0 or failed or "SKIPPED" in r.stdout.replace("0 SKIPPED", ""):
+                e = JobFailed(f"GPU tests exit {r.returncode}, {len(failed)} comparisons failed")
+                e.outputs = outputs
+                raise e
+            return outputs
+        yield Job("gpu tests", job, [f"MWSEP_GPU_RESULTS=<out> {binary.relative_to(ROOT)}"])
+
+    def _tiny_stars(self):
+        path = self.build / "reference" / "tiny-2000.txt"
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            r = sh([self.mwsep, "generate", "-a", str(self.workunit("tiny")), "-o", str(path), "--count", "2000", "--seed", "3"])
+            if r.returncode != 0:
+                raise RuntimeError(r.stderr)
+        return path
+
+    def kind_sanitizer(self, d):
+        for run in d["runs"]:
+            for tool in run["tools"]:
+                for v in run["variants"]:
+                    def job(tmp, tool=tool, v=v):
+                        log = tmp / f"{tool}_{v}.log"
+                        r = self._run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "9", self.mwsep, "run",
+                                       "-a", str(self.workunit("tiny")), "-s", str(self._tiny_stars()),
+                                       "--backend", "cuda", "--variant", v], log=log)
+                        text = log.read_text()
+                        clean = re.search(r"ERROR SUMMARY: 0 errors", text) or re.search(r"RACECHECK SUMMARY: 0 hazards", text)
+                        print(f"    {tool} {v}: exit {r.returncode}", flush=True)
+                        if r.returncode != 0 or not clean:
+                            e = JobFailed(f"{tool} found problems in {v} (exit {r.returncode})")
+                            e.outputs = {log.name: log}
+                            raise e
+                        return {log.name: log}
+                    yield Job(f"{tool}|{v}", job, [f"compute-sanitizer --tool {tool} mwsep run (tiny) --variant {v}"])
+
+    def kind_listing(self, d):
+        for run in d["runs"]:
+            s = run["streams"]
+
+            def job(tmp, s=s):
+                out = tmp / f"{d['name']}.txt"
+                r = self._run([self.mwsep, "variants", "--streams", str(s)])
+                if r.returncode != 0 or "(no compiler report)" in r.stdout or "GPU:" not in r.stdout:
+                    raise RuntimeError(f"mwsep variants failed or lacks a report: {r.stderr.strip()[-300:]}")
+                out.write_text(r.stdout)
+                return {out.name: out}
+            yield Job(f"streams={s}", job, [f"mwsep variants --streams {s}"])
+
+    def kind_ncu_metrics(self, d):
+        metrics = d["metrics"]
+        for run in d["runs"]:
+            wu = run["work_unit"]
+            for v in run["variants"]:
+                def job(tmp, v=v, wu=wu, run=run):
+                    raw = tmp / f"ncu_{v}.csv"
+                    cmd = ["ncu", "--clock-control", "none", "--kernel-name", f"regex:{run['kernel']}",
+                           "--launch-skip", str(run["launch_skip"]), "--launch-count", "1", "--csv",
+                           "--metrics", ",".join(metrics.values()), self.mwsep, "run", "-a", str(self.workunit(wu)),
+                           "-s", str(self.stars(wu)), "--backend", "cuda", "--variant", v]
+                    r = self._run(cmd)
+                    rows = [l for l in r.stdout.splitlines() if l.startswith('"')]
+                    import csv as _csv
+                    table = list(_csv.reader(rows))
+                    if len(table) < 2:
+                        raise RuntimeError(f"ncu measured no launch of {v}: {r.stderr.strip()[-300:]}")
+                    head = table[0]
+                    val = {t[head.index("Metric Name")]: t[head.index("Metric Value")].replace(",", "") for t in table[1:]}
+                    missing = [m for m in metrics.values() if m not in val]
+                    if missing:
+                        raise RuntimeError(f"ncu did not report {missing} for {v}")
+                    part = tmp / f"{d['name']}.csv"
+                    part.write_text("variant," + ",".join(metrics) + "\n" + v + "," +
+                                    ",".join(val[m] for m in metrics.values()) + "\n")
+                    return {part.name: part}
+                yield Job(f"{v}|{wu}", job, [f"ncu --clock-control none --metrics ... mwsep run {wu} --variant {v}"])
+
+    def kind_ncu_sections(self, d):
+        run = d["runs"][0]
+        wu = run["work_unit"]
+
+        def job(tmp):
+            raw = tmp / "ncu_raw.csv"
+            cmd = ["ncu", "--clock-control", "none", "--kernel-name", f"regex:{run['kernel']}", "--launch-count", "1",
+                   "--csv", "--page", "details", "--print-units", "base"]
+            for s in run["sections"]:
+                cmd += ["--section", s]
+            cmd += [self.mwsep, "run", "-a", str(self.workunit(wu)), "-s", str(self.stars(wu)), "--backend", "cuda",
+                    "--variant", run["variant"]]
+            r = self._run(cmd)
+            raw.write_text(r.stdout)
+            s = self._run([sys.executable, str(ROOT / "tools" / "ncu_summary.py"), str(raw)])
+            if r.returncode != 0 or s.returncode != 0 or len(s.stdout.splitlines()) < 2:
+                raise RuntimeError(f"ncu sections failed: {r.stderr.strip()[-300:]} {s.stderr.strip()[-300:]}")
+            part = tmp / f"{d['name']}.csv"
+            part.write_text(s.stdout)
+            return {part.name: part}
+        yield Job(f"{run['variant']}|{wu}", job, [f"ncu --clock-control none --section ... mwsep run {wu} --variant {run['variant']}"])
+
+    def kind_sass(self, d):
+        run = d["runs"][0]
+
+        def job(tmp):
+            objects = list(self.build.rglob(run["object"]))
+            if len(objects) != 1:
+                raise RuntimeError(f"expected one object {run['object']} in the build, found {len(objects)}")
+            sass = tmp / "kernel.sass"
+            r = self._run(["cuobjdump", "-sass", str(objects[0])])
+            sass.write_text(r.stdout)
+            s = self._run([sys.executable, str(ROOT / "tools" / "sass_mix.py"), str(sass)])
+            if r.returncode != 0 or s.returncode != 0 or len(s.stdout.splitlines()) < 2:
+                raise RuntimeError(f"SASS mix failed: {r.stderr.strip()[-200:]} {s.stderr.strip()[-200:]}")
+            part = tmp / f"{d['name']}.csv"
+            part.write_text(s.stdout)
+            return {part.name: part}
+        yield Job(run["object"], job, [f"cuobjdump -sass {run['object']} | tools/sass_mix.py"])
+
+    def kind_e2e(self, d):
+        for run in d["runs"]:
+            devices = run.get("devices_column", False)
+            for wu in self.units(run):
+                def job(tmp, wu=wu):
+                    part = tmp / f"{d['name']}.csv"
+                    header = self._run([sys.executable, str(ROOT / "tools" / "e2e_row.py"), "--header"] + (["--devices"] if devices else []))
+                    lines = [header.stdout.strip()]
+                    # One untimed run first: the first process on a host pays for loading the driver and
+                    # reading the files from disk, which no later run does.
+                    warm = self._run([self.mwsep, "run", "-a", str(self.workunit(wu)), "-s", str(self.stars(wu)),
+                                      "--backend", "cuda", "--variant", run["variant"], "--json"])
+                    if warm.returncode != 0:
+                        raise RuntimeError(f"mwsep run failed: {warm.stderr.strip()[-300:]}")
+                    for rep in range(run.get("repeats", 5)):
+                        js = tmp / f"run_{rep}.json"
+                        t0 = time.perf_counter_ns()
+                        r = self._run([self.mwsep, "run", "-a", str(self.workunit(wu)), "-s", str(self.stars(wu)),
+                                       "--backend", "cuda", "--variant", run["variant"], "--json"])
+                        wall_ms = (time.perf_counter_ns() - t0) // 1_000_000
+                        if r.returncode != 0:
+                            raise RuntimeError(f"mwsep run failed: {r.stderr.strip()[-300:]}")
+                        js.write_text(r.stdout)
+                        row = self._run([sys.executable, str(ROOT / "tools" / "e2e_row.py"), str(js), wu, str(rep), str(wall_ms)] +
+                                        (["--devices"] if devices else []))
+                        lines.append(row.stdout.strip())
+                    part.write_text("\n".join(lines) + "\n")
+                    return {part.name: part}
+                yield Job(f"{run['variant']}|{wu}", job, [f"mwsep run -a {wu} --backend cuda --variant {run['variant']} --json (timed by the runner)"],
+                          needs_gpus=d.get("needs_gpus", 1))
+
+    def kind_microbench(self, d):
+        run = d["runs"][0]
+
+        def job(tmp):
+            arch = json.loads((self.build / "build_info.json").read_text())["cuda_architectures"]
+            archs = ["-arch=native"] if arch == "native" else [f"-gencode=arch=compute_{a},code=sm_{a}" for a in arch.split(";")]
+            exe = tmp / "microbench"
+            c = self._run(["nvcc", "-O3", "-std=c++20", *archs, "-I", str(ROOT / "src"), str(ROOT / run["source"]),
+                           *[str(ROOT / s) for s in run.get("extra_sources", [])], "-o", str(exe)])
+            if c.returncode != 0:
+                raise RuntimeError(f"compiling {run['source']} failed: {c.stderr.strip()[-400:]}")
+            r = self._run([str(exe)])
+            if r.returncode != 0 or len(r.stdout.splitlines()) < 2:
+                raise RuntimeError(f"{run['source']} failed: {r.stderr.strip()[-300:]}")
+            print(r.stdout, end="", flush=True)
+            part = tmp / f"{d['name']}.csv"
+            part.write_text(r.stdout)
+            return {part.name: part}
+        yield Job(run["source"], job, [f"nvcc -O3 <build architectures> {run['source']} && run it"])
+
+    def kind_peer(self, d):
+        peer = self.options.get("peer")
+        for run in d["runs"]:
+            for wu in self.units(run):
+                for flags in run["flags"]:
+                    key = f"{wu}|{flags}"
+                    if not peer:
+                        yield Job(key, None, [], skip="no peer binary given (experiments/run.py --peer PATH)")
+                        continue
+
+                    def job(tmp, wu=wu, flags=flags):
+                        converted = tmp / "peer_astronomy_parameters.txt"
+                        c = self._run([sys.executable, str(ROOT / "experiments" / "peer" / "convert_workunit.py"),
+                                       str(self.workunit(wu)), "-o", str(converted)])
+                        if c.returncode != 0:
+                            raise RuntimeError(f"converting {wu} failed: {c.stderr.strip()[-300:]}")
+                        part = tmp / f"{d['name']}.csv"
+                        raw = tmp / "raw"
+                        meta = tmp / "peer.meta.json"
+                        r = self._run([sys.executable, str(ROOT / "experiments" / "peer" / "run_peer.py"), "--peer", peer,
+                                       "--lib", self.options.get("peer_lib") or str(pathlib.Path(peer).parent / "lib"),
+                                       "--work-unit", wu, "--astronomy", str(converted), "--stars", str(self.stars(wu)),
+                                       "--repeats", str(run.get("repeats", 5)), "--flags", flags, "--csv", str(part),
+                                       "--raw-dir", str(raw), "--meta", str(meta)])
+                        print(r.stdout[-600:], r.stderr[-600:], flush=True)
+                        if r.returncode != 0:
+                            raise RuntimeError(f"run_peer.py failed: {r.stderr.strip()[-400:]}")
+                        log = tmp / f"{d['name']}_{wu}_{flags}.log"
+                        log.write_text("\n".join(f"==> {p.name}\n{p.read_text()}" for p in sorted(raw.rglob("*")) if p.is_file()))
+                        # The peer's own provenance (binary hash, version line) travels inside the raw log.
+                        log.write_text(log.read_text() + "\n==> run_peer.py meta\n" + meta.read_text())
+                        return {part.name: part, log.name: log}
+                    yield Job(key, job, [f"experiments/peer/run_peer.py --peer <peer binary> --work-unit {wu} --flags {flags}"])

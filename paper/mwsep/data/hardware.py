@@ -1,0 +1,99 @@
+"""The GPUs and the host: measured facts from the provenance files, vendor figures from paper/hardware.json,
+the 2010 hardware from the thesis (Appendix B). Counterpart of thesis Table 4.1 and Appendix B."""
+import json
+
+from report.common import ROOT, MissingData, fmt, rel, short_gpu, table
+
+SPEC = ROOT / "paper" / "hardware.json"
+
+
+def gpu_info(ctx, folder):
+    """What one GPU folder's provenance says about its GPU, with its FP64 and FP32 peaks."""
+    meta = ctx.meta("memory_spaces", folder)
+    spec = json.loads(SPEC.read_text())
+    name = meta.get("gpu_name")
+    per_gpu = spec["per_gpu"].get(name, {})
+    # Two generations of provenance files: the device query's fields, or nvidia-smi's strings.
+    cc = meta.get("compute_capability") or per_gpu.get("compute_capability")
+    if not name or not meta.get("sm_count"):
+        raise MissingData(f"{rel(folder)}/memory_spaces.meta.json: no gpu_name or sm_count")
+    if cc not in spec["per_compute_capability"]:
+        raise MissingData(f"{rel(SPEC)}: no compute capability or figures for {name}: add the GPU there")
+    arch = spec["per_compute_capability"][cc]
+    if "sm_clock_max_khz" in meta:
+        clock = meta["sm_clock_max_khz"] / 1e3
+    elif "sm_clock_max" in meta:
+        clock = float(str(meta["sm_clock_max"]).split()[0])
+    else:
+        raise MissingData(f"{rel(folder)}/memory_spaces.meta.json: no maximum SM clock")
+    if "memory_bytes" in meta:
+        memory_gb = meta["memory_bytes"] / 2**30
+    else:
+        memory_gb = float(str(meta.get("gpu_memory", "0")).split()[0]) / 1024  # nvidia-smi gives MiB
+    sms = int(meta["sm_count"])
+    return {
+        "name": name, "short": short_gpu(name), "sms": sms, "clock_mhz": clock, "cc": cc,
+        "memory_gb": memory_gb, "arch": arch, "per_gpu": per_gpu,
+        "fp64_gflops": sms * clock * 1e-3 * 2 * arch["fp64_fma_per_sm"],
+        "fp32_gflops": sms * clock * 1e-3 * 2 * arch["fp32_fma_per_sm"],
+        "driver": meta.get("driver_version", ""), "cuda": meta.get("cuda_version", ""),
+        "host_cpu": meta.get("host_cpu", ""), "folder": folder,
+    }
+
+
+def build(ctx):
+    spec = json.loads(SPEC.read_text())
+    main = gpu_info(ctx, ctx.results)
+    others = [gpu_info(ctx, f) for f in ctx.compare]
+    ctx.facts["gpu"], ctx.facts["gpus"] = main, [main] + others
+    n = ctx.n
+    n["gpu"], n["gpu_short"], n["gpu_sms"] = main["name"], main["short"], str(main["sms"])
+    n["gpu_fp64_tflops"] = fmt(main["fp64_gflops"] / 1e3, 3)
+    n["gpu_arch"] = main["arch"]["architecture"]
+    n["compare_gpus"] = ", ".join(g["name"] for g in others) if others else "none"
+    n["compare_count"] = str(len(others))
+    n["cuda_version"], n["driver_version"] = main["cuda"], main["driver"]
+    n["host_cpu"] = main["host_cpu"]
+    hw = ctx.published["hardware"]
+    g285 = hw["gtx285"]
+    old = spec["per_compute_capability"][spec["per_gpu"]["GTX 285"]["compute_capability"]]
+    old_gpu = spec["per_gpu"]["GTX 285"]
+    n["gtx285_fp64_gflops"] = fmt(g285["gflops_double"], 2)
+    n["gtx285_sms"] = str(g285["sms"])
+    n["fp64_peak_ratio"] = fmt(main["fp64_gflops"] / g285["gflops_double"], 3)
+    n["gtx285_fp32_fp64"] = fmt(g285["gflops_single"] / g285["gflops_double"], 2)
+    n["gpu_fp32_fp64"] = fmt(main["fp32_gflops"] / main["fp64_gflops"], 2)
+
+    # Thesis Table 4.1 and Appendix B, then and now: one column per GPU.
+    gpus = ctx.facts["gpus"]
+    header = ["", "GTX 285 (2010)"] + [g["short"] for g in gpus]
+    def row(label, old_value, f):
+        return [label, old_value] + [f(g) for g in gpus]
+    body = [
+        row("architecture (compute capability)", f"{old['architecture']} ({spec['per_gpu']['GTX 285']['compute_capability']})",
+            lambda g: f"{g['arch']['architecture']} ({g['cc']})"),
+        row("multiprocessors (SMs)", f"{g285['sms']} (a)", lambda g: f"{g['sms']} (m)"),
+        row("shader / SM clock (MHz)", f"{g285['shader_clock_mhz']} (p)", lambda g: f"{fmt(g['clock_mhz'], 4)} (m)"),
+        row("FP64 units per SM", str(old["fp64_fma_per_sm"]), lambda g: str(g["arch"]["fp64_fma_per_sm"])),
+        row("FP64 peak (GFLOP/s)", f"{g285['gflops_double']} (p)", lambda g: f"{fmt(g['fp64_gflops'], 4)} (c)"),
+        row("FP32 peak (GFLOP/s)", f"{g285['gflops_single']} (p)", lambda g: f"{fmt(g['fp32_gflops'], 4)} (c)"),
+        row("32-bit registers per SM", str(old["registers_per_sm"]), lambda g: str(g["arch"]["registers_per_sm"])),
+        row("shared memory per SM (KB)", str(old["shared_memory_per_sm_kb"]), lambda g: str(g["arch"]["shared_memory_per_sm_kb"])),
+        row("constant memory (KB)", str(old["constant_memory_kb"]), lambda g: str(g["arch"]["constant_memory_kb"])),
+        row("cache for global memory", old["global_memory_cache"], lambda g: g["arch"]["global_memory_cache"]),
+        row("L2 cache (MB)", "none", lambda g: str(g["per_gpu"].get("l2_mb", "unknown"))),
+        row("memory (GB)", f"{g285['memory_gb']} (p)", lambda g: f"{fmt(g['memory_gb'], 3)} (m)"),
+        row("memory bandwidth (GB/s)", str(old_gpu["memory_bandwidth_gb_s"]),
+            lambda g: str(g["per_gpu"].get("memory_bandwidth_gb_s", "unknown"))),
+    ]
+    ctx.tables["table_hardware_gpus"] = table(
+        "Table 4.1 and Appendix B (thesis), then and now: the GPU of the thesis beside the GPUs measured here. "
+        "(p) published in the thesis, (m) measured by this artifact's programs, (c) computed from measured "
+        "SMs and clock and the vendor's units per SM, (a) 240 cores at 8 per SM; the rest are vendor figures.",
+        header, body, name="table-hardware-gpus")
+    cpu = hw["cpu"]
+    hosts = [["thesis host (2010)", f"{cpu['name']}, {cpu['clock_ghz']} GHz, {cpu['l2_kb_per_core']} KB L2 per core (p)"]]
+    for g in gpus:
+        hosts.append([f"host of the {g['short']}", f"{g['host_cpu']} (as the operating system names it)"])
+    ctx.tables["table_hardware_hosts"] = table(
+        "Table R@: the host CPUs, then and now; (p) published in the thesis.", ["host", "processor"], hosts)

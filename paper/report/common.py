@@ -1,0 +1,176 @@
+"""What every study's data modules share: the build context, reading recorded results (and failing, naming
+the file, when one is missing), medians, number formatting and captioned tables.
+
+A study is a folder paper/<study>/ with chapters (*.md) and a package paper/<study>/data/ whose modules each
+define build(ctx) for one chapter; paper/report_data.py runs them in the order the study's data/__init__.py
+lists them.
+"""
+import csv
+import json
+import math
+import os
+import pathlib
+import re
+import statistics
+from collections import defaultdict
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
+RESULTS_ROOT = ROOT / "experiments" / "results"
+
+
+class MissingData(RuntimeError):
+    """A result file the report needs is missing, empty or holds invalid rows."""
+
+
+def rel(path):
+    """A path as the provenance table prints it: relative to the repository where it lies inside."""
+    path = pathlib.Path(path).resolve()
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+class Context:
+    """One build: the results folder of the main GPU (<gpu>/<study>), the folders of the GPUs compared with
+    it, the published numbers, and what the chapters produce (numbers, tables, the files read)."""
+
+    def __init__(self, study, results, compare, published):
+        self.study = study
+        self.results = results            # experiments/results/<gpu>/<study>
+        self.compare = compare            # [experiments/results/<other gpu>/<study>, ...]
+        self.published = published
+        self.n = {}                       # substitution name -> text
+        self.tables = {}                  # table name -> MyST text
+        self.read = set()                 # every result file read, for the provenance table
+        self.facts = {}                   # values shared between chapter modules (not printed as such)
+
+    def rows(self, name, folder=None, check_valid=True):
+        return rows(folder or self.results, name, self.read, check_valid)
+
+    def optional_rows(self, name, folder=None):
+        """The rows of an optional result, or None when the file is absent; the chapter must then say
+        in its text that the measurement was not recorded."""
+        path = pathlib.Path(folder or self.results) / f"{name}.csv"
+        return rows(folder or self.results, name, self.read) if path.exists() else None
+
+    def meta(self, name, folder=None):
+        path = pathlib.Path(folder or self.results) / f"{name}.meta.json"
+        if not path.exists():
+            raise MissingData(f"{rel(path)}: the report needs this provenance file")
+        self.read.add(path.with_name(f"{name}.csv") if path.with_name(f"{name}.csv").exists() else path)
+        return json.loads(path.read_text())
+
+
+def rows(folder, name, read=None, check_valid=True):
+    path = pathlib.Path(folder) / f"{name}.csv"
+    if not path.exists() or path.stat().st_size == 0:
+        raise MissingData(f"{rel(path)}: the report needs this result file")
+    with path.open(newline="") as f:
+        data = list(csv.DictReader(f))
+    if not data:
+        raise MissingData(f"{rel(path)}: no rows")
+    if check_valid:
+        bad = [r for r in data if r.get("valid", "true") != "true"]
+        if bad:
+            raise MissingData(f"{rel(path)}: {len(bad)} invalid rows; the report uses only valid results")
+    if read is not None:
+        read.add(path)
+    return data
+
+
+def groups(data, value="kernel_ms", key=("variant", "work_unit")):
+    out = defaultdict(list)
+    for r in data:
+        out[tuple(r[k] for k in key)].append(float(r[value]))
+    return out
+
+
+def medians(data, value="kernel_ms", key=("variant", "work_unit")):
+    return {k: statistics.median(v) for k, v in groups(data, value, key).items()}
+
+
+def need(table, key, source):
+    if key not in table:
+        raise MissingData(f"{source}: no rows for {key}")
+    return table[key]
+
+
+def fmt(v, digits=3):
+    """A number with `digits` significant digits, thousands separated by a thin space."""
+    if v == 0 or not math.isfinite(v):
+        return str(v)
+    mag = math.floor(math.log10(abs(v)))
+    decimals = max(0, digits - 1 - mag)
+    return f"{v:,.{decimals}f}".replace(",", "\u202f")
+
+
+def big(v, digits=3):
+    """A large count or rate in words: 41.2 million, 92.5 billion, 1.2 trillion; fmt below a million."""
+    for scale, word in [(1e12, "trillion"), (1e9, "billion"), (1e6, "million")]:
+        if abs(v) >= scale:
+            return f"{fmt(v / scale, digits)} {word}"
+    return fmt(v, digits)
+
+
+def num(text):
+    """A number printed by fmt back to a float."""
+    return float(str(text).replace("\u202f", "").replace(",", "").rstrip("x%"))
+
+
+def pct(v, digits=1):
+    """A signed percentage; the minus sign is the typographic one so that it never parts from its digits."""
+    s = f"{v:+.{digits}f}%"
+    return s.replace("-", "\u2212")
+
+
+def signed(v, digits=1):
+    return f"{v:+.{digits}f}".replace("-", "\u2212")
+
+
+def table(caption, header, body, name=None, widths=None):
+    """A captioned MyST table. `caption` carries its own number ("Table 4.2 (thesis): ...", "Table R3: ...");
+    the report does not number tables automatically, so that its numbers cannot pass for the thesis's."""
+    lines = [f"```{{table}} {caption}"]
+    if name:
+        lines.append(f":name: {name}")
+    if widths:
+        lines.append(":widths: " + " ".join(str(w) for w in widths))
+    lines.append(":align: center")
+    lines.append("")
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("|" + "---|" * len(header))
+    lines += ["| " + " | ".join(str(c).replace("|", "/") for c in row) + " |" for row in body]
+    lines.append("```")
+    return "\n".join(lines) + "\n"
+
+
+def gpu_folders_with_manifest(exclude):
+    """Every single-GPU host's folder with a manifest.json, except `exclude` (the main GPU). Folders of hosts
+    with several GPUs ("<gpu>-x2") hold only the multi-GPU results and are read beside their GPU's folder."""
+    out = []
+    for d in sorted(RESULTS_ROOT.iterdir()) if RESULTS_ROOT.exists() else []:
+        if re.search(r"-x\d+$", d.name):
+            continue
+        if d.is_dir() and (d / "manifest.json").exists() and d.resolve() != pathlib.Path(exclude).resolve():
+            out.append(d)
+    return out
+
+
+def compare_folders(results_gpu):
+    """The GPU folders to set beside the main one: $COMPARE (space- or comma-separated) if set, else every
+    other folder of experiments/results with a manifest.json."""
+    env = os.environ.get("COMPARE", "").replace(",", " ").split()
+    if env:
+        folders = [pathlib.Path(p) if pathlib.Path(p).is_absolute() else ROOT / p for p in env]
+        for f in folders:
+            if not f.is_dir():
+                raise MissingData(f"{f}: COMPARE names a folder that does not exist")
+        main = pathlib.Path(results_gpu).resolve()
+        return [f for f in folders if f.resolve() != main]
+    return gpu_folders_with_manifest(results_gpu)
+
+
+def short_gpu(name):
+    """'NVIDIA H100 80GB HBM3' -> 'H100 80GB HBM3'."""
+    return name.replace("NVIDIA ", "")
