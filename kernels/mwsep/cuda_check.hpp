@@ -3,10 +3,12 @@
 #pragma once
 
 #include "harness/check.hpp"
+#include "harness/device_memory.hpp"
 
 namespace mwsep::cuda {
 using harness::check;
 using harness::CudaError;
+using harness::DeviceMemory;
 using harness::Event;
 using harness::Stream;
 }  // namespace mwsep::cuda

@@ -24,13 +24,15 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 #include <type_traits>
 #include <utility>
 
 #include "cuda_check.hpp"
 #include "device_math.cuh"
+#include "harness/type_name.hpp"
 #include "policies.cuh"
-#include "variant_table.hpp"
+#include "thesis_kernels.hpp"
 
 namespace mwsep::cuda {
 /// Kernels, their policies and host launchers; every translation unit's own constant symbols are static.
@@ -47,10 +49,10 @@ static __device__ __forceinline__ float inv_two_sigma_sq(float, int s) { return 
 /// Shared part of the policies that read the stream constants from the uploaded device array (global
 /// and shared memory): nothing extra to upload, and the array's address as the kernel argument.
 struct FromDeviceArray {
-    static void upload(const DeviceStreams&, cudaStream_t) {}  ///< nothing to do: the backend uploaded the array
+    static void upload(const TidalStreams&, cudaStream_t) {}  ///< nothing to do: the family uploaded the array
     /// The device array of precision Real, and no texture.
     template <class Real>
-    static StreamArgs<Real> args(const DeviceStreams& s) {
+    static StreamArgs<Real> args(const TidalStreams& s) {
         if constexpr (sizeof(Real) == 8) return {s.global_f64, 0};
         else return {s.global_f32, 0};
     }
@@ -68,8 +70,8 @@ struct IntegralArgs {
     const Real* volume;   ///< V'[k * n_nu + j]
     Real* bg;             ///< per-cell background accumulator [padded]
     Real* st;             ///< per-cell stream accumulators [s * padded + p]
-    Real* bg_comp;        ///< Kahan compensation (single precision only)
-    Real* st_comp;        ///< Kahan compensation of st (single precision only)
+    Real* bg_comp;        ///< Kahan compensation of bg (single precision; never touched in double)
+    Real* st_comp;        ///< Kahan compensation of st (single precision; never touched in double)
     int cells;            ///< n_mu x n_nu; threads past the last cell do no work
     int padded;           ///< cells rounded up to a multiple of 64: stride of the stream accumulators
     int n_nu;             ///< nu bins: cell p reads V' of nu bin p % n_nu
@@ -89,8 +91,8 @@ template <class V, int S>
 __device__ __forceinline__ void integral_body(const IntegralArgs<typename V::Real>& a, int k) {
     using Real = typename V::Real;
     using Ops = typename V::DivSqrt;
-    constexpr bool unrolled = std::is_same_v<typename V::Loop, Unrolled>;
-    const int n_streams = unrolled ? S : a.n_streams;
+    using Loop = typename V::Loop;
+    const int n_streams = Loop::template streams<S>(a.n_streams);
 
     extern __shared__ unsigned char shared_raw[];
     Real* shared = reinterpret_cast<Real*>(shared_raw);
@@ -105,14 +107,8 @@ __device__ __forceinline__ void integral_body(const IntegralArgs<typename V::Rea
     const Real cbsl = a.cosb[p] * a.sinl[p];
 
     Real bg_sum = 0;
-    Real st_reg[unrolled && S > 0 ? S : 1];          // unrolled: per-stream sums in registers
-    Real* st_shared = shared + V::Memory::shared_values + threadIdx.x;  // loop: sums in shared memory
-    if constexpr (unrolled) {
-#pragma unroll
-        for (int s = 0; s < S; ++s) st_reg[s] = 0;
-    } else {
-        for (int s = 0; s < n_streams; ++s) st_shared[s * blockDim.x] = 0;
-    }
+    // The loop policy's per-stream sums: registers (unrolled) or shared memory past the stream table.
+    typename Loop::template Sums<Real, S> st_sums(shared + V::Memory::shared_values, n_streams);
 
     const Real* r_point = a.r_point + static_cast<size_t>(k) * a.n_conv;
     const Real* qw_table = a.qw + static_cast<size_t>(k) * a.n_conv;
@@ -130,32 +126,16 @@ __device__ __forceinline__ void integral_body(const IntegralArgs<typename V::Rea
                                         stream_const(s * stream_stride + 5)};
             return qw * device_exp(-math::stream_distance_squared(pos, centre, axis) * inv_two_sigma_sq(Real(), s));
         };
-// [stream-loop-begin]
-        if constexpr (unrolled) {
-#pragma unroll
-            for (int s = 0; s < S; ++s) st_reg[s] += stream_term(s);
-        } else {
-#pragma unroll 1
-            for (int s = 0; s < n_streams; ++s) st_shared[s * blockDim.x] += stream_term(s);
-        }
-// [stream-loop-end]
+        st_sums.add(stream_term, n_streams);
     }
 // [conv-loop-end]
 
     const Real v = a.volume[static_cast<size_t>(k) * a.n_nu + p % a.n_nu];
     accumulate(a.bg[p], a.bg_comp[p], bg_sum * v);
-    if constexpr (unrolled) {
-#pragma unroll
-        for (int s = 0; s < S; ++s) {
-            const size_t i = static_cast<size_t>(s) * a.padded + p;
-            accumulate(a.st[i], a.st_comp[i], st_reg[s] * v);
-        }
-    } else {
-        for (int s = 0; s < n_streams; ++s) {
-            const size_t i = static_cast<size_t>(s) * a.padded + p;
-            accumulate(a.st[i], a.st_comp[i], st_shared[s * blockDim.x] * v);
-        }
-    }
+    st_sums.for_each([&](int s) {
+        const size_t i = static_cast<size_t>(s) * a.padded + p;
+        accumulate(a.st[i], a.st_comp[i], st_sums[s] * v);
+    }, n_streams);
 }
 
 /// The integral kernel of variant V for S streams: one thread per sky cell, one launch per r step @p k.
@@ -184,11 +164,11 @@ const void* kernel_address(int streams, bool capped, std::integer_sequence<int, 
 }
 
 /// Kernel of variant V for @p streams streams, register-capped if @p capped: the unrolled instance for that
-/// count (nullptr outside 0-4), or the one runtime-loop instance whatever the count.
+/// count (nullptr outside 0 to max_streams), or the one runtime-loop instance whatever the count.
 template <class V>
 const void* variant_kernel(int streams, bool capped) {
-    if constexpr (std::is_same_v<typename V::Loop, Unrolled>) {
-        return kernel_address<V>(streams, capped, std::integer_sequence<int, 0, 1, 2, 3, 4>{});
+    if constexpr (V::Loop::fixed_count) {
+        return kernel_address<V>(streams, capped, std::make_integer_sequence<int, max_streams + 1>{});
     } else {
         return kernel_address<V>(0, capped, std::integer_sequence<int, 0>{});
     }
@@ -198,28 +178,33 @@ const void* variant_kernel(int streams, bool capped) {
 /// the per-thread stream sums (runtime loop). Unrolled variants of the other families use none.
 template <class V>
 size_t variant_shared_bytes(int threads) {
-    const bool loop = std::is_same_v<typename V::Loop, RuntimeLoop>;
     return sizeof(typename V::Real) *
-           (V::Memory::shared_values + (loop ? static_cast<size_t>(max_streams) * threads : size_t(0)));
+           (V::Memory::shared_values + static_cast<size_t>(V::Loop::shared_sums) * threads);
 }
 
-/// Uploads this unit's constant tables and launches one area's kernels, one launch per r step
-/// (or the thesis's chunks of `blocks_per_launch` blocks), on @p stream. No host synchronisation.
+/// Uploads this unit's constant tables on @p queue: 1/(2 sigma^2) of the variant's precision and whatever
+/// its memory policy keeps in constant memory. The family calls it before it starts the clock, so that the
+/// timed window holds the kernels alone.
 template <class V>
-void launch_area(const DeviceArea& area, const DeviceStreams& streams, const LaunchOptions& opt,
-                 cudaStream_t stream) {
-    using Real = typename V::Real;
-    const int S = streams.count;
-    if constexpr (std::is_same_v<Real, double>) {
+void upload_constants(const TidalStreams& streams, cudaStream_t queue) {
+    if constexpr (std::is_same_v<typename V::Real, double>) {
         check(cudaMemcpyToSymbolAsync(inv_two_sigma_sq_f64, streams.inv_two_sigma_sq_f64, sizeof(double) * max_streams,
-                                      0, cudaMemcpyHostToDevice, stream),
+                                      0, cudaMemcpyHostToDevice, queue),
               "upload 1/(2 sigma^2)");
     } else {
         check(cudaMemcpyToSymbolAsync(inv_two_sigma_sq_f32, streams.inv_two_sigma_sq_f32, sizeof(float) * max_streams,
-                                      0, cudaMemcpyHostToDevice, stream),
+                                      0, cudaMemcpyHostToDevice, queue),
               "upload 1/(2 sigma^2)");
     }
-    V::Memory::upload(streams, stream);
+    V::Memory::upload(streams, queue);
+}
+
+/// Launches one area's kernels on @p queue, one launch per r step (or the thesis's chunks of
+/// `blocks_per_launch` blocks), after upload_constants(). No host synchronisation.
+template <class V>
+void launch_area(const ThesisArea& area, const TidalStreams& streams, const LaunchOptions& opt, cudaStream_t queue) {
+    using Real = typename V::Real;
+    const int S = streams.count;
     const auto& buf = area.buffers<Real>();
     IntegralArgs<Real> a{buf.sinb, buf.sinl, buf.cosb, buf.cosl, buf.r_point, buf.qw, buf.volume,
                          buf.bg, buf.st, buf.bg_comp, buf.st_comp, area.cells, area.padded, area.n_nu,
@@ -237,34 +222,50 @@ void launch_area(const DeviceArea& area, const DeviceStreams& streams, const Lau
             a.block_offset = first;
             void* params[] = {&a, &k};
             const int n = std::min(chunk, blocks - first);
-            check(cudaLaunchKernel(kernel, dim3(n), dim3(threads), params, shared_bytes, stream), "launch integral kernel");
+            check(cudaLaunchKernel(kernel, dim3(n), dim3(threads), params, shared_bytes, queue), "launch integral kernel");
         }
     }
     check(cudaGetLastError(), "integral kernel launch");
 // [launch-loop-end]
 }
 
-/// Registers variant V with the table: its name, policies, launcher and kernel lookup.
+/// The kernels' qualified names, as the compiler's report spells them (the identity of an instance adds
+/// its template arguments).
+inline constexpr const char* integral_kernel_name = "mwsep::cuda::kernels::integral_kernel";
+/// The register-capped kernel's qualified name.
+inline constexpr const char* integral_kernel_capped_name = "mwsep::cuda::kernels::integral_kernel_capped";
+
+/// The compiled identity of the kernel variant_kernel<V>() returns: the kernel template's name with V
+/// spelled as the demangler spells it and the stream count; empty where there is no instance.
 template <class V>
-VariantInfo describe_variant() {
-    VariantInfo info;
-    info.memory = V::Memory::name;
-    info.divsqrt = DivSqrtName<typename V::DivSqrt>::name;
-    info.loop = V::Loop::name;
-    info.precision = PrecisionName<typename V::Real>::name;
-    info.name = info.memory + "-" + info.divsqrt + "-" + info.loop + "-" + info.precision;
-    info.double_precision = std::is_same_v<typename V::Real, double>;
-    info.unrolled = std::is_same_v<typename V::Loop, Unrolled>;
+std::string variant_kernel_identity(int streams, bool capped) {
+    if (!variant_kernel<V>(streams, capped)) return "";
+    const int s = V::Loop::fixed_count ? streams : 0;
+    return std::string(capped ? integral_kernel_capped_name : integral_kernel_name) + "<" + harness::type_name<V>() +
+           ", " + std::to_string(s) + ">";
+}
+
+/// Describes variant V for the registry: its name composed from its policies, its kernels, and how to
+/// upload and launch them.
+template <class V>
+ThesisVariant describe_variant() {
+    ThesisVariant info;
+    info.kernels.name = std::string(V::Memory::name) + "-" + DivSqrtName<typename V::DivSqrt>::name + "-" +
+                        V::Loop::name + "-" + PrecisionName<typename V::Real>::name;
+    info.kernels.double_precision = std::is_same_v<typename V::Real, double>;
+    info.kernels.unrolled = V::Loop::fixed_count;
+    info.kernels.kernel = &variant_kernel<V>;
+    info.kernels.identity = &variant_kernel_identity<V>;
+    info.kernels.shared_bytes = &variant_shared_bytes<V>;
+    info.upload = &upload_constants<V>;
     info.launch = &launch_area<V>;
-    info.kernel = &variant_kernel<V>;
-    info.shared_bytes = &variant_shared_bytes<V>;
     return info;
 }
 
 // [variant-family-begin]
 /// The eight variants of one memory family: every division, loop and precision choice.
 template <class Memory>
-void add_memory_family(std::vector<VariantInfo>& out) {
+void add_memory_family(std::vector<ThesisVariant>& out) {
     using math::IeeeDivSqrt;
     using math::MixedPrecisionDivSqrt;
     out.push_back(describe_variant<Variant<Memory, IeeeDivSqrt, RuntimeLoop, double>>());

@@ -17,6 +17,7 @@
 #include "device_math.cuh"
 #include "likelihood_kernel.hpp"
 #include "mwsep/math/point.hpp"
+#include "tidal_streams.hpp"
 
 namespace mwsep::cuda {
 /// Kernels, their policies and host launchers; every translation unit's own constant symbols are static.
@@ -37,14 +38,13 @@ struct StarKernelArgs {
     int count;      ///< number of stars N
     int stride;     ///< N rounded up to a multiple of 64: length of each SoA block
     int n_conv;     ///< convolution points per star
-    int n_streams;  ///< S, at most 4
-    /// 1 / q^2
-    Real q_inv_sq, r0;  ///< background core radius r_0 [kpc]
-    /// Stream centres [kpc]: x, y, z of each stream
-    Real centre[12], axis[12], inv_two_sigma_sq[4];  ///< 1 / (2 sigma_s^2) of each stream
-    /// @var axis
-    /// Stream axes (unit vectors): x, y, z of each stream
-    Real weight[5];        ///< W_bg, W_s: (E_c / I_c) / Sigma_E
+    int n_streams;  ///< S, at most max_streams
+    Real q_inv_sq;  ///< 1 / q^2
+    Real r0;        ///< background core radius r_0 [kpc]
+    Real centre[3 * max_streams];         ///< stream centres [kpc]: x, y, z of each stream
+    Real axis[3 * max_streams];           ///< stream axes (unit vectors): x, y, z of each stream
+    Real inv_two_sigma_sq[max_streams];   ///< 1 / (2 sigma_s^2) of each stream
+    Real weight[1 + max_streams];         ///< W_bg, W_s: (E_c / I_c) / Sigma_E
     Real* log_probability;  ///< per star
     Real* densities;        ///< per star, 1 + S values
 };
@@ -65,7 +65,7 @@ __global__ void likelihood_kernel(StarKernelArgs<Real> a) {
     const Real sinb = field(0), sinl = field(1), cosb = field(2), cosl = field(3), r = field(4);
     const Real cbcl = cosb * cosl, cbsl = cosb * sinl;
     const Real g_centre = math::magnitude_from_distance(r);
-    Real dens[5] = {0, 0, 0, 0, 0};
+    Real dens[1 + max_streams] = {};
     for (int k = 0; k < a.n_conv; ++k) {
         const auto pt = math::convolution_point(g_centre, gl_offset(Real(), k), gl_weight(Real(), k));
         const auto pos = math::point_position(pt.r_point, cbcl, cbsl, sinb);
@@ -88,16 +88,16 @@ __global__ void likelihood_kernel(StarKernelArgs<Real> a) {
 // [likelihood-kernel-end]
 
 /// Uploads the stars in the layout @p soa asks for and the quadrature tables, folds the mixture weights
-/// W_c = (E_c / I_c) / Sigma_E on the host, runs likelihood_kernel on @p stream and downloads the per-star
-/// results. Throws CudaError for more than max_convolve points or more than 4 streams.
+/// W_c = (E_c / I_c) / Sigma_E on the host, runs likelihood_kernel on @p queue and downloads the per-star
+/// results. Throws CudaError for more than max_convolve points or more than max_streams streams.
 template <class Real>
 StarResults run(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
-                const model::Integrals& integrals, bool soa, cudaStream_t stream) {
+                const model::Integrals& integrals, bool soa, cudaStream_t queue) {
     const int n_conv = setup.model.convolve;
     const int S = static_cast<int>(setup.streams.size());
     if (n_conv > max_convolve)
         throw CudaError("the likelihood kernel holds at most " + std::to_string(max_convolve) + " convolution points");
-    if (S > 4) throw CudaError("the CUDA kernels support at most 4 streams");
+    if (S > max_streams) throw CudaError("the CUDA kernels support at most " + std::to_string(max_streams) + " streams");
     const int count = static_cast<int>(stars.size());
     const int stride = (count + 63) / 64 * 64;
     std::vector<Real> host(static_cast<size_t>(stride) * 5, Real(0));
@@ -109,11 +109,11 @@ StarResults run(const geometry::IntegrationSetup& setup, const model::StarCatalo
     std::vector<Real> offsets(n_conv), weights(n_conv);
     for (int k = 0; k < n_conv; ++k) offsets[k] = Real(setup.offsets[k]), weights[k] = Real(setup.rule.weights[k]);
     if constexpr (sizeof(Real) == 8) {
-        check(cudaMemcpyToSymbolAsync(gl_offset_f64, offsets.data(), sizeof(Real) * n_conv, 0, cudaMemcpyHostToDevice, stream), "upload GL offsets");
-        check(cudaMemcpyToSymbolAsync(gl_weight_f64, weights.data(), sizeof(Real) * n_conv, 0, cudaMemcpyHostToDevice, stream), "upload GL weights");
+        check(cudaMemcpyToSymbolAsync(gl_offset_f64, offsets.data(), sizeof(Real) * n_conv, 0, cudaMemcpyHostToDevice, queue), "upload GL offsets");
+        check(cudaMemcpyToSymbolAsync(gl_weight_f64, weights.data(), sizeof(Real) * n_conv, 0, cudaMemcpyHostToDevice, queue), "upload GL weights");
     } else {
-        check(cudaMemcpyToSymbolAsync(gl_offset_f32, offsets.data(), sizeof(Real) * n_conv, 0, cudaMemcpyHostToDevice, stream), "upload GL offsets");
-        check(cudaMemcpyToSymbolAsync(gl_weight_f32, weights.data(), sizeof(Real) * n_conv, 0, cudaMemcpyHostToDevice, stream), "upload GL weights");
+        check(cudaMemcpyToSymbolAsync(gl_offset_f32, offsets.data(), sizeof(Real) * n_conv, 0, cudaMemcpyHostToDevice, queue), "upload GL offsets");
+        check(cudaMemcpyToSymbolAsync(gl_weight_f32, weights.data(), sizeof(Real) * n_conv, 0, cudaMemcpyHostToDevice, queue), "upload GL weights");
     }
     StarKernelArgs<Real> a{};
     a.count = count;
@@ -131,43 +131,35 @@ StarResults run(const geometry::IntegrationSetup& setup, const model::StarCatalo
         a.inv_two_sigma_sq[s] = Real(g.inv_two_sigma_sq);
         a.weight[1 + s] = Real(mix.streams[s] / integrals.streams[s] / mix.sum);
     }
-    Real *d_stars = nullptr, *d_log = nullptr, *d_dens = nullptr;
     const size_t dens_count = static_cast<size_t>(count) * (1 + S);
-    check(cudaMalloc(&d_stars, sizeof(Real) * host.size()), "allocate the star table");
-    check(cudaMalloc(&d_log, sizeof(Real) * count), "allocate per-star results");
-    check(cudaMalloc(&d_dens, sizeof(Real) * dens_count), "allocate per-star densities");
+    DeviceMemory mem;
+    Real* d_stars = mem.allocate<Real>(host.size(), "allocate the star table");
+    Real* d_log = mem.allocate<Real>(count, "allocate per-star results");
+    Real* d_dens = mem.allocate<Real>(dens_count, "allocate per-star densities");
+    check(cudaMemcpyAsync(d_stars, host.data(), sizeof(Real) * host.size(), cudaMemcpyHostToDevice, queue), "upload stars");
+    // Poison the outputs (all bits set is a NaN): a star the kernel never wrote cannot pass a check.
+    check(cudaMemsetAsync(d_log, 0xff, sizeof(Real) * count, queue), "poison per-star results");
+    check(cudaMemsetAsync(d_dens, 0xff, sizeof(Real) * dens_count, queue), "poison per-star densities");
+    a.stars = d_stars;
+    a.log_probability = d_log;
+    a.densities = d_dens;
+    Event start;
+    Event stop;
+    start.record(queue);
+    const int threads = 64;
+    if (soa) likelihood_kernel<Real, true><<<(count + threads - 1) / threads, threads, 0, queue>>>(a);
+    else likelihood_kernel<Real, false><<<(count + threads - 1) / threads, threads, 0, queue>>>(a);
+    check(cudaGetLastError(), "launch the likelihood kernel");
+    stop.record(queue);
+    std::vector<Real> logs(count);
+    std::vector<Real> dens(dens_count);
+    check(cudaMemcpyAsync(logs.data(), d_log, sizeof(Real) * count, cudaMemcpyDeviceToHost, queue), "download results");
+    check(cudaMemcpyAsync(dens.data(), d_dens, sizeof(Real) * dens_count, cudaMemcpyDeviceToHost, queue), "download densities");
+    check(cudaStreamSynchronize(queue), "run the likelihood kernel");
     StarResults out;
-    try {
-        check(cudaMemcpyAsync(d_stars, host.data(), sizeof(Real) * host.size(), cudaMemcpyHostToDevice, stream), "upload stars");
-        // Poison the outputs (all bits set is a NaN): a star the kernel never wrote cannot pass a check.
-        check(cudaMemsetAsync(d_log, 0xff, sizeof(Real) * count, stream), "poison per-star results");
-        check(cudaMemsetAsync(d_dens, 0xff, sizeof(Real) * dens_count, stream), "poison per-star densities");
-        a.stars = d_stars;
-        a.log_probability = d_log;
-        a.densities = d_dens;
-        Event start, stop;
-        start.record(stream);
-        const int threads = 64;
-        if (soa) likelihood_kernel<Real, true><<<(count + threads - 1) / threads, threads, 0, stream>>>(a);
-        else likelihood_kernel<Real, false><<<(count + threads - 1) / threads, threads, 0, stream>>>(a);
-        check(cudaGetLastError(), "launch the likelihood kernel");
-        stop.record(stream);
-        std::vector<Real> logs(count), dens(dens_count);
-        check(cudaMemcpyAsync(logs.data(), d_log, sizeof(Real) * count, cudaMemcpyDeviceToHost, stream), "download results");
-        check(cudaMemcpyAsync(dens.data(), d_dens, sizeof(Real) * dens_count, cudaMemcpyDeviceToHost, stream), "download densities");
-        check(cudaStreamSynchronize(stream), "run the likelihood kernel");
-        out.kernel_ms = stop.since(start);
-        out.log_probability.assign(logs.begin(), logs.end());
-        out.densities.assign(dens.begin(), dens.end());
-    } catch (...) {
-        cudaFree(d_stars);
-        cudaFree(d_log);
-        cudaFree(d_dens);
-        throw;
-    }
-    check(cudaFree(d_stars), "free");
-    check(cudaFree(d_log), "free");
-    check(cudaFree(d_dens), "free");
+    out.kernel_ms = stop.since(start);
+    out.log_probability.assign(logs.begin(), logs.end());
+    out.densities.assign(dens.begin(), dens.end());
     return out;
 }
 
@@ -175,9 +167,9 @@ StarResults run(const geometry::IntegrationSetup& setup, const model::StarCatalo
 
 StarResults run_likelihood_kernel(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
                                   const model::Integrals& integrals, bool double_precision, bool soa,
-                                  cudaStream_t stream) {
-    return double_precision ? kernels::run<double>(setup, stars, integrals, soa, stream)
-                            : kernels::run<float>(setup, stars, integrals, soa, stream);
+                                  cudaStream_t queue) {
+    return double_precision ? kernels::run<double>(setup, stars, integrals, soa, queue)
+                            : kernels::run<float>(setup, stars, integrals, soa, queue);
 }
 
 }  // namespace mwsep::cuda

@@ -19,9 +19,10 @@ struct StarResults {
     double kernel_ms = 0;                 ///< kernel time from CUDA events [ms], transfers excluded
 };
 
-/// Uploads the stars, runs the kernel in the given precision and star layout (SoA or AoS), downloads.
+/// Uploads the stars, runs the kernel in the given precision and star layout (SoA or AoS) on the CUDA
+/// queue @p queue, downloads.
 StarResults run_likelihood_kernel(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
                                   const model::Integrals& integrals, bool double_precision, bool soa,
-                                  cudaStream_t stream);
+                                  cudaStream_t queue);
 
 }  // namespace mwsep::cuda

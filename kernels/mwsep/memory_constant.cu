@@ -12,24 +12,24 @@ namespace mwsep::cuda {
 namespace kernels {
 
 // [memory-constant-begin]
-static __constant__ double stream_table_f64[stream_stride * max_streams];  ///< per stream: centre x, y, z, axis x, y, z
-static __constant__ float stream_table_f32[stream_stride * max_streams];   ///< the same in single precision
+static __constant__ double stream_table_f64[stream_table_size];  ///< per stream: centre x, y, z, axis x, y, z
+static __constant__ float stream_table_f32[stream_table_size];   ///< the same in single precision
 
 /// Policy: stream constants in this translation unit's constant memory.
 struct ConstantMemory {
     static constexpr const char* name = "constant";  ///< memory part of the variant name
     /// Values of the stream table this policy stages in shared memory.
     static constexpr int shared_values = 0;
-    /// Copies the stream table, both precisions, into this unit's constant memory, asynchronously on @p stream.
-    static void upload(const DeviceStreams& s, cudaStream_t stream) {
-        check(cudaMemcpyToSymbolAsync(stream_table_f64, s.host_f64, sizeof s.host_f64, 0, cudaMemcpyHostToDevice, stream),
+    /// Copies the stream table, both precisions, into this unit's constant memory, asynchronously on @p queue.
+    static void upload(const TidalStreams& s, cudaStream_t queue) {
+        check(cudaMemcpyToSymbolAsync(stream_table_f64, s.host_f64, sizeof s.host_f64, 0, cudaMemcpyHostToDevice, queue),
               "upload stream constants to constant memory");
-        check(cudaMemcpyToSymbolAsync(stream_table_f32, s.host_f32, sizeof s.host_f32, 0, cudaMemcpyHostToDevice, stream),
+        check(cudaMemcpyToSymbolAsync(stream_table_f32, s.host_f32, sizeof s.host_f32, 0, cudaMemcpyHostToDevice, queue),
               "upload stream constants to constant memory");
     }
     /// No kernel argument: the view reads the `__constant__` symbols directly.
     template <class Real>
-    static StreamArgs<Real> args(const DeviceStreams&) {
+    static StreamArgs<Real> args(const TidalStreams&) {
         return {};
     }
     /// Reads constant i from the `__constant__` table of the view's precision.
@@ -47,6 +47,6 @@ struct ConstantMemory {
 
 }  // namespace kernels
 
-void add_constant_variants(std::vector<VariantInfo>& out) { kernels::add_memory_family<kernels::ConstantMemory>(out); }
+void add_constant_variants(std::vector<ThesisVariant>& out) { kernels::add_memory_family<kernels::ConstantMemory>(out); }
 
 }  // namespace mwsep::cuda

@@ -30,6 +30,6 @@ struct GlobalMemory : FromDeviceArray {
 
 }  // namespace kernels
 
-void add_global_variants(std::vector<VariantInfo>& out) { kernels::add_memory_family<kernels::GlobalMemory>(out); }
+void add_global_variants(std::vector<ThesisVariant>& out) { kernels::add_memory_family<kernels::GlobalMemory>(out); }
 
 }  // namespace mwsep::cuda

@@ -18,7 +18,7 @@ namespace kernels {
 struct SharedMemory : FromDeviceArray {
     static constexpr const char* name = "shared";  ///< memory part of the variant name
     /// Values of the stream table this policy stages in shared memory.
-    static constexpr int shared_values = stream_stride * max_streams;
+    static constexpr int shared_values = stream_table_size;
     /// Copies the table into shared memory (all threads help), then reads from there.
     template <class Real>
     struct View {
@@ -35,6 +35,6 @@ struct SharedMemory : FromDeviceArray {
 
 }  // namespace kernels
 
-void add_shared_variants(std::vector<VariantInfo>& out) { kernels::add_memory_family<kernels::SharedMemory>(out); }
+void add_shared_variants(std::vector<ThesisVariant>& out) { kernels::add_memory_family<kernels::SharedMemory>(out); }
 
 }  // namespace mwsep::cuda

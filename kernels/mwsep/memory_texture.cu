@@ -17,10 +17,10 @@ struct TextureMemory {
     static constexpr const char* name = "texture";  ///< memory part of the variant name
     /// Values of the stream table this policy stages in shared memory.
     static constexpr int shared_values = 0;
-    static void upload(const DeviceStreams&, cudaStream_t) {}  ///< nothing to do: the texture views the uploaded array
+    static void upload(const TidalStreams&, cudaStream_t) {}  ///< nothing to do: the texture views the uploaded array
     /// The texture object of precision Real, and no device pointer.
     template <class Real>
-    static StreamArgs<Real> args(const DeviceStreams& s) {
+    static StreamArgs<Real> args(const TidalStreams& s) {
         if constexpr (sizeof(Real) == 8) return {nullptr, s.texture_f64};
         else return {nullptr, s.texture_f32};
     }
@@ -44,6 +44,6 @@ struct TextureMemory {
 
 }  // namespace kernels
 
-void add_texture_variants(std::vector<VariantInfo>& out) { kernels::add_memory_family<kernels::TextureMemory>(out); }
+void add_texture_variants(std::vector<ThesisVariant>& out) { kernels::add_memory_family<kernels::TextureMemory>(out); }
 
 }  // namespace mwsep::cuda

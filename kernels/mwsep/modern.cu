@@ -13,7 +13,7 @@
 ///    reciprocal, each refined by one higher-order correction (math/refine.hpp), instead of a correctly
 ///    rounded square root and division.
 ///  - **Skipping.** A stream whose terms in an r bin a rigorous bound puts below its share of 2^-60 of the
-///    stream's integral is not evaluated there (cpu/stream_skipping.hpp proves the bound; the host computes the
+///    stream's integral is not evaluated there (likelihood/stream_skipping.hpp proves the bound; the host computes the
 ///    thresholds once per area).
 ///  - **Work decomposition.** One launch per area instead of one per r step: a thread owns one cell and
 ///    a contiguous piece of its n_r x n_conv points, read from one folded table in which the per-r factors
@@ -35,8 +35,9 @@
 #include "mwsep/math/exp_table.hpp"
 #include "mwsep/math/refine.hpp"
 #include "mwsep/math/sightline.hpp"
+#include "harness/type_name.hpp"
+#include "modern_kernels.hpp"
 #include "policies.cuh"
-#include "variant_table.hpp"
 
 namespace mwsep::cuda {
 /// Kernels, their policies and host launchers; every translation unit's own constant symbols are static.
@@ -94,7 +95,8 @@ __device__ __forceinline__ double background_term(double rg2, double r0) {
     const double rs = math::reciprocal_from_seed(rs_denominator, reciprocal_seed(rs_denominator));
     return y * (rs * rs * rs);
 }
-/// Single precision: the hardware's reciprocal square root and reciprocal.
+/// Single precision: the hardware's approximate reciprocal square root (`rsqrtf`) and the correctly
+/// rounded reciprocal `__frcp_rn` (IEEE round to nearest, not the raw estimate).
 __device__ __forceinline__ float background_term(float rg2, float r0) {
     const float y = rsqrtf(rg2);
     const float rs = __frcp_rn(fmaf(rg2, y, r0));
@@ -250,17 +252,26 @@ const void* modern_kernel_for(int streams, std::integer_sequence<int, Ss...>) {
     return found;
 }
 
-/// Kernel lookup for the variant table (there is no register-capped build).
+/// Kernel lookup for the registry (there is no register-capped build).
 template <class Real>
 const void* modern_kernel(int streams, bool capped) {
-    return capped ? nullptr : modern_kernel_for<Real>(streams, std::integer_sequence<int, 0, 1, 2, 3, 4>{});
+    return capped ? nullptr : modern_kernel_for<Real>(streams, std::make_integer_sequence<int, max_streams + 1>{});
+}
+
+/// The modern kernel's qualified name, as the compiler's report spells it.
+inline constexpr const char* modern_kernel_name = "mwsep::cuda::kernels::modern_integral_kernel";
+
+/// The compiled identity of the kernel modern_kernel<Real>() returns; empty where there is no instance.
+template <class Real>
+std::string modern_kernel_identity(int streams, bool capped) {
+    if (!modern_kernel<Real>(streams, capped)) return "";
+    return std::string(modern_kernel_name) + "<" + harness::type_name<Real>() + ", " + std::to_string(streams) + ">";
 }
 
 /// Launches one area's slice: the integral kernel over its cells, then the reduction of its chunks into
 /// area.partials. No host synchronisation.
 template <class Real>
-void launch_modern(const DeviceArea& area, const DeviceStreams& streams, const LaunchOptions& opt,
-                   cudaStream_t stream) {
+void launch_modern(const ModernArea& area, const TidalStreams& streams, const LaunchOptions& opt, cudaStream_t queue) {
     const auto& b = area.buffers<Real>();
     ModernArgs<Real> a{};
     a.sinb = b.sinb, a.sinl = b.sinl, a.cosb = b.cosb, a.cosl = b.cosl;
@@ -275,8 +286,8 @@ void launch_modern(const DeviceArea& area, const DeviceStreams& streams, const L
     a.q_inv_sq = Real(streams.q_inv_sq), a.r0 = Real(streams.r0);
     for (int s = 0; s < streams.count; ++s) {
         for (int i = 0; i < 3; ++i) {
-            a.centre[3 * s + i] = streams.host_f64[6 * s + i];
-            a.axis[3 * s + i] = streams.host_f64[6 * s + 3 + i];
+            a.centre[3 * s + i] = streams.host_f64[stream_stride * s + i];
+            a.axis[3 * s + i] = streams.host_f64[stream_stride * s + 3 + i];
         }
         a.inv_two_sigma_sq[s] = streams.inv_two_sigma_sq_f64[s];
         a.threshold[s] = area.skip_threshold[s];
@@ -287,10 +298,10 @@ void launch_modern(const DeviceArea& area, const DeviceStreams& streams, const L
     if (a.last_cell > a.first_cell) {
         const int blocks = (a.last_cell - a.first_cell + threads - 1) / threads;
         void* params[] = {&a};
-        check(cudaLaunchKernel(kernel, dim3(blocks, a.pieces), dim3(threads), params, 0, stream),
+        check(cudaLaunchKernel(kernel, dim3(blocks, a.pieces), dim3(threads), params, 0, queue),
               "launch the modern integral kernel");
     }
-    modern_reduce_kernel<Real><<<1 + streams.count, reduction_chunks, 0, stream>>>(
+    modern_reduce_kernel<Real><<<1 + streams.count, reduction_chunks, 0, queue>>>(
         b.cell_out, area.cells, area.r_pieces, area.first_chunk, area.last_chunk, area.padded, area.partials);
     check(cudaGetLastError(), "launch the modern reduction kernel");
 }
@@ -298,22 +309,17 @@ void launch_modern(const DeviceArea& area, const DeviceStreams& streams, const L
 /// No dynamic shared memory.
 inline size_t modern_shared_bytes(int) { return 0; }
 
-/// The table entry of one modern variant.
+/// The registry entry of one modern variant.
 template <class Real>
-VariantInfo describe_modern() {
-    VariantInfo info;
-    info.memory = "modern";
-    info.divsqrt = "ieee";
-    info.loop = "unrolled";
-    info.precision = PrecisionName<Real>::name;
-    info.name = std::string("modern-") + info.precision;
-    info.double_precision = sizeof(Real) == 8;
-    info.unrolled = true;
+ModernVariant describe_modern() {
+    ModernVariant info;
+    info.kernels.name = std::string("modern-") + PrecisionName<Real>::name;
+    info.kernels.double_precision = sizeof(Real) == 8;
+    info.kernels.unrolled = true;
+    info.kernels.kernel = &modern_kernel<Real>;
+    info.kernels.identity = &modern_kernel_identity<Real>;
+    info.kernels.shared_bytes = &modern_shared_bytes;
     info.launch = &launch_modern<Real>;
-    info.kernel = &modern_kernel<Real>;
-    info.shared_bytes = &modern_shared_bytes;
-    info.has_capped_build = false;
-    info.device_reduced = true;
     return info;
 }
 
@@ -342,24 +348,20 @@ __global__ void seed_error_kernel(int samples, unsigned long long* worst) {
 }  // namespace kernels
 
 SeedErrors measure_seed_errors(int samples) {
-    unsigned long long* worst = nullptr;
-    check(cudaMalloc(&worst, 2 * sizeof(unsigned long long)), "allocate the seed errors");
+    DeviceMemory mem;
+    auto* worst = mem.allocate<unsigned long long>(2, "allocate the seed errors");
+    check(cudaMemset(worst, 0, 2 * sizeof(unsigned long long)), "clear the seed errors");
+    kernels::seed_error_kernel<<<(samples + 255) / 256, 256>>>(samples, worst);
+    check(cudaGetLastError(), "launch the seed-error kernel");
     unsigned long long host[2] = {0, 0};
-    cudaError_t status = cudaMemset(worst, 0, 2 * sizeof(unsigned long long));
-    if (status == cudaSuccess) {
-        kernels::seed_error_kernel<<<(samples + 255) / 256, 256>>>(samples, worst);
-        status = cudaGetLastError();
-    }
-    if (status == cudaSuccess) status = cudaMemcpy(host, worst, sizeof host, cudaMemcpyDeviceToHost);
-    cudaFree(worst);
-    check(status, "measure the seed errors");
+    check(cudaMemcpy(host, worst, sizeof host, cudaMemcpyDeviceToHost), "measure the seed errors");
     SeedErrors out;
     std::memcpy(&out.rsqrt, &host[0], sizeof(double));
     std::memcpy(&out.reciprocal, &host[1], sizeof(double));
     return out;
 }
 
-void add_modern_variants(std::vector<VariantInfo>& out) {
+void add_modern_variants(std::vector<ModernVariant>& out) {
     out.push_back(kernels::describe_modern<double>());
     out.push_back(kernels::describe_modern<float>());
 }

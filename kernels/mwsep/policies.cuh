@@ -5,31 +5,94 @@
 
 #include <cuda_runtime.h>
 
-#include "mwsep/math/constants.hpp"
 #include "mwsep/math/point.hpp"
+#include "tidal_streams.hpp"
 
 namespace mwsep::cuda {
-
-/// Most streams a kernel handles (the thesis's limit; the CPU handles any number).
-inline constexpr int max_streams = constants::max_gpu_streams;
-/// Per stream: centre x, y, z then axis x, y, z.
-inline constexpr int stream_stride = 6;
 
 /// Where the per-stream constants (centre and axis) come from, in kernel arguments.
 template <class Real>
 struct StreamArgs {
-    const Real* global = nullptr;   ///< device array of stream_stride * max_streams values
+    const Real* global = nullptr;   ///< device array of stream_table_size values
     cudaTextureObject_t texture = 0;  ///< the same values through a texture (int2 per double)
 };
 
+// [loop-policies-begin]
 /// Stream loop: a runtime `for` over the streams with per-stream sums in shared memory (thesis 4.4.3).
+/// One kernel instance serves every stream count.
 struct RuntimeLoop {
     static constexpr const char* name = "loop";  ///< loop part of the variant name
+    /// One instance for any count: the stream count is a kernel argument.
+    static constexpr bool fixed_count = false;
+    /// Sums per thread this policy keeps in dynamic shared memory.
+    static constexpr int shared_sums = max_streams;
+    /// The stream count the kernel loops over: the argument's.
+    template <int S>
+    __host__ __device__ static constexpr int streams(int runtime_count) {
+        return runtime_count;
+    }
+    /// One thread's per-stream sums: slots of the block's shared memory, blockDim.x apart. Every member
+    /// takes the stream count the kernel got from streams().
+    template <class Real, int S>
+    struct Sums {
+        Real* slot;  ///< this thread's sum of stream 0
+        /// Zeroes the thread's @p count sums, which start at @p shared (the block's sum area) + threadIdx.x.
+        __device__ Sums(Real* shared, int count) : slot(shared + threadIdx.x) {
+            for (int s = 0; s < count; ++s) slot[s * blockDim.x] = 0;
+        }
+        /// Adds term(s) to the sum of every stream s, in a loop the compiler must not unroll.
+        template <class Term>
+        __device__ void add(const Term& term, int count) {
+#pragma unroll 1
+            for (int s = 0; s < count; ++s) slot[s * blockDim.x] += term(s);
+        }
+        /// Calls f(s) for every stream s.
+        template <class F>
+        __device__ void for_each(const F& f, int count) const {
+            for (int s = 0; s < count; ++s) f(s);
+        }
+        /// The sum of stream @p s.
+        __device__ Real operator[](int s) const { return slot[s * blockDim.x]; }
+    };
 };
 /// Stream loop unrolled at compile time: the stream count is a template argument, sums live in registers.
 struct Unrolled {
     static constexpr const char* name = "unrolled";  ///< loop part of the variant name
+    /// One instance per stream count.
+    static constexpr bool fixed_count = true;
+    /// No sums in shared memory.
+    static constexpr int shared_sums = 0;
+    /// The stream count the kernel loops over: the template argument.
+    template <int S>
+    __host__ __device__ static constexpr int streams(int) {
+        return S;
+    }
+    /// One thread's per-stream sums, in registers (an array indexed only by unrolled loop counters).
+    template <class Real, int S>
+    struct Sums {
+        Real reg[S > 0 ? S : 1];  ///< the sum of each stream
+        /// Zeroes the S sums (the shared memory and the count, which is S, are not needed).
+        __device__ Sums(Real*, int) {
+#pragma unroll
+            for (int s = 0; s < S; ++s) reg[s] = 0;
+        }
+        /// Adds term(s) to the sum of every stream s, unrolled.
+        template <class Term>
+        __device__ void add(const Term& term, int) {
+#pragma unroll
+            for (int s = 0; s < S; ++s) reg[s] += term(s);
+        }
+        /// Calls f(s) for every stream s, unrolled.
+        template <class F>
+        __device__ void for_each(const F& f, int) const {
+#pragma unroll
+            for (int s = 0; s < S; ++s) f(s);
+        }
+        /// The sum of stream @p s.
+        __device__ Real operator[](int s) const { return reg[s]; }
+    };
 };
+// [loop-policies-end]
 
 /// Division and square root names for the variant table.
 template <class DivSqrt>

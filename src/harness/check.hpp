@@ -44,8 +44,8 @@ public:
     ~Event() { cudaEventDestroy(event_); }
     Event(const Event&) = delete;
     Event& operator=(const Event&) = delete;
-    /// Records the event on @p stream.
-    void record(cudaStream_t stream) { check(cudaEventRecord(event_, stream), "record an event"); }
+    /// Records the event on the CUDA stream @p queue.
+    void record(cudaStream_t queue) { check(cudaEventRecord(event_, queue), "record an event"); }
     /// Milliseconds from @p start to this event (both recorded and completed).
     float since(const Event& start) const {
         float ms = 0;

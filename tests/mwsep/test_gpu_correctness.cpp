@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "mwsep/cpu/integrators.hpp"
 #include "mwsep/cuda_check.hpp"
@@ -27,7 +28,9 @@
 #include "test_support.hpp"
 #include "mwsep/math/refine.hpp"
 #include "mwsep/modern.hpp"
-#include "mwsep/variant_table.hpp"
+#include "mwsep/modern_kernels.hpp"
+#include "mwsep/cuda/variants.hpp"
+#include "harness/registry.hpp"
 
 namespace {
 
@@ -126,8 +129,8 @@ TEST_P(GpuVariant, MatchesCpu) {
     for (std::size_t s = 0; s < w->integrals.streams.size(); ++s)
         worst = std::max(worst, relative_difference(g.integrals.streams[s], w->integrals.streams[s]));
     const double like = relative_difference(g.likelihood.likelihood, w->likelihood.likelihood);
-    const double integral_tol = v.double_precision ? 1e-12 : 1e-4;
-    const double like_tol = v.double_precision ? 1e-12 : 1e-5;
+    const double integral_tol = v.kernels.double_precision ? 1e-12 : 1e-4;
+    const double like_tol = v.kernels.double_precision ? 1e-12 : 1e-5;
     record(c.variant, c.unit, c.capped, c.soa, worst, integral_tol, like, like_tol);
     EXPECT_LE(worst, integral_tol) << "integrals";
     EXPECT_LE(like, like_tol) << "likelihood " << g.likelihood.likelihood << " vs " << w->likelihood.likelihood;
@@ -140,7 +143,7 @@ std::vector<Case> cases() {
     for (const auto& v : mwsep::cuda::variants())
         for (const auto& u : units) out.push_back({v.name, u, false, true});
     for (const auto& v : mwsep::cuda::variants())
-        if (v.has_capped_build) out.push_back({v.name, "oracle:stripe20_reduced", true, true});
+        if (v.family->has_capped_build()) out.push_back({v.name, "oracle:stripe20_reduced", true, true});
     out.push_back({"shared-fast-unrolled-f64", "oracle:stripe20_reduced", false, false});
     out.push_back({"shared-fast-unrolled-f32", "oracle:stripe20_reduced", false, false});
     return out;
@@ -216,27 +219,40 @@ TEST(GpuMath, HardwareSeedsMeetTheRefinementsAssumption) {
 }
 
 TEST(GpuErrors, UnknownVariantIsAClearError) {
-    EXPECT_THROW(mwsep::cuda::find_variant("shared-fast-unrolled-f16"), mwsep::cuda::CudaError);
+    EXPECT_THROW(mwsep::cuda::find_variant("shared-fast-unrolled-f16"), harness::UnknownName);
 }
 
 TEST(GpuResources, EveryVariantHasACompilerReport) {
-    // The report tables need registers and spills of every variant, capped and uncapped, for S = 0..4.
+    // The report tables need registers and spills of every variant, capped and uncapped, for S = 0..4:
+    // each instance's identity names exactly one kernel of the compiler's report.
     const auto compiled = mwsep::cuda::read_resource_report(MWSEP_RESOURCE_REPORT);
+    std::set<std::string> capped_kernels;
     for (const auto& v : mwsep::cuda::variants())
         for (bool capped : {false, true})
-            for (int s = 0; s <= (v.unrolled ? 4 : 0) && (!capped || v.has_capped_build); ++s) {
-                bool found = false;
+            for (int s = 0; s <= (v.kernels.unrolled ? mwsep::cuda::max_streams : 0) && (!capped || v.family->has_capped_build()); ++s) {
+                const std::string identity = v.kernels.identity(s, capped);
+                ASSERT_FALSE(identity.empty()) << v.name << " S=" << s << (capped ? " capped" : "");
+                int matches = 0;
                 for (const auto& k : compiled)
-                    if (k.variant == v.name && k.streams == s && k.capped == capped && k.registers > 0 &&
-                        k.spill_stores >= 0)
-                        found = true;
-                EXPECT_TRUE(found) << v.name << " S=" << s << (capped ? " capped" : "");
+                    if (k.identity == identity && k.registers > 0 && k.spill_stores >= 0) ++matches;
+                EXPECT_EQ(matches, 1) << v.name << " S=" << s << (capped ? " capped" : "") << ": " << identity;
+                if (capped) capped_kernels.insert(identity);
             }
     // The cap is real: no capped kernel uses more than 48 registers.
+    EXPECT_FALSE(capped_kernels.empty());
     for (const auto& k : compiled)
-        if (k.capped) {
-            EXPECT_LE(k.registers, 48) << k.variant;
+        if (capped_kernels.count(k.identity)) {
+            EXPECT_LE(k.registers, 48) << k.identity;
         }
+}
+
+// The identity of a variant's kernel is built from its policy types, so two variants never share one.
+TEST(GpuResources, KernelIdentitiesAreDistinct) {
+    std::set<std::string> seen;
+    for (const auto& v : mwsep::cuda::variants())
+        for (int s = 0; s <= (v.kernels.unrolled ? mwsep::cuda::max_streams : 0); ++s)
+            EXPECT_TRUE(seen.insert(v.kernels.identity(s, false)).second) << v.name << " S=" << s;
+    EXPECT_EQ(mwsep::cuda::variants().size(), 34u);
 }
 
 }  // namespace

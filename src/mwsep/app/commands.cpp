@@ -1,6 +1,7 @@
 #include "mwsep/app/commands.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <ctime>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <stdexcept>
 
 #include "mwsep/app/evaluate.hpp"
+#include "harness/options.hpp"
 #include "mwsep/likelihood/stream_skipping.hpp"
 #include "harness/json.hpp"
 #include "mwsep/app/progress_bar.hpp"
@@ -26,89 +28,49 @@
 #include "mwsep/model/input_error.hpp"
 #include "mwsep/model/search_parameters.hpp"
 #include "mwsep/model/stars.hpp"
+#include "mwsep/math/constants.hpp"
 
 #if defined(MWSEP_WITH_CUDA)
+#include "harness/registry.hpp"
 #include "mwsep/cuda/commands.hpp"
 #endif
 
 namespace mwsep::app {
 namespace {
 
-/// Parses an integer option value strictly.
-long long parse_int_option(const std::string& text, const std::string& option) {
-    try {
-        std::size_t used = 0;
-        const long long v = std::stoll(text, &used);
-        if (used == text.size()) return v;
-    } catch (const std::exception&) {
-    }
-    throw model::InputError("command line", 0, option, "expected an integer, found '" + text + "'");
+using harness::OptionKind;
+using harness::Options;
+using harness::OptionSpec;
+
+/// The input options every command that reads a work unit takes, plus @p extra.
+std::vector<OptionSpec> input_options(std::vector<OptionSpec> extra) {
+    std::vector<OptionSpec> out = {{"-a", OptionKind::value},
+                                   {"-s", OptionKind::value},
+                                   {"--search-parameters", OptionKind::value},
+                                   {"--np", OptionKind::value},
+                                   {"-p", OptionKind::list},
+                                   {"--r-binning", OptionKind::value},
+                                   {"--help", OptionKind::flag},
+                                   {"-h", OptionKind::flag}};
+    out.insert(out.end(), extra.begin(), extra.end());
+    return out;
 }
 
-/// A tiny option parser: `--name value` options, `--flag` switches, and `-p v1 ... vN` value lists.
-class Options {
-public:
-    Options(const Args& args, const std::map<std::string, bool>& known, const std::string& command) {
-        for (std::size_t i = 0; i < args.size(); ++i) {
-            const std::string& a = args[i];
-            const auto it = known.find(a);
-            if (it == known.end())
-                throw std::invalid_argument("mwsep " + command + ": unknown option '" + a + "' (see --help)");
-            if (a == "-p") {
-                // Values run until the next option; negative numbers are values, not options.
-                std::vector<std::string> values;
-                while (i + 1 < args.size() && !(args[i + 1].rfind("--", 0) == 0 || known.count(args[i + 1])))
-                    values.push_back(args[++i]);
-                lists_[a] = values;
-                seen_[a] = "";
-                continue;
-            }
-            if (it->second) {
-                if (i + 1 >= args.size()) throw std::invalid_argument("mwsep " + command + ": option " + a + " needs a value");
-                seen_[a] = args[++i];
-            } else {
-                seen_[a] = "";
-            }
-        }
-    }
-    bool has(const std::string& k) const { return seen_.count(k) != 0; }
-    std::string get(const std::string& k, const std::string& fallback = "") const {
-        const auto it = seen_.find(k);
-        return it == seen_.end() ? fallback : it->second;
-    }
-    std::string require(const std::string& k, const std::string& command) const {
-        if (!has(k)) throw std::invalid_argument("mwsep " + command + ": missing required option " + k + " (see --help)");
-        return get(k);
-    }
-    long long integer(const std::string& k, long long fallback) const {
-        if (!has(k)) return fallback;
-        return parse_int_option(get(k), k);
-    }
-    const std::vector<std::string>& list(const std::string& k) const { return lists_.at(k); }
+/// Whether --help or -h was given.
+bool wants_help(const Options& opt) { return opt.has("--help") || opt.has("-h"); }
 
-private:
-    std::map<std::string, std::string> seen_;
-    std::map<std::string, std::vector<std::string>> lists_;
-};
-
-const std::map<std::string, bool> input_options = {
-    {"-a", true}, {"-s", true}, {"--search-parameters", true}, {"--np", true}, {"-p", false},
-    {"--r-binning", true}, {"--help", false}, {"-h", false}};
-
-/// Fills the input part of RunOptions shared by run, generate and bench-cpu.
-RunOptions input_run_options(const Options& opt, const std::string& command, bool need_stars) {
+/// Fills the input part of RunOptions shared by run, generate, skipping, bench-cpu and bench; reads no file.
+RunOptions input_run_options(const Options& opt, bool need_stars) {
     RunOptions o;
-    o.astronomy_path = opt.require("-a", command);
-    if (need_stars) o.stars_path = opt.require("-s", command);
-    if (opt.has("--search-parameters")) o.search_path = opt.get("--search-parameters");
-    if (opt.has("--np") != opt.has("-p"))
-        throw std::invalid_argument("mwsep " + command + ": --np N and -p v1 ... vN go together");
+    o.astronomy_path = opt.require("-a");
+    if (need_stars) o.stars_path = opt.require("-s");
+    if (opt.has("--search-parameters")) o.search_path = opt.text("--search-parameters");
+    if (opt.has("--np") != opt.has("-p")) throw opt.error("--np", "and -p v1 ... vN go together");
     if (opt.has("--np"))
-        o.search_vector = model::search_vector_from_arguments(static_cast<int>(opt.integer("--np", 0)), opt.list("-p"));
-    const std::string binning = opt.get("--r-binning", "magnitude");
-    if (binning == "magnitude") o.r_binning = model::RBinning::magnitude;
-    else if (binning == "kpc") o.r_binning = model::RBinning::kpc;
-    else throw std::invalid_argument("mwsep " + command + ": --r-binning must be magnitude or kpc, found '" + binning + "'");
+        o.search_vector = model::search_vector_from_arguments(static_cast<int>(opt.integer("--np", 0, 0, INT_MAX)),
+                                                              opt.list("-p"));
+    o.r_binning = opt.choice("--r-binning", {"magnitude", "kpc"}, "magnitude") == "kpc" ? model::RBinning::kpc
+                                                                                           : model::RBinning::magnitude;
     return o;
 }
 
@@ -130,11 +92,15 @@ std::size_t quadrature_points(const geometry::IntegrationSetup& s) {
 }  // namespace
 
 int command_run(const Args& args) {
-    auto known = input_options;
-    known.insert({{"--backend", true}, {"--cpu", true}, {"--threads", true}, {"--json", false},
-                  {"--variant", true}, {"--device", true}});
-    const Options opt(args, known, "run");
-    if (opt.has("--help") || opt.has("-h")) {
+    const Options opt(args,
+                      input_options({{"--backend", OptionKind::value},
+                                     {"--cpu", OptionKind::value},
+                                     {"--threads", OptionKind::value},
+                                     {"--json", OptionKind::flag},
+                                     {"--variant", OptionKind::value},
+                                     {"--device", OptionKind::value}}),
+                      "mwsep run");
+    if (wants_help(opt)) {
         std::printf(
             "usage: mwsep run -a astronomy_parameters.txt -s stars.txt [options]\n%s"
             "  -s FILE                    star catalogue (count, then 'l b r' per line)\n"
@@ -148,13 +114,12 @@ int command_run(const Args& args) {
             input_help);
         return 0;
     }
-    RunOptions o = input_run_options(opt, "run", true);
-    o.backend = opt.get("--backend", "cpu");
-    o.cpu_integrator = opt.get("--cpu", "fast");
-    o.threads = static_cast<int>(opt.integer("--threads", 0));
-    if (o.threads < 0) throw std::invalid_argument("mwsep run: --threads must be 0 (all cores) or more");
-    o.variant = opt.get("--variant", o.variant);
-    o.device = static_cast<int>(opt.integer("--device", -1));
+    RunOptions o = input_run_options(opt, true);
+    o.backend = opt.choice("--backend", {"cpu", "cuda"}, "cpu");
+    o.cpu_integrator = opt.choice("--cpu", {"reference", "fast"}, "fast");
+    o.threads = static_cast<int>(opt.integer("--threads", 0, 0, INT_MAX));
+    o.variant = opt.text("--variant", o.variant);
+    o.device = static_cast<int>(opt.integer("--device", -1, -1, INT_MAX));
 
     const auto t0 = std::chrono::steady_clock::now();
     auto backend_ready = start_backend(o);  // CUDA start-up overlaps reading the files
@@ -219,10 +184,14 @@ int command_run(const Args& args) {
 }
 
 int command_generate(const Args& args) {
-    auto known = input_options;
-    known.insert({{"-o", true}, {"--count", true}, {"--seed", true}, {"--threads", true}, {"--envelope", true}});
-    const Options opt(args, known, "generate");
-    if (opt.has("--help") || opt.has("-h")) {
+    const Options opt(args,
+                      input_options({{"-o", OptionKind::value},
+                                     {"--count", OptionKind::value},
+                                     {"--seed", OptionKind::value},
+                                     {"--threads", OptionKind::value},
+                                     {"--envelope", OptionKind::value}}),
+                      "mwsep generate");
+    if (wants_help(opt)) {
         std::printf(
             "usage: mwsep generate -a astronomy_parameters.txt -o stars.txt [options]\n%s"
             "  -o FILE                    where to write the catalogue\n"
@@ -233,24 +202,22 @@ int command_generate(const Args& args) {
             input_help);
         return 0;
     }
-    const RunOptions o = input_run_options(opt, "generate", false);
-    const std::string out_path = opt.require("-o", "generate");
-    const auto setup = geometry::make_setup(model::build_model(read_work_unit(o), o.r_binning));
+    const RunOptions o = input_run_options(opt, false);
+    const std::string out_path = opt.require("-o");
     generate::Options g;
-    const long long count = opt.integer("--count", 100000);
-    if (count <= 0) throw std::invalid_argument("mwsep generate: --count must be positive");
-    g.count = static_cast<std::size_t>(count);
-    const long long seed = opt.integer("--seed", 1);
-    if (seed < 0) throw std::invalid_argument("mwsep generate: --seed must be 0 or more");
-    g.seed = static_cast<std::uint64_t>(seed);
-    g.threads = static_cast<int>(opt.integer("--threads", 0));
+    g.count = static_cast<std::size_t>(opt.integer("--count", 100000, 1));
+    g.seed = static_cast<std::uint64_t>(opt.integer("--seed", 1, 0));
+    g.threads = static_cast<int>(opt.integer("--threads", 0, 0, INT_MAX));
     if (opt.has("--envelope")) {
-        int a = 0, b = 0, c = 0;
+        int a = 0;
+        int b = 0;
+        int c = 0;
         char tail = 0;
-        if (std::sscanf(opt.get("--envelope").c_str(), "%dx%dx%d%c", &a, &b, &c, &tail) != 3 || a < 1 || b < 1 || c < 1)
-            throw std::invalid_argument("mwsep generate: --envelope must look like 160x16x70 (positive sizes)");
+        if (std::sscanf(opt.text("--envelope").c_str(), "%dx%dx%d%c", &a, &b, &c, &tail) != 3 || a < 1 || b < 1 || c < 1)
+            throw opt.error("--envelope", "must look like 160x16x70 (positive sizes), found '" + opt.text("--envelope") + "'");
         g.envelope_mu = a, g.envelope_nu = b, g.envelope_r = c;
     }
+    const auto setup = geometry::make_setup(model::build_model(read_work_unit(o), o.r_binning));
     const auto report = generate::generate_catalogue(setup, g);
     std::ofstream out(out_path);
     if (!out) throw std::runtime_error("cannot write " + out_path);
@@ -288,10 +255,8 @@ double thread_cpu_seconds() {
 }  // namespace
 
 int command_skipping(const Args& args) {
-    auto known = input_options;
-    known.insert({{"--work-unit", true}});
-    const Options opt(args, known, "skipping");
-    if (opt.has("--help") || opt.has("-h")) {
+    const Options opt(args, input_options({{"--work-unit", OptionKind::value}}), "mwsep skipping");
+    if (wants_help(opt)) {
         std::printf(
             "usage: mwsep skipping -a astronomy_parameters.txt [options]\n%s"
             "  --work-unit NAME           name written in the CSV (default: the file name)\n"
@@ -300,9 +265,9 @@ int command_skipping(const Args& args) {
             input_help);
         return 0;
     }
-    const RunOptions o = input_run_options(opt, "skipping", false);
+    const RunOptions o = input_run_options(opt, false);
+    const std::string wu = opt.text("--work-unit", o.astronomy_path);
     const auto setup = geometry::make_setup(model::build_model(read_work_unit(o), o.r_binning));
-    const std::string wu = opt.get("--work-unit", o.astronomy_path);
     std::printf("work_unit,area,stream,stream_terms,evaluated_terms,evaluated_fraction\n");
     for (std::size_t i = 0; i < setup.areas.size(); ++i) {
         const auto& a = setup.areas[i];
@@ -318,11 +283,16 @@ int command_skipping(const Args& args) {
 }
 
 int command_bench_cpu(const Args& args) {
-    auto known = input_options;
-    known.insert({{"--repeats", true}, {"--threads", true}, {"--integrators", true}, {"--csv", true},
-                  {"--work-unit", true}, {"--experiment", true}, {"--slices", true}});
-    const Options opt(args, known, "bench-cpu");
-    if (opt.has("--help") || opt.has("-h")) {
+    const Options opt(args,
+                      input_options({{"--repeats", OptionKind::value},
+                                     {"--threads", OptionKind::value},
+                                     {"--integrators", OptionKind::value},
+                                     {"--csv", OptionKind::value},
+                                     {"--work-unit", OptionKind::value},
+                                     {"--experiment", OptionKind::value},
+                                     {"--slices", OptionKind::value}}),
+                      "mwsep bench-cpu");
+    if (wants_help(opt)) {
         std::printf(
             "usage: mwsep bench-cpu -a astronomy_parameters.txt [options]\n%s"
             "  --repeats N                timed repeats per configuration (default 3; the median is reported)\n"
@@ -336,18 +306,20 @@ int command_bench_cpu(const Args& args) {
             input_help);
         return 0;
     }
-    const RunOptions o = input_run_options(opt, "bench-cpu", false);
+    const RunOptions o = input_run_options(opt, false);
+    const int repeats = static_cast<int>(opt.integer("--repeats", 3, 1, INT_MAX));
+    const int slices = static_cast<int>(opt.integer("--slices", 1, 1, INT_MAX));
+    const int threads = static_cast<int>(opt.integer("--threads", 0, 0, INT_MAX));
+    const std::vector<std::string> which = opt.choices("--integrators", {"reference", "fast1", "fastN"},
+                                                       "reference,fast1,fastN");
+    const std::string wu = opt.text("--work-unit", o.astronomy_path);
+    const std::string experiment = opt.text("--experiment", "bench_cpu");
     const model::Model m = model::build_model(read_work_unit(o), o.r_binning);
+    if (slices > m.areas[0].mu.steps)
+        throw opt.error("--slices", "must be between 1 and the number of mu steps (" +
+                                        std::to_string(m.areas[0].mu.steps) + "), found '" + opt.text("--slices") + "'");
     const auto setup = geometry::make_setup(m);
-    const int repeats = static_cast<int>(opt.integer("--repeats", 3));
-    if (repeats < 1) throw std::invalid_argument("mwsep bench-cpu: --repeats must be at least 1");
-    const int slices = static_cast<int>(opt.integer("--slices", 1));
-    if (slices < 1 || slices > m.areas[0].mu.steps)
-        throw std::invalid_argument("mwsep bench-cpu: --slices must be between 1 and the number of mu steps");
-    const int all = cpu::resolve_threads(static_cast<int>(opt.integer("--threads", 0)));
-    const std::string which = opt.get("--integrators", "reference,fast1,fastN");
-    const std::string wu = opt.get("--work-unit", o.astronomy_path);
-    const std::string experiment = opt.get("--experiment", "bench_cpu");
+    const int all = cpu::resolve_threads(threads);
     const std::size_t points = quadrature_points(setup);
     const std::string cpu_name = host_cpu_name();
     std::vector<geometry::IntegrationSetup> parts;
@@ -356,7 +328,7 @@ int command_bench_cpu(const Args& args) {
     std::unique_ptr<harness::CsvAppender> csv;
     if (opt.has("--csv"))
         csv = std::make_unique<harness::CsvAppender>(
-            opt.get("--csv"),
+            opt.text("--csv"),
             std::vector<std::string>{"experiment", "integrator", "threads", "slices", "work_unit", "repeat", "seconds",
                                      "cpu_seconds", "quadrature_points", "points_per_second",
                                      "points_per_second_per_core", "background_integral", "host_cpu"});
@@ -364,9 +336,11 @@ int command_bench_cpu(const Args& args) {
                 "points/s", "points/s/core");
     struct Config { std::string name; int threads; };
     std::vector<Config> configs;
-    if (which.find("reference") != std::string::npos) configs.push_back({"reference", 1});
-    if (which.find("fast1") != std::string::npos) configs.push_back({"fast", 1});
-    if (which.find("fastN") != std::string::npos) configs.push_back({"fast", all});
+    // The configurations run in the fixed order reference, fast1, fastN, whatever the order given.
+    const auto chosen = [&](const char* name) { return std::find(which.begin(), which.end(), name) != which.end(); };
+    if (chosen("reference")) configs.push_back({"reference", 1});
+    if (chosen("fast1")) configs.push_back({"fast", 1});
+    if (chosen("fastN")) configs.push_back({"fast", all});
     for (const auto& c : configs) {
         // A single-core configuration may be split into concurrent single-threaded slices; its cost is
         // then the sum of the slices' CPU times, each measured, never extrapolated.
@@ -414,7 +388,25 @@ int command_bench_cpu(const Args& args) {
 
 int command_variants(const Args& args) {
 #if defined(MWSEP_WITH_CUDA)
-    return cuda::command_variants(args);
+    const Options opt(args,
+                      {{"--streams", OptionKind::value},
+                       {"--threads", OptionKind::value},
+                       {"--report", OptionKind::value},
+                       {"--help", OptionKind::flag},
+                       {"-h", OptionKind::flag}},
+                      "mwsep variants");
+    if (wants_help(opt)) {
+        std::printf("usage: mwsep variants [--streams S] [--threads T] [--report FILE]\n"
+                    "Lists every kernel variant for S streams (default 3) at T threads per block (default 64):\n"
+                    "registers, spills and stack from the compiler's report for the build's architecture and,\n"
+                    "on a machine with a GPU, registers, local and shared memory and theoretical occupancy.\n");
+        return 0;
+    }
+    cuda::VariantsOptions v;
+    v.streams = static_cast<int>(opt.integer("--streams", 3, 0, constants::max_gpu_streams));
+    v.threads = static_cast<int>(opt.integer("--threads", 64, 1, 1024));
+    v.report = opt.text("--report");
+    return cuda::list_variants(v);
 #else
     (void)args;
     throw std::runtime_error("this build has no CUDA backend (configure with a CUDA compiler to list kernel variants)");
@@ -423,7 +415,94 @@ int command_variants(const Args& args) {
 
 int command_bench(const Args& args) {
 #if defined(MWSEP_WITH_CUDA)
-    return cuda::command_bench(args);
+    const Options opt(args,
+                      input_options({{"--csv", OptionKind::value},
+                                     {"--meta", OptionKind::value},
+                                     {"--work-unit", OptionKind::value},
+                                     {"--experiment", OptionKind::value},
+                                     {"--variants", OptionKind::value},
+                                     {"--repeats", OptionKind::value},
+                                     {"--max-samples", OptionKind::value},
+                                     {"--noise-target", OptionKind::value},
+                                     {"--time-limit", OptionKind::value},
+                                     {"--expect", OptionKind::value},
+                                     {"--sm-count", OptionKind::value},
+                                     {"--threads-per-block", OptionKind::value},
+                                     {"--blocks-per-launch", OptionKind::value},
+                                     {"--register-cap", OptionKind::flag},
+                                     {"--aos", OptionKind::flag},
+                                     {"--all-devices", OptionKind::flag},
+                                     {"--slices", OptionKind::value}}),
+                      "mwsep bench");
+    if (wants_help(opt)) {
+        std::printf(
+            "usage: mwsep bench -a astronomy_parameters.txt -s stars.txt [options]\n%s"
+            "  -s FILE                    star catalogue (count, then 'l b r' per line)\n"
+            "  --variants LIST            comma-separated variant names, or all (default)\n"
+            "  --repeats N                at least N timed samples after one warm-up (default 5)\n"
+            "  --max-samples N            at most N samples (default 50)\n"
+            "  --noise-target PCT         stop once the samples' relative standard deviation is <= PCT (default 0.5)\n"
+            "  --time-limit S             stop once the samples add up to S seconds (default 30)\n"
+            "  --expect L                 the CPU likelihood to check against (default: computed here)\n"
+            "  --threads-per-block N      (default 64)   --blocks-per-launch N (default 0: all blocks)\n"
+            "  --register-cap             the 48-register builds   --aos  array-of-structures star layout\n"
+            "  --sm-count N               run on N SMs only (CUDA green context; an emulation of a smaller GPU)\n"
+            "  --all-devices              modern variants: split the mu range over every GPU (sm_count: their sum)\n"
+            "  --slices N                 modern variants only: split each area into N slices (default: one per GPU)\n"
+            "  --work-unit NAME --experiment NAME   labels written in every row\n"
+            "  --csv FILE                 append one row per repeat   --meta FILE  write the device record\n",
+            input_help);
+        return 0;
+    }
+    const RunOptions o = input_run_options(opt, true);
+    cuda::BenchOptions b;
+    b.command = "mwsep bench";
+    for (const auto& a : args) b.command += " " + a;
+    const std::string list = opt.text("--variants", "all");
+    if (list == "all") {
+        for (const auto& v : cuda::variants()) b.variants.push_back(v.name);
+    } else {
+        std::size_t start = 0;
+        while (true) {
+            const std::size_t comma = list.find(',', start);
+            b.variants.push_back(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+            if (comma == std::string::npos) break;
+            start = comma + 1;
+        }
+    }
+    for (const auto& name : b.variants) {
+        try {
+            (void)cuda::find_variant(name);
+        } catch (const harness::UnknownName& e) {
+            throw harness::OptionError(std::string("mwsep bench: --variants: ") + e.what());
+        }
+    }
+    b.stop.min_samples = static_cast<int>(opt.integer("--repeats", b.stop.min_samples, 1, INT_MAX));
+    b.stop.max_samples = static_cast<int>(opt.integer("--max-samples", b.stop.max_samples, 1, INT_MAX));
+    if (b.stop.max_samples < b.stop.min_samples) b.stop.max_samples = b.stop.min_samples;
+    b.stop.noise_target_pct = opt.real("--noise-target", b.stop.noise_target_pct);
+    if (b.stop.noise_target_pct < 0) throw opt.error("--noise-target", "must be 0 or more, found '" + opt.text("--noise-target") + "'");
+    b.stop.time_limit_s = opt.real("--time-limit", b.stop.time_limit_s);
+    if (b.stop.time_limit_s <= 0) throw opt.error("--time-limit", "must be positive, found '" + opt.text("--time-limit") + "'");
+    b.expected = opt.real("--expect", NAN);
+    b.sm_count = static_cast<int>(opt.integer("--sm-count", 0, 0, INT_MAX));
+    b.launch.threads_per_block = static_cast<int>(opt.integer("--threads-per-block", 64, 32, 1024));
+    b.launch.blocks_per_launch = static_cast<int>(opt.integer("--blocks-per-launch", 0, 0, INT_MAX));
+    b.launch.register_cap = opt.has("--register-cap");
+    b.launch.slices = static_cast<int>(opt.integer("--slices", 0, 0, INT_MAX));
+    b.aos = opt.has("--aos");
+    b.all_devices = opt.has("--all-devices");
+    b.csv_path = opt.text("--csv");
+    b.meta_path = opt.text("--meta");
+    b.work_unit = opt.text("--work-unit", o.astronomy_path);
+    b.experiment = opt.text("--experiment", "bench");
+    if (b.all_devices && b.sm_count > 0) throw opt.error("--all-devices", "and --sm-count exclude each other");
+    if (opt.has("--slices"))
+        for (const auto& name : b.variants)
+            if (!cuda::find_variant(name).family->spreads_over_devices())
+                throw opt.error("--slices", "applies to the modern variants only; " + name + " runs on one device");
+    const Inputs in = load_inputs(o);
+    return cuda::run_bench(b, in.setup, in.stars);
 #else
     (void)args;
     throw std::runtime_error("this build has no CUDA backend (configure with a CUDA compiler to benchmark kernels)");
@@ -431,4 +510,3 @@ int command_bench(const Args& args) {
 }
 
 }  // namespace mwsep::app
-

@@ -165,23 +165,14 @@ model::Likelihood likelihood_fast(const geometry::IntegrationSetup& s, const mod
         for (std::size_t i = block * chunk; i < end; ++i)
             star_densities(s, stars.l[i], stars.b[i], stars.r[i], &dens[i * n_comp]);
     });
-    model::Likelihood out;
-    NeumaierSum sum, bg_sum;
-    std::vector<NeumaierSum> stream_sums(n_streams);
+    LikelihoodAssembly<NeumaierSum> sums(w, integrals);
     for (std::size_t i = 0; i < n; ++i) {
         const double* d = &dens[i * n_comp];
         bool zero = false;
-        sum.add(star_log_probability(w, integrals, d, zero));
-        out.zero_probability_stars += zero;
-        bg_sum.add(diagnostic_term(d[0], integrals.background, w.background, w.sum));
-        for (std::size_t t = 0; t < n_streams; ++t)
-            stream_sums[t].add(diagnostic_term(d[1 + t], integrals.streams[t], w.streams[t], w.sum));
+        const double log_probability = star_log_probability(w, integrals, d, zero);
+        sums.add_star(log_probability, zero, d);
     }
-    const double n_stars = static_cast<double>(n);
-    out.likelihood = sum.value() / n_stars;
-    out.background_likelihood = bg_sum.value() / n_stars;
-    for (std::size_t t = 0; t < n_streams; ++t) out.stream_only.push_back(stream_sums[t].value() / n_stars);
-    return out;
+    return sums.result();
 }
 
 }  // namespace mwsep::cpu

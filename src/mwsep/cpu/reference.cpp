@@ -47,26 +47,15 @@ model::Likelihood likelihood_reference(const geometry::IntegrationSetup& s, cons
                                        const model::Integrals& integrals) {
     check_integrals(integrals);
     const auto w = mixture_weights(s.model);
-    const std::size_t n_streams = s.streams.size();
-    std::vector<double> dens(1 + n_streams);
-    model::Likelihood out;
-    out.stream_only.assign(n_streams, 0.0);
-    double sum = 0, bg_sum = 0;
-    std::vector<double> stream_sums(n_streams, 0.0);
+    std::vector<double> dens(1 + s.streams.size());
+    LikelihoodAssembly<PlainSum> sums(w, integrals);
     for (std::size_t n = 0; n < stars.size(); ++n) {
         star_densities(s, stars.l[n], stars.b[n], stars.r[n], dens.data());
         bool zero = false;
-        sum += star_log_probability(w, integrals, dens.data(), zero);
-        out.zero_probability_stars += zero;
-        bg_sum += diagnostic_term(dens[0], integrals.background, w.background, w.sum);
-        for (std::size_t st = 0; st < n_streams; ++st)
-            stream_sums[st] += diagnostic_term(dens[1 + st], integrals.streams[st], w.streams[st], w.sum);
+        const double log_probability = star_log_probability(w, integrals, dens.data(), zero);
+        sums.add_star(log_probability, zero, dens.data());
     }
-    const double n_stars = static_cast<double>(stars.size());
-    out.likelihood = sum / n_stars;
-    out.background_likelihood = bg_sum / n_stars;
-    for (std::size_t st = 0; st < n_streams; ++st) out.stream_only[st] = stream_sums[st] / n_stars;
-    return out;
+    return sums.result();
 }
 
 }  // namespace mwsep::cpu

@@ -1,6 +1,6 @@
 /// @file backend.hpp
-/// @brief The CUDA backend: device choice, uploads, the integral kernel over every area, the likelihood
-/// kernel, and the host reductions (spec 3.4 and 5).
+/// @brief The CUDA backend: one evaluation through the variant's kernel family (integrals), then the
+/// likelihood kernel and the likelihood's assembly on the host (spec 3.4 and 5).
 #pragma once
 
 #include <string>
@@ -8,7 +8,8 @@
 #include "mwsep/geometry/tables.hpp"
 #include "mwsep/model/result.hpp"
 #include "mwsep/model/work_unit.hpp"
-#include "mwsep/variant_table.hpp"
+#include "mwsep/cuda/devices.hpp"
+#include "mwsep/kernel_set.hpp"
 
 namespace mwsep::cuda {
 
@@ -22,10 +23,6 @@ struct GpuResult {
     std::string device;             ///< name of the GPU that ran the kernels ("N x name" for several)
     int devices_used = 1;           ///< GPUs the integral was spread over (modern variants)
 };
-
-/// Picks a device as the thesis did: @p requested if >= 0 (it must support double precision when
-/// @p need_double), otherwise the one with the largest SM count x clock rate. Throws CudaError if none.
-int select_device(int requested, bool need_double);
 
 /// Creates the CUDA context of every device that evaluate() would use for @p variant and @p device, so
 /// that a caller can overlap the driver's start-up with reading the inputs (mwsep run does).

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
-#include <sstream>
 #include <stdexcept>
 
 #include "harness/json.hpp"
@@ -18,11 +17,9 @@
 #include "mwsep/cpu/integrators.hpp"
 #include "mwsep/cuda/backend.hpp"
 #include "mwsep/cuda/commands.hpp"
+#include "mwsep/cuda/devices.hpp"
 #include "harness/green_context.hpp"
-#include "mwsep/model/astronomy_parameters.hpp"
-#include "mwsep/model/build_model.hpp"
-#include "mwsep/model/stars.hpp"
-#include "mwsep/variant_table.hpp"
+#include "mwsep/cuda/variants.hpp"
 
 namespace mwsep::cuda {
 namespace {
@@ -40,8 +37,8 @@ void write_meta(const std::string& path, int device, const std::string& command)
     int driver = 0, runtime = 0, sm_clock = 0, mem_clock = 0;
     check(cudaDriverGetVersion(&driver), "query the driver version");
     check(cudaRuntimeGetVersion(&runtime), "query the runtime version");
-    cudaDeviceGetAttribute(&sm_clock, cudaDevAttrClockRate, device);
-    cudaDeviceGetAttribute(&mem_clock, cudaDevAttrMemoryClockRate, device);
+    check(cudaDeviceGetAttribute(&sm_clock, cudaDevAttrClockRate, device), "query the SM clock");
+    check(cudaDeviceGetAttribute(&mem_clock, cudaDevAttrMemoryClockRate, device), "query the memory clock");
     std::ofstream out(path);
     if (!out) throw std::runtime_error("cannot write " + path);
     harness::JsonObject j(out);
@@ -60,67 +57,31 @@ void write_meta(const std::string& path, int device, const std::string& command)
 
 }  // namespace
 
-int command_bench(const std::vector<std::string>& args) {
-    std::string astronomy, stars_path, csv_path, meta_path, work_unit, experiment = "bench", list = "all";
-    int sm_count = 0;
-    harness::StopCriterion stop;
-    double expected = NAN;
-    LaunchOptions launch;
-    bool aos = false, all_devices = false;
-    std::string command = "mwsep bench";
-    for (const auto& a : args) command += " " + a;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const auto value = [&]() -> std::string {
-            if (i + 1 >= args.size()) throw std::invalid_argument("mwsep bench: " + args[i] + " needs a value");
-            return args[++i];
-        };
-        const std::string& a = args[i];
-        if (a == "-a") astronomy = value();
-        else if (a == "-s") stars_path = value();
-        else if (a == "--csv") csv_path = value();
-        else if (a == "--meta") meta_path = value();
-        else if (a == "--work-unit") work_unit = value();
-        else if (a == "--experiment") experiment = value();
-        else if (a == "--variants") list = value();
-        else if (a == "--repeats") stop.min_samples = std::stoi(value());
-        else if (a == "--max-samples") stop.max_samples = std::stoi(value());
-        else if (a == "--noise-target") stop.noise_target_pct = std::stod(value());
-        else if (a == "--time-limit") stop.time_limit_s = std::stod(value());
-        else if (a == "--expect") expected = std::stod(value());
-        else if (a == "--sm-count") sm_count = std::stoi(value());
-        else if (a == "--threads-per-block") launch.threads_per_block = std::stoi(value());
-        else if (a == "--blocks-per-launch") launch.blocks_per_launch = std::stoi(value());
-        else if (a == "--register-cap") launch.register_cap = true;
-        else if (a == "--aos") aos = true;
-        else if (a == "--all-devices") all_devices = true;
-        else if (a == "--slices") launch.slices = std::stoi(value());
-        else if (a == "--help" || a == "-h") {
-            std::printf(
-                "usage: mwsep bench -a astronomy_parameters.txt -s stars.txt [options]\n"
-                "  --variants LIST           comma-separated variant names, or all (default)\n"
-                "  --repeats N               at least N timed samples after one warm-up (default 5)\n"
-                "  --max-samples N           at most N samples (default 50)\n"
-                "  --noise-target PCT        stop once the samples' relative standard deviation is <= PCT (default 0.5)\n"
-                "  --time-limit S            stop once the samples add up to S seconds (default 30)\n"
-                "  --expect L                the CPU likelihood to check against (default: computed here)\n"
-                "  --threads-per-block N     (default 64)   --blocks-per-launch N (default 0: all blocks)\n"
-                "  --register-cap            the 48-register builds   --aos  array-of-structures star layout\n"
-                "  --sm-count N              run on N SMs only (CUDA green context; an emulation of a smaller GPU)\n"
-                "  --all-devices             modern variants: split the mu range over every GPU (sm_count: their sum)\n"
-                "  --slices N                modern variants: split each area into N slices (default: one per GPU)\n"
-                "  --work-unit NAME --experiment NAME   labels written in every row\n"
-                "  --csv FILE                append one row per repeat   --meta FILE  write the device record\n");
-            return 0;
-        } else throw std::invalid_argument("mwsep bench: unknown option '" + a + "'");
-    }
-    if (astronomy.empty() || stars_path.empty()) throw std::invalid_argument("mwsep bench: -a and -s are required");
-    if (stop.max_samples < stop.min_samples) stop.max_samples = stop.min_samples;
-    harness::Sampling{stop};  // refuses an impossible criterion before any work
-    if (launch.slices < 0) throw std::invalid_argument("mwsep bench: --slices must be 0 or more");
-    if (all_devices && sm_count > 0) throw std::invalid_argument("mwsep bench: --all-devices and --sm-count exclude each other");
-    if (work_unit.empty()) work_unit = astronomy;
-    const auto setup = geometry::make_setup(model::build_model(model::read_astronomy_parameters(astronomy)));
-    const auto stars = model::read_stars(stars_path);
+TimedEvaluation time_one_evaluation(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
+                                    const VariantInfo& v, int device, const LaunchOptions& launch, bool soa,
+                                    double expected) {
+    TimedEvaluation t;
+    const auto w0 = std::chrono::steady_clock::now();
+    t.result = evaluate(setup, stars, v.name, device, launch, soa);
+    t.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count();
+    t.integral_ms = t.result.integral_seconds * 1e3;
+    t.likelihood_ms = t.result.likelihood_seconds * 1e3;
+    t.likelihood = t.result.likelihood.likelihood;
+    t.rel_diff = std::fabs(t.likelihood - expected) / std::fabs(expected);
+    // Full-size units: summation order alone moves the 11th digit (1e-10); single precision 1e-5.
+    t.valid = t.rel_diff <= (v.kernels.double_precision ? 1e-10 : 1e-5);
+    return t;
+}
+
+int run_bench(const BenchOptions& options, const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars) {
+    LaunchOptions launch = options.launch;
+    const bool aos = options.aos;
+    const bool all_devices = options.all_devices;
+    const harness::StopCriterion stop = options.stop;
+    const int sm_count = options.sm_count;
+    const std::string& experiment = options.experiment;
+    const std::string& work_unit = options.work_unit;
+    double expected = options.expected;
     if (std::isnan(expected)) {
         const auto integrals = cpu::integrate_fast(setup, 0);
         expected = cpu::likelihood_fast(setup, stars, integrals, 0).likelihood;
@@ -128,16 +89,10 @@ int command_bench(const std::vector<std::string>& args) {
     }
 
     std::vector<const VariantInfo*> chosen;
-    if (list == "all") {
-        for (const auto& v : variants()) chosen.push_back(&v);
-    } else {
-        std::stringstream ss(list);
-        std::string name;
-        while (std::getline(ss, name, ',')) chosen.push_back(&find_variant(name));
-    }
+    for (const auto& name : options.variants) chosen.push_back(&find_variant(name));
     const int device = select_device(-1, true);
     check(cudaSetDevice(device), "select the device");
-    if (!meta_path.empty()) write_meta(meta_path, device, command);
+    if (!options.meta_path.empty()) write_meta(options.meta_path, device, options.command);
     std::unique_ptr<harness::GreenContext> green;
     int sms_used = 0;
     {
@@ -156,7 +111,7 @@ int command_bench(const std::vector<std::string>& args) {
     double points = 0;
     for (const auto& a : setup.areas) points += static_cast<double>(a.cells()) * a.r.n_r * a.r.n_conv;
     std::unique_ptr<harness::CsvAppender> csv;
-    if (!csv_path.empty()) csv = std::make_unique<harness::CsvAppender>(csv_path, columns);
+    if (!options.csv_path.empty()) csv = std::make_unique<harness::CsvAppender>(options.csv_path, columns);
 
     std::printf("%-28s %10s %10s %10s %12s %10s %8s %4s %s\n", "variant", "median_ms", "min_ms", "max_ms", "points/s",
                 "rel_diff", "noise", "n", "stopped_by");
@@ -175,7 +130,7 @@ int command_bench(const std::vector<std::string>& args) {
     }
     for (const VariantInfo* v : chosen) {
         // --all-devices: the modern variants spread over every GPU (device -1); the others stay on one.
-        const bool spread = all_devices && v->device_reduced;
+        const bool spread = all_devices && v->family->spreads_over_devices();
         const int run_device = spread ? -1 : device;
         const int run_sms = spread ? all_sms : sms_used;
         evaluate(setup, stars, v->name, run_device, launch, !aos);  // warm-up: module load, first allocations
@@ -191,21 +146,15 @@ int command_bench(const std::vector<std::string>& args) {
         double worst = 0;
         do {
             clocks.start();
-            const auto w0 = std::chrono::steady_clock::now();
-            const GpuResult g = evaluate(setup, stars, v->name, run_device, launch, !aos);
-            const double total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count();
+            const TimedEvaluation t = time_one_evaluation(setup, stars, *v, run_device, launch, !aos, expected);
             const harness::ClockReading clock = clocks.stop();
             if (green && !green->is_current())
                 throw CudaError("the evaluation left the green context of " + std::to_string(green->sm_count()) +
                                 " SMs: the sample ran on the whole GPU, not the emulated one");
-            const double integral_ms = g.integral_seconds * 1e3, like_ms = g.likelihood_seconds * 1e3;
-            const double diff = std::fabs(g.likelihood.likelihood - expected) / std::fabs(expected);
-            // Full-size units: summation order alone moves the 11th digit (1e-10); single precision 1e-5.
-            const bool valid = diff <= (v->double_precision ? 1e-10 : 1e-5);
-            invalid += !valid;
-            worst = std::max(worst, diff);
-            rows.push_back({integral_ms, like_ms, total_ms, g.likelihood.likelihood, diff, valid, clock});
-            sampling.add(integral_ms + like_ms);
+            invalid += !t.valid;
+            worst = std::max(worst, t.rel_diff);
+            rows.push_back({t.integral_ms, t.likelihood_ms, t.total_ms, t.likelihood, t.rel_diff, t.valid, clock});
+            sampling.add(t.integral_ms + t.likelihood_ms);
         } while (!sampling.done());
         const double noise = sampling.noise_pct();
         for (std::size_t rep = 0; csv && rep < rows.size(); ++rep) {

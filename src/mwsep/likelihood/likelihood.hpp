@@ -34,4 +34,58 @@ double star_log_probability(const MixtureWeights& w, const model::Integrals& int
 /// One star's term of a diagnostic likelihood (spec 4.6): log10(u / Sigma_E) or -241 when u < 1e-15.
 double diagnostic_term(double density, double integral, double weight, double weight_sum);
 
+/// A plain running sum, for the integrators that add in the original order without compensation.
+class PlainSum {
+public:
+    /// Adds @p v.
+    void add(double v) { sum_ += v; }
+    /// The sum so far.
+    double value() const { return sum_; }
+
+private:
+    double sum_ = 0;
+};
+
+/// The likelihood and its diagnostics from per-star results, added in star order (spec 4.3-4.6): every
+/// backend computes the per-star values its own way and assembles them here. @p Sum is PlainSum (the
+/// original order and rounding) or NeumaierSum (compensated).
+template <class Sum>
+class LikelihoodAssembly {
+public:
+    /// Prepares the sums for the streams of @p integrals, with the mixture weights @p w.
+    LikelihoodAssembly(const MixtureWeights& w, const model::Integrals& integrals)
+        : weights_(w), integrals_(integrals), stream_sums_(integrals.streams.size()) {}
+
+    /// Adds one star: @p log_probability is log10 of its mixture probability (or the penalty, then
+    /// @p zero is true), @p densities its 1 + S convolved densities.
+    void add_star(double log_probability, bool zero, const double* densities) {
+        sum_.add(log_probability);
+        zero_stars_ += zero;
+        background_sum_.add(diagnostic_term(densities[0], integrals_.background, weights_.background, weights_.sum));
+        for (std::size_t s = 0; s < stream_sums_.size(); ++s)
+            stream_sums_[s].add(diagnostic_term(densities[1 + s], integrals_.streams[s], weights_.streams[s], weights_.sum));
+        ++stars_;
+    }
+
+    /// The means over the stars added so far.
+    model::Likelihood result() const {
+        model::Likelihood out;
+        const double n = static_cast<double>(stars_);
+        out.likelihood = sum_.value() / n;
+        out.background_likelihood = background_sum_.value() / n;
+        for (const auto& s : stream_sums_) out.stream_only.push_back(s.value() / n);
+        out.zero_probability_stars = zero_stars_;
+        return out;
+    }
+
+private:
+    const MixtureWeights& weights_;
+    const model::Integrals& integrals_;
+    Sum sum_;
+    Sum background_sum_;
+    std::vector<Sum> stream_sums_;
+    long long zero_stars_ = 0;
+    std::size_t stars_ = 0;
+};
+
 }  // namespace mwsep::cpu

@@ -19,11 +19,11 @@ namespace mwsep::math {
 template <class Real>
 struct Vec3 {
     /// Along the line from the Sun through the Galactic centre (l = 0)
-    Real x, y, z;
-    /// @var y
+    Real x;
     /// In the Galactic plane, towards l = 90 deg
-    /// @var z
+    Real y;
     /// Towards the north Galactic pole (b = 90 deg)
+    Real z;
 };
 
 /// Apparent g magnitude of a star at heliocentric distance @p r_kpc (spec 2.1, first form, kept for rounding).
@@ -141,7 +141,8 @@ struct IeeeDivSqrt {
 };
 // [divsqrt-ieee-end]
 
-/// Single-precision hardware estimate of 1/x (device: the reciprocal instruction; host: the same IEEE value).
+/// Single-precision 1/x, correctly rounded: on the device `__frcp_rn` is the IEEE round-to-nearest reciprocal
+/// (`rcp.rn.f32`), not the raw hardware estimate (`rcp.approx.f32`); the host computes the same IEEE value.
 MWSEP_HD float float_reciprocal(float x) {
 #if defined(__CUDA_ARCH__)
     return __frcp_rn(x);
@@ -164,7 +165,7 @@ MWSEP_HD float float_rsqrt(float x) {
 /// Newton steps in double. Faithfully rounded (within 1 ulp), valid for arguments in the normal float
 /// range. For single precision the seed alone is used, as there is nothing to refine.
 struct MixedPrecisionDivSqrt {
-    /// a / b: one Newton step on the float estimate of 1/b, then a Markstein correction of the quotient.
+    /// a / b: one Newton step on the float reciprocal of b, then a Markstein correction of the quotient.
     MWSEP_HD static double div(double a, double b) {
         const double y0 = static_cast<double>(float_reciprocal(static_cast<float>(b)));
         const double c = 1.0 - b * y0;
@@ -180,7 +181,7 @@ struct MixedPrecisionDivSqrt {
         const double s = x1 * y;                      // about 2 sqrt(y)
         return s * (0.75 - 0.0625 * s * x1);          // one coupled Newton step on sqrt(y)
     }
-    MWSEP_HD static float div(float a, float b) { return a * float_reciprocal(b); }  ///< a times the estimate of 1/b
+    MWSEP_HD static float div(float a, float b) { return a * float_reciprocal(b); }  ///< a times the float 1/b
     MWSEP_HD static float sqrt(float y) { return y * float_rsqrt(y); }               ///< y times the estimate of 1/sqrt(y) (y > 0)
 };
 // [divsqrt-mixed-end]

@@ -1,0 +1,51 @@
+/// @file kernel_set.hpp
+/// @brief What every kernel variant tells its host: its name, its kernel instances with their compiled
+/// identity, its shared memory, and how it is launched.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace mwsep::cuda {
+
+/// How to launch the integral kernels.
+struct LaunchOptions {
+    /// Threads per block; 64 was the thesis's choice.
+    int threads_per_block = 64;
+    /// Thesis variants: 0 puts all cells in one launch per r step; the 2010 code used chunks of 128 blocks.
+    int blocks_per_launch = 0;
+    /// The 48-register build of the thesis's Makefile.
+    bool register_cap = false;
+    /// Run in the calling thread's current context (e.g. a green context).
+    bool keep_context = false;
+    /// Modern variants: split each area's mu range into this many slices, dealt round-robin to the
+    /// devices in use (0: one slice per device).
+    int slices = 0;
+};
+
+/// The kernel of a variant for a stream count, register-capped or not; nullptr if not instantiated.
+using KernelFn = const void* (*)(int streams, bool capped);
+/// The identity of that kernel as the compiler's report names it: its demangled name without the return
+/// type and the parameter list, e.g. `ns::integral_kernel<ns::Variant<...>, 3>`; empty if not instantiated.
+using KernelIdentityFn = std::string (*)(int streams, bool capped);
+/// Dynamic shared memory [bytes] per block of a variant, for a block size.
+using SharedBytesFn = std::size_t (*)(int threads_per_block);
+
+/// The kernels of one variant, whichever family it belongs to.
+struct KernelSet {
+    /// The variant's name, composed from its policies (memory-divsqrt-loop-precision) or its family's.
+    std::string name;
+    /// Real is double: the device must support FP64.
+    bool double_precision = true;
+    /// The stream count is fixed at compile time (one instance for each of 0 to max_streams streams);
+    /// otherwise one instance serves every count.
+    bool unrolled = false;
+    /// The kernel for a stream count.
+    KernelFn kernel = nullptr;
+    /// The compiled identity of that kernel.
+    KernelIdentityFn identity = nullptr;
+    /// Dynamic shared memory per block.
+    SharedBytesFn shared_bytes = nullptr;
+};
+
+}  // namespace mwsep::cuda

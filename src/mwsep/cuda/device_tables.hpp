@@ -1,0 +1,40 @@
+/// @file device_tables.hpp
+/// @brief Uploads both kernel families share: tables converted to the kernels' precision, the cell
+/// directions of an area, and the tidal streams' constants.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "mwsep/cuda_check.hpp"
+#include "mwsep/geometry/tables.hpp"
+#include "mwsep/tidal_streams.hpp"
+
+namespace mwsep::cuda {
+
+/// @p v converted to Real and zero-padded to @p size values.
+template <class Real>
+std::vector<Real> convert(const std::vector<double>& v, std::size_t size) {
+    std::vector<Real> out(size, Real(0));
+    for (std::size_t i = 0; i < v.size(); ++i) out[i] = static_cast<Real>(v[i]);
+    return out;
+}
+
+/// Cells of an area rounded up to a multiple of 64: the length of every per-cell buffer.
+inline int padded_cells(int cells) { return (cells + 63) / 64 * 64; }
+
+/// Uploads the sky direction of every cell of @p t into the four direction buffers of @p b (a
+/// ThesisBuffers or ModernBuffers), zero-padded to @p padded cells.
+template <class Real, class Buffers>
+void upload_cell_directions(const geometry::AreaTables& t, int padded, Buffers& b, DeviceMemory& mem) {
+    b.sinb = mem.upload(convert<Real>(t.sinb, padded), "upload cell directions");
+    b.sinl = mem.upload(convert<Real>(t.sinl, padded), "upload cell directions");
+    b.cosb = mem.upload(convert<Real>(t.cosb, padded), "upload cell directions");
+    b.cosl = mem.upload(convert<Real>(t.cosl, padded), "upload cell directions");
+}
+
+/// The constants of the tidal streams of @p setup on the host; with @p mem also their device copies and
+/// textures (which the thesis's memory families read), owned by @p mem.
+TidalStreams tidal_streams(const geometry::IntegrationSetup& setup, DeviceMemory* mem);
+
+}  // namespace mwsep::cuda

@@ -1,0 +1,57 @@
+#include "mwsep/cuda/devices.hpp"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "mwsep/cuda_check.hpp"
+
+namespace mwsep::cuda {
+namespace {
+
+/// Whether a device has double precision (compute capability 1.3 and later).
+bool supports_double(const cudaDeviceProp& p) { return p.major > 1 || (p.major == 1 && p.minor >= 3); }
+
+}  // namespace
+
+int device_count() {
+    int count = 0;
+    const cudaError_t status = cudaGetDeviceCount(&count);
+    if (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver || count == 0)
+        throw CudaError("no CUDA device is available (" + std::string(cudaGetErrorString(status)) + ")");
+    check(status, "count CUDA devices");
+    return count;
+}
+
+std::vector<int> ranked_devices(bool need_double) {
+    std::vector<std::pair<double, int>> rated;
+    const int count = device_count();
+    for (int d = 0; d < count; ++d) {
+        cudaDeviceProp p{};
+        check(cudaGetDeviceProperties(&p, d), "query a device");
+        int clock_khz = 0;
+        check(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, d), "query a device's clock rate");
+        if (!need_double || supports_double(p))
+            rated.emplace_back(static_cast<double>(p.multiProcessorCount) * clock_khz, d);
+    }
+    if (rated.empty()) throw CudaError("no CUDA device with double precision");
+    std::stable_sort(rated.begin(), rated.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<int> out;
+    for (const auto& r : rated) out.push_back(r.second);
+    return out;
+}
+
+int select_device(int requested, bool need_double) {
+    if (requested < 0) return ranked_devices(need_double).front();
+    const int count = device_count();
+    if (requested >= count)
+        throw CudaError("--device " + std::to_string(requested) + " does not exist (" + std::to_string(count) +
+                        " devices)");
+    cudaDeviceProp p{};
+    check(cudaGetDeviceProperties(&p, requested), "query the device");
+    if (need_double && !supports_double(p))
+        throw CudaError(std::string("device ") + p.name + " has no double precision");
+    return requested;
+}
+
+}  // namespace mwsep::cuda

@@ -1,0 +1,181 @@
+#include "mwsep/cuda/modern_family.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "mwsep/cuda/device_tables.hpp"
+#include "mwsep/likelihood/stream_skipping.hpp"
+#include "mwsep/math/summation.hpp"
+
+namespace mwsep::cuda {
+namespace {
+
+/// What the modern variants need of one area beyond the cell directions, computed once on the host
+/// and uploaded to every device: the folded line of sight and the streams' skip thresholds.
+struct ModernHostArea {
+    geometry::FoldedLineOfSight los;
+    std::vector<double> thresholds;
+};
+
+ModernHostArea prepare_host_area(const geometry::IntegrationSetup& s, const geometry::AreaTables& t) {
+    ModernHostArea h;
+    h.los = geometry::fold_line_of_sight(t);
+    h.thresholds = cpu::stream_skip_thresholds(s, t, h.los);
+    return h;
+}
+
+/// Uploads one area's tables: the cell directions, the folded line of sight, the nu areas, the per-cell
+/// outputs, the chunk partial sums and the exponential's table.
+template <class Real>
+void fill_area(const ModernHostArea& h, const geometry::AreaTables& t, int n_streams,
+               const math::ExpTableEntry* exp_table, ModernArea& a, ModernBuffers<Real>& b, DeviceMemory& mem) {
+    const auto& los = h.los;
+    a.cells = static_cast<int>(t.cells());
+    a.padded = padded_cells(a.cells);
+    a.n_nu = t.n_nu();
+    a.n_r = t.r.n_r;
+    a.n_conv = t.r.n_conv;
+    upload_cell_directions<Real>(t, a.padded, b, mem);
+    for (int i = 0; i < n_streams; ++i) a.skip_threshold[i] = h.thresholds[i];
+    a.exp_table = exp_table;
+    a.r_pieces = modern_r_pieces(a.cells, a.n_r);
+    b.folded_r = mem.upload(convert<Real>(los.r_point, los.r_point.size()), "upload the line-of-sight points");
+    b.folded_w = mem.upload(convert<Real>(los.weight, los.weight.size()), "upload the line-of-sight weights");
+    b.ids = mem.upload(convert<Real>(t.ids, t.ids.size()), "upload the nu areas");
+    const std::size_t n_out = static_cast<std::size_t>(a.padded) * (1 + n_streams) * a.r_pieces;
+    b.cell_out = mem.allocate<Real>(n_out, "allocate per-cell results");
+    const std::size_t n_partials = static_cast<std::size_t>(reduction_chunks) * 2 * (1 + n_streams);
+    a.partials = mem.allocate<double>(n_partials, "allocate the chunk sums");
+    a.block_weight = mem.upload(los.block_weight, "upload the r-bin weights");
+    a.block_r_min = mem.upload(los.block_r_min, "upload the r-bin ranges");
+    a.block_r_max = mem.upload(los.block_r_max, "upload the r-bin ranges");
+    // Poison the outputs (all bits set is a NaN): a cell or chunk the kernels never wrote cannot pass.
+    check(cudaMemset(b.cell_out, 0xff, sizeof(Real) * n_out), "poison per-cell results");
+    check(cudaMemset(a.partials, 0xff, sizeof(double) * n_partials), "poison the chunk sums");
+}
+
+/// Makes a device current when constructed: as the first member of a class, it puts the members after
+/// it (allocations, queues, events) on that device.
+struct CurrentDevice {
+    explicit CurrentDevice(int dev) : device(dev) { harness::use_device(dev, "select a device for a slice"); }
+    int device;
+};
+
+/// One slice of the work: a device, its copies of the tables, and its range of every area's reduction
+/// chunks.
+struct Slice {
+    explicit Slice(int dev) : current(dev) {}
+    ~Slice() { harness::use_device_quietly(current.device); }  // the members are released on their own device
+    int device() const { return current.device; }
+    CurrentDevice current;  // first, so that every member below is created on this slice's device
+    DeviceMemory mem;
+    Stream queue;
+    Event start;
+    Event stop;
+    std::vector<ModernArea> areas;
+};
+
+/// The modern family's state for one evaluation: every slice on its device.
+class ModernIntegral : public PreparedIntegral {
+public:
+    ModernIntegral(const ModernVariant& variant, const geometry::IntegrationSetup& setup,
+                   const std::vector<int>& devices, const LaunchOptions& options)
+        : variant_(variant), options_(options), n_streams_(static_cast<int>(setup.streams.size())),
+          n_areas_(setup.areas.size()), streams_(tidal_streams(setup, nullptr)) {
+        const int n_slices = options.slices > 0 ? options.slices : static_cast<int>(devices.size());
+        if (n_slices > reduction_chunks)
+            throw CudaError("at most " + std::to_string(reduction_chunks) + " slices (one reduction chunk each)");
+        std::vector<ModernHostArea> host;
+        for (const auto& t : setup.areas) host.push_back(prepare_host_area(setup, t));
+        std::vector<math::ExpTableEntry> exp_table(math::ExpTable::size);
+        math::ExpTable::fill(exp_table.data());
+        for (int k = 0; k < n_slices; ++k) {
+            auto slice = std::make_unique<Slice>(devices[k % devices.size()]);
+            const auto* table = slice->mem.upload(exp_table, "upload the exponential's table");
+            slice->areas.resize(setup.areas.size());
+            for (std::size_t i = 0; i < setup.areas.size(); ++i) {
+                auto& a = slice->areas[i];
+                const auto& t = setup.areas[i];
+                if (variant_.kernels.double_precision) fill_area<double>(host[i], t, n_streams_, table, a, a.f64, slice->mem);
+                else fill_area<float>(host[i], t, n_streams_, table, a, a.f32, slice->mem);
+                a.first_chunk = reduction_chunks * k / n_slices;
+                a.last_chunk = reduction_chunks * (k + 1) / n_slices;
+            }
+            slices_.push_back(std::move(slice));
+        }
+    }
+
+    void launch() override {
+        for (auto& slice : slices_) {
+            harness::use_device(slice->device(), "select a slice's device");
+            slice->start.record(slice->queue.get());
+            for (const auto& a : slice->areas) variant_.launch(a, streams_, options_, slice->queue.get());
+            slice->stop.record(slice->queue.get());
+        }
+    }
+
+    float wait() override {
+        float ms = 0;
+        for (auto& slice : slices_) {
+            harness::use_device(slice->device(), "select a slice's device");
+            check(cudaStreamSynchronize(slice->queue.get()), "run the modern integral kernels");
+            ms = std::max(ms, slice->stop.since(slice->start));
+        }
+        return ms;
+    }
+
+    /// Downloads every slice's chunk sums and adds each component's chunks in chunk order, so the sums do
+    /// not depend on the slicing.
+    std::vector<std::vector<double>> area_sums() override {
+        const int S = n_streams_;
+        std::vector<std::vector<double>> partials(
+            n_areas_, std::vector<double>(static_cast<std::size_t>(reduction_chunks) * 2 * (1 + S)));
+        for (auto& slice : slices_) {
+            harness::use_device(slice->device(), "select a slice's device");
+            for (std::size_t i = 0; i < slice->areas.size(); ++i) {
+                const auto& a = slice->areas[i];
+                for (int c = 0; c <= S; ++c) {
+                    const std::size_t at = (static_cast<std::size_t>(c) * reduction_chunks + a.first_chunk) * 2;
+                    const std::size_t n = static_cast<std::size_t>(a.last_chunk - a.first_chunk) * 2;
+                    if (n == 0) continue;
+                    check(cudaMemcpy(partials[i].data() + at, a.partials + at, sizeof(double) * n,
+                                     cudaMemcpyDeviceToHost),
+                          "download the chunk sums");
+                }
+            }
+        }
+        std::vector<std::vector<double>> sums;
+        for (const auto& part : partials) {
+            std::vector<double> area_sums(1 + S);
+            for (int c = 0; c <= S; ++c) {
+                cpu::NeumaierSum total;
+                double compensation = 0;
+                for (int i = 0; i < reduction_chunks; ++i) {
+                    total.add(part[(static_cast<std::size_t>(c) * reduction_chunks + i) * 2]);
+                    compensation += part[(static_cast<std::size_t>(c) * reduction_chunks + i) * 2 + 1];
+                }
+                area_sums[c] = total.value() + compensation;
+            }
+            sums.push_back(area_sums);
+        }
+        return sums;
+    }
+
+private:
+    const ModernVariant& variant_;
+    LaunchOptions options_;
+    int n_streams_;
+    std::size_t n_areas_;
+    TidalStreams streams_;  // kernel arguments only: the modern kernels take no device table
+    std::vector<std::unique_ptr<Slice>> slices_;
+};
+
+}  // namespace
+
+std::unique_ptr<PreparedIntegral> ModernFamily::prepare(const geometry::IntegrationSetup& setup,
+                                                        const std::vector<int>& devices,
+                                                        const LaunchOptions& options) const {
+    return std::make_unique<ModernIntegral>(variant_, setup, devices, options);
+}
+
+}  // namespace mwsep::cuda

@@ -1,0 +1,28 @@
+/// @file modern_family.hpp
+/// @brief The modern kernel family: one launch per area, fixed chunks of cells reduced on the device, and
+/// the chunks of each area dealt in slices to every device in use.
+#pragma once
+
+#include "mwsep/cuda/kernel_family.hpp"
+#include "mwsep/modern_kernels.hpp"
+
+namespace mwsep::cuda {
+
+/// Runs one variant of the modern family.
+class ModernFamily : public KernelFamily {
+public:
+    /// The family's driver for @p variant.
+    explicit ModernFamily(const ModernVariant& variant) : variant_(variant) {}
+    bool has_capped_build() const override { return false; }     ///< no 48-register build: beyond the thesis
+    bool spreads_over_devices() const override { return true; }  ///< every device with double precision
+    /// Splits each area's reduction chunks into LaunchOptions::slices slices (default one per device),
+    /// dealt round-robin to @p devices, and uploads each slice's tables to its device. Throws CudaError for
+    /// more slices than reduction chunks.
+    std::unique_ptr<PreparedIntegral> prepare(const geometry::IntegrationSetup& setup, const std::vector<int>& devices,
+                                              const LaunchOptions& options) const override;
+
+private:
+    ModernVariant variant_;
+};
+
+}  // namespace mwsep::cuda

@@ -1,0 +1,33 @@
+#include "mwsep/cuda/variants.hpp"
+
+#include "harness/registry.hpp"
+#include "mwsep/cuda/modern_family.hpp"
+#include "mwsep/cuda/thesis_family.hpp"
+
+namespace mwsep::cuda {
+namespace {
+
+const harness::Registry<VariantInfo>& registry() {
+    static const harness::Registry<VariantInfo> table = [] {
+        std::vector<ThesisVariant> thesis;
+        add_global_variants(thesis);
+        add_constant_variants(thesis);
+        add_texture_variants(thesis);
+        add_shared_variants(thesis);
+        std::vector<ModernVariant> modern;
+        add_modern_variants(modern);
+        harness::Registry<VariantInfo> r("kernel variant");
+        for (const auto& v : thesis) r.add({v.kernels.name, v.kernels, std::make_shared<ThesisFamily>(v)});
+        for (const auto& v : modern) r.add({v.kernels.name, v.kernels, std::make_shared<ModernFamily>(v)});
+        return r;
+    }();
+    return table;
+}
+
+}  // namespace
+
+const std::vector<VariantInfo>& variants() { return registry().entries(); }
+
+const VariantInfo& find_variant(const std::string& name) { return registry().find(name); }
+
+}  // namespace mwsep::cuda

@@ -1,0 +1,117 @@
+// The one option parser: declared names only, strict numbers, and messages that name the option and text.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "harness/options.hpp"
+#include "harness/registry.hpp"
+#include "harness/type_name.hpp"
+
+namespace {
+
+using harness::OptionError;
+using harness::OptionKind;
+using harness::Options;
+
+const std::vector<harness::OptionSpec> specs = {
+    {"--count", OptionKind::value}, {"--json", OptionKind::flag}, {"-p", OptionKind::list}, {"--rate", OptionKind::value},
+    {"--mode", OptionKind::value}, {"--list", OptionKind::value}};
+
+/// The message of the OptionError @p f throws; fails the test if it throws nothing or something else.
+template <class F>
+std::string option_error(F f) {
+    try {
+        f();
+    } catch (const OptionError& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "no OptionError";
+    return "";
+}
+
+TEST(Options, ReadsValuesFlagsAndLists) {
+    const Options o({"--count", "12", "--json", "-p", "1", "-2.5", "3", "--rate", "0.25"}, specs, "tool");
+    EXPECT_EQ(o.integer("--count", 0), 12);
+    EXPECT_TRUE(o.has("--json"));
+    EXPECT_EQ(o.list("-p"), (std::vector<std::string>{"1", "-2.5", "3"}));
+    EXPECT_EQ(o.real("--rate", 1.0), 0.25);
+    EXPECT_EQ(o.integer("--absent", 7), 7);
+    EXPECT_FALSE(o.has("--mode"));
+}
+
+TEST(Options, UnknownNameIsAnErrorNamingIt) {
+    EXPECT_EQ(option_error([] { Options({"--cout", "3"}, specs, "tool"); }),
+              "tool: unknown option '--cout' (see --help)");
+    EXPECT_EQ(option_error([] { Options({"stray"}, specs, "tool"); }), "tool: unexpected argument 'stray' (see --help)");
+    EXPECT_EQ(option_error([] { Options({"--count"}, specs, "tool"); }), "tool: --count needs a value");
+}
+
+TEST(Options, MalformedNumbersAreErrorsNamingOptionAndText) {
+    for (const char* bad : {"abc", "12x", "1e3", "", " 5", "5 ", "1.5"}) {
+        const Options o({"--count", bad}, specs, "tool");
+        EXPECT_EQ(option_error([&] { (void)o.integer("--count", 0); }),
+                  std::string("tool: --count expects an integer, found '") + bad + "'");
+    }
+    for (const char* bad : {"abc", "1.2.3", "nan", "inf", "1e999", ""}) {
+        const Options o({"--rate", bad}, specs, "tool");
+        EXPECT_EQ(option_error([&] { (void)o.real("--rate", 0); }),
+                  std::string("tool: --rate expects a finite number, found '") + bad + "'");
+    }
+}
+
+TEST(Options, OutOfRangeNumbersAreErrors) {
+    const Options o({"--count", "0"}, specs, "tool");
+    EXPECT_EQ(option_error([&] { (void)o.integer("--count", 1, 1); }), "tool: --count must be at least 1, found '0'");
+    EXPECT_EQ(option_error([&] { (void)o.integer("--count", 1, 2, 4); }),
+              "tool: --count must be between 2 and 4, found '0'");
+    const Options huge({"--count", "99999999999999999999"}, specs, "tool");
+    EXPECT_EQ(option_error([&] { (void)huge.integer("--count", 1); }).find("tool: --count must be"), 0u);
+}
+
+TEST(Options, ChoicesMatchExactly) {
+    const Options o({"--mode", "fastx", "--list", "fast1,fastx"}, specs, "tool");
+    EXPECT_EQ(option_error([&] { (void)o.choice("--mode", {"fast", "slow"}, "fast"); }),
+              "tool: --mode must be one of fast, slow, found 'fastx'");
+    EXPECT_EQ(option_error([&] { (void)o.choices("--list", {"fast1", "fastN"}, "fast1"); }),
+              "tool: --list names 'fastx', which is not one of fast1, fastN");
+    const Options ok({"--list", "fastN,fast1"}, specs, "tool");
+    EXPECT_EQ(ok.choices("--list", {"fast1", "fastN"}, ""), (std::vector<std::string>{"fastN", "fast1"}));
+    const Options empty({"--list", "fast1,"}, specs, "tool");
+    EXPECT_THROW((void)empty.choices("--list", {"fast1"}, ""), OptionError);
+}
+
+struct Entry {
+    std::string name;
+    int value;
+};
+
+TEST(Registry, FindsExactNamesAndListsTheValidOnes) {
+    harness::Registry<Entry> r("thing");
+    r.add({"alpha", 1});
+    r.add({"beta", 2});
+    EXPECT_EQ(r.find("beta").value, 2);
+    try {
+        (void)r.find("alph");
+        ADD_FAILURE() << "no error";
+    } catch (const harness::UnknownName& e) {
+        EXPECT_STREQ(e.what(), "unknown thing 'alph'; the valid names are: alpha, beta");
+    }
+    EXPECT_THROW(r.add({"alpha", 3}), std::logic_error);
+}
+
+namespace spelled {
+template <class A, int N>
+struct Pair {};
+struct Tag {};
+}  // namespace spelled
+
+TEST(TypeName, SpellsTypesAsTheDemanglerDoes) {
+    EXPECT_EQ((harness::type_name<spelled::Pair<spelled::Tag, 3>>()), "(anonymous namespace)::spelled::Pair<(anonymous namespace)::spelled::Tag, 3>");
+    EXPECT_EQ(harness::type_name<double>(), "double");
+    EXPECT_EQ(harness::function_identity("void ns::f<ns::A<float>, 3>(ns::Args<ns::A<float>::Real>, int)"),
+              "ns::f<ns::A<float>, 3>");
+    EXPECT_EQ(harness::function_identity("ns::g(int)"), "ns::g");
+}
+
+}  // namespace

@@ -1,0 +1,112 @@
+// Every command refuses an unknown option and a malformed number before it reads a file or touches a GPU,
+// with a message that names the command, the option and the text, and a non-zero exit status.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+
+#include "test_support.hpp"
+
+namespace {
+
+struct Outcome {
+    int status = -1;     ///< exit status of mwsep
+    std::string output;  ///< standard output and standard error together
+};
+
+/// Runs the built mwsep with @p arguments (shell words) and collects what it printed.
+Outcome mwsep(const std::string& arguments) {
+    Outcome out;
+    const std::string command = std::string(MWSEP_BINARY) + " " + arguments + " 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe) return out;
+    char buffer[4096];
+    while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.output.append(buffer, n);
+    const int raw = pclose(pipe);
+    out.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    return out;
+}
+
+/// The options every input-reading command needs; the files need not exist, since parsing comes first.
+const std::string inputs = "-a no-such-unit.txt -s no-such-stars.txt";
+
+/// Expects @p arguments to stop with status 1 and a message containing @p message.
+void expect_refused(const std::string& arguments, const std::string& message) {
+    const Outcome o = mwsep(arguments);
+    EXPECT_EQ(o.status, 1) << arguments << "\n" << o.output;
+    EXPECT_NE(o.output.find(message), std::string::npos) << arguments << "\nprinted: " << o.output;
+    EXPECT_EQ(o.output.find("stoi"), std::string::npos) << o.output;
+}
+
+/// Commands that exist only with the CUDA backend say so in a build without it.
+bool cuda_built() {
+#if defined(MWSEP_WITH_CUDA)
+    return true;
+#else
+    return false;
+#endif
+}
+
+TEST(CommandLine, RunRefusesUnknownOptionsAndMalformedNumbers) {
+    expect_refused("run " + inputs + " --bogus", "mwsep run: unknown option '--bogus'");
+    expect_refused("run " + inputs + " --threads abc", "mwsep run: --threads expects an integer, found 'abc'");
+    expect_refused("run " + inputs + " --threads -2", "mwsep run: --threads must be at least 0, found '-2'");
+    expect_refused("run " + inputs + " --cpu fastx", "mwsep run: --cpu must be one of reference, fast, found 'fastx'");
+}
+
+TEST(CommandLine, GenerateRefusesUnknownOptionsAndMalformedNumbers) {
+    expect_refused("generate -a x.txt -o y.txt --bogus 1", "mwsep generate: unknown option '--bogus'");
+    expect_refused("generate -a x.txt -o y.txt --count 1e3", "mwsep generate: --count expects an integer, found '1e3'");
+    expect_refused("generate -a x.txt -o y.txt --count 0", "mwsep generate: --count must be at least 1, found '0'");
+}
+
+TEST(CommandLine, SkippingRefusesUnknownOptionsAndMalformedNumbers) {
+    expect_refused("skipping -a x.txt --bogus", "mwsep skipping: unknown option '--bogus'");
+    expect_refused("skipping -a x.txt --np 2x -p 1 2", "mwsep skipping: --np expects an integer, found '2x'");
+}
+
+TEST(CommandLine, BenchCpuRefusesUnknownOptionsMalformedNumbersAndUnknownIntegrators) {
+    expect_refused("bench-cpu -a x.txt --bogus", "mwsep bench-cpu: unknown option '--bogus'");
+    expect_refused("bench-cpu -a x.txt --repeats abc", "mwsep bench-cpu: --repeats expects an integer, found 'abc'");
+    expect_refused("bench-cpu -a x.txt --integrators fastx",
+                   "mwsep bench-cpu: --integrators names 'fastx', which is not one of reference, fast1, fastN");
+}
+
+TEST(CommandLine, VariantsRefusesUnknownOptionsAndMalformedNumbers) {
+    if (!cuda_built()) {
+        expect_refused("variants --bogus", "this build has no CUDA backend");
+        return;
+    }
+    expect_refused("variants --bogus", "mwsep variants: unknown option '--bogus'");
+    expect_refused("variants --streams abc", "mwsep variants: --streams expects an integer, found 'abc'");
+    expect_refused("variants --streams 5", "mwsep variants: --streams must be between 0 and 4, found '5'");
+}
+
+TEST(CommandLine, BenchRefusesUnknownOptionsMalformedNumbersAndSlicesOfThesisVariants) {
+    if (!cuda_built()) {
+        expect_refused("bench " + inputs + " --bogus", "this build has no CUDA backend");
+        return;
+    }
+    expect_refused("bench " + inputs + " --bogus", "mwsep bench: unknown option '--bogus'");
+    expect_refused("bench " + inputs + " --repeats abc", "mwsep bench: --repeats expects an integer, found 'abc'");
+    expect_refused("bench " + inputs + " --expect 1.2.3", "mwsep bench: --expect expects a finite number, found '1.2.3'");
+    expect_refused("bench " + inputs + " --variants shared-fast-unrolled-f64 --slices 2",
+                   "mwsep bench: --slices applies to the modern variants only; shared-fast-unrolled-f64");
+    expect_refused("bench " + inputs + " --variants modern-f64,nope",
+                   "mwsep bench: --variants: unknown kernel variant 'nope'");
+}
+
+// bench reads its inputs as run does: the parameter-vector options are accepted (and checked) there too.
+TEST(CommandLine, BenchTakesTheInputOptionsOfRun) {
+    if (!cuda_built()) GTEST_SKIP() << "no CUDA backend in this build";
+    expect_refused("bench " + inputs + " --np 2 --variants modern-f64", "mwsep bench: --np and -p v1 ... vN go together");
+    expect_refused("bench " + inputs + " --r-binning foo --variants modern-f64",
+                   "mwsep bench: --r-binning must be one of magnitude, kpc, found 'foo'");
+    // Valid options: parsing passes and the missing file is the error.
+    expect_refused("bench " + inputs + " --r-binning kpc --search-parameters s.txt --variants modern-f64",
+                   "no-such-unit.txt");
+}
+
+}  // namespace
