@@ -120,6 +120,7 @@ BY_KIND = {
     "bench": compare_bench,
     "bench_cpu": compare_table("seconds", ["integrator", "threads", "work_unit", "slices"], 0.10),
     "e2e": compare_table("wall_ms", ["work_unit", "variant"], 0.10),
+    "slice_load": compare_table("seconds", ["integrator", "mode", "work_unit"], 0.10),
     "microbench": compare_table("exps_per_second", ["function"], 0.05),
     "peer": compare_table("integration_s", ["work_unit", "flags"], 0.10),
     "host": compare_exact(["work_unit", "area", "stream"]),

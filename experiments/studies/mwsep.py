@@ -4,6 +4,7 @@ Each kind turns one run of a definition into jobs (experiments/harness/runner.py
 or a tool, writes its rows or text into a scratch folder and verifies them:
   bench        GPU timings (`mwsep bench`, nvbench's method): <name>.csv, every row checked against the CPU
   bench_cpu    CPU integrator timings (`mwsep bench-cpu`): <name>.csv
+  slice_load   one single-core slice alone and under the load of all slices (`bench-cpu --slice-load`)
   host         host-only counts (`mwsep skipping`): <name>.csv
   correctness  every GPU variant against the CPU (the GPU test suite): gpu_correctness.csv and its log
   sanitizer    compute-sanitizer on `mwsep run` of a variant: <tool>_<variant>.log, no error allowed
@@ -36,6 +37,7 @@ _GPU_BENCH = ["experiment", "variant", "work_unit", "repeat", "sm_count", "kerne
 COLUMNS = {
     "bench": _GPU_BENCH,
     "bench_cpu": ["integrator", "threads", "work_unit", "repeat", "seconds", "points_per_second_per_core"],
+    "slice_load": ["integrator", "mode", "slice", "slices", "work_unit", "repeat", "seconds", "cpu_seconds"],
     "host": ["work_unit", "area", "stream", "stream_terms", "evaluated_terms", "evaluated_fraction"],
     "correctness": ["variant", "work_unit", "max_rel_diff", "tolerance", "pass"],
     "ncu_metrics": ["variant"],
@@ -51,7 +53,7 @@ NUMERIC = {"kernel_ms", "total_ms", "likelihood", "sm_count", "noise_pct", "samp
            "points_per_second_per_core", "max_rel_diff", "tolerance", "wall_ms", "exps_per_second", "integration_s",
            "process_s", "stream_terms", "evaluated_terms", "instructions", "fp64_pipe_pct", "achieved_occupancy_pct"}
 # Kinds measured on the host alone: their provenance names no GPU.
-HOST_KINDS = {"bench_cpu", "host"}
+HOST_KINDS = {"bench_cpu", "slice_load", "host"}
 # What a text result must contain to be whole.
 TEXT_MARKERS = {"listing": r"^GPU: .* \(\d+ SMs\)", "sanitizer": r"(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)",
                 "correctness": r"\[  PASSED  \] \d+ tests?\.", "peer": r"Integration time"}
@@ -161,14 +163,14 @@ class Study:
             return {f"{name}.csv": part}
         return Job(key, run, [" ".join(base)], needs_gpus=d.get("needs_gpus", 1))
 
-    def kind_bench_cpu(self, d):
+    def kind_bench_cpu(self, d, extra=()):
         name = d["name"]
         for run in d["runs"]:
             for wu in self.units(run):
                 slices = run.get("slices", 1)
                 args = ["bench-cpu", "-a", f"data/workunits/{wu}/astronomy_parameters.txt", "--work-unit", wu,
                         "--experiment", name, "--integrators", run["integrators"],
-                        "--repeats", str(run.get("repeats", 3)), "--slices", str(slices)]
+                        "--repeats", str(run.get("repeats", 3)), "--slices", str(slices), *extra]
 
                 def job(tmp, args=args):
                     part = tmp / f"{name}.csv"
@@ -178,6 +180,10 @@ class Study:
                         raise RuntimeError(f"bench-cpu made no rows: {r.stderr.strip()[-300:]}")
                     return {f"{name}.csv": part}
                 yield Job(f"{run['integrators']}|{wu}|slices={slices}", job, ["mwsep " + " ".join(args)], needs_gpus=0)
+
+    def kind_slice_load(self, d):
+        """One single-core slice alone and among all the slices running together (`bench-cpu --slice-load`)."""
+        return self.kind_bench_cpu(d, extra=("--slice-load",))
 
     def kind_host(self, d):
         name = d["name"]

@@ -282,6 +282,48 @@ int command_skipping(const Args& args) {
     return 0;
 }
 
+/// bench-cpu --slice-load: the cost of running single-core slices concurrently. Slice 0 runs alone on one
+/// thread, then again while every other slice runs on a thread of its own; its thread CPU time and wall
+/// time in both modes show how much a loaded host (shared caches, memory bandwidth, turbo) slows one slice,
+/// which the sum of loaded slices' CPU times (the "one core" baseline of cpu_vs_gpu_cpu) includes.
+int slice_load(const Options& opt, const std::vector<std::string>& which, const std::vector<geometry::IntegrationSetup>& parts,
+               const std::string& wu, const std::string& experiment, int repeats, const std::string& cpu_name) {
+    std::unique_ptr<harness::CsvAppender> csv;
+    if (opt.has("--csv"))
+        csv = std::make_unique<harness::CsvAppender>(
+            opt.text("--csv"), std::vector<std::string>{"experiment", "integrator", "mode", "slice", "slices", "work_unit",
+                                                         "repeat", "seconds", "cpu_seconds", "host_cpu"});
+    const int slices = static_cast<int>(parts.size());
+    std::printf("%-10s %-7s %7s %12s %12s\n", "integrator", "mode", "slices", "wall_s", "cpu_s");
+    for (const std::string& name : which) {
+        if (name == "fastN") continue;  // a multithreaded run has no single-core slices
+        const auto run = [&](const geometry::IntegrationSetup& s) {
+            return name == "reference" ? cpu::integrate_reference(s) : cpu::integrate_fast(s, 1);
+        };
+        for (int rep = 0; rep < repeats; ++rep) {
+            for (const char* mode : {"alone", "loaded"}) {
+                double wall = 0, cpu_seconds = 0;
+                const auto time_slice = [&](std::size_t i) {
+                    const auto t0 = std::chrono::steady_clock::now();
+                    const double c0 = thread_cpu_seconds();
+                    (void)run(parts[i]);
+                    if (i == 0) {
+                        cpu_seconds = thread_cpu_seconds() - c0;
+                        wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                    }
+                };
+                if (std::string(mode) == "alone") time_slice(0);
+                else cpu::parallel_for(static_cast<std::size_t>(slices), slices, time_slice);
+                if (csv)
+                    csv->row({experiment, name == "fast1" ? "fast" : name, mode, "0", std::to_string(slices), wu,
+                              std::to_string(rep), harness::csv_number(wall), harness::csv_number(cpu_seconds), cpu_name});
+                std::printf("%-10s %-7s %7d %12.4f %12.4f\n", name.c_str(), mode, slices, wall, cpu_seconds);
+            }
+        }
+    }
+    return 0;
+}
+
 int command_bench_cpu(const Args& args) {
     const Options opt(args,
                       input_options({{"--repeats", OptionKind::value},
@@ -290,7 +332,8 @@ int command_bench_cpu(const Args& args) {
                                      {"--csv", OptionKind::value},
                                      {"--work-unit", OptionKind::value},
                                      {"--experiment", OptionKind::value},
-                                     {"--slices", OptionKind::value}}),
+                                     {"--slices", OptionKind::value},
+                                     {"--slice-load", OptionKind::flag}}),
                       "mwsep bench-cpu");
     if (wants_help(opt)) {
         std::printf(
@@ -300,6 +343,8 @@ int command_bench_cpu(const Args& args) {
             "  --integrators LIST         comma-separated subset of reference,fast1,fastN (default all three)\n"
             "  --slices N                 run each single-core integrator as N concurrent single-threaded slices\n"
             "                             of the mu range and report the sum of their CPU times (default 1)\n"
+            "  --slice-load               instead: time slice 0 of --slices N alone, then while all N slices run\n"
+            "                             together (what the summed CPU time of loaded slices costs per slice)\n"
             "  --work-unit NAME           name written in the CSV (default: the file name)\n"
             "  --experiment NAME          experiment name written in the CSV (default bench_cpu)\n"
             "  --csv FILE                 append one row per repeat to FILE (header written if new)\n",
@@ -325,6 +370,10 @@ int command_bench_cpu(const Args& args) {
     std::vector<geometry::IntegrationSetup> parts;
     for (int i = 0; slices > 1 && i < slices; ++i) parts.push_back(geometry::make_setup(mu_slice(m, i, slices)));
 
+    if (opt.has("--slice-load")) {
+        if (slices < 2) throw opt.error("--slice-load", "needs --slices 2 or more");
+        return slice_load(opt, which, parts, wu, experiment, repeats, cpu_name);
+    }
     std::unique_ptr<harness::CsvAppender> csv;
     if (opt.has("--csv"))
         csv = std::make_unique<harness::CsvAppender>(
