@@ -72,6 +72,8 @@ TEST(CommandLine, BenchCpuRefusesUnknownOptionsMalformedNumbersAndUnknownIntegra
     expect_refused("bench-cpu -a x.txt --repeats abc", "mwsep bench-cpu: --repeats expects an integer, found 'abc'");
     expect_refused("bench-cpu -a x.txt --integrators fastx",
                    "mwsep bench-cpu: --integrators names 'fastx', which is not one of reference, fast1, fastN");
+    expect_refused("bench-cpu -a " + testsupport::workunit("tiny").string() + " --slice-load",
+                   "--slice-load needs --slices 2 or more");
 }
 
 TEST(CommandLine, VariantsRefusesUnknownOptionsAndMalformedNumbers) {
