@@ -16,11 +16,11 @@ or a tool, writes its rows or text into a scratch folder and verifies them:
   microbench   the exponential-rate microbenchmark: <name>.csv
   peer         the public application on the same units (experiments/peer/run_peer.py): <name>.csv
 """
+import csv
 import json
 import os
 import pathlib
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -124,6 +124,17 @@ class Study:
         if log is not None:
             log.write_text(f"$ {' '.join(map(str, cmd))}\n{r.stdout}\n{r.stderr}")
         return r
+
+    def _summarised(self, tmp, cmd, raw, summary_tool, name):
+        """Runs a tool, keeps its output in @p raw, and turns it into <name>.csv with tools/<summary_tool>."""
+        r = self._run(cmd)
+        raw.write_text(r.stdout)
+        s = self._run([sys.executable, str(ROOT / "tools" / summary_tool), str(raw)])
+        if r.returncode != 0 or s.returncode != 0 or len(s.stdout.splitlines()) < 2:
+            raise RuntimeError(f"{cmd[0]} or {summary_tool} failed: {r.stderr.strip()[-300:]} {s.stderr.strip()[-300:]}")
+        part = tmp / f"{name}.csv"
+        part.write_text(s.stdout)
+        return {part.name: part}
 
     def kind_bench(self, d):
         for run in d["runs"]:
@@ -267,15 +278,13 @@ class Study:
             wu = run["work_unit"]
             for v in run["variants"]:
                 def job(tmp, v=v, wu=wu, run=run):
-                    raw = tmp / f"ncu_{v}.csv"
                     cmd = ["ncu", "--clock-control", "none", "--kernel-name", f"regex:{run['kernel']}",
                            "--launch-skip", str(run["launch_skip"]), "--launch-count", "1", "--csv",
                            "--metrics", ",".join(metrics.values()), self.mwsep, "run", "-a", str(self.workunit(wu)),
                            "-s", str(self.stars(wu)), "--backend", "cuda", "--variant", v]
                     r = self._run(cmd)
                     rows = [l for l in r.stdout.splitlines() if l.startswith('"')]
-                    import csv as _csv
-                    table = list(_csv.reader(rows))
+                    table = list(csv.reader(rows))
                     if len(table) < 2:
                         raise RuntimeError(f"ncu measured no launch of {v}: {r.stderr.strip()[-300:]}")
                     head = table[0]
@@ -301,14 +310,7 @@ class Study:
                 cmd += ["--section", s]
             cmd += [self.mwsep, "run", "-a", str(self.workunit(wu)), "-s", str(self.stars(wu)), "--backend", "cuda",
                     "--variant", run["variant"]]
-            r = self._run(cmd)
-            raw.write_text(r.stdout)
-            s = self._run([sys.executable, str(ROOT / "tools" / "ncu_summary.py"), str(raw)])
-            if r.returncode != 0 or s.returncode != 0 or len(s.stdout.splitlines()) < 2:
-                raise RuntimeError(f"ncu sections failed: {r.stderr.strip()[-300:]} {s.stderr.strip()[-300:]}")
-            part = tmp / f"{d['name']}.csv"
-            part.write_text(s.stdout)
-            return {part.name: part}
+            return self._summarised(tmp, cmd, raw, "ncu_summary.py", d["name"])
         yield Job(f"{run['variant']}|{wu}", job, [f"ncu --clock-control none --section ... mwsep run {wu} --variant {run['variant']}"])
 
     def kind_sass(self, d):
@@ -318,15 +320,8 @@ class Study:
             objects = list(self.build.rglob(run["object"]))
             if len(objects) != 1:
                 raise RuntimeError(f"expected one object {run['object']} in the build, found {len(objects)}")
-            sass = tmp / "kernel.sass"
-            r = self._run(["cuobjdump", "-sass", str(objects[0])])
-            sass.write_text(r.stdout)
-            s = self._run([sys.executable, str(ROOT / "tools" / "sass_mix.py"), str(sass)])
-            if r.returncode != 0 or s.returncode != 0 or len(s.stdout.splitlines()) < 2:
-                raise RuntimeError(f"SASS mix failed: {r.stderr.strip()[-200:]} {s.stderr.strip()[-200:]}")
-            part = tmp / f"{d['name']}.csv"
-            part.write_text(s.stdout)
-            return {part.name: part}
+            return self._summarised(tmp, ["cuobjdump", "-sass", str(objects[0])], tmp / "kernel.sass", "sass_mix.py",
+                                    d["name"])
         yield Job(run["object"], job, [f"cuobjdump -sass {run['object']} | tools/sass_mix.py"])
 
     def kind_e2e(self, d):
