@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 
 #include "mwsep/cpu/integrators.hpp"
 #include "mwsep/likelihood/stream_skipping.hpp"
@@ -141,3 +143,62 @@ TEST(Integrators, LikelihoodRejectsNonPositiveIntegrals) {
 }
 
 }  // namespace
+
+namespace {
+
+// Three stars of the tiny unit's stripe; the middle one at @p middle_r kpc.
+mwsep::model::StarCatalogue three_stars(double middle_r) {
+    mwsep::model::StarCatalogue stars;
+    stars.l = {16.5, 16.8, 17.1};
+    stars.b = {75.4, 75.1, 74.9};
+    stars.r = {10.0, middle_r, 20.0};
+    return stars;
+}
+
+// Runs @p likelihood, which must throw, and returns its message.
+template <class F>
+std::string failure_of(F likelihood) {
+    try {
+        likelihood();
+    } catch (const std::runtime_error& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "no exception: a non-finite likelihood was returned";
+    return {};
+}
+
+}  // namespace
+
+// A star so far away that its density is NaN must make both likelihoods fail, naming the count.
+TEST(Likelihoods, NonFiniteStarTermsFailWithTheirCount) {
+    const auto s = setup_of(tiny());
+    const auto integrals = mwsep::cpu::integrate_fast(s, 2);
+    const auto stars = three_stars(1e104);
+    const std::string ref = failure_of([&] { mwsep::cpu::likelihood_reference(s, stars, integrals); });
+    const std::string fast = failure_of([&] { mwsep::cpu::likelihood_fast(s, stars, integrals, 2); });
+    EXPECT_NE(ref.find("1 of 3 stars"), std::string::npos) << ref;
+    EXPECT_NE(fast.find("1 of 3 stars"), std::string::npos) << fast;
+    EXPECT_NE(fast.find("star 1"), std::string::npos) << fast;
+}
+
+// A mixture weight whose exp overflows makes every term NaN: all of them are counted.
+TEST(Likelihoods, OverflowingWeightFailsForEveryStar) {
+    auto ap = tiny();
+    ap.background_weight = 710;
+    const auto s = setup_of(ap);
+    const auto integrals = mwsep::cpu::integrate_fast(s, 2);
+    const auto stars = three_stars(15.0);
+    const std::string fast = failure_of([&] { mwsep::cpu::likelihood_fast(s, stars, integrals, 1); });
+    EXPECT_NE(fast.find("3 of 3 stars"), std::string::npos) << fast;
+    const std::string ref = failure_of([&] { mwsep::cpu::likelihood_reference(s, stars, integrals); });
+    EXPECT_NE(ref.find("3 of 3 stars"), std::string::npos) << ref;
+}
+
+// The same stars at ordinary distances give a finite likelihood from both.
+TEST(Likelihoods, FiniteStarTermsGiveAFiniteLikelihood) {
+    const auto s = setup_of(tiny());
+    const auto integrals = mwsep::cpu::integrate_fast(s, 2);
+    const auto stars = three_stars(15.0);
+    EXPECT_TRUE(std::isfinite(mwsep::cpu::likelihood_reference(s, stars, integrals).likelihood));
+    EXPECT_TRUE(std::isfinite(mwsep::cpu::likelihood_fast(s, stars, integrals, 2).likelihood));
+}
