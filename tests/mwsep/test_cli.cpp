@@ -4,7 +4,10 @@
 
 #include <sys/wait.h>
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "test_support.hpp"
@@ -60,6 +63,37 @@ TEST(CommandLine, GenerateRefusesUnknownOptionsAndMalformedNumbers) {
     expect_refused("generate -a x.txt -o y.txt --bogus 1", "mwsep generate: unknown option '--bogus'");
     expect_refused("generate -a x.txt -o y.txt --count 1e3", "mwsep generate: --count expects an integer, found '1e3'");
     expect_refused("generate -a x.txt -o y.txt --count 0", "mwsep generate: --count must be at least 1, found '0'");
+}
+
+// --envelope is three plain positive sizes: no sign, no overflow, nothing after them, within the limits.
+TEST(CommandLine, GenerateParsesTheEnvelopeStrictly) {
+    const std::string base = "generate -a x.txt -o y.txt --envelope ";
+    for (const char* bad : {"99999999999x1x1", "2147483647x1x1", "4294967297x1x1", "-1x16x70", "+5x16x70", "160x16x70x",
+                            "160x16x70junk", "160x16", "160xx70", "x16x70", "0x16x70", "100001x1x1", "100000x100000x1",
+                            " 160x16x70"})
+        expect_refused(base + "'" + bad + "'", "mwsep generate: --envelope must look like 160x16x70");
+}
+
+// generate -o onto one of its inputs would destroy it: refused before any work, the input left intact.
+TEST(CommandLine, GenerateRefusesToWriteOverItsInput) {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("mwsep-cli-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path unit = dir / "unit.txt";
+    fs::copy_file(testsupport::workunit("tiny"), unit, fs::copy_options::overwrite_existing);
+    const std::string before = testsupport::read_text(unit);
+    expect_refused("generate --count 5 -a " + unit.string() + " -o " + unit.string(), "is the same file as the input");
+    // The same file by another path, and through a link.
+    expect_refused("generate --count 5 -a " + unit.string() + " -o " + (dir / "." / "unit.txt").string(),
+                   "is the same file as the input");
+    fs::create_symlink(unit, dir / "link.txt");
+    expect_refused("generate --count 5 -a " + unit.string() + " -o " + (dir / "link.txt").string(),
+                   "is the same file as the input");
+    expect_refused("generate --count 5 -a " + unit.string() + " --search-parameters " + (dir / "s.txt").string() +
+                       " -o " + (dir / "s.txt").string(),
+                   "is the same file as the input");
+    EXPECT_EQ(testsupport::read_text(unit), before);
+    fs::remove_all(dir);
 }
 
 TEST(CommandLine, SkippingRefusesUnknownOptionsAndMalformedNumbers) {
