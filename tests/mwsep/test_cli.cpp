@@ -19,10 +19,10 @@ struct Outcome {
     std::string output;  ///< standard output and standard error together
 };
 
-/// Runs the built mwsep with @p arguments (shell words) and collects what it printed.
-Outcome mwsep(const std::string& arguments) {
+/// Runs @p command_line in the shell and collects what it printed.
+Outcome shell(const std::string& command_line) {
     Outcome out;
-    const std::string command = std::string(MWSEP_BINARY) + " " + arguments + " 2>&1";
+    const std::string command = "(" + command_line + ") 2>&1";
     FILE* pipe = popen(command.c_str(), "r");
     if (!pipe) return out;
     char buffer[4096];
@@ -31,6 +31,9 @@ Outcome mwsep(const std::string& arguments) {
     out.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
     return out;
 }
+
+/// Runs the built mwsep with @p arguments (shell words) and collects what it printed.
+Outcome mwsep(const std::string& arguments) { return shell(std::string(MWSEP_BINARY) + " " + arguments); }
 
 /// The options every input-reading command needs; the files need not exist, since parsing comes first.
 const std::string inputs = "-a no-such-unit.txt -s no-such-stars.txt";
@@ -94,6 +97,44 @@ TEST(CommandLine, GenerateRefusesToWriteOverItsInput) {
                    "is the same file as the input");
     EXPECT_EQ(testsupport::read_text(unit), before);
     fs::remove_all(dir);
+}
+
+// A directory or a device given as an input is named as such, before anything is read from it.
+TEST(CommandLine, DirectoriesAndDevicesAreNotReadAsInputs) {
+    const std::string tiny = testsupport::workunit("tiny").string();
+    expect_refused("run -a /tmp -s no-such-stars.txt", "/tmp: is a directory");
+    expect_refused("run -a /dev/null -s no-such-stars.txt", "/dev/null: is not a regular file");
+    expect_refused("run -a " + tiny + " -s /tmp", "/tmp: is a directory");
+    expect_refused("run -a " + tiny + " -s /dev/null", "/dev/null: is not a regular file");
+    expect_refused("run -a " + tiny + " --search-parameters /tmp -s no-such-stars.txt", "/tmp: is a directory");
+}
+
+// Offending text is quoted up to 80 characters, then cut with an ellipsis: a huge value gives a short message.
+TEST(CommandLine, LongOffendingTextIsCutInMessages) {
+    const std::string junk(5000, '7');
+    const Outcome o = mwsep("run " + inputs + " --threads 1" + junk + "x");
+    EXPECT_EQ(o.status, 1) << o.output;
+    EXPECT_NE(o.output.find("--threads expects an integer, found '1" + junk.substr(0, 79) + "...'"), std::string::npos)
+        << o.output.substr(0, 300);
+    EXPECT_LT(o.output.size(), 300u) << o.output.substr(0, 300);
+}
+
+// A star file whose count claims two billion stars is refused by the count check, not by an allocation
+// of tens of GB made up front (the program runs here with 4 GB of address space).
+TEST(CommandLine, AHugeDeclaredStarCountIsNotReservedUpFront) {
+    namespace fs = std::filesystem;
+    const fs::path stars = fs::temp_directory_path() / ("mwsep-cli-stars-" + std::to_string(::getpid()) + ".txt");
+    {
+        std::FILE* f = std::fopen(stars.c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        std::fputs("2000000000\n16.5 75.4 10.0\n", f);
+        std::fclose(f);
+    }
+    const Outcome o = shell("ulimit -v 4000000; " + std::string(MWSEP_BINARY) + " run --threads 1 -a " +
+                            testsupport::workunit("tiny").string() + " -s " + stars.string());
+    fs::remove(stars);
+    EXPECT_EQ(o.status, 1) << o.output;
+    EXPECT_NE(o.output.find("declares 2000000000 stars but the file has 1"), std::string::npos) << o.output;
 }
 
 TEST(CommandLine, SkippingRefusesUnknownOptionsAndMalformedNumbers) {

@@ -968,3 +968,25 @@ TEST(StarsErrors, MissingFileThrowsInputError) {
 }
 
 }  // namespace
+
+// A value or a line of junk is quoted up to 80 characters and then cut, so the message stays one short line.
+TEST(ParserMessages, LongOffendingTextIsCut) {
+    const std::string junk(100000, 'z');
+    const auto message_of = [](const std::function<void()>& action) {
+        try {
+            action();
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        ADD_FAILURE() << "no InputError thrown";
+        return std::string();
+    };
+    for (const std::string& what :
+         {message_of([&] { parse_text(with_line(2, "background_weight: " + junk)); }),
+          message_of([&] { parse_text(with_line(2, junk)); }),
+          message_of([&] { parse_stars_text("1\n10 " + junk + " 3\n"); }),
+          message_of([&] { parse_stars_text("1\n10 20 -" + junk + "\n"); })}) {
+        EXPECT_LT(what.size(), 300u) << what.substr(0, 300);
+        EXPECT_NE(what.find(std::string(79, 'z') + "...'"), std::string::npos) << what.substr(0, 300);
+    }
+}

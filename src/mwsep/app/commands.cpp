@@ -18,6 +18,7 @@
 
 #include "mwsep/app/evaluate.hpp"
 #include "harness/options.hpp"
+#include "harness/excerpt.hpp"
 #include "mwsep/likelihood/stream_skipping.hpp"
 #include "harness/json.hpp"
 #include "mwsep/app/progress_bar.hpp"
@@ -111,7 +112,7 @@ void parse_envelope(const Options& opt, generate::Options& g) {
     const auto fail = [&] {
         return opt.error("--envelope", "must look like 160x16x70 (sizes 1 to " + std::to_string(generate::max_envelope_size) +
                                            ", at most " + std::to_string(generate::max_envelope_cells) +
-                                           " cells in all), found '" + text + "'");
+                                           " cells in all), found " + harness::quoted(text));
     };
     const auto x1 = text.find('x');
     const auto x2 = x1 == std::string::npos ? x1 : text.find('x', x1 + 1);
