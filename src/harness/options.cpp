@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <utility>
 
+#include "harness/excerpt.hpp"
+
 namespace harness {
 namespace {
 
@@ -73,14 +75,14 @@ long long Options::integer(const std::string& name, long long fallback, long lon
     const long long v = std::strtoll(t.c_str(), &end, 10);
     // strtoll skips leading blanks and accepts a sign: the whole text must be the number.
     const bool whole = !t.empty() && end == t.c_str() + t.size() && t.find_first_of(" \t\n") == std::string::npos;
-    if (!whole) throw error(name, "expects an integer, found '" + t + "'");
+    if (!whole) throw error(name, "expects an integer, found " + quoted(t));
     if (errno == ERANGE || v < min || v > max) {
         // A bound that only keeps the value within its type (INT_MAX for an int option) is not worth naming.
         std::string range;
         if (max == LLONG_MAX || max == INT_MAX) range = "at least " + std::to_string(min);
         else if (min == LLONG_MIN) range = "at most " + std::to_string(max);
         else range = "between " + std::to_string(min) + " and " + std::to_string(max);
-        throw error(name, "must be " + range + ", found '" + t + "'");
+        throw error(name, "must be " + range + ", found " + quoted(t));
     }
     return v;
 }
@@ -92,7 +94,7 @@ double Options::real(const std::string& name, double fallback) const {
     errno = 0;
     const double v = std::strtod(t.c_str(), &end);
     const bool whole = !t.empty() && end == t.c_str() + t.size() && t.find_first_of(" \t\n") == std::string::npos;
-    if (!whole || errno == ERANGE || !std::isfinite(v)) throw error(name, "expects a finite number, found '" + t + "'");
+    if (!whole || errno == ERANGE || !std::isfinite(v)) throw error(name, "expects a finite number, found " + quoted(t));
     return v;
 }
 
@@ -106,7 +108,7 @@ std::string Options::choice(const std::string& name, const std::vector<std::stri
     const std::string t = text(name, fallback);
     for (const auto& c : choices)
         if (c == t) return t;
-    throw error(name, "must be one of " + joined(choices) + ", found '" + t + "'");
+    throw error(name, "must be one of " + joined(choices) + ", found " + quoted(t));
 }
 
 std::vector<std::string> Options::choices(const std::string& name, const std::vector<std::string>& choices,
@@ -119,7 +121,7 @@ std::vector<std::string> Options::choices(const std::string& name, const std::ve
         const std::string item = t.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         bool valid = false;
         for (const auto& c : choices) valid = valid || c == item;
-        if (!valid) throw error(name, "names '" + item + "', which is not one of " + joined(choices));
+        if (!valid) throw error(name, "names " + quoted(item) + ", which is not one of " + joined(choices));
         out.push_back(item);
         if (comma == std::string::npos) break;
         start = comma + 1;

@@ -4,7 +4,10 @@
 
 #include <sys/wait.h>
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "test_support.hpp"
@@ -16,10 +19,10 @@ struct Outcome {
     std::string output;  ///< standard output and standard error together
 };
 
-/// Runs the built mwsep with @p arguments (shell words) and collects what it printed.
-Outcome mwsep(const std::string& arguments) {
+/// Runs @p command_line in the shell and collects what it printed.
+Outcome shell(const std::string& command_line) {
     Outcome out;
-    const std::string command = std::string(MWSEP_BINARY) + " " + arguments + " 2>&1";
+    const std::string command = "(" + command_line + ") 2>&1";
     FILE* pipe = popen(command.c_str(), "r");
     if (!pipe) return out;
     char buffer[4096];
@@ -28,6 +31,9 @@ Outcome mwsep(const std::string& arguments) {
     out.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
     return out;
 }
+
+/// Runs the built mwsep with @p arguments (shell words) and collects what it printed.
+Outcome mwsep(const std::string& arguments) { return shell(std::string(MWSEP_BINARY) + " " + arguments); }
 
 /// The options every input-reading command needs; the files need not exist, since parsing comes first.
 const std::string inputs = "-a no-such-unit.txt -s no-such-stars.txt";
@@ -60,6 +66,75 @@ TEST(CommandLine, GenerateRefusesUnknownOptionsAndMalformedNumbers) {
     expect_refused("generate -a x.txt -o y.txt --bogus 1", "mwsep generate: unknown option '--bogus'");
     expect_refused("generate -a x.txt -o y.txt --count 1e3", "mwsep generate: --count expects an integer, found '1e3'");
     expect_refused("generate -a x.txt -o y.txt --count 0", "mwsep generate: --count must be at least 1, found '0'");
+}
+
+// --envelope is three plain positive sizes: no sign, no overflow, nothing after them, within the limits.
+TEST(CommandLine, GenerateParsesTheEnvelopeStrictly) {
+    const std::string base = "generate -a x.txt -o y.txt --envelope ";
+    for (const char* bad : {"99999999999x1x1", "2147483647x1x1", "4294967297x1x1", "-1x16x70", "+5x16x70", "160x16x70x",
+                            "160x16x70junk", "160x16", "160xx70", "x16x70", "0x16x70", "100001x1x1", "100000x100000x1",
+                            " 160x16x70"})
+        expect_refused(base + "'" + bad + "'", "mwsep generate: --envelope must look like 160x16x70");
+}
+
+// generate -o onto one of its inputs would destroy it: refused before any work, the input left intact.
+TEST(CommandLine, GenerateRefusesToWriteOverItsInput) {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("mwsep-cli-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path unit = dir / "unit.txt";
+    fs::copy_file(testsupport::workunit("tiny"), unit, fs::copy_options::overwrite_existing);
+    const std::string before = testsupport::read_text(unit);
+    expect_refused("generate --count 5 -a " + unit.string() + " -o " + unit.string(), "is the same file as the input");
+    // The same file by another path, and through a link.
+    expect_refused("generate --count 5 -a " + unit.string() + " -o " + (dir / "." / "unit.txt").string(),
+                   "is the same file as the input");
+    fs::create_symlink(unit, dir / "link.txt");
+    expect_refused("generate --count 5 -a " + unit.string() + " -o " + (dir / "link.txt").string(),
+                   "is the same file as the input");
+    expect_refused("generate --count 5 -a " + unit.string() + " --search-parameters " + (dir / "s.txt").string() +
+                       " -o " + (dir / "s.txt").string(),
+                   "is the same file as the input");
+    EXPECT_EQ(testsupport::read_text(unit), before);
+    fs::remove_all(dir);
+}
+
+// A directory or a device given as an input is named as such, before anything is read from it.
+TEST(CommandLine, DirectoriesAndDevicesAreNotReadAsInputs) {
+    const std::string tiny = testsupport::workunit("tiny").string();
+    expect_refused("run -a /tmp -s no-such-stars.txt", "/tmp: is a directory");
+    expect_refused("run -a /dev/null -s no-such-stars.txt", "/dev/null: is not a regular file");
+    expect_refused("run -a " + tiny + " -s /tmp", "/tmp: is a directory");
+    expect_refused("run -a " + tiny + " -s /dev/null", "/dev/null: is not a regular file");
+    expect_refused("run -a " + tiny + " --search-parameters /tmp -s no-such-stars.txt", "/tmp: is a directory");
+}
+
+// Offending text is quoted up to 80 characters, then cut with an ellipsis: a huge value gives a short message.
+TEST(CommandLine, LongOffendingTextIsCutInMessages) {
+    const std::string junk(5000, '7');
+    const Outcome o = mwsep("run " + inputs + " --threads 1" + junk + "x");
+    EXPECT_EQ(o.status, 1) << o.output;
+    EXPECT_NE(o.output.find("--threads expects an integer, found '1" + junk.substr(0, 79) + "...'"), std::string::npos)
+        << o.output.substr(0, 300);
+    EXPECT_LT(o.output.size(), 300u) << o.output.substr(0, 300);
+}
+
+// A star file whose count claims two billion stars is refused by the count check, not by an allocation
+// of tens of GB made up front (the program runs here with 4 GB of address space).
+TEST(CommandLine, AHugeDeclaredStarCountIsNotReservedUpFront) {
+    namespace fs = std::filesystem;
+    const fs::path stars = fs::temp_directory_path() / ("mwsep-cli-stars-" + std::to_string(::getpid()) + ".txt");
+    {
+        std::FILE* f = std::fopen(stars.c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        std::fputs("2000000000\n16.5 75.4 10.0\n", f);
+        std::fclose(f);
+    }
+    const Outcome o = shell("ulimit -v 4000000; " + std::string(MWSEP_BINARY) + " run --threads 1 -a " +
+                            testsupport::workunit("tiny").string() + " -s " + stars.string());
+    fs::remove(stars);
+    EXPECT_EQ(o.status, 1) << o.output;
+    EXPECT_NE(o.output.find("declares 2000000000 stars but the file has 1"), std::string::npos) << o.output;
 }
 
 TEST(CommandLine, SkippingRefusesUnknownOptionsAndMalformedNumbers) {

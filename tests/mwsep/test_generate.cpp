@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <stdexcept>
+#include <string>
 
 #include "mwsep/cpu/integrators.hpp"
 #include "mwsep/likelihood/likelihood.hpp"
@@ -98,3 +100,38 @@ TEST(Generate, LikelihoodPeaksAtTheGeneratingParameters) {
 }
 
 }  // namespace
+
+namespace {
+
+// Runs the generator, which must throw; returns its message.
+std::string generate_failure(const mwsep::model::AstronomyParameters& ap, std::size_t count) {
+    const auto s = mwsep::geometry::make_setup(mwsep::model::build_model(ap));
+    try {
+        mwsep::generate::generate_catalogue(s, small_options(count, 7));
+    } catch (const std::runtime_error& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "the generator returned a catalogue";
+    return {};
+}
+
+}  // namespace
+
+// A cut equal to the main area leaves nothing to accept: the sampler gives up instead of running forever.
+TEST(Generate, FailsWhenACutCoversTheWholeArea) {
+    auto ap = tiny();
+    ap.cuts.push_back(ap.main);
+    const std::string what = generate_failure(ap, 10);
+    EXPECT_NE(what.find("proposals gave only 0 of the 10 stars"), std::string::npos) << what;
+}
+
+// An overflowing weight would send every star to the last stream, all-zero weights to the last one too.
+TEST(Generate, RefusesWeightsThatCannotBeSampled) {
+    auto ap = tiny();
+    ASSERT_FALSE(ap.streams.empty());
+    ap.streams.front().weight = 1e308;
+    EXPECT_NE(generate_failure(ap, 100).find("sum to inf"), std::string::npos);
+    ap.background_weight = -1e308;
+    for (auto& st : ap.streams) st.weight = -1e308;
+    EXPECT_NE(generate_failure(ap, 100).find("sum to 0"), std::string::npos);
+}

@@ -2,10 +2,14 @@
 // auxiliary term, no stream, five streams, cuts), and the fast one is independent of its thread count.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 
 #include "mwsep/cpu/integrators.hpp"
+#include "mwsep/cpu/thread_pool.hpp"
 #include "mwsep/likelihood/stream_skipping.hpp"
 #include "mwsep/geometry/tables.hpp"
 #include "mwsep/model/astronomy_parameters.hpp"
@@ -141,3 +145,95 @@ TEST(Integrators, LikelihoodRejectsNonPositiveIntegrals) {
 }
 
 }  // namespace
+
+namespace {
+
+// Three stars of the tiny unit's stripe; the middle one at @p middle_r kpc.
+mwsep::model::StarCatalogue three_stars(double middle_r) {
+    mwsep::model::StarCatalogue stars;
+    stars.l = {16.5, 16.8, 17.1};
+    stars.b = {75.4, 75.1, 74.9};
+    stars.r = {10.0, middle_r, 20.0};
+    return stars;
+}
+
+// Runs @p likelihood, which must throw, and returns its message.
+template <class F>
+std::string failure_of(F likelihood) {
+    try {
+        likelihood();
+    } catch (const std::runtime_error& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "no exception: a non-finite likelihood was returned";
+    return {};
+}
+
+}  // namespace
+
+// A star so far away that its density is NaN must make both likelihoods fail, naming the count.
+TEST(Likelihoods, NonFiniteStarTermsFailWithTheirCount) {
+    const auto s = setup_of(tiny());
+    const auto integrals = mwsep::cpu::integrate_fast(s, 2);
+    const auto stars = three_stars(1e104);
+    const std::string ref = failure_of([&] { mwsep::cpu::likelihood_reference(s, stars, integrals); });
+    const std::string fast = failure_of([&] { mwsep::cpu::likelihood_fast(s, stars, integrals, 2); });
+    EXPECT_NE(ref.find("1 of 3 stars"), std::string::npos) << ref;
+    EXPECT_NE(fast.find("1 of 3 stars"), std::string::npos) << fast;
+    EXPECT_NE(fast.find("star 1"), std::string::npos) << fast;
+}
+
+// A mixture weight whose exp overflows makes every term NaN: all of them are counted.
+TEST(Likelihoods, OverflowingWeightFailsForEveryStar) {
+    auto ap = tiny();
+    ap.background_weight = 710;
+    const auto s = setup_of(ap);
+    const auto integrals = mwsep::cpu::integrate_fast(s, 2);
+    const auto stars = three_stars(15.0);
+    const std::string fast = failure_of([&] { mwsep::cpu::likelihood_fast(s, stars, integrals, 1); });
+    EXPECT_NE(fast.find("3 of 3 stars"), std::string::npos) << fast;
+    const std::string ref = failure_of([&] { mwsep::cpu::likelihood_reference(s, stars, integrals); });
+    EXPECT_NE(ref.find("3 of 3 stars"), std::string::npos) << ref;
+}
+
+// The same stars at ordinary distances give a finite likelihood from both.
+TEST(Likelihoods, FiniteStarTermsGiveAFiniteLikelihood) {
+    const auto s = setup_of(tiny());
+    const auto integrals = mwsep::cpu::integrate_fast(s, 2);
+    const auto stars = three_stars(15.0);
+    EXPECT_TRUE(std::isfinite(mwsep::cpu::likelihood_reference(s, stars, integrals).likelihood));
+    EXPECT_TRUE(std::isfinite(mwsep::cpu::likelihood_fast(s, stars, integrals, 2).likelihood));
+}
+
+namespace {
+
+// Lets only @p n more worker threads start while it lives, as a system limit on threads would.
+struct ThreadStartLimit {
+    explicit ThreadStartLimit(int n) { mwsep::cpu::detail::thread_starts_allowed.store(n); }
+    ~ThreadStartLimit() { mwsep::cpu::detail::thread_starts_allowed.store(-1); }
+};
+
+}  // namespace
+
+// A refused thread start must not abort: the loop runs every index once on the threads that did start.
+TEST(ThreadPool, RefusedThreadStartsRunTheLoopOnFewerThreads) {
+    for (int allowed : {0, 1, 3}) {
+        const ThreadStartLimit limit(allowed);
+        std::vector<std::atomic<int>> runs(1000);
+        mwsep::cpu::parallel_for(runs.size(), 8, [&](std::size_t i) { runs[i].fetch_add(1); });
+        for (std::size_t i = 0; i < runs.size(); ++i) ASSERT_EQ(runs[i].load(), 1) << "index " << i << ", allowed " << allowed;
+    }
+}
+
+// With starts refused, the fast integrator and likelihood still give the bit-identical result.
+TEST(ThreadPool, RefusedThreadStartsLeaveTheResultUnchanged) {
+    const auto s = setup_of(tiny());
+    const auto expected = mwsep::cpu::integrate_fast(s, 4);
+    const auto stars = three_stars(15.0);
+    const double expected_l = mwsep::cpu::likelihood_fast(s, stars, expected, 4).likelihood;
+    const ThreadStartLimit limit(1);
+    const auto got = mwsep::cpu::integrate_fast(s, 4);
+    EXPECT_EQ(got.background, expected.background);
+    EXPECT_EQ(got.streams, expected.streams);
+    EXPECT_EQ(mwsep::cpu::likelihood_fast(s, stars, got, 4).likelihood, expected_l);
+}

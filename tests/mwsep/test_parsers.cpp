@@ -555,6 +555,22 @@ TEST(ParserModelErrors, NuMustLieWithinPlusMinusNinety) {
     EXPECT_NO_THROW(mwsep::model::build_model(parse_text(with_line(24, "nu[min,max,steps]: -90.0, 90.0, 4"))));
 }
 
+// A cut is subtracted from the main area, so it must lie inside it (main: r [16, 22.5], mu [140, 160],
+// nu [-1.25, 1.25]); mu is compared modulo 360.
+TEST(ParserModelErrors, CutsMustLieInsideTheMainArea) {
+    expect_model_error(with_line(26, "r_cut[min,max,steps][3]: 15.0, 22.5, 5"), 26, "r_cut");
+    expect_model_error(with_line(26, "r_cut[min,max,steps][3]: 16.0, 23.0, 5"), 26, "r_cut");
+    expect_model_error(with_line(27, "mu_cut[min,max,steps][3]: 10.0, 20.0, 2"), 27, "mu_cut");
+    expect_model_error(with_line(27, "mu_cut[min,max,steps][3]: 155.0, 161.0, 2"), 27, "mu_cut");
+    expect_model_error(with_line(27, "mu_cut[min,max,steps][3]: 139.0, 150.0, 2"), 27, "mu_cut");
+    expect_model_error(with_line(28, "nu_cut[min,max,steps][3]: -1.5, 1.25, 2"), 28, "nu_cut");
+    expect_model_error(with_line(28, "nu_cut[min,max,steps][3]: -1.25, 1.3, 2"), 28, "nu_cut");
+    // The whole main area, and a cut written one or two turns away from it, are inside.
+    EXPECT_NO_THROW(mwsep::model::build_model(parse_text(with_line(27, "mu_cut[min,max,steps][3]: 140.0, 160.0, 2"))));
+    EXPECT_NO_THROW(mwsep::model::build_model(parse_text(with_line(27, "mu_cut[min,max,steps][3]: -215.0, -214.0, 2"))));
+    EXPECT_NO_THROW(mwsep::model::build_model(parse_text(with_line(27, "mu_cut[min,max,steps][3]: 865.0, 866.0, 2"))));
+}
+
 TEST(ParserModelErrors, ConvolveMustBeAtLeastOne) {
     expect_model_error(with_line(19, "convolve: 0"), 19, "convolve");
     expect_model_error(with_line(19, "convolve: -120"), 19, "convolve");
@@ -952,3 +968,25 @@ TEST(StarsErrors, MissingFileThrowsInputError) {
 }
 
 }  // namespace
+
+// A value or a line of junk is quoted up to 80 characters and then cut, so the message stays one short line.
+TEST(ParserMessages, LongOffendingTextIsCut) {
+    const std::string junk(100000, 'z');
+    const auto message_of = [](const std::function<void()>& action) {
+        try {
+            action();
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        ADD_FAILURE() << "no InputError thrown";
+        return std::string();
+    };
+    for (const std::string& what :
+         {message_of([&] { parse_text(with_line(2, "background_weight: " + junk)); }),
+          message_of([&] { parse_text(with_line(2, junk)); }),
+          message_of([&] { parse_stars_text("1\n10 " + junk + " 3\n"); }),
+          message_of([&] { parse_stars_text("1\n10 20 -" + junk + "\n"); })}) {
+        EXPECT_LT(what.size(), 300u) << what.substr(0, 300);
+        EXPECT_NE(what.find(std::string(79, 'z') + "...'"), std::string::npos) << what.substr(0, 300);
+    }
+}

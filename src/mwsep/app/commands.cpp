@@ -1,20 +1,24 @@
 #include "mwsep/app/commands.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <climits>
 #include <cmath>
 #include <ctime>
 #include <memory>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
 #include <stdexcept>
+#include <string_view>
 
 #include "mwsep/app/evaluate.hpp"
 #include "harness/options.hpp"
+#include "harness/excerpt.hpp"
 #include "mwsep/likelihood/stream_skipping.hpp"
 #include "harness/json.hpp"
 #include "mwsep/app/progress_bar.hpp"
@@ -80,6 +84,48 @@ const char* input_help =
     "  --np N -p v1 ... vN        the parameter vector on the command line (instead of the file)\n"
     "  --r-binning magnitude|kpc  r bins uniform in magnitude (default, as the thesis's CUDA code) or in kpc\n"
     "                             (the December 2009 CPU code)\n";
+
+/// Whether @p output would overwrite @p input: the same file where the output exists already (links
+/// included), else the same canonical path.
+bool same_file(const std::string& output, const std::string& input) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::exists(output, ec)) return fs::equivalent(output, input, ec);
+    const fs::path a = fs::weakly_canonical(output, ec);
+    if (ec) return false;
+    const fs::path b = fs::weakly_canonical(input, ec);
+    return !ec && a == b;
+}
+
+/// One size of --envelope: decimal digits only, 1 to @p max (no sign, no overflow, no trailing text).
+bool envelope_size(std::string_view text, int max, int& out) {
+    if (text.empty() || text.size() > 9) return false;
+    for (const char ch : text)
+        if (ch < '0' || ch > '9') return false;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    return ec == std::errc{} && end == text.data() + text.size() && out >= 1 && out <= max;
+}
+
+/// --envelope MUxNUxR, strictly: three sizes separated by 'x', each within generate's limits.
+void parse_envelope(const Options& opt, generate::Options& g) {
+    const std::string text = opt.text("--envelope");
+    const auto fail = [&] {
+        return opt.error("--envelope", "must look like 160x16x70 (sizes 1 to " + std::to_string(generate::max_envelope_size) +
+                                           ", at most " + std::to_string(generate::max_envelope_cells) +
+                                           " cells in all), found " + harness::quoted(text));
+    };
+    const auto x1 = text.find('x');
+    const auto x2 = x1 == std::string::npos ? x1 : text.find('x', x1 + 1);
+    if (x2 == std::string::npos) throw fail();
+    const std::string_view v(text);
+    int a = 0, b = 0, c = 0;
+    if (!envelope_size(v.substr(0, x1), generate::max_envelope_size, a) ||
+        !envelope_size(v.substr(x1 + 1, x2 - x1 - 1), generate::max_envelope_size, b) ||
+        !envelope_size(v.substr(x2 + 1), generate::max_envelope_size, c))
+        throw fail();
+    if (static_cast<long long>(a) * b * c > generate::max_envelope_cells) throw fail();
+    g.envelope_mu = a, g.envelope_nu = b, g.envelope_r = c;
+}
 
 std::string r_binning_name(model::RBinning b) { return b == model::RBinning::kpc ? "kpc" : "magnitude"; }
 
@@ -208,15 +254,13 @@ int command_generate(const Args& args) {
     g.count = static_cast<std::size_t>(opt.integer("--count", 100000, 1));
     g.seed = static_cast<std::uint64_t>(opt.integer("--seed", 1, 0));
     g.threads = static_cast<int>(opt.integer("--threads", 0, 0, INT_MAX));
-    if (opt.has("--envelope")) {
-        int a = 0;
-        int b = 0;
-        int c = 0;
-        char tail = 0;
-        if (std::sscanf(opt.text("--envelope").c_str(), "%dx%dx%d%c", &a, &b, &c, &tail) != 3 || a < 1 || b < 1 || c < 1)
-            throw opt.error("--envelope", "must look like 160x16x70 (positive sizes), found '" + opt.text("--envelope") + "'");
-        g.envelope_mu = a, g.envelope_nu = b, g.envelope_r = c;
-    }
+    if (opt.has("--envelope")) parse_envelope(opt, g);
+    // Checked before any work: writing the catalogue over an input would destroy it.
+    std::vector<std::string> inputs{o.astronomy_path};
+    if (o.search_path) inputs.push_back(*o.search_path);
+    for (const auto& input : inputs)
+        if (same_file(out_path, input))
+            throw opt.error("-o", "'" + out_path + "' is the same file as the input '" + input + "'");
     const auto setup = geometry::make_setup(model::build_model(read_work_unit(o), o.r_binning));
     const auto report = generate::generate_catalogue(setup, g);
     std::ofstream out(out_path);

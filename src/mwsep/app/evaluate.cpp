@@ -45,6 +45,8 @@ std::future<void> start_backend(const RunOptions& o) {
         const int device = o.device;
         return std::async(std::launch::async, [variant, device] { cuda::initialise_devices(variant, device); });
     }
+#else
+    (void)o;  // without the CUDA backend there is nothing to start early
 #endif
     std::promise<void> nothing_to_start;
     nothing_to_start.set_value();

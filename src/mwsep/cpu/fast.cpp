@@ -172,6 +172,7 @@ model::Likelihood likelihood_fast(const geometry::IntegrationSetup& s, const mod
         const double log_probability = star_log_probability(w, integrals, d, zero);
         sums.add_star(log_probability, zero, d);
     }
+    sums.check_finite();
     return sums.result();
 }
 

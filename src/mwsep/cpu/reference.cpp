@@ -55,6 +55,7 @@ model::Likelihood likelihood_reference(const geometry::IntegrationSetup& s, cons
         const double log_probability = star_log_probability(w, integrals, dens.data(), zero);
         sums.add_star(log_probability, zero, dens.data());
     }
+    sums.check_finite();
     return sums.result();
 }
 

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <random>
+#include <sstream>
 #include <stdexcept>
+#include <string>
 
 #include "mwsep/cpu/integrators.hpp"
 #include "mwsep/likelihood/likelihood.hpp"
@@ -34,10 +37,32 @@ Report generate_catalogue(const geometry::IntegrationSetup& setup, const Options
     if (o.count == 0) throw std::invalid_argument("generate: the star count must be positive");
     if (o.envelope_mu < 1 || o.envelope_nu < 1 || o.envelope_r < 1 || !(o.margin >= 1.0))
         throw std::invalid_argument("generate: envelope grid sizes must be positive and the margin at least 1");
+    if (o.envelope_mu > max_envelope_size || o.envelope_nu > max_envelope_size || o.envelope_r > max_envelope_size ||
+        static_cast<long long>(o.envelope_mu) * o.envelope_nu * o.envelope_r > max_envelope_cells)
+        throw std::invalid_argument("generate: the envelope grid is larger than " + std::to_string(max_envelope_size) +
+                                    " per axis or " + std::to_string(max_envelope_cells) + " cells in all");
     const auto& m = setup.model;
     const auto& area = m.areas.front();
     const std::size_t n_comp = 1 + setup.streams.size();
     const int nm = o.envelope_mu, nn = o.envelope_nu, nr = o.envelope_r;
+
+    // The component of each star is drawn from the cumulative mixture weights. An overflowing weight makes
+    // the total infinite and every draw lands on the last component; all weights zero leaves nothing to
+    // draw from. Either would give a catalogue of the wrong composition, so both are refused before any work.
+    const auto weights = cpu::mixture_weights(m);
+    std::vector<double> component_cdf;
+    double acc = weights.background;
+    component_cdf.push_back(acc);
+    for (double e : weights.streams) component_cdf.push_back(acc += e);
+    if (!std::isfinite(component_cdf.back()) || !(component_cdf.back() > 0)) {
+        std::ostringstream msg;
+        msg.precision(17);
+        msg << "generate: the mixture weights exp(epsilon) sum to " << component_cdf.back()
+            << ", which cannot be sampled (background_weight " << m.background_weight;
+        for (std::size_t s = 0; s < m.streams.size(); ++s) msg << ", stream " << s + 1 << " weight " << m.streams[s].weight;
+        msg << "; exp overflows above about 709 and every weight is 0 below about -745)";
+        throw std::runtime_error(msg.str());
+    }
     const double dmu = (area.mu.max - area.mu.min) / nm;
     const double dnu = (area.nu.max - area.nu.min) / nn;
     const double dg = (area.r.max - area.r.min) / nr;
@@ -83,12 +108,6 @@ Report generate_catalogue(const geometry::IntegrationSetup& setup, const Options
         if (!(running > 0)) throw std::runtime_error("generate: a component has zero density over the whole wedge");
     }
 
-    const auto weights = cpu::mixture_weights(m);
-    std::vector<double> component_cdf;
-    double acc = weights.background;
-    component_cdf.push_back(acc);
-    for (double e : weights.streams) component_cdf.push_back(acc += e);
-
     Report report;
     report.per_component.assign(n_comp, 0);
     std::mt19937_64 rng(o.seed);
@@ -96,11 +115,20 @@ Report generate_catalogue(const geometry::IntegrationSetup& setup, const Options
     report.stars.l.reserve(o.count);
     report.stars.b.reserve(o.count);
     report.stars.r.reserve(o.count);
+    // Every proposal can be rejected (a cut over the whole main area, or densities the envelope never
+    // admits); the sampler then fails rather than running forever. With the default margin a few proposals
+    // per star suffice, so a thousand per star (and at least a hundred thousand) is far beyond need.
+    const std::size_t max_proposals = std::max<std::size_t>(100000, o.count > SIZE_MAX / 1000 ? SIZE_MAX : o.count * 1000);
     while (report.stars.size() < o.count) {
         const double pick = uniform01(rng) * component_cdf.back();
         const std::size_t c = std::upper_bound(component_cdf.begin(), component_cdf.end(), pick) - component_cdf.begin();
         const std::size_t comp = std::min(c, n_comp - 1);
         for (;;) {
+            if (report.proposals == max_proposals)
+                throw std::runtime_error("generate: " + std::to_string(max_proposals) + " proposals gave only " +
+                                         std::to_string(report.stars.size()) + " of the " + std::to_string(o.count) +
+                                         " stars requested: a cut covers (nearly) all of the main area, or the model "
+                                         "leaves (almost) nothing to accept");
             ++report.proposals;
             const auto& cdf = cumulative[comp];
             const double target = uniform01(rng) * cdf.back();

@@ -10,6 +10,11 @@
 
 namespace mwsep::generate {
 
+/// The largest envelope size along one axis, and the most envelope cells in all: the envelope holds two
+/// doubles per cell and component, so this keeps it within a few GB and its indices far from overflow.
+inline constexpr int max_envelope_size = 100000;
+inline constexpr long long max_envelope_cells = 100000000;
+
 /// How to sample.
 struct Options {
     std::size_t count = 100000;  ///< stars to draw
@@ -35,6 +40,8 @@ struct Report {
 /// sampling against a piecewise-constant envelope. The density of a proposal is computed with the very
 /// function the likelihood uses for stars. Sampling is exact wherever the envelope bounds the density;
 /// `envelope_exceeded` counts the proposals where it did not (each one is slightly under-represented).
+/// Throws std::runtime_error when the mixture weights cannot be sampled (their sum is infinite or 0) and
+/// when 1000 proposals per star (at least 100000 in all) do not give the stars requested.
 Report generate_catalogue(const geometry::IntegrationSetup& setup, const Options& options);
 
 }  // namespace mwsep::generate

@@ -2,6 +2,10 @@
 /// @brief Per-star mixture probability, log10 with the zero penalty, and the diagnostics (spec 4.2-4.6).
 #pragma once
 
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "mwsep/geometry/tables.hpp"
@@ -59,12 +63,30 @@ public:
     /// Adds one star: @p log_probability is log10 of its mixture probability (or the penalty, then
     /// @p zero is true), @p densities its 1 + S convolved densities.
     void add_star(double log_probability, bool zero, const double* densities) {
+        if (!std::isfinite(log_probability)) {
+            // Counted rather than thrown at once, so that the message says how many stars are affected.
+            if (non_finite_stars_ == 0) first_non_finite_ = stars_;
+            ++non_finite_stars_;
+        }
         sum_.add(log_probability);
         zero_stars_ += zero;
         background_sum_.add(diagnostic_term(densities[0], integrals_.background, weights_.background, weights_.sum));
         for (std::size_t s = 0; s < stream_sums_.size(); ++s)
             stream_sums_[s].add(diagnostic_term(densities[1 + s], integrals_.streams[s], weights_.streams[s], weights_.sum));
         ++stars_;
+    }
+
+    /// Stars added so far whose log-probability is NaN or infinite (spec 7.1).
+    std::size_t non_finite_stars() const { return non_finite_stars_; }
+
+    /// Throws std::runtime_error naming how many stars (and the first of them) have a non-finite
+    /// log-probability; a likelihood with such a term is NaN or infinite and must not be reported (spec 7.1).
+    void check_finite() const {
+        if (non_finite_stars_ == 0) return;
+        throw std::runtime_error(std::to_string(non_finite_stars_) + " of " + std::to_string(stars_) +
+                                 " stars have a non-finite log-probability (the first is star " +
+                                 std::to_string(first_non_finite_) +
+                                 "): a mixture weight, a stream distance or a star distance out of range");
     }
 
     /// The means over the stars added so far.
@@ -86,6 +108,8 @@ private:
     std::vector<Sum> stream_sums_;
     long long zero_stars_ = 0;
     std::size_t stars_ = 0;
+    std::size_t non_finite_stars_ = 0;
+    std::size_t first_non_finite_ = 0;
 };
 
 }  // namespace mwsep::cpu

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <fstream>
 
+#include "harness/excerpt.hpp"
 #include "mwsep/model/text_fields.hpp"
 
 namespace mwsep::model {
@@ -22,7 +23,7 @@ std::vector<T> read_array(LineReader& reader, const std::string& name, int expec
     const auto field = reader.expect(key_seen);
     const auto close = key_seen.find(']', bracket);
     if (close == std::string::npos || close != key_seen.size() - 1)
-        throw InputError(file, field.line, name, "malformed array key '" + key_seen + "', expected '" + name + "[N]'");
+        throw InputError(file, field.line, name, "malformed array key " + harness::quoted(key_seen) + ", expected '" + name + "[N]'");
     const int count = parse_int(key_seen.substr(bracket + 1, close - bracket - 1), file, field.line, name + "[N]");
     if (count < 0) throw InputError(file, field.line, name, "negative array size " + std::to_string(count));
     if (expected >= 0 && count != expected)
@@ -102,7 +103,7 @@ AstronomyParameters parse_astronomy_parameters(std::istream& in, const std::stri
     const auto ns_tokens = split_commas(f_ns.value, source, f_ns.line, "number_streams");
     if (ns_tokens.size() != 2)
         throw InputError(source, f_ns.line, "number_streams",
-                         "expected 'S, P' (streams, parameters per stream), found '" + f_ns.value + "'");
+                         "expected 'S, P' (streams, parameters per stream), found " + harness::quoted(f_ns.value));
     const int n_streams = parse_int(ns_tokens[0], source, f_ns.line, "number_streams");
     ap.parameters_per_stream = parse_int(ns_tokens[1], source, f_ns.line, "number_streams");
     if (n_streams < 0)
@@ -145,7 +146,7 @@ AstronomyParameters parse_astronomy_parameters(std::istream& in, const std::stri
     }
     if (!r.at_end()) {
         const auto extra = r.next_raw("end of file");
-        throw InputError(source, extra.line, "", "unexpected content after the last cut: '" + extra.value + "'");
+        throw InputError(source, extra.line, "", "unexpected content after the last cut: " + harness::quoted(extra.value));
     }
     ap.key_lines = r.key_lines();
     return ap;

@@ -39,6 +39,25 @@ public:
             fail(key, repeat, "nu must lie within [-90, 90] degrees, found [" + num(a.min) + ", " + num(a.max) + "]");
     }
 
+    /// A cut is subtracted from the main area's integral, so it must lie inside that area: otherwise it
+    /// removes volume that was never added (a wrong wedge, or mu not shifted by 360). mu is compared modulo
+    /// 360 (spec 1.1 note e): the cut is moved by whole turns so that its min is at or above the main min.
+    void cut_inside(const Area& cut, const Area& main, int repeat) const {
+        const auto range = [](double lo, double hi) { return "[" + num(lo) + ", " + num(hi) + "]"; };
+        if (cut.r.min < main.r.min || cut.r.max > main.r.max)
+            fail("r_cut", repeat, "the cut " + range(cut.r.min, cut.r.max) + " must lie inside the main area's r " +
+                                      range(main.r.min, main.r.max));
+        if (cut.nu.min < main.nu.min || cut.nu.max > main.nu.max)
+            fail("nu_cut", repeat, "the cut " + range(cut.nu.min, cut.nu.max) +
+                                       " must lie inside the main area's nu " + range(main.nu.min, main.nu.max));
+        const double turns = std::floor((cut.mu.min - main.mu.min) / 360.0);
+        const double lo = cut.mu.min - 360.0 * turns;
+        const double hi = cut.mu.max - 360.0 * turns;
+        if (hi > main.mu.max)
+            fail("mu_cut", repeat, "the cut " + range(cut.mu.min, cut.mu.max) + " (taken modulo 360: " + range(lo, hi) +
+                                       ") must lie inside the main area's mu " + range(main.mu.min, main.mu.max));
+    }
+
 private:
     const AstronomyParameters& ap_;
 };
@@ -112,6 +131,7 @@ Model build_model(const AstronomyParameters& ap, RBinning r_binning) {
         check.axis(ap.cuts[c].r, "r_cut", rep, false);
         check.axis(ap.cuts[c].mu, "mu_cut", rep, false);
         check.axis(ap.cuts[c].nu, "nu_cut", rep, true);
+        check.cut_inside(ap.cuts[c], ap.main, rep);
         m.areas.push_back(ap.cuts[c]);
     }
     return m;

@@ -1,5 +1,7 @@
 #include "mwsep/model/search_parameters.hpp"
 
+#include "harness/excerpt.hpp"
+
 #include "mwsep/model/text_fields.hpp"
 
 namespace mwsep::model {
@@ -12,7 +14,7 @@ SearchVector parse_search_parameters(std::istream& in, const std::string& source
     const auto name_tokens = split_whitespace(name_line.value);
     if (name_tokens.size() != 1 || name_line.value.find(':') != std::string::npos)
         throw InputError(source, name_line.line, "search name",
-                         "expected one word naming the search, found '" + name_line.value + "'");
+                         "expected one word naming the search, found " + harness::quoted(name_line.value));
     v.name = std::string(name_tokens[0]);
 
     const auto params = r.next_raw("parameters");
@@ -22,7 +24,7 @@ SearchVector parse_search_parameters(std::istream& in, const std::string& source
     const auto close = text.find(']');
     if (colon == std::string::npos || open == std::string::npos || close == std::string::npos || close > colon ||
         std::string(trim(std::string_view(text).substr(0, open))) != "parameters")
-        throw InputError(source, params.line, "parameters", "expected 'parameters [M]: v1 ... vM', found '" + text + "'");
+        throw InputError(source, params.line, "parameters", "expected 'parameters [M]: v1 ... vM', found " + harness::quoted(text));
     const int count = parse_int(std::string_view(text).substr(open + 1, close - open - 1), source, params.line,
                                 "parameters [M]");
     if (count < 0) throw InputError(source, params.line, "parameters", "negative count " + std::to_string(count));
@@ -41,7 +43,7 @@ SearchVector parse_search_parameters(std::istream& in, const std::string& source
     }
     if (!r.at_end()) {
         const auto extra = r.next_raw("end of file");
-        throw InputError(source, extra.line, "", "unexpected content after the metadata line: '" + extra.value + "'");
+        throw InputError(source, extra.line, "", "unexpected content after the metadata line: " + harness::quoted(extra.value));
     }
     return v;
 }

@@ -1,10 +1,17 @@
 #include "mwsep/model/stars.hpp"
 
+#include <algorithm>
 #include <cstdio>
+
+#include "harness/excerpt.hpp"
 
 #include "mwsep/model/text_fields.hpp"
 
 namespace mwsep::model {
+
+namespace {
+constexpr long long max_reserved_stars = 1 << 20;
+}  // namespace
 
 StarCatalogue parse_stars(std::istream& in, const std::string& source) {
     StarCatalogue stars;
@@ -22,9 +29,12 @@ StarCatalogue parse_stars(std::istream& in, const std::string& source) {
             if (declared <= 0)
                 throw InputError(source, line, "star count", "must be positive (no stars to evaluate), found " +
                                                                  std::to_string(declared));
-            stars.l.reserve(declared);
-            stars.b.reserve(declared);
-            stars.r.reserve(declared);
+            // The count is only a claim until the lines are read: room for a million stars at most is made up
+            // front, so that a wrong or hostile count cannot ask for gigabytes before the count check fires.
+            const auto room = static_cast<std::size_t>(std::min<long long>(declared, max_reserved_stars));
+            stars.l.reserve(room);
+            stars.b.reserve(room);
+            stars.r.reserve(room);
             continue;
         }
         const auto fields = split_whitespace(body);
@@ -37,9 +47,9 @@ StarCatalogue parse_stars(std::istream& in, const std::string& source) {
         const double l = parse_double(fields[0], source, line, "l");
         const double b = parse_double(fields[1], source, line, "b");
         const double r = parse_double(fields[2], source, line, "r");
-        if (r <= 0) throw InputError(source, line, "r", "distance must be positive, found " + std::string(fields[2]));
+        if (r <= 0) throw InputError(source, line, "r", "distance must be positive, found " + harness::quoted(fields[2]));
         if (b < -90 || b > 90)
-            throw InputError(source, line, "b", "latitude must lie in [-90, 90], found " + std::string(fields[1]));
+            throw InputError(source, line, "b", "latitude must lie in [-90, 90], found " + harness::quoted(fields[1]));
         stars.l.push_back(l);
         stars.b.push_back(b);
         stars.r.push_back(r);

@@ -4,7 +4,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <system_error>
+
+#include "harness/excerpt.hpp"
 
 namespace mwsep::model {
 
@@ -24,9 +28,9 @@ double parse_double(std::string_view token, const std::string& file, int line, c
     errno = 0;
     const double v = std::strtod(text.c_str(), &end);
     if (end == text.c_str() || *end != '\0')
-        throw InputError(file, line, key, "expected a number, found '" + text + "'");
+        throw InputError(file, line, key, "expected a number, found " + harness::quoted(text));
     if (!std::isfinite(v) || (errno == ERANGE && std::fabs(v) > 1.0))
-        throw InputError(file, line, key, "expected a finite number, found '" + text + "'");
+        throw InputError(file, line, key, "expected a finite number, found " + harness::quoted(text));
     return v;
 }
 
@@ -35,7 +39,7 @@ int parse_int(std::string_view token, const std::string& file, int line, const s
     int v = 0;
     const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
-        throw InputError(file, line, key, "expected an integer, found '" + std::string(text) + "'");
+        throw InputError(file, line, key, "expected an integer, found " + harness::quoted(text));
     return v;
 }
 
@@ -88,10 +92,10 @@ LineReader::Field LineReader::expect(const std::string& key) {
     const auto& [number, text] = lines_[next_];
     const auto colon = text.find(':');
     if (colon == std::string::npos)
-        throw InputError(file_, number, key, "expected '" + key + ": ...', found '" + std::string(trim(text)) + "'");
+        throw InputError(file_, number, key, "expected '" + key + ": ...', found " + harness::quoted(trim(text)));
     const std::string found(trim(std::string_view(text).substr(0, colon)));
     if (found != key)
-        throw InputError(file_, number, key, "expected key '" + key + "', found '" + found + "'");
+        throw InputError(file_, number, key, "expected key '" + key + "', found " + harness::quoted(found));
     ++next_;
     const std::string base(trim(std::string_view(found).substr(0, found.find('['))));
     const int seen = key_counts_[base]++;
@@ -108,6 +112,16 @@ LineReader::Field LineReader::next_raw(const std::string& what) {
 int LineReader::end_line() const { return lines_.empty() ? 1 : lines_.back().first; }
 
 std::ifstream open_input(const std::string& path) {
+    // A directory opens as an empty stream and a device such as /dev/zero reads without end, so both are
+    // named for what they are before reading. Pipes stay allowed: `-s <(zcat stars.gz)` is a pipe.
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (!ec) {
+        if (std::filesystem::is_directory(status)) throw InputError(path, 0, "", "is a directory, not a file");
+        if (std::filesystem::is_character_file(status) || std::filesystem::is_block_file(status) ||
+            std::filesystem::is_socket(status))
+            throw InputError(path, 0, "", "is not a regular file (a device or a socket)");
+    }
     std::ifstream in(path);
     if (!in) throw InputError(path, 0, "", "cannot open file for reading");
     return in;
