@@ -10,9 +10,10 @@
 
 namespace mwsep::generate {
 
-/// The largest envelope size along one axis, and the most envelope cells in all: the envelope holds two
-/// doubles per cell and component, so this keeps it within a few GB and its indices far from overflow.
+/// The largest envelope size along one axis: the envelope holds two doubles per cell and component, so
+/// this and max_envelope_cells keep it within a few GB and its indices far from overflow.
 inline constexpr int max_envelope_size = 100000;
+/// The most envelope cells in all (see max_envelope_size).
 inline constexpr long long max_envelope_cells = 100000000;
 
 /// How to sample.
