@@ -6,9 +6,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "test_support.hpp"
 
@@ -135,6 +139,68 @@ TEST(CommandLine, AHugeDeclaredStarCountIsNotReservedUpFront) {
     fs::remove(stars);
     EXPECT_EQ(o.status, 1) << o.output;
     EXPECT_NE(o.output.find("declares 2000000000 stars but the file has 1"), std::string::npos) << o.output;
+}
+
+/// A fresh scratch folder for one test, removed by the caller.
+std::filesystem::path scratch(const std::string& name) {
+    const auto dir = std::filesystem::temp_directory_path() / ("mwsep-" + name + "-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+/// Names of the files in @p dir.
+std::vector<std::string> listing(const std::filesystem::path& dir) {
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+// An output path that cannot be written is refused before the generation, not after it.
+TEST(CommandLine, GenerateChecksItsOutputPathFirst) {
+    const std::string tiny = testsupport::workunit("tiny").string();
+    for (const auto& [path, message] : std::vector<std::pair<std::string, std::string>>{
+             {"/nonexistent-dir/x.txt", "the directory /nonexistent-dir does not exist"},
+             {"/tmp", "it is a directory"},
+             {"/dev/full", "it is not a regular file"}}) {
+        const auto t0 = std::chrono::steady_clock::now();
+        // 300000 stars take seconds to generate: a refusal well under a second comes before the work.
+        expect_refused("generate --count 300000 -a " + tiny + " -o " + path, message);
+        EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0.5) << path;
+    }
+}
+
+// A catalogue is replaced as a whole: when the write fails half-way (here: a file-size limit of 16 KiB),
+// the previous file is still there, unchanged, and no temporary is left beside it.
+TEST(CommandLine, GenerateKeepsThePreviousCatalogueWhenTheWriteFails) {
+    const auto dir = scratch("atomic");
+    const auto out = dir / "stars.txt";
+    const std::string tiny = testsupport::workunit("tiny").string();
+    const std::string generate = std::string(MWSEP_BINARY) + " generate --threads 1 -a " + tiny + " -o " + out.string();
+    const Outcome first = shell(generate + " --count 5");
+    ASSERT_EQ(first.status, 0) << first.output;
+    const std::string before = testsupport::read_text(out);
+    // With SIGXFSZ ignored, a write beyond `ulimit -f` fails with EFBIG instead of killing the process.
+    const Outcome o = shell("trap '' XFSZ; ulimit -f 16; " + generate + " --count 20000");
+    EXPECT_EQ(o.status, 1) << o.output;
+    EXPECT_NE(o.output.find("cannot write " + out.string()), std::string::npos) << o.output;
+    EXPECT_EQ(testsupport::read_text(out), before);
+    EXPECT_EQ(listing(dir), std::vector<std::string>{"stars.txt"});
+    // A process killed during the write (SIGXFSZ's default action) leaves the previous file too.
+    const Outcome killed = shell("ulimit -f 16; " + generate + " --count 20000");
+    EXPECT_NE(killed.status, 0) << killed.output;
+    EXPECT_EQ(testsupport::read_text(out), before);
+    std::filesystem::remove_all(dir);
+}
+
+// bench-cpu --csv on a device is refused before reading it (/dev/full reads as an endless line of NULs).
+TEST(CommandLine, BenchCpuRefusesANonRegularCsv) {
+    const std::string tiny = testsupport::workunit("tiny").string();
+    const Outcome o = shell("timeout 20 " + std::string(MWSEP_BINARY) + " bench-cpu --integrators fast1 --repeats 1 -a " +
+                            tiny + " --csv /dev/full");
+    EXPECT_EQ(o.status, 1) << o.output;
+    EXPECT_NE(o.output.find("cannot write /dev/full: it is not a regular file"), std::string::npos) << o.output;
 }
 
 TEST(CommandLine, SkippingRefusesUnknownOptionsAndMalformedNumbers) {

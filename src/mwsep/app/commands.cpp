@@ -22,6 +22,7 @@
 #include "mwsep/likelihood/stream_skipping.hpp"
 #include "harness/json.hpp"
 #include "mwsep/app/progress_bar.hpp"
+#include "harness/atomic_file.hpp"
 #include "harness/csv.hpp"
 #include "harness/statistics.hpp"
 #include "mwsep/cpu/thread_pool.hpp"
@@ -261,13 +262,12 @@ int command_generate(const Args& args) {
     for (const auto& input : inputs)
         if (same_file(out_path, input))
             throw opt.error("-o", "'" + out_path + "' is the same file as the input '" + input + "'");
+    // A missing or read-only directory is found now, not after the whole generation.
+    harness::check_output_path(out_path);
     const auto setup = geometry::make_setup(model::build_model(read_work_unit(o), o.r_binning));
     const auto report = generate::generate_catalogue(setup, g);
-    std::ofstream out(out_path);
-    if (!out) throw std::runtime_error("cannot write " + out_path);
-    model::write_stars(out, report.stars);
-    out.close();
-    if (!out) throw std::runtime_error("error while writing " + out_path);
+    // Through a temporary and a rename: a failed or interrupted write keeps the previous catalogue.
+    harness::write_file_atomically(out_path, [&](std::ostream& out) { model::write_stars(out, report.stars); });
     std::fprintf(stderr, "mwsep generate: wrote %zu stars to %s (seed %llu; background %zu", report.stars.size(),
                  out_path.c_str(), static_cast<unsigned long long>(g.seed), report.per_component[0]);
     for (std::size_t c = 1; c < report.per_component.size(); ++c)
