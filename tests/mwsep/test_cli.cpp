@@ -149,6 +149,14 @@ std::filesystem::path scratch(const std::string& name) {
     return dir;
 }
 
+/// Writes @p text to @p path.
+void write_text(const std::filesystem::path& path, const std::string& text) {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr) << path;
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+}
+
 /// Names of the files in @p dir.
 std::vector<std::string> listing(const std::filesystem::path& dir) {
     std::vector<std::string> names;
@@ -191,6 +199,28 @@ TEST(CommandLine, GenerateKeepsThePreviousCatalogueWhenTheWriteFails) {
     const Outcome killed = shell("ulimit -f 16; " + generate + " --count 20000");
     EXPECT_NE(killed.status, 0) << killed.output;
     EXPECT_EQ(testsupport::read_text(out), before);
+    std::filesystem::remove_all(dir);
+}
+
+// A line longer than the readers' bound (1 MiB) is refused with the file and the line, and the message
+// quotes only its start; without the bound a file without line breaks is read until memory runs out.
+TEST(CommandLine, OverlongLinesAreRefusedWithFileAndLine) {
+    const auto dir = scratch("long-line");
+    const std::string junk(2u << 20, '7');
+    write_text(dir / "unit.txt", "number_parameters: " + junk + "\n");
+    write_text(dir / "stars.txt", "1\n16.5 75.4 " + junk + "\n");
+    write_text(dir / "search.txt", "optimization parameters\n" + junk);
+    const std::string tiny = testsupport::workunit("tiny").string();
+    for (const auto& [arguments, where] : std::vector<std::pair<std::string, std::string>>{
+             {"run -a " + (dir / "unit.txt").string() + " -s x", (dir / "unit.txt").string() + ":1: line longer than 1048576 bytes"},
+             {"run -a " + tiny + " -s " + (dir / "stars.txt").string(), (dir / "stars.txt").string() + ":2: line longer than 1048576 bytes"},
+             {"run -a " + tiny + " --search-parameters " + (dir / "search.txt").string() + " -s x",
+              (dir / "search.txt").string() + ":2: line longer than 1048576 bytes"}}) {
+        const Outcome o = shell("ulimit -v 4000000; " + std::string(MWSEP_BINARY) + " " + arguments);
+        EXPECT_EQ(o.status, 1) << arguments << "\n" << o.output.substr(0, 300);
+        EXPECT_NE(o.output.find(where), std::string::npos) << o.output.substr(0, 300);
+        EXPECT_LT(o.output.size(), 400u) << o.output.substr(0, 300);
+    }
     std::filesystem::remove_all(dir);
 }
 
