@@ -157,6 +157,14 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
     std::fclose(f);
 }
 
+/// The tiny work unit with every line that starts with @p key replaced by @p line.
+std::string tiny_with(const std::string& key, const std::string& line) {
+    std::string text = testsupport::read_text(testsupport::workunit("tiny"));
+    const auto at = text.find(key);
+    if (at == std::string::npos) return text;
+    return text.replace(at, text.find('\n', at) - at, line);
+}
+
 /// Names of the files in @p dir.
 std::vector<std::string> listing(const std::filesystem::path& dir) {
     std::vector<std::string> names;
@@ -231,6 +239,45 @@ TEST(CommandLine, BenchCpuRefusesANonRegularCsv) {
                             tiny + " --csv /dev/full");
     EXPECT_EQ(o.status, 1) << o.output;
     EXPECT_NE(o.output.find("cannot write /dev/full: it is not a regular file"), std::string::npos) << o.output;
+}
+
+// Sizes that fit the syntax but not a machine are refused before any table is built, naming the keys and
+// their values, on every command that builds tables; --force lifts the limit.
+TEST(CommandLine, OversizedWorkIsRefusedUnlessForced) {
+    const auto dir = scratch("work-size");
+    const auto huge = dir / "huge.txt";
+    const auto conv = dir / "conv.txt";
+    {
+        std::string text = tiny_with("mu[min,max,steps]", "mu[min,max,steps]: 133, 249, 100000");
+        const auto at = text.find("nu[min,max,steps]");
+        text.replace(at, text.find('\n', at) - at, "nu[min,max,steps]: -1.25, 1.25, 100000");
+        const auto r = text.find("r[min,max,steps]");
+        text.replace(r, text.find('\n', r) - r, "r[min,max,steps]: 16.0, 22.5, 1000");
+        write_text(huge, text);
+    }
+    write_text(conv, tiny_with("convolve:", "convolve: 100000"));
+    const std::string stars = (testsupport::oracle_dir() / "stars" / "stars-20-first1000.txt").string();
+    const std::string u = huge.string();
+    const std::string grid = "the integral has 1.2e+15 quadrature points per component, above the limit of 1e+12 "
+                             "(the wedge: mu steps 100000 x nu steps 100000 x r steps 1000; convolve 120); give --force";
+    for (const std::string& command : {"skipping -a " + u, "generate --count 5 -o " + (dir / "o.txt").string() + " -a " + u,
+                                       "bench-cpu --repeats 1 -a " + u, "run -a " + u + " -s " + stars}) {
+        const auto t0 = std::chrono::steady_clock::now();
+        // Under 4 GB of address space: the tables of this grid would be 300 GB; the check comes first.
+        const Outcome o = shell("ulimit -v 4000000; " + std::string(MWSEP_BINARY) + " " + command);
+        EXPECT_EQ(o.status, 1) << command << "\n" << o.output;
+        EXPECT_NE(o.output.find(grid), std::string::npos) << command << "\n" << o.output;
+        EXPECT_EQ(o.output.find("bad_alloc"), std::string::npos) << o.output;
+        EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0) << command;
+    }
+    expect_refused("skipping -a " + conv.string(), "convolve 100000 is above the limit of 4096");
+    // With --force the limit is lifted: a convolve of 5000 on the tiny grid takes about a second.
+    write_text(conv, tiny_with("convolve:", "convolve: 5000"));
+    expect_refused("skipping -a " + conv.string(), "convolve 5000 is above the limit of 4096");
+    const Outcome forced = mwsep("skipping --force -a " + conv.string());
+    EXPECT_EQ(forced.status, 0) << forced.output;
+    EXPECT_NE(forced.output.find("work_unit,area,stream"), std::string::npos) << forced.output;
+    std::filesystem::remove_all(dir);
 }
 
 TEST(CommandLine, SkippingRefusesUnknownOptionsAndMalformedNumbers) {

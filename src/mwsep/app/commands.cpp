@@ -55,6 +55,7 @@ std::vector<OptionSpec> input_options(std::vector<OptionSpec> extra) {
                                    {"--np", OptionKind::value},
                                    {"-p", OptionKind::list},
                                    {"--r-binning", OptionKind::value},
+                                   {"--force", OptionKind::flag},
                                    {"--help", OptionKind::flag},
                                    {"-h", OptionKind::flag}};
     out.insert(out.end(), extra.begin(), extra.end());
@@ -76,6 +77,7 @@ RunOptions input_run_options(const Options& opt, bool need_stars) {
                                                               opt.list("-p"));
     o.r_binning = opt.choice("--r-binning", {"magnitude", "kpc"}, "magnitude") == "kpc" ? model::RBinning::kpc
                                                                                            : model::RBinning::magnitude;
+    o.force = opt.has("--force");
     return o;
 }
 
@@ -84,7 +86,9 @@ const char* input_help =
     "  --search-parameters FILE   2009 search_parameters.txt: the parameter vector\n"
     "  --np N -p v1 ... vN        the parameter vector on the command line (instead of the file)\n"
     "  --r-binning magnitude|kpc  r bins uniform in magnitude (default, as the thesis's CUDA code) or in kpc\n"
-    "                             (the December 2009 CPU code)\n";
+    "                             (the December 2009 CPU code)\n"
+    "  --force                    compute even a work unit above the size limits (quadrature points, tables,\n"
+    "                             convolve), which are refused by default\n";
 
 /// Whether @p output would overwrite @p input: the same file where the output exists already (links
 /// included), else the same canonical path.
@@ -264,7 +268,7 @@ int command_generate(const Args& args) {
             throw opt.error("-o", "'" + out_path + "' is the same file as the input '" + input + "'");
     // A missing or read-only directory is found now, not after the whole generation.
     harness::check_output_path(out_path);
-    const auto setup = geometry::make_setup(model::build_model(read_work_unit(o), o.r_binning));
+    const auto setup = checked_setup(read_work_unit(o), o);
     const auto report = generate::generate_catalogue(setup, g);
     // Through a temporary and a rename: a failed or interrupted write keeps the previous catalogue.
     harness::write_file_atomically(out_path, [&](std::ostream& out) { model::write_stars(out, report.stars); });
@@ -311,7 +315,7 @@ int command_skipping(const Args& args) {
     }
     const RunOptions o = input_run_options(opt, false);
     const std::string wu = opt.text("--work-unit", o.astronomy_path);
-    const auto setup = geometry::make_setup(model::build_model(read_work_unit(o), o.r_binning));
+    const auto setup = checked_setup(read_work_unit(o), o);
     std::printf("work_unit,area,stream,stream_terms,evaluated_terms,evaluated_fraction\n");
     for (std::size_t i = 0; i < setup.areas.size(); ++i) {
         const auto& a = setup.areas[i];
@@ -404,6 +408,7 @@ int command_bench_cpu(const Args& args) {
     const std::string wu = opt.text("--work-unit", o.astronomy_path);
     const std::string experiment = opt.text("--experiment", "bench_cpu");
     const model::Model m = model::build_model(read_work_unit(o), o.r_binning);
+    check_work(m, o.force);
     if (slices > m.areas[0].mu.steps)
         throw opt.error("--slices", "must be between 1 and the number of mu steps (" +
                                         std::to_string(m.areas[0].mu.steps) + "), found '" + opt.text("--slices") + "'");
