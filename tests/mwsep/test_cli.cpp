@@ -239,6 +239,8 @@ TEST(CommandLine, BenchCpuRefusesANonRegularCsv) {
                             tiny + " --csv /dev/full");
     EXPECT_EQ(o.status, 1) << o.output;
     EXPECT_NE(o.output.find("cannot write /dev/full: it is not a regular file"), std::string::npos) << o.output;
+    expect_refused("bench-cpu --integrators fast1 --repeats 1 -a " + tiny + " --csv /nonexistent-dir/r.csv",
+                   "cannot write /nonexistent-dir/r.csv: the directory /nonexistent-dir does not exist");
 }
 
 // Sizes that fit the syntax but not a machine are refused before any table is built, naming the keys and

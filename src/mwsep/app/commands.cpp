@@ -407,6 +407,7 @@ int command_bench_cpu(const Args& args) {
                                                        "reference,fast1,fastN");
     const std::string wu = opt.text("--work-unit", o.astronomy_path);
     const std::string experiment = opt.text("--experiment", "bench_cpu");
+    if (opt.has("--csv")) harness::check_output_path(opt.text("--csv"));  // before the tables are built
     const model::Model m = model::build_model(read_work_unit(o), o.r_binning);
     check_work(m, o.force);
     if (slices > m.areas[0].mu.steps)
@@ -594,6 +595,9 @@ int command_bench(const Args& args) {
     b.meta_path = opt.text("--meta");
     b.work_unit = opt.text("--work-unit", o.astronomy_path);
     b.experiment = opt.text("--experiment", "bench");
+    // Output paths are checked before the devices and the inputs are touched.
+    if (!b.csv_path.empty()) harness::check_output_path(b.csv_path);
+    if (!b.meta_path.empty()) harness::check_output_path(b.meta_path);
     if (b.all_devices && b.sm_count > 0) throw opt.error("--all-devices", "and --sm-count exclude each other");
     if (opt.has("--slices"))
         for (const auto& name : b.variants)
