@@ -63,8 +63,11 @@ void check_output_path(const std::string& path) {
         throw failure(path, "the directory " + dir.string() + " is not writable (" + std::strerror(errno) + ")");
 }
 
-void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
-    check_output_path(path);
+void write_file_atomically(const std::string& requested, const std::function<void(std::ostream&)>& write) {
+    check_output_path(requested);
+    // rename() would replace a symbolic link by a file; the file it points to is what gets replaced.
+    std::error_code ec;
+    const std::string path = fs::is_symlink(requested, ec) ? fs::canonical(requested).string() : requested;
     const fs::path target(path);
     const fs::path dir = directory_of(path);
     // A hidden name in the target's directory: rename is atomic only within one file system.

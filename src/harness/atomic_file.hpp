@@ -18,6 +18,7 @@ void check_output_path(const std::string& path);
 /// Writes @p path through a temporary file beside it: @p write fills the stream, then the temporary is
 /// flushed, synced, renamed over @p path and the directory synced. On any failure (including an exception
 /// from @p write) the temporary is removed and @p path is left as it was; throws std::runtime_error.
+/// A symbolic link is followed: the file it names is replaced, the link stays.
 void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 }  // namespace harness

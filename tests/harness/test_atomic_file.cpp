@@ -50,6 +50,12 @@ TEST(AtomicFile, ReplacesTheFileOrLeavesThePreviousOne) {
     ASSERT_EQ(::stat(path.c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 0777, 0640u);  // the replaced file keeps its permissions
     EXPECT_EQ(entries(dir), 1u);
+    // Through a symbolic link, the file it points to is replaced and the link stays a link.
+    fs::create_symlink(path, dir / "link.txt");
+    harness::write_file_atomically((dir / "link.txt").string(), [](std::ostream& out) { out << "third\n"; });
+    EXPECT_TRUE(fs::is_symlink(dir / "link.txt"));
+    EXPECT_EQ(testsupport::read_text(path), "third\n");
+    EXPECT_EQ(entries(dir), 2u);
     fs::remove_all(dir);
 }
 
