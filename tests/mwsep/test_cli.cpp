@@ -6,9 +6,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "test_support.hpp"
 
@@ -135,6 +139,147 @@ TEST(CommandLine, AHugeDeclaredStarCountIsNotReservedUpFront) {
     fs::remove(stars);
     EXPECT_EQ(o.status, 1) << o.output;
     EXPECT_NE(o.output.find("declares 2000000000 stars but the file has 1"), std::string::npos) << o.output;
+}
+
+/// A fresh scratch folder for one test, removed by the caller.
+std::filesystem::path scratch(const std::string& name) {
+    const auto dir = std::filesystem::temp_directory_path() / ("mwsep-" + name + "-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+/// Writes @p text to @p path.
+void write_text(const std::filesystem::path& path, const std::string& text) {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr) << path;
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+}
+
+/// The tiny work unit with every line that starts with @p key replaced by @p line.
+std::string tiny_with(const std::string& key, const std::string& line) {
+    std::string text = testsupport::read_text(testsupport::workunit("tiny"));
+    const auto at = text.find(key);
+    if (at == std::string::npos) return text;
+    return text.replace(at, text.find('\n', at) - at, line);
+}
+
+/// Names of the files in @p dir.
+std::vector<std::string> listing(const std::filesystem::path& dir) {
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+// An output path that cannot be written is refused before the generation, not after it.
+TEST(CommandLine, GenerateChecksItsOutputPathFirst) {
+    const std::string tiny = testsupport::workunit("tiny").string();
+    for (const auto& [path, message] : std::vector<std::pair<std::string, std::string>>{
+             {"/nonexistent-dir/x.txt", "the directory /nonexistent-dir does not exist"},
+             {"/tmp", "it is a directory"},
+             {"/dev/full", "it is not a regular file"}}) {
+        const auto t0 = std::chrono::steady_clock::now();
+        // 300000 stars take seconds to generate: a refusal well under a second comes before the work.
+        expect_refused("generate --count 300000 -a " + tiny + " -o " + path, message);
+        EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0.5) << path;
+    }
+}
+
+// A catalogue is replaced as a whole: when the write fails half-way (here: a file-size limit of 16 KiB),
+// the previous file is still there, unchanged, and no temporary is left beside it.
+TEST(CommandLine, GenerateKeepsThePreviousCatalogueWhenTheWriteFails) {
+    const auto dir = scratch("atomic");
+    const auto out = dir / "stars.txt";
+    const std::string tiny = testsupport::workunit("tiny").string();
+    const std::string generate = std::string(MWSEP_BINARY) + " generate --threads 1 -a " + tiny + " -o " + out.string();
+    const Outcome first = shell(generate + " --count 5");
+    ASSERT_EQ(first.status, 0) << first.output;
+    const std::string before = testsupport::read_text(out);
+    // With SIGXFSZ ignored, a write beyond `ulimit -f` fails with EFBIG instead of killing the process.
+    const Outcome o = shell("trap '' XFSZ; ulimit -f 16; " + generate + " --count 20000");
+    EXPECT_EQ(o.status, 1) << o.output;
+    EXPECT_NE(o.output.find("cannot write " + out.string()), std::string::npos) << o.output;
+    EXPECT_EQ(testsupport::read_text(out), before);
+    EXPECT_EQ(listing(dir), std::vector<std::string>{"stars.txt"});
+    // A process killed during the write (SIGXFSZ's default action) leaves the previous file too.
+    const Outcome killed = shell("ulimit -f 16; " + generate + " --count 20000");
+    EXPECT_NE(killed.status, 0) << killed.output;
+    EXPECT_EQ(testsupport::read_text(out), before);
+    std::filesystem::remove_all(dir);
+}
+
+// A line longer than the readers' bound (1 MiB) is refused with the file and the line, and the message
+// quotes only its start; without the bound a file without line breaks is read until memory runs out.
+TEST(CommandLine, OverlongLinesAreRefusedWithFileAndLine) {
+    const auto dir = scratch("long-line");
+    const std::string junk(2u << 20, '7');
+    write_text(dir / "unit.txt", "number_parameters: " + junk + "\n");
+    write_text(dir / "stars.txt", "1\n16.5 75.4 " + junk + "\n");
+    write_text(dir / "search.txt", "optimization parameters\n" + junk);
+    const std::string tiny = testsupport::workunit("tiny").string();
+    for (const auto& [arguments, where] : std::vector<std::pair<std::string, std::string>>{
+             {"run -a " + (dir / "unit.txt").string() + " -s x", (dir / "unit.txt").string() + ":1: line longer than 1048576 bytes"},
+             {"run -a " + tiny + " -s " + (dir / "stars.txt").string(), (dir / "stars.txt").string() + ":2: line longer than 1048576 bytes"},
+             {"run -a " + tiny + " --search-parameters " + (dir / "search.txt").string() + " -s x",
+              (dir / "search.txt").string() + ":2: line longer than 1048576 bytes"}}) {
+        const Outcome o = shell("ulimit -v 4000000; " + std::string(MWSEP_BINARY) + " " + arguments);
+        EXPECT_EQ(o.status, 1) << arguments << "\n" << o.output.substr(0, 300);
+        EXPECT_NE(o.output.find(where), std::string::npos) << o.output.substr(0, 300);
+        EXPECT_LT(o.output.size(), 400u) << o.output.substr(0, 300);
+    }
+    std::filesystem::remove_all(dir);
+}
+
+// bench-cpu --csv on a device is refused before reading it (/dev/full reads as an endless line of NULs).
+TEST(CommandLine, BenchCpuRefusesANonRegularCsv) {
+    const std::string tiny = testsupport::workunit("tiny").string();
+    const Outcome o = shell("timeout 20 " + std::string(MWSEP_BINARY) + " bench-cpu --integrators fast1 --repeats 1 -a " +
+                            tiny + " --csv /dev/full");
+    EXPECT_EQ(o.status, 1) << o.output;
+    EXPECT_NE(o.output.find("cannot write /dev/full: it is not a regular file"), std::string::npos) << o.output;
+    expect_refused("bench-cpu --integrators fast1 --repeats 1 -a " + tiny + " --csv /nonexistent-dir/r.csv",
+                   "cannot write /nonexistent-dir/r.csv: the directory /nonexistent-dir does not exist");
+}
+
+// Sizes that fit the syntax but not a machine are refused before any table is built, naming the keys and
+// their values, on every command that builds tables; --force lifts the limit.
+TEST(CommandLine, OversizedWorkIsRefusedUnlessForced) {
+    const auto dir = scratch("work-size");
+    const auto huge = dir / "huge.txt";
+    const auto conv = dir / "conv.txt";
+    {
+        std::string text = tiny_with("mu[min,max,steps]", "mu[min,max,steps]: 133, 249, 100000");
+        const auto at = text.find("nu[min,max,steps]");
+        text.replace(at, text.find('\n', at) - at, "nu[min,max,steps]: -1.25, 1.25, 100000");
+        const auto r = text.find("r[min,max,steps]");
+        text.replace(r, text.find('\n', r) - r, "r[min,max,steps]: 16.0, 22.5, 1000");
+        write_text(huge, text);
+    }
+    write_text(conv, tiny_with("convolve:", "convolve: 100000"));
+    const std::string stars = (testsupport::oracle_dir() / "stars" / "stars-20-first1000.txt").string();
+    const std::string u = huge.string();
+    const std::string grid = "the integral has 1.2e+15 quadrature points per component, above the limit of 1e+12 "
+                             "(the wedge: mu steps 100000 x nu steps 100000 x r steps 1000; convolve 120); give --force";
+    for (const std::string& command : {"skipping -a " + u, "generate --count 5 -o " + (dir / "o.txt").string() + " -a " + u,
+                                       "bench-cpu --repeats 1 -a " + u, "run -a " + u + " -s " + stars}) {
+        const auto t0 = std::chrono::steady_clock::now();
+        // Under 4 GB of address space: the tables of this grid would be 300 GB; the check comes first.
+        const Outcome o = shell("ulimit -v 4000000; " + std::string(MWSEP_BINARY) + " " + command);
+        EXPECT_EQ(o.status, 1) << command << "\n" << o.output;
+        EXPECT_NE(o.output.find(grid), std::string::npos) << command << "\n" << o.output;
+        EXPECT_EQ(o.output.find("bad_alloc"), std::string::npos) << o.output;
+        EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0) << command;
+    }
+    expect_refused("skipping -a " + conv.string(), "convolve 100000 is above the limit of 4096");
+    // With --force the limit is lifted: a convolve of 5000 on the tiny grid takes about a second.
+    write_text(conv, tiny_with("convolve:", "convolve: 5000"));
+    expect_refused("skipping -a " + conv.string(), "convolve 5000 is above the limit of 4096");
+    const Outcome forced = mwsep("skipping --force -a " + conv.string());
+    EXPECT_EQ(forced.status, 0) << forced.output;
+    EXPECT_NE(forced.output.find("work_unit,area,stream"), std::string::npos) << forced.output;
+    std::filesystem::remove_all(dir);
 }
 
 TEST(CommandLine, SkippingRefusesUnknownOptionsAndMalformedNumbers) {

@@ -22,6 +22,7 @@
 #include "mwsep/likelihood/stream_skipping.hpp"
 #include "harness/json.hpp"
 #include "mwsep/app/progress_bar.hpp"
+#include "harness/atomic_file.hpp"
 #include "harness/csv.hpp"
 #include "harness/statistics.hpp"
 #include "mwsep/cpu/thread_pool.hpp"
@@ -54,6 +55,7 @@ std::vector<OptionSpec> input_options(std::vector<OptionSpec> extra) {
                                    {"--np", OptionKind::value},
                                    {"-p", OptionKind::list},
                                    {"--r-binning", OptionKind::value},
+                                   {"--force", OptionKind::flag},
                                    {"--help", OptionKind::flag},
                                    {"-h", OptionKind::flag}};
     out.insert(out.end(), extra.begin(), extra.end());
@@ -75,6 +77,7 @@ RunOptions input_run_options(const Options& opt, bool need_stars) {
                                                               opt.list("-p"));
     o.r_binning = opt.choice("--r-binning", {"magnitude", "kpc"}, "magnitude") == "kpc" ? model::RBinning::kpc
                                                                                            : model::RBinning::magnitude;
+    o.force = opt.has("--force");
     return o;
 }
 
@@ -83,7 +86,9 @@ const char* input_help =
     "  --search-parameters FILE   2009 search_parameters.txt: the parameter vector\n"
     "  --np N -p v1 ... vN        the parameter vector on the command line (instead of the file)\n"
     "  --r-binning magnitude|kpc  r bins uniform in magnitude (default, as the thesis's CUDA code) or in kpc\n"
-    "                             (the December 2009 CPU code)\n";
+    "                             (the December 2009 CPU code)\n"
+    "  --force                    compute even a work unit above the size limits (quadrature points, tables,\n"
+    "                             convolve), which are refused by default\n";
 
 /// Whether @p output would overwrite @p input: the same file where the output exists already (links
 /// included), else the same canonical path.
@@ -261,13 +266,12 @@ int command_generate(const Args& args) {
     for (const auto& input : inputs)
         if (same_file(out_path, input))
             throw opt.error("-o", "'" + out_path + "' is the same file as the input '" + input + "'");
-    const auto setup = geometry::make_setup(model::build_model(read_work_unit(o), o.r_binning));
+    // A missing or read-only directory is found now, not after the whole generation.
+    harness::check_output_path(out_path);
+    const auto setup = checked_setup(read_work_unit(o), o);
     const auto report = generate::generate_catalogue(setup, g);
-    std::ofstream out(out_path);
-    if (!out) throw std::runtime_error("cannot write " + out_path);
-    model::write_stars(out, report.stars);
-    out.close();
-    if (!out) throw std::runtime_error("error while writing " + out_path);
+    // Through a temporary and a rename: a failed or interrupted write keeps the previous catalogue.
+    harness::write_file_atomically(out_path, [&](std::ostream& out) { model::write_stars(out, report.stars); });
     std::fprintf(stderr, "mwsep generate: wrote %zu stars to %s (seed %llu; background %zu", report.stars.size(),
                  out_path.c_str(), static_cast<unsigned long long>(g.seed), report.per_component[0]);
     for (std::size_t c = 1; c < report.per_component.size(); ++c)
@@ -311,7 +315,7 @@ int command_skipping(const Args& args) {
     }
     const RunOptions o = input_run_options(opt, false);
     const std::string wu = opt.text("--work-unit", o.astronomy_path);
-    const auto setup = geometry::make_setup(model::build_model(read_work_unit(o), o.r_binning));
+    const auto setup = checked_setup(read_work_unit(o), o);
     std::printf("work_unit,area,stream,stream_terms,evaluated_terms,evaluated_fraction\n");
     for (std::size_t i = 0; i < setup.areas.size(); ++i) {
         const auto& a = setup.areas[i];
@@ -403,7 +407,9 @@ int command_bench_cpu(const Args& args) {
                                                        "reference,fast1,fastN");
     const std::string wu = opt.text("--work-unit", o.astronomy_path);
     const std::string experiment = opt.text("--experiment", "bench_cpu");
+    if (opt.has("--csv")) harness::check_output_path(opt.text("--csv"));  // before the tables are built
     const model::Model m = model::build_model(read_work_unit(o), o.r_binning);
+    check_work(m, o.force);
     if (slices > m.areas[0].mu.steps)
         throw opt.error("--slices", "must be between 1 and the number of mu steps (" +
                                         std::to_string(m.areas[0].mu.steps) + "), found '" + opt.text("--slices") + "'");
@@ -589,6 +595,9 @@ int command_bench(const Args& args) {
     b.meta_path = opt.text("--meta");
     b.work_unit = opt.text("--work-unit", o.astronomy_path);
     b.experiment = opt.text("--experiment", "bench");
+    // Output paths are checked before the devices and the inputs are touched.
+    if (!b.csv_path.empty()) harness::check_output_path(b.csv_path);
+    if (!b.meta_path.empty()) harness::check_output_path(b.meta_path);
     if (b.all_devices && b.sm_count > 0) throw opt.error("--all-devices", "and --sm-count exclude each other");
     if (opt.has("--slices"))
         for (const auto& name : b.variants)

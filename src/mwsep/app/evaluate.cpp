@@ -1,6 +1,7 @@
 #include "mwsep/app/evaluate.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <stdexcept>
 
@@ -30,10 +31,60 @@ model::AstronomyParameters read_work_unit(const RunOptions& o) {
     return file;
 }
 
+WorkSize work_size(const model::Model& m) {
+    // In doubles: 1e5 x 1e5 x 1e3 x 120 overflows every integer type.
+    WorkSize w;
+    const double conv = m.convolve;
+    for (const auto& a : m.areas) {
+        const double mu = a.mu.steps, nu = a.nu.steps, r = a.r.steps;
+        w.points += mu * nu * r * conv;
+        // Per cell its sky direction (4 doubles); per bin of mu, nu and r a few constants; per r bin and
+        // convolution point a distance and a weight, twice (the per-bin and the folded line of sight).
+        w.table_bytes += 8.0 * (4 * mu * nu + 2 * mu + 2 * nu + 3 * r + 4 * r * conv);
+    }
+    return w;
+}
+
+void check_work(const model::Model& m, bool force) {
+    if (force) return;
+    const WorkSize w = work_size(m);
+    const auto num = [](double v) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.3g", v);
+        return std::string(buf);
+    };
+    // The keys that make the work large, with their values, so that the message says what to change.
+    std::string keys;
+    for (std::size_t i = 0; i < m.areas.size(); ++i) {
+        const auto& a = m.areas[i];
+        keys += std::string(keys.empty() ? "" : "; ") + (i == 0 ? "the wedge" : "cut " + std::to_string(i)) +
+                ": mu steps " + std::to_string(a.mu.steps) + " x nu steps " + std::to_string(a.nu.steps) +
+                " x r steps " + std::to_string(a.r.steps);
+    }
+    keys += "; convolve " + std::to_string(m.convolve);
+    const std::string advice = " (" + keys + "); give --force to compute it anyway";
+    if (m.convolve > max_convolve)
+        throw std::runtime_error("convolve " + std::to_string(m.convolve) + " is above the limit of " +
+                                 std::to_string(max_convolve) +
+                                 " (its Gauss-Legendre set-up grows with the square of it); give --force to compute it anyway");
+    if (w.points > max_quadrature_points)
+        throw std::runtime_error("the integral has " + num(w.points) + " quadrature points per component, above the limit of " +
+                                 num(max_quadrature_points) + advice);
+    if (w.table_bytes > max_table_bytes)
+        throw std::runtime_error("the tables need about " + num(w.table_bytes / (1ull << 30)) + " GiB, above the limit of " +
+                                 num(max_table_bytes / (1ull << 30)) + " GiB" + advice);
+}
+
+geometry::IntegrationSetup checked_setup(const model::AstronomyParameters& file, const RunOptions& o) {
+    const model::Model m = model::build_model(file, o.r_binning);
+    check_work(m, o.force);
+    return geometry::make_setup(m);
+}
+
 Inputs load_inputs(const RunOptions& o) {
     Inputs in;
     in.file = read_work_unit(o);
-    in.setup = geometry::make_setup(model::build_model(in.file, o.r_binning));
+    in.setup = checked_setup(in.file, o);
     in.stars = model::read_stars(o.stars_path);
     return in;
 }

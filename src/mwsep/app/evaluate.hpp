@@ -25,7 +25,28 @@ struct RunOptions {
     int threads = 0;                 ///< fast CPU threads (0: all cores)
     std::string variant = "shared-fast-unrolled-f64";  ///< CUDA kernel variant
     int device = -1;                 ///< CUDA device (-1: the fastest double-capable one)
+    bool force = false;              ///< compute even above the size limits of check_work
 };
+
+/// Above these sizes a work unit is refused unless forced: each would take hours or more memory than a
+/// workstation has. The largest committed work units have 2.15e10 quadrature points and convolve 120.
+inline constexpr double max_quadrature_points = 1e12;
+inline constexpr double max_table_bytes = 8.0 * (1ull << 30);
+inline constexpr int max_convolve = 4096;  ///< the Gauss-Legendre set-up costs O(convolve^2)
+
+/// Quadrature points and table bytes of a model, computed from its grids before any table is built.
+struct WorkSize {
+    double points = 0;       ///< every area's mu x nu x r x convolve points (per component)
+    double table_bytes = 0;  ///< an estimate of the tables make_setup and the integrators allocate
+};
+WorkSize work_size(const model::Model& m);
+
+/// Throws std::runtime_error, naming the keys and their values, if @p m is above a size limit and
+/// @p force is false. Every command that builds tables calls it between build_model and make_setup.
+void check_work(const model::Model& m, bool force);
+
+/// build_model, check_work and make_setup: the tables of @p file, refused if too large.
+geometry::IntegrationSetup checked_setup(const model::AstronomyParameters& file, const RunOptions& o);
 
 /// Parsed and derived inputs, ready for any integrator.
 struct Inputs {

@@ -10,6 +10,7 @@
 
 #include "harness/json.hpp"
 #include "harness/clock_monitor.hpp"
+#include "harness/atomic_file.hpp"
 #include "harness/csv.hpp"
 #include "harness/sampling.hpp"
 #include "harness/statistics.hpp"
@@ -39,20 +40,21 @@ void write_meta(const std::string& path, int device, const std::string& command)
     check(cudaRuntimeGetVersion(&runtime), "query the runtime version");
     check(cudaDeviceGetAttribute(&sm_clock, cudaDevAttrClockRate, device), "query the SM clock");
     check(cudaDeviceGetAttribute(&mem_clock, cudaDevAttrMemoryClockRate, device), "query the memory clock");
-    std::ofstream out(path);
-    if (!out) throw std::runtime_error("cannot write " + path);
-    harness::JsonObject j(out);
-    j.string("gpu_name", p.name)
-        .integer("sm_count", p.multiProcessorCount)
-        .string("compute_capability", std::to_string(p.major) + "." + std::to_string(p.minor))
-        .integer("sm_clock_max_khz", sm_clock)
-        .integer("memory_clock_max_khz", mem_clock)
-        .integer("memory_bytes", static_cast<long long>(p.totalGlobalMem))
-        .string("cuda_driver_api_version", std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10))
-        .string("cuda_version", std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10))
-        .string("command", command);
-    j.close();
-    out << '\n';
+    // Whole or not at all, like every output file: a failed write keeps the previous record.
+    harness::write_file_atomically(path, [&](std::ostream& out) {
+        harness::JsonObject j(out);
+        j.string("gpu_name", p.name)
+            .integer("sm_count", p.multiProcessorCount)
+            .string("compute_capability", std::to_string(p.major) + "." + std::to_string(p.minor))
+            .integer("sm_clock_max_khz", sm_clock)
+            .integer("memory_clock_max_khz", mem_clock)
+            .integer("memory_bytes", static_cast<long long>(p.totalGlobalMem))
+            .string("cuda_driver_api_version", std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10))
+            .string("cuda_version", std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10))
+            .string("command", command);
+        j.close();
+        out << '\n';
+    });
 }
 
 }  // namespace

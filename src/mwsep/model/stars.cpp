@@ -19,7 +19,7 @@ StarCatalogue parse_stars(std::istream& in, const std::string& source) {
     int line = 0;
     long long declared = -1;
     int count_line = 0;
-    while (std::getline(in, text)) {
+    while (read_line(in, text, source, line + 1)) {
         ++line;
         const auto body = trim(text);
         if (body.empty()) continue;

@@ -71,10 +71,31 @@ std::vector<std::string_view> split_whitespace(std::string_view s) {
     return out;
 }
 
+bool read_line(std::istream& in, std::string& text, const std::string& file, int line) {
+    text.clear();
+    std::streambuf* buffer = in.rdbuf();
+    const std::istream::sentry ok(in, true);
+    if (!ok || !buffer) return false;
+    for (;;) {
+        const int c = buffer->sbumpc();
+        if (c == std::char_traits<char>::eof()) {
+            // As std::getline: a last line without a line break counts, an empty remainder does not.
+            in.setstate(text.empty() ? std::ios::eofbit | std::ios::failbit : std::ios::eofbit);
+            return !text.empty();
+        }
+        if (c == '\n') return true;
+        if (text.size() >= max_line_bytes)
+            throw InputError(file, line, "", "line longer than " + std::to_string(max_line_bytes) +
+                                                 " bytes (not a text input of this program), starting " +
+                                                 harness::quoted(text));
+        text.push_back(static_cast<char>(c));
+    }
+}
+
 LineReader::LineReader(std::istream& in, std::string file) : file_(std::move(file)) {
     std::string text;
     int number = 0;
-    while (std::getline(in, text)) {
+    while (read_line(in, text, file_, number + 1)) {
         ++number;
         if (!trim(text).empty()) lines_.emplace_back(number, text);
     }

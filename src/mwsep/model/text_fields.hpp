@@ -29,6 +29,14 @@ std::vector<std::string_view> split_commas(std::string_view s, const std::string
 /// Splits on runs of whitespace.
 std::vector<std::string_view> split_whitespace(std::string_view s);
 
+/// The longest line a reader accepts [bytes]: the longest valid line is a few hundred bytes, and without a
+/// bound a file with no line break (a device, a corrupted file) would be read into memory until it runs out.
+inline constexpr std::size_t max_line_bytes = std::size_t{1} << 20;
+
+/// std::getline with a bound: reads the next line of @p in (without its '\n') into @p text; false at the end
+/// of the input. Throws InputError naming @p file and line @p line if the line exceeds max_line_bytes.
+bool read_line(std::istream& in, std::string& text, const std::string& file, int line);
+
 /// Reads a text file line by line, skipping blank lines, and remembers line numbers for messages.
 class LineReader {
 public:
