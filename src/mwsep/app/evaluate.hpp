@@ -30,7 +30,9 @@ struct RunOptions {
 
 /// Above these sizes a work unit is refused unless forced: each would take hours or more memory than a
 /// workstation has. The largest committed work units have 2.15e10 quadrature points and convolve 120.
+/// This one: quadrature points per component.
 inline constexpr double max_quadrature_points = 1e12;
+/// Bytes of tables (an estimate made before they are built); see max_quadrature_points.
 inline constexpr double max_table_bytes = 8.0 * (1ull << 30);
 inline constexpr int max_convolve = 4096;  ///< the Gauss-Legendre set-up costs O(convolve^2)
 
@@ -39,6 +41,7 @@ struct WorkSize {
     double points = 0;       ///< every area's mu x nu x r x convolve points (per component)
     double table_bytes = 0;  ///< an estimate of the tables make_setup and the integrators allocate
 };
+/// The work of @p m, from its grid sizes alone (cheap: nothing is allocated).
 WorkSize work_size(const model::Model& m);
 
 /// Throws std::runtime_error, naming the keys and their values, if @p m is above a size limit and
