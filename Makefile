@@ -4,6 +4,8 @@
 #   make run       evaluate the default work unit (GPU if one is present, else all CPU cores)
 #   make test      build and run every test that this machine can run (GPU tests skip without a GPU)
 #   make test-gpu  run the GPU correctness checks (needs an NVIDIA GPU)
+#   make test-sanitize  the tests again, built with AddressSanitizer and UndefinedBehaviorSanitizer (CPU only)
+#   make fuzz      the input readers under libFuzzer (clang), FUZZ_SECONDS each (default 20)
 #   make bench-cpu CPU integrator throughput and skipping counts (no GPU needed), into a fresh folder
 #   make experiments  every experiment on this machine's GPU into a fresh folder (OUT=, QUICK=1, ONLY=, PEER=)
 #   make compare   compare a fresh results folder (NEW=) with a committed one (REF=): a verdict per result
@@ -22,12 +24,12 @@ CMAKE_ARGS ?=
 MWSEP     := $(BUILD)/mwsep
 WORKUNITS := 3s-large 2s-large 3s-small 2s-small tiny
 
-.PHONY: all build run test test-gpu bench-cpu stars experiments compare docs figures paper reproduce venv deps clean help
+.PHONY: all build run test test-gpu test-sanitize fuzz bench-cpu stars experiments compare docs figures paper reproduce venv deps clean help
 
 all: build
 
 help:
-	@sed -n "2,17p" Makefile
+	@sed -n "2,19p" Makefile
 
 deps:
 	@bash tools/check_deps.sh
@@ -54,6 +56,31 @@ test: build
 
 test-gpu: build
 	cd $(BUILD) && ctest --output-on-failure -L gpu
+
+# The tests built with AddressSanitizer and UndefinedBehaviorSanitizer, in their own folder (CPU only): a
+# memory error, a leak or undefined behaviour fails the test that triggers it. Debug information makes the
+# reports name source lines.
+SANITIZE_BUILD ?= build-sanitize
+$(SANITIZE_BUILD)/CMakeCache.txt:
+	@bash tools/check_deps.sh
+	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=Release -DMWSEP_SANITIZE=ON $(CMAKE_ARGS)
+
+test-sanitize: $(SANITIZE_BUILD)/CMakeCache.txt
+	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
+	cd $(SANITIZE_BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The three input readers (astronomy parameters, search parameters, star catalogues) under libFuzzer with
+# the sanitizers, FUZZ_SECONDS each, from a seed corpus of the checkout's inputs (tests/fuzz/run.sh).
+# libFuzzer comes with clang, so this build uses clang whatever the default compiler is.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 20
+$(FUZZ_BUILD)/CMakeCache.txt:
+	@bash tools/check_deps.sh fuzz
+	CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Release -DMWSEP_FUZZ=ON -DBUILD_TESTING=OFF $(CMAKE_ARGS)
+
+fuzz: $(FUZZ_BUILD)/CMakeCache.txt
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_astronomy_parameters fuzz_search_parameters fuzz_stars
+	bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 # The CPU experiments alone (no GPU needed), by the runner, into a fresh folder (OUT= names one).
 bench-cpu: build
