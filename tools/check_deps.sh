@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the build tools (with the argument 'docs': also the documentation tools); installs missing Debian packages when run as root, otherwise says what to install.
+# Checks the build tools (with the argument 'docs': also the documentation tools; 'fuzz': clang and libFuzzer); installs missing Debian packages when run as root, otherwise says what to install.
 set -euo pipefail
 missing=()
 command -v cmake >/dev/null || missing+=(cmake)
@@ -8,6 +8,11 @@ command -v make >/dev/null || missing+=(make)
 [ -f /usr/include/gtest/gtest.h ] || missing+=(libgtest-dev)
 if [ "${1:-}" = pdf ]; then
   command -v latexmk >/dev/null || missing+=(latexmk texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended tex-gyre)
+fi
+if [ "${1:-}" = fuzz ]; then
+  # libFuzzer and clang's sanitizer runtimes are in libclang-rt-dev, not in the clang package itself.
+  command -v clang++ >/dev/null || missing+=(clang)
+  ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || missing+=(libclang-rt-dev)
 fi
 if [ "${1:-}" = docs ]; then
   command -v doxygen >/dev/null || missing+=(doxygen)
