@@ -71,12 +71,14 @@ test-sanitize: $(SANITIZE_BUILD)/CMakeCache.txt
 
 # The three input readers (astronomy parameters, search parameters, star catalogues) under libFuzzer with
 # the sanitizers, FUZZ_SECONDS each, from a seed corpus of the checkout's inputs (tests/fuzz/run.sh).
-# libFuzzer comes with clang, so this build uses clang whatever the default compiler is.
+# libFuzzer comes with clang, so this build uses clang whatever the default compiler is. Warnings are not
+# errors here: the g++ builds hold the code to that, and clang with the instrumentation warns of vector
+# loops it cannot vectorise, which does not matter to a fuzzer.
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 20
 $(FUZZ_BUILD)/CMakeCache.txt:
 	@bash tools/check_deps.sh fuzz
-	CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Release -DMWSEP_FUZZ=ON -DBUILD_TESTING=OFF $(CMAKE_ARGS)
+	CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Release -DMWSEP_FUZZ=ON -DMWSEP_WERROR=OFF -DBUILD_TESTING=OFF $(CMAKE_ARGS)
 
 fuzz: $(FUZZ_BUILD)/CMakeCache.txt
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_astronomy_parameters fuzz_search_parameters fuzz_stars
