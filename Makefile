@@ -59,15 +59,20 @@ test-gpu: build
 
 # The tests built with AddressSanitizer and UndefinedBehaviorSanitizer, in their own folder (CPU only): a
 # memory error, a leak or undefined behaviour fails the test that triggers it. Debug information makes the
-# reports name source lines.
+# reports name source lines. Left out of this run: the stored-output tests (label expected), whose work-unit
+# integrals take minutes under the sanitizers and run the same integrator code as the quick integrator
+# tests; and the huge star count test, whose `ulimit -v` leaves no room for AddressSanitizer's shadow memory
+# (terabytes of address space, reserved at start), so the program cannot start there (the star fuzz target
+# covers a huge declared count, under a memory limit).
 SANITIZE_BUILD ?= build-sanitize
+SANITIZE_CTEST ?= -LE expected -E '^CommandLine\.AHugeDeclaredStarCountIsNotReservedUpFront$$'
 $(SANITIZE_BUILD)/CMakeCache.txt:
 	@bash tools/check_deps.sh
 	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=Release -DMWSEP_SANITIZE=ON $(CMAKE_ARGS)
 
 test-sanitize: $(SANITIZE_BUILD)/CMakeCache.txt
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
-	cd $(SANITIZE_BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(SANITIZE_BUILD) && ctest --output-on-failure -j $(JOBS) $(SANITIZE_CTEST)
 
 # The three input readers (astronomy parameters, search parameters, star catalogues) under libFuzzer with
 # the sanitizers, FUZZ_SECONDS each, from a seed corpus of the checkout's inputs (tests/fuzz/run.sh).
