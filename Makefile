@@ -61,11 +61,12 @@ test-gpu: build
 # memory error, a leak or undefined behaviour fails the test that triggers it. Debug information makes the
 # reports name source lines. Left out of this run: the stored-output tests (label expected), whose work-unit
 # integrals take minutes under the sanitizers and run the same integrator code as the quick integrator
-# tests; and the huge star count test, whose `ulimit -v` leaves no room for AddressSanitizer's shadow memory
-# (terabytes of address space, reserved at start), so the program cannot start there (the star fuzz target
-# covers a huge declared count, under a memory limit).
+# tests; and the command-line tests that run the program under `ulimit -v`, which leaves no room for
+# AddressSanitizer's shadow memory (terabytes of address space, reserved at start), so the program cannot
+# start there (the fuzz targets run the readers under libFuzzer's memory limit instead).
 SANITIZE_BUILD ?= build-sanitize
-SANITIZE_CTEST ?= -LE expected -E '^CommandLine\.AHugeDeclaredStarCountIsNotReservedUpFront$$'
+SANITIZE_CTEST ?= -LE expected \
+  -E '^CommandLine\.(AHugeDeclaredStarCountIsNotReservedUpFront|OverlongLinesAreRefusedWithFileAndLine|OversizedWorkIsRefusedUnlessForced)$$'
 $(SANITIZE_BUILD)/CMakeCache.txt:
 	@bash tools/check_deps.sh
 	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=Release -DMWSEP_SANITIZE=ON $(CMAKE_ARGS)
