@@ -8,6 +8,33 @@
 
 namespace mwsep::cuda {
 
+/// The grid sizes of one integration area, the same for both kernel families' device data.
+struct AreaGrid {
+    /// n_mu x n_nu.
+    int cells = 0;
+    /// Cells rounded up to a multiple of 64: the length of every per-cell buffer.
+    int padded = 0;
+    /// nu bins: a cell p has nu index p % n_nu.
+    int n_nu = 0;
+    /// r bins.
+    int n_r = 0;
+    /// Convolution points per r bin.
+    int n_conv = 0;
+};
+
+/// The sky direction of every cell of one area on the device, at one precision: both families read it.
+template <class Real>
+struct CellDirections {
+    /// Per cell [padded, zero-filled past the cells]: sin b of the cell centre.
+    Real* sinb = nullptr;
+    /// Per cell: sin l.
+    Real* sinl = nullptr;
+    /// Per cell: cos b.
+    Real* cosb = nullptr;
+    /// Per cell: cos l.
+    Real* cosl = nullptr;
+};
+
 /// How to launch the integral kernels.
 struct LaunchOptions {
     /// Threads per block; 64 was the thesis's choice.

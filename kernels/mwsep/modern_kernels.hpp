@@ -15,15 +15,7 @@ namespace mwsep::cuda {
 
 /// Device buffers of one area at one precision for the modern kernels (owned by the family's DeviceMemory).
 template <class Real>
-struct ModernBuffers {
-    /// Per cell [padded, zero-filled past the cells]: sin b of the cell centre.
-    Real* sinb = nullptr;
-    /// Per cell: sin l.
-    Real* sinl = nullptr;
-    /// Per cell: cos b.
-    Real* cosb = nullptr;
-    /// Per cell: cos l.
-    Real* cosl = nullptr;
+struct ModernBuffers : CellDirections<Real> {
     /// Every point of a line of sight, r-major (FoldedLineOfSight::r_point).
     Real* folded_r = nullptr;
     /// Their folded weights (FoldedLineOfSight::weight).
@@ -36,17 +28,7 @@ struct ModernBuffers {
 
 /// One area's grid sizes, the part of it one device reduces, and its buffers (only those of the precision
 /// in use are allocated).
-struct ModernArea {
-    /// n_mu x n_nu.
-    int cells = 0;
-    /// Cells rounded up to a multiple of 64.
-    int padded = 0;
-    /// nu bins: a cell p has nu index p % n_nu.
-    int n_nu = 0;
-    /// r bins.
-    int n_r = 0;
-    /// Points per r bin.
-    int n_conv = 0;
+struct ModernArea : AreaGrid {
     /// Per stream: the skipping threshold (likelihood/stream_skipping.hpp).
     double skip_threshold[max_streams] = {};
     /// Pieces of a line of sight, one thread each (modern_r_pieces()).

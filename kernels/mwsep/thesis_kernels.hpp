@@ -15,15 +15,7 @@ namespace mwsep::cuda {
 /// Device buffers of one integration area at one precision for the thesis's kernels (owned by the family's
 /// DeviceMemory).
 template <class Real>
-struct ThesisBuffers {
-    /// Per cell [padded, zero-filled past the cells]: sin b of the cell centre.
-    Real* sinb = nullptr;
-    /// Per cell: sin l.
-    Real* sinl = nullptr;
-    /// Per cell: cos b.
-    Real* cosb = nullptr;
-    /// Per cell: cos l.
-    Real* cosl = nullptr;
+struct ThesisBuffers : CellDirections<Real> {
     /// Convolution-point distances [kpc], [k * n_conv + c].
     Real* r_point = nullptr;
     /// Convolution-point weights qw_r3_N, [k * n_conv + c].
@@ -40,18 +32,9 @@ struct ThesisBuffers {
     Real* st_comp = nullptr;
 };
 
-/// One area's grid sizes and its buffers (only those of the precision in use are allocated).
-struct ThesisArea {
-    /// n_mu x n_nu.
-    int cells = 0;
-    /// Cells rounded up to a multiple of 64.
-    int padded = 0;
-    /// nu bins: a cell p has nu index p % n_nu.
-    int n_nu = 0;
-    /// r bins: one launch (or series of chunks) each.
-    int n_r = 0;
-    /// Convolution points per r bin.
-    int n_conv = 0;
+/// One area's grid sizes (one launch, or series of chunks, per r bin) and its buffers (only those of the
+/// precision in use are allocated).
+struct ThesisArea : AreaGrid {
     /// Buffers of the double-precision variants.
     ThesisBuffers<double> f64;
     /// Buffers of the single-precision variants.

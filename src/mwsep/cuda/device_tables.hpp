@@ -8,6 +8,7 @@
 
 #include "mwsep/cuda_check.hpp"
 #include "mwsep/geometry/tables.hpp"
+#include "mwsep/kernel_set.hpp"
 #include "mwsep/tidal_streams.hpp"
 
 namespace mwsep::cuda {
@@ -23,10 +24,21 @@ std::vector<Real> convert(const std::vector<double>& v, std::size_t size) {
 /// Cells of an area rounded up to a multiple of 64: the length of every per-cell buffer.
 inline int padded_cells(int cells) { return (cells + 63) / 64 * 64; }
 
-/// Uploads the sky direction of every cell of @p t into the four direction buffers of @p b (a
-/// ThesisBuffers or ModernBuffers), zero-padded to @p padded cells.
-template <class Real, class Buffers>
-void upload_cell_directions(const geometry::AreaTables& t, int padded, Buffers& b, DeviceMemory& mem) {
+/// The grid sizes of the area of @p t.
+inline AreaGrid area_grid(const geometry::AreaTables& t) {
+    AreaGrid g;
+    g.cells = static_cast<int>(t.cells());
+    g.padded = padded_cells(g.cells);
+    g.n_nu = t.n_nu();
+    g.n_r = t.r.n_r;
+    g.n_conv = t.r.n_conv;
+    return g;
+}
+
+/// Uploads the sky direction of every cell of @p t into @p b (the part of a ThesisBuffers or ModernBuffers
+/// both families share), zero-padded to @p padded cells.
+template <class Real>
+void upload_cell_directions(const geometry::AreaTables& t, int padded, CellDirections<Real>& b, DeviceMemory& mem) {
     b.sinb = mem.upload(convert<Real>(t.sinb, padded), "upload cell directions");
     b.sinl = mem.upload(convert<Real>(t.sinl, padded), "upload cell directions");
     b.cosb = mem.upload(convert<Real>(t.cosb, padded), "upload cell directions");

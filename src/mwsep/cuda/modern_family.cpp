@@ -30,11 +30,7 @@ template <class Real>
 void fill_area(const ModernHostArea& h, const geometry::AreaTables& t, int n_streams,
                const math::ExpTableEntry* exp_table, ModernArea& a, ModernBuffers<Real>& b, DeviceMemory& mem) {
     const auto& los = h.los;
-    a.cells = static_cast<int>(t.cells());
-    a.padded = padded_cells(a.cells);
-    a.n_nu = t.n_nu();
-    a.n_r = t.r.n_r;
-    a.n_conv = t.r.n_conv;
+    static_cast<AreaGrid&>(a) = area_grid(t);
     upload_cell_directions<Real>(t, a.padded, b, mem);
     for (int i = 0; i < n_streams; ++i) a.skip_threshold[i] = h.thresholds[i];
     a.exp_table = exp_table;

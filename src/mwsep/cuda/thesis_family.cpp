@@ -13,11 +13,7 @@ namespace {
 template <class Real>
 void fill_area(const geometry::AreaTables& t, int n_streams, ThesisArea& a, ThesisBuffers<Real>& b,
                DeviceMemory& mem) {
-    a.cells = static_cast<int>(t.cells());
-    a.padded = padded_cells(a.cells);
-    a.n_nu = t.n_nu();
-    a.n_r = t.r.n_r;
-    a.n_conv = t.r.n_conv;
+    static_cast<AreaGrid&>(a) = area_grid(t);
     upload_cell_directions<Real>(t, a.padded, b, mem);
     b.r_point = mem.upload(convert<Real>(t.r.r_point, t.r.r_point.size()), "upload convolution distances");
     b.qw = mem.upload(convert<Real>(t.r.qw_r3_n, t.r.qw_r3_n.size()), "upload convolution weights");
