@@ -145,7 +145,7 @@ int command_variants(const Args& args) {
     const harness::Options o(args, {{"--help", harness::OptionKind::flag}}, "ryoo variants");
     if (o.has("--help")) {
         print_help("ryoo variants\n  one CSV row per GPU kernel of the ladder: registers, local memory (spills and stack),\n"
-                   "  shared memory, and the blocks and warps per SM the occupancy calculator allows");
+                   "  shared memory, the blocks and warps per SM the occupancy calculator allows, and the mangled symbol");
         return 0;
     }
     int device = 0;
@@ -155,7 +155,7 @@ int command_variants(const Args& args) {
     max_warps /= 32;
     std::fprintf(stderr, "GPU: %s\n", describe_device().c_str());
     std::puts("variant,step,threads_per_block,registers,local_bytes,static_smem_bytes,dynamic_smem_bytes,blocks_per_sm,"
-              "warps_per_sm,theoretical_occupancy_pct,imposed_blocks_per_sm");
+              "warps_per_sm,theoretical_occupancy_pct,imposed_blocks_per_sm,symbol");
     for (const auto& v : gemm_variants().entries()) {
         const GemmLaunch l = v.prepare();
         if (!l.facts.function) continue;  // a library call: nothing to ask the runtime
@@ -166,9 +166,12 @@ int command_variants(const Args& args) {
                                                             l.facts.dynamic_smem),
               "compute the occupancy");
         const int warps = blocks * ((l.facts.threads_per_block + 31) / 32);
-        std::printf("%s,%s,%d,%d,%zu,%zu,%zu,%d,%d,%.2f,%d\n", v.name.c_str(), v.step.c_str(), l.facts.threads_per_block,
+        // The mangled name, by which the SASS listing and the profiler name the kernel.
+        const char* symbol = nullptr;
+        check(cudaFuncGetName(&symbol, l.facts.function), "read a kernel's name");
+        std::printf("%s,%s,%d,%d,%zu,%zu,%zu,%d,%d,%.2f,%d,%s\n", v.name.c_str(), v.step.c_str(), l.facts.threads_per_block,
                     a.numRegs, a.localSizeBytes, a.sharedSizeBytes, l.facts.dynamic_smem, blocks, warps,
-                    100.0 * warps / max_warps, l.facts.imposed_blocks_per_sm);
+                    100.0 * warps / max_warps, l.facts.imposed_blocks_per_sm, symbol);
     }
     return 0;
 }
