@@ -15,6 +15,7 @@ namespace ryoo::kernels {
 
 /// V0: one thread per element of C, both operands read from global memory in the k loop. The loop is kept
 /// rolled (the paper's code, whose instruction mix its analysis counts); blocks of 16 x 16 threads.
+// [naive-begin]
 __global__ void ryoo_naive_gemm(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
                                 int n) {
     const int row = blockIdx.y * blockDim.y + threadIdx.y;
@@ -24,6 +25,7 @@ __global__ void ryoo_naive_gemm(const float* __restrict__ a, const float* __rest
     for (int k = 0; k < n; ++k) acc = multiply_add(a[row * n + k], b[k * n + col], acc);
     c[row * n + col] = acc;
 }
+// [naive-end]
 
 // ---- policies of the tiled kernel -----------------------------------------------------------------------
 
@@ -34,6 +36,7 @@ struct Tile {
     static constexpr int size = T;  ///< tile edge (threads per block: size * size)
 };
 
+// [rolled-begin]
 /// V1's inner loop over the tile, kept rolled (`#pragma unroll 1`: nvcc would otherwise unroll a loop of
 /// constant trip count by itself, and V1 would be V2).
 struct RolledLoop {
@@ -45,7 +48,9 @@ struct RolledLoop {
         return acc;
     }
 };
+// [rolled-end]
 
+// [unrolled-begin]
 /// V2: the inner loop written out completely: constant shared-memory offsets, no branch, no induction variable.
 struct UnrolledLoop {
     /// acc + sum over i of as_row[i] * bs[i][col], fully unrolled.
@@ -56,7 +61,9 @@ struct UnrolledLoop {
         return acc;
     }
 };
+// [unrolled-end]
 
+// [direct-begin]
 /// V1/V2: each step loads its A and B elements into shared memory, waits, computes, waits.
 struct DirectLoad {
     /// The dot product of this thread's row of A and column of B over all tiles.
@@ -74,7 +81,9 @@ struct DirectLoad {
         return acc;
     }
 };
+// [direct-end]
 
+// [prefetch-begin]
 /// V3: the next tiles' elements are loaded into registers before the current tile is computed, so that
 /// their latency overlaps the arithmetic (two more registers per thread).
 struct PrefetchLoad {
@@ -98,6 +107,7 @@ struct PrefetchLoad {
         return acc;
     }
 };
+// [prefetch-end]
 
 /// Blocks resident per SM as the hardware allows (registers, shared memory, threads, blocks).
 struct FreeResidency {
@@ -118,6 +128,7 @@ struct G80Residency {
 /// @tparam TileP a Tile; @tparam Loop RolledLoop or UnrolledLoop; @tparam Load DirectLoad or PrefetchLoad;
 /// @tparam Residency FreeResidency or G80Residency (the ballast is dynamic shared memory the launch adds).
 /// n must be a multiple of T (the host pads with zeros).
+// [tiled-begin]
 template <class TileP, class Loop, class Load, class Residency>
 __global__ void ryoo_tiled_gemm(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
                                 int n) {
@@ -132,5 +143,6 @@ __global__ void ryoo_tiled_gemm(const float* __restrict__ a, const float* __rest
     const float acc = Load::template run<T, Loop>(a_walk, b_walk, n, as, bs);
     c[static_cast<long long>(row) * n + col] = acc;
 }
+// [tiled-end]
 
 }  // namespace ryoo::kernels

@@ -15,8 +15,10 @@ namespace {
 using namespace kernels;
 using harness::check;
 
+/// The name of the inner-loop policy in a variant's name.
 template <class Loop> constexpr const char* loop_name() { return std::is_same_v<Loop, RolledLoop> ? "tiled" : "unrolled"; }
 
+/// The variant of the tiled kernel with these policies; its name is composed from them.
 template <class TileP, class Loop, class Load, class Residency>
 GemmVariant tiled_variant(const std::string& step, const std::string& summary) {
     constexpr int T = TileP::size;

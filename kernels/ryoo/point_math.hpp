@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+/// Marks a function callable from the CPU and from a kernel (empty outside nvcc).
 #if defined(__CUDACC__)
 #define RYOO_HOST_DEVICE __host__ __device__
 #else

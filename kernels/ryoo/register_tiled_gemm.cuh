@@ -85,6 +85,7 @@ struct ThreadPlace {
     int col_stride;  ///< distance from the first group of 4 columns to the second
 };
 
+// [layouts-begin]
 /// Threads in row-major order over a 16 x 16 grid of 8 x 8 blocks: simple, but the 16 threads of a half-warp
 /// read B values 32 bytes apart (bank conflicts) and a warp spans the whole tile width.
 struct BlockLayout {
@@ -105,6 +106,7 @@ struct WarpLayout {
         return {(warp / 4) * 64 + (lane / 4) * 4, 32, (warp % 4) * 32 + (lane % 4) * 4, 16};
     }
 };
+// [layouts-end]
 
 /// One shared-memory buffer per operand: load, wait, compute, wait.
 struct SingleBuffer {
@@ -117,6 +119,7 @@ struct DoubleBuffer {
     static constexpr int stages = 2;  ///< shared-memory buffers per operand
 };
 
+// [step-begin]
 /// The 64 multiply-adds of one k row: this thread's 8 values of A times its 8 values of B.
 __device__ inline void multiply_step(float (&acc)[8][8], const float* as_k, const float* bs_k, const ThreadPlace& p) {
     float av[8], bv[8];
@@ -131,6 +134,7 @@ __device__ inline void multiply_step(float (&acc)[8][8], const float* as_k, cons
 #pragma unroll
         for (int j = 0; j < 8; ++j) acc[i][j] = multiply_add(av[i], bv[j], acc[i][j]);
 }
+// [step-end]
 
 /// The register-tiled kernel. @tparam Load ScalarLoad or VectorLoad; @tparam Buffers SingleBuffer or
 /// DoubleBuffer; @tparam Layout BlockLayout or WarpLayout. n must be a multiple of 128 (the host pads).
@@ -145,6 +149,7 @@ __global__ void __launch_bounds__(BlockTile::threads)
     const ThreadPlace p = Layout::place();
     float acc[8][8] = {};
     Staged staged;
+// [stages-begin]
     if constexpr (S == 1) {
         for (int k0 = 0; k0 < n; k0 += BlockTile::k) {
             Load::fetch(staged, a_rows, b_cols, n, k0);
@@ -170,6 +175,7 @@ __global__ void __launch_bounds__(BlockTile::threads)
             current ^= 1;
         }
     }
+// [stages-end]
     float* c_tile = c + static_cast<long long>(blockIdx.y) * BlockTile::m * n + static_cast<long long>(blockIdx.x) * BlockTile::n;
 #pragma unroll
     for (int i = 0; i < 8; ++i) {

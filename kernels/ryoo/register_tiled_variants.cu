@@ -12,6 +12,7 @@ namespace {
 
 using namespace kernels;
 
+/// The variant of the register-tiled kernel with these policies; its name is composed from them.
 template <class Load, class Buffers, class Layout>
 GemmVariant register_tiled(const std::string& step, const std::string& summary) {
     GemmVariant v;

@@ -20,6 +20,7 @@ std::size_t residency_ballast(const void* kernel, int threads_per_block, int blo
     check(cudaFuncGetAttributes(&attributes, kernel), "read the kernel's attributes");
     check(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared),
           "ask for the largest shared-memory carveout");
+// [ballast-begin]
     const long long static_smem = static_cast<long long>(attributes.sharedSizeBytes);
     long long ballast = per_sm / blocks_per_sm - reserved - static_smem;
     ballast = std::min<long long>(ballast, optin - static_smem);
@@ -33,6 +34,7 @@ std::size_t residency_ballast(const void* kernel, int threads_per_block, int blo
         if (blocks == blocks_per_sm) return static_cast<std::size_t>(ballast);
         if (blocks > blocks_per_sm) break;
     }
+// [ballast-end]
     throw std::runtime_error("no shared-memory ballast gives exactly " + std::to_string(blocks_per_sm) +
                              " resident blocks per SM on this device");
 }

@@ -17,6 +17,7 @@ unsigned blocks_for(std::size_t items) {
     return static_cast<unsigned>(std::min<std::size_t>((items + 255) / 256, 0x7fffffffu));
 }
 
+/// SAXPY with the access width @p Access.
 template <class Access>
 StreamVariant saxpy_variant() {
     StreamVariant v;

@@ -6,6 +6,7 @@
 
 namespace ryoo {
 
+// [bound-begin]
 double gamma(long long k, double u) {
     const double ku = static_cast<double>(k) * u;
     if (k < 0 || ku >= 1) throw std::invalid_argument("gamma: k u = " + std::to_string(ku) + " is not below 1");
@@ -21,6 +22,7 @@ double bound_factor(long long k, double u, double input_u) {
     const double grow = (1 + input_u) * (1 + input_u);
     return ((2 * input_u + input_u * input_u) + g * grow + g64) * (1 + 2 * g64);
 }
+// [bound-end]
 
 std::string CheckResult::describe() const {
     char line[256];
