@@ -54,6 +54,11 @@ def build(ctx):
         "achieved occupancy from Nsight Compute.",
         ["step", "variant", "8800 GTX GFLOP/s", f"{gpu} GFLOP/s", "step (paper)", "step (here)",
          "registers", "threads per SM", "achieved occupancy"], body)
+    n["ryoo_pub_naive_gflops"] = f"{pub['ladder_gflops']['naive']:.2f}"
+    n["ryoo_pub_unrolled_gflops"] = f"{pub['ladder_gflops']['unrolled-16']:.2f}"
+    n["ryoo_pub_prefetch_loss"] = f"{100 * (1 - pub['ladder_gflops']['prefetch-16'] / pub['ladder_gflops']['unrolled-16']):.1f}"
+    n["ryoo_pub_prefetch_registers"] = str(pub["ladder_registers"]["prefetch-16"])
+    n["ryoo_pub_threads_per_sm"] = str(pub["hardware"]["threads_per_sm"])
     n["ryoo_naive_gflops"] = fmt(gf["naive"])
     n["ryoo_tiled16_gflops"] = fmt(gf["tiled-16"])
     n["ryoo_unrolled16_gflops"] = fmt(gf["unrolled-16"])
@@ -77,6 +82,7 @@ def build(ctx):
         f"one {gpu} at n = {size} (12 x 12 pads the matrices to a multiple of 12); warps per SM and registers "
         "are V1 / V2.",
         ["tile", "V1 GFLOP/s", "V2 GFLOP/s", "V2 over V1", "V1 over V0", "warps per SM", "registers"], tile_body)
+    n["ryoo_smallest_tile"] = f"{TILES[0]} x {TILES[0]}"
     n["ryoo_tiled4_over_naive"] = f"{gf['tiled-4'] / gf['naive']:.2f}"
 
     cliff = ["unrolled-16-g80-3blocks", "unrolled-16-g80-2blocks", "prefetch-16-g80-2blocks"]
