@@ -140,9 +140,12 @@ class Study:
 
     def info(self):
         if self._info is None:
-            r = subprocess.run([self.ryoo, "info"], text=True, capture_output=True)
-            self._info = json.loads(r.stdout) if r.returncode == 0 else {"cuda": False, "cpu_blas": False,
-                                                                          "cpu_blas_library": r.stderr.strip()}
+            try:
+                r = subprocess.run([self.ryoo, "info"], text=True, capture_output=True)
+                self._info = json.loads(r.stdout) if r.returncode == 0 else {"cuda": False, "cpu_blas": False,
+                                                                              "cpu_blas_library": r.stderr.strip()}
+            except OSError as e:
+                self._info = {"cuda": False, "cpu_blas": False, "cpu_blas_library": f"no ryoo program: {e}"}
         return self._info
 
     def jobs(self, d):

@@ -142,9 +142,15 @@ void print_help(const char* text) { std::puts(text); }
 }  // namespace
 
 int command_variants(const Args& args) {
-    const harness::Options o(args, {{"--help", harness::OptionKind::flag}}, "ryoo variants");
+    const harness::Options o(args, {{"--help", harness::OptionKind::flag}, {"--names", harness::OptionKind::flag}},
+                             "ryoo variants");
+    if (o.has("--names")) {  // the registered names only: no device is touched
+        for (const auto& name : names_of(gemm_variants())) std::printf("gemm %s\n", name.c_str());
+        for (const auto& name : names_of(stream_variants())) std::printf("stream %s\n", name.c_str());
+        return 0;
+    }
     if (o.has("--help")) {
-        print_help("ryoo variants\n  one CSV row per GPU kernel of the ladder: registers, local memory (spills and stack),\n"
+        print_help("ryoo variants [--names]\n  --names: the registered variant names only (no GPU needed); otherwise one CSV row per GPU kernel of the ladder: registers, local memory (spills and stack),\n"
                    "  shared memory, the blocks and warps per SM the occupancy calculator allows, and the mangled symbol");
         return 0;
     }
