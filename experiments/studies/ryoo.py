@@ -1,0 +1,284 @@
+"""Ryoo et al. (PPoPP 2008) on today's GPU: the matrix-multiplication ladder, the later steps, the
+references (cuBLAS, a CPU BLAS) and SAXPY.
+
+Each kind turns one run of a definition into jobs (experiments/harness/runner.py):
+  correctness   every GPU variant against the double-precision CPU product, and the stream kernels exactly
+                (the GPU test suite): gpu_correctness.csv and its log
+  listing       `ryoo variants`: registers, local memory, shared memory, theoretical occupancy: <name>.csv
+  gemm_bench    `ryoo bench`: each variant checked, then timed (CUDA events, nvbench's method): <name>.csv
+  stream_bench  `ryoo stream`: SAXPY and the copies, checked exactly, then timed: <name>.csv
+  bench_cpu     `ryoo bench-cpu`: OpenBLAS SGEMM on 1 thread and on every core, checked: <name>.csv
+                (recorded as skipped when the build has no CPU BLAS)
+  ncu_metrics   Nsight Compute: one launch per variant in one process (`ryoo profile`), clocks left alone:
+                DRAM bytes, instruction mix, occupancy: <name>.csv
+  sass          the innermost loop of every kernel in the SASS (`cuobjdump -sass`): its instruction mix: <name>.csv
+"""
+import csv
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+
+from harness.provenance import ROOT
+from harness.runner import Job, JobFailed
+
+_TIMING = ["sm_clock_mhz", "throttled", "noise_pct", "samples", "stop_reason"]
+COLUMNS = {
+    "correctness": ["variant", "n", "checked_elements", "max_error_ratio", "failed", "pass"],
+    "listing": ["variant", "step", "threads_per_block", "registers", "local_bytes", "static_smem_bytes",
+                "dynamic_smem_bytes", "blocks_per_sm", "warps_per_sm", "theoretical_occupancy_pct",
+                "imposed_blocks_per_sm", "symbol"],
+    "gemm_bench": ["experiment", "variant", "step", "n", "padded_n", "repeat", "kernel_ms", "gflops", "valid",
+                   "max_error_ratio", "checked_elements"] + _TIMING,
+    "stream_bench": ["experiment", "variant", "count", "bytes", "repeat", "kernel_ms", "gb_per_s", "valid"] + _TIMING,
+    "bench_cpu": ["experiment", "library", "threads", "n", "repeat", "seconds", "gflops", "valid", "max_error_ratio",
+                  "checked_elements"],
+    "ncu_metrics": ["variant", "launch"],
+    "sass": ["variant", "loop_instructions", "ffma", "shared_loads", "global_loads", "shared_stores", "barriers",
+             "branches", "other", "ffma_fraction"],
+}
+NUMERIC = {"n", "padded_n", "kernel_ms", "gflops", "max_error_ratio", "checked_elements", "sm_clock_mhz", "noise_pct",
+           "samples", "count", "bytes", "gb_per_s", "threads", "seconds", "registers", "local_bytes",
+           "static_smem_bytes", "dynamic_smem_bytes", "blocks_per_sm", "warps_per_sm", "theoretical_occupancy_pct",
+           "loop_instructions", "ffma", "ffma_fraction", "dram_read_bytes", "dram_write_bytes", "achieved_occupancy_pct"}
+HOST_KINDS = {"bench_cpu"}
+TEXT_MARKERS = {}
+
+
+def innermost_loops(sass_text):
+    """{mangled function name: instruction mnemonics of its innermost loop that holds an FFMA}. A loop is
+    a backward branch; the innermost is the one of smallest span. Branch targets are given either as
+    addresses or as labels (.L_x_N), depending on the cuobjdump version."""
+    functions = {}
+    name, body, labels = None, [], {}
+    pending = []
+
+    def close():
+        if name is not None:
+            functions[name] = (body, labels)
+
+    for line in sass_text.splitlines():
+        m = re.match(r"\s*Function : (\S+)", line)
+        if m:
+            close()
+            name, body, labels, pending = m.group(1), [], {}, []
+            continue
+        if name is None:
+            continue
+        m = re.match(r"\s*(\.L_x_\d+):", line)
+        if m:
+            pending.append(m.group(1))
+            continue
+        m = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;", line)
+        if m:
+            address = int(m.group(1), 16)
+            for label in pending:
+                labels[label] = address
+            pending = []
+            body.append((address, m.group(2)))
+    close()
+    result = {}
+    for fname, (body, labels) in functions.items():
+        best = None
+        for address, text in body:
+            ins = re.sub(r"^@!?U?P\w+\s+", "", text)
+            if not ins.startswith("BRA"):
+                continue
+            t = re.search(r"`?\(?(\.L_x_\d+)\)?`?", ins)
+            target = labels.get(t.group(1)) if t else None
+            if target is None:
+                a = re.search(r"0x([0-9a-f]+)", ins)
+                target = int(a.group(1), 16) if a else None
+            if target is None or target > address:
+                continue
+            loop = [re.sub(r"^@!?U?P\w+\s+", "", x) for a2, x in body if target <= a2 <= address]
+            if any(i.startswith("FFMA") for i in loop) and (best is None or len(loop) < len(best)):
+                best = loop
+        if best:
+            result[fname] = [i.split()[0] for i in best]
+    return result
+
+
+def loop_mix(mnemonics):
+    """Counts of the categories the paper's instruction-mix argument uses."""
+    def count(prefixes):
+        return sum(1 for m in mnemonics if m.split(".")[0] in prefixes)
+    ffma = count({"FFMA"})
+    shared_loads = count({"LDS"})
+    global_loads = count({"LDG"})
+    shared_stores = count({"STS"})
+    barriers = count({"BAR"})
+    branches = count({"BRA"})
+    total = len(mnemonics)
+    return {"loop_instructions": total, "ffma": ffma, "shared_loads": shared_loads, "global_loads": global_loads,
+            "shared_stores": shared_stores, "barriers": barriers, "branches": branches,
+            "other": total - ffma - shared_loads - global_loads - shared_stores - barriers - branches,
+            "ffma_fraction": ffma / total if total else 0}
+
+
+class Study:
+    def __init__(self, build, quick, devices, options):
+        self.build = build if build.is_absolute() else ROOT / build
+        self.ryoo = str(self.build / "ryoo")
+        self.quick = quick
+        self.devices = devices
+        self.options = options
+        self.default_repeats = 3 if quick else 5
+        self._info = None
+
+    def criterion_description(self):
+        return {"min_samples": self.default_repeats, "max_samples": 50, "noise_target_pct": 0.5,
+                "time_limit_s": "per definition (time_limit_s), default 2",
+                "clock": "SM clock and throttle reasons polled through NVML while each sample runs"}
+
+    def sm_count(self):
+        r = subprocess.run([self.ryoo, "variants"], text=True, capture_output=True)
+        m = re.search(r"GPU: .* \((\d+) SMs\)", r.stderr)
+        return int(m.group(1)) if m else None
+
+    def info(self):
+        if self._info is None:
+            try:
+                r = subprocess.run([self.ryoo, "info"], text=True, capture_output=True)
+                self._info = json.loads(r.stdout) if r.returncode == 0 else {"cuda": False, "cpu_blas": False,
+                                                                              "cpu_blas_library": r.stderr.strip()}
+            except OSError as e:
+                self._info = {"cuda": False, "cpu_blas": False, "cpu_blas_library": f"no ryoo program: {e}"}
+        return self._info
+
+    def jobs(self, d):
+        return getattr(self, "kind_" + d["kind"])(d)
+
+    def _run(self, cmd, env=None, log=None):
+        r = subprocess.run([str(c) for c in cmd], text=True, capture_output=True, env=dict(os.environ, **(env or {})))
+        if log is not None:
+            log.write_text(f"$ {' '.join(map(str, cmd))}\n{r.stdout}\n{r.stderr}")
+        return r
+
+    def _csv_job(self, d, key, args, needs_gpus=1, quiet=False):
+        name = d["name"]
+
+        def job(tmp):
+            part = tmp / f"{name}.csv"
+            r = self._run([self.ryoo] + args + ["--experiment", name, "--csv", part])
+            if not quiet:
+                print(r.stdout, end="", flush=True)
+            if not part.exists() or len(part.read_text().splitlines()) < 2:
+                raise RuntimeError(f"ryoo {args[0]} made no rows (exit {r.returncode}): {r.stderr.strip()[-400:]}")
+            if r.returncode != 0:
+                e = JobFailed(f"a checked result was wrong (rows marked invalid): {r.stderr.strip()[-300:]}")
+                e.outputs = {part.name: part}
+                raise e
+            return {part.name: part}
+        return Job(key, job, ["ryoo " + " ".join(map(str, args))], needs_gpus=needs_gpus)
+
+    # ---- kinds --------------------------------------------------------------------------------------
+    def kind_correctness(self, d):
+        binary = self.build / "tests" / "ryoo" / "ryoo_gpu_tests"
+
+        def job(tmp):
+            log = tmp / "gpu_correctness.log"
+            r = self._run([binary], env={"RYOO_GPU_RESULTS": str(tmp)}, log=log)
+            summary = [l for l in r.stdout.splitlines() if l.startswith("[  PASSED") or l.startswith("[  FAILED") or "SKIPPED" in l]
+            print("\n".join(summary[-4:]), flush=True)
+            path = tmp / "gpu_correctness.csv"
+            if not path.exists():
+                raise RuntimeError("the GPU tests wrote no comparisons (no GPU?)")
+            outputs = {"gpu_correctness.csv": path, "gpu_correctness.log": log}
+            failed = [l for l in path.read_text().splitlines()[1:] if not l.endswith(",true")]
+            if r.returncode != 0 or failed or "SKIPPED" in r.stdout.replace("0 SKIPPED", ""):
+                e = JobFailed(f"GPU tests exit {r.returncode}, {len(failed)} comparisons failed")
+                e.outputs = outputs
+                raise e
+            return outputs
+        yield Job("gpu tests", job, [f"RYOO_GPU_RESULTS=<out> {binary.relative_to(ROOT) if binary.is_relative_to(ROOT) else binary}"])
+
+    def kind_listing(self, d):
+        def job(tmp):
+            out = tmp / f"{d['name']}.csv"
+            r = self._run([self.ryoo, "variants"])
+            if r.returncode != 0 or len(r.stdout.splitlines()) < 2:
+                raise RuntimeError(f"ryoo variants failed: {r.stderr.strip()[-300:]}")
+            out.write_text(r.stdout)
+            return {out.name: out}
+        yield Job("variants", job, ["ryoo variants"])
+
+    def kind_gemm_bench(self, d):
+        for run in d["runs"]:
+            sizes = run["n"][:1] if self.quick else run["n"]
+            for n in sizes:
+                args = ["bench", "--variants", ",".join(run["variants"]), "--n", n,
+                        "--repeats", run.get("repeats", self.default_repeats), "--time-limit", run.get("time_limit_s", 2)]
+                yield self._csv_job(d, f"{','.join(run['variants'])}|n={n}", args)
+
+    def kind_stream_bench(self, d):
+        for run in d["runs"]:
+            args = ["stream", "--variants", ",".join(run["variants"]), "--count", run["count"],
+                    "--repeats", run.get("repeats", self.default_repeats), "--time-limit", run.get("time_limit_s", 2)]
+            yield self._csv_job(d, f"{','.join(run['variants'])}|count={run['count']}", args)
+
+    def kind_bench_cpu(self, d):
+        for run in d["runs"]:
+            threads = [os.cpu_count() if t == "all" else t for t in run["threads"]]
+            key = f"n={run['n']}|threads={','.join(map(str, run['threads']))}"
+            if not self.info().get("cpu_blas"):
+                yield Job(key, None, [], skip=f"no CPU BLAS in this build ({self.info().get('cpu_blas_library')})")
+                continue
+            args = ["bench-cpu", "--n", run["n"], "--threads", ",".join(map(str, threads)), "--repeats", run.get("repeats", 3)]
+            yield self._csv_job(d, key, args, needs_gpus=0)
+
+    def kind_ncu_metrics(self, d):
+        metrics = d["metrics"]
+        for run in d["runs"]:
+            variants, n = run["variants"], run["n"]
+
+            def job(tmp, variants=variants, n=n):
+                cmd = ["ncu", "--clock-control", "none", "--kernel-name", "regex:^ryoo_", "--csv",
+                       "--metrics", ",".join(metrics.values()), self.ryoo, "profile", "--variants", ",".join(variants),
+                       "--n", str(n)]
+                r = self._run(cmd, log=tmp / "ncu.log")
+                rows = list(csv.reader(io.StringIO("\n".join(l for l in r.stdout.splitlines() if l.startswith('"')))))
+                if len(rows) < 2:
+                    raise RuntimeError(f"ncu measured nothing: {r.stderr.strip()[-400:]}")
+                head = rows[0]
+                ids = {}
+                for row in rows[1:]:
+                    ids.setdefault(int(row[head.index("ID")]), {})[row[head.index("Metric Name")]] = \
+                        row[head.index("Metric Value")].replace(",", "")
+                if len(ids) != len(variants):
+                    raise RuntimeError(f"ncu measured {len(ids)} launches for {len(variants)} variants")
+                part = tmp / f"{d['name']}.csv"
+                lines = ["variant,launch," + ",".join(metrics)]
+                for launch, (v, vid) in enumerate(zip(variants, sorted(ids))):
+                    missing = [m for m in metrics.values() if m not in ids[vid]]
+                    if missing:
+                        raise RuntimeError(f"ncu did not report {missing} for {v}")
+                    lines.append(f"{v},{launch}," + ",".join(ids[vid][m] for m in metrics.values()))
+                part.write_text("\n".join(lines) + "\n")
+                return {part.name: part}
+            yield Job(f"{','.join(variants)}|n={n}", job,
+                      [f"ncu --clock-control none --kernel-name regex:^ryoo_ --metrics ... ryoo profile --variants ... --n {n}"])
+
+    def kind_sass(self, d):
+        def job(tmp):
+            listing = self._run([self.ryoo, "variants"])
+            if listing.returncode != 0:
+                raise RuntimeError(f"ryoo variants failed: {listing.stderr.strip()[-300:]}")
+            symbols = {row["symbol"]: row["variant"] for row in csv.DictReader(io.StringIO(listing.stdout))}
+            sass = self._run(["cuobjdump", "-sass", self.ryoo])
+            if sass.returncode != 0:
+                raise RuntimeError(f"cuobjdump failed: {sass.stderr.strip()[-300:]}")
+            (tmp / "ryoo.sass").write_text(sass.stdout)
+            loops = innermost_loops(sass.stdout)
+            part = tmp / f"{d['name']}.csv"
+            with part.open("w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=COLUMNS["sass"], lineterminator="\n")
+                w.writeheader()
+                for symbol, variant in symbols.items():
+                    if symbol not in loops:
+                        raise RuntimeError(f"no loop with an FFMA found in the SASS of {variant} ({symbol})")
+                    w.writerow(dict(variant=variant, **loop_mix(loops[symbol])))
+            return {part.name: part}
+        yield Job("ryoo", job, ["cuobjdump -sass build/ryoo | innermost loop of each kernel (experiments/studies/ryoo.py)"])

@@ -1,0 +1,66 @@
+"""The references: cuBLAS against the best hand-written kernel as n grows (Münch's comparison), SAXPY
+against the measured bandwidth, and the CPU BLAS of the paper's CPU comparison."""
+import statistics
+
+from report.common import fmt, need, table
+
+from .common import median_by, published
+
+
+def build(ctx):
+    n, f, pub = ctx.n, ctx.facts, published()
+    gpu, best = f["gpu"], f["best"]
+
+    sizes = ctx.rows("sizes")
+    gf = median_by(sizes, "gflops", "variant", "n")
+    ns = sorted({int(k[1]) for k in gf} | {f["size"]})
+    variants = ["unrolled-16", best, "cublas-fp32", "cublas-tf32"]
+
+    def rate(v, size):
+        if size == f["size"]:
+            return f["gflops"].get(v)
+        return gf.get((v, str(size)))
+    body = [[v] + [fmt(rate(v, s)) if rate(v, s) else "" for s in ns] for v in dict.fromkeys(variants)]
+    body.append([f"{best} / cuBLAS FP32"] + [f"{100 * rate(best, s) / rate('cublas-fp32', s):.0f}%"
+                                             if rate(best, s) and rate("cublas-fp32", s) else "" for s in ns])
+    ctx.tables["table_ryoo_sizes"] = table(
+        f"Table R@: GFLOP/s by matrix size on one {gpu} (kernel time only, no transfers), with the share of cuBLAS "
+        f"FP32 the best hand-written kernel reaches. Münch measured cuBLAS at {pub['munch_cublas_gflops_4096']} "
+        "GFLOP/s at n = 4096 on a Quadro FX 3700, transfers included.",
+        ["variant"] + [f"n = {s}" for s in ns], body)
+
+    s = ctx.rows("saxpy")
+    bw = median_by(s, "gb_per_s", "variant")
+    measured = max(need(bw, "copy-vector", "saxpy.csv"), need(bw, "memcpy", "saxpy.csv"))
+    best_saxpy = max(("saxpy-scalar", "saxpy-vector"), key=lambda v: need(bw, v, "saxpy.csv"))
+    count = int(s[0]["count"])
+    ctx.tables["table_ryoo_saxpy"] = table(
+        f"Table R@: SAXPY (12 bytes per element) and two copies (8 bytes per element) over {count:,} elements on one "
+        f"{gpu}: bandwidth and its share of the best copy, the measured bandwidth of this GPU.",
+        ["variant", "GB/s", "of the measured bandwidth"],
+        [[v, fmt(bw[v]), f"{100 * bw[v] / measured:.0f}%"] for v in ("copy-vector", "memcpy", "saxpy-scalar", "saxpy-vector")])
+    n["ryoo_measured_bw"] = fmt(measured)
+    n["ryoo_saxpy_bw"] = fmt(bw[best_saxpy])
+    n["ryoo_saxpy_variant"] = best_saxpy
+    n["ryoo_saxpy_of_measured"] = f"{100 * bw[best_saxpy] / measured:.0f}"
+    n["ryoo_saxpy_gflops"] = fmt(bw[best_saxpy] / 12 * 2)
+    f["saxpy_of_measured"] = bw[best_saxpy] / measured
+
+    cpu = ctx.optional_rows("cpu_blas")
+    if cpu is None:
+        ctx.tables["para_ryoo_cpu"] = ("The CPU BLAS was not recorded on this GPU host (the build found no OpenBLAS), "
+                                       "so this recording makes no CPU comparison.\n")
+        f["cpu_speedup"] = None
+        return
+    threads = sorted({int(r["threads"]) for r in cpu})
+    cpu_gf = {t: statistics.median(float(r["gflops"]) for r in cpu if int(r["threads"]) == t) for t in threads}
+    one = cpu_gf[threads[0]]
+    speedup = f["gflops"][best] / one
+    f["cpu_speedup"] = speedup
+    library = cpu[0]["library"].split(" NO_")[0]
+    ctx.tables["para_ryoo_cpu"] = (
+        f"{library} SGEMM at n = {cpu[0]['n']} reaches {fmt(one)} GFLOP/s on one thread and "
+        f"{fmt(cpu_gf[threads[-1]])} GFLOP/s on {threads[-1]} threads of the GPU host's CPU. The best hand-written "
+        f"kernel ({best}) is {fmt(speedup)} times the single thread (the paper: {pub['matmul_kernel_speedup_vs_cpu']} "
+        f"times an SSE2 library on one Opteron thread) and {fmt(f['gflops'][best] / cpu_gf[threads[-1]])} times all "
+        "the cores.\n")

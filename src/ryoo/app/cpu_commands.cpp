@@ -1,0 +1,111 @@
+// The commands that need no GPU: the build's facts and the CPU BLAS timing; and, in a build without CUDA,
+// the GPU commands' refusal.
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+
+#include "harness/csv.hpp"
+#include "harness/json.hpp"
+#include "harness/options.hpp"
+#include "ryoo/app/commands.hpp"
+#include "ryoo/core/matrix.hpp"
+#include "ryoo/core/product_check.hpp"
+#include "ryoo/cpu/cpu_blas.hpp"
+
+namespace ryoo::app {
+
+std::vector<std::string> split_names(const std::string& text, const std::vector<std::string>& all) {
+    if (text == "all") return all;
+    std::vector<std::string> out;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        if (item.empty()) throw harness::OptionError("empty name in the list '" + text + "'");
+        out.push_back(item);
+    }
+    if (out.empty()) throw harness::OptionError("no names given");
+    return out;
+}
+
+int command_info(const Args& args) {
+    const harness::Options o(args, {}, "ryoo info");
+    harness::JsonObject j(std::cout);
+#if defined(RYOO_WITH_CUDA)
+    j.boolean("cuda", true);
+#else
+    j.boolean("cuda", false);
+#endif
+    j.boolean("cpu_blas", cpu_blas_available()).string("cpu_blas_library", cpu_blas_description());
+    j.close();
+    std::cout << '\n';
+    return 0;
+}
+
+int command_bench_cpu(const Args& args) {
+    const harness::Options o(args,
+                             {{"--help", harness::OptionKind::flag}, {"--n"}, {"--threads"}, {"--repeats"}, {"--csv"},
+                              {"--experiment"}, {"--seed"}},
+                             "ryoo bench-cpu");
+    if (o.has("--help")) {
+        std::puts("ryoo bench-cpu [--n 4096] [--threads 1,16] [--repeats 3] [--seed 1] [--experiment NAME] [--csv FILE]\n"
+                  "  times cblas_sgemm of two random n x n matrices on each thread count and checks the product\n"
+                  "  against a double-precision product (a sample of 65536 elements for large n)");
+        return 0;
+    }
+    if (!cpu_blas_available()) {
+        std::fprintf(stderr, "ryoo bench-cpu: %s\n", cpu_blas_description().c_str());
+        return 3;
+    }
+    const int n = static_cast<int>(o.integer("--n", 4096, 16, 16384));
+    const int repeats = static_cast<int>(o.integer("--repeats", 3, 1, 100));
+    const auto seed = static_cast<std::uint64_t>(o.integer("--seed", 1, 0));
+    std::vector<int> threads;
+    for (const auto& t : split_names(o.text("--threads", "1"), {})) {
+        const harness::Options one({"--t", t}, {{"--t"}}, "ryoo bench-cpu --threads");
+        threads.push_back(static_cast<int>(one.integer("--t", 1, 1, 4096)));
+    }
+    const Matrix a = random_matrix(n, seed), b = random_matrix(n, seed + 1);
+    const ProductReference reference(a, b);
+    std::vector<float> c(static_cast<std::size_t>(n) * n);
+    std::optional<harness::CsvAppender> csv;
+    if (o.has("--csv"))
+        csv.emplace(o.require("--csv"), std::vector<std::string>{"experiment", "library", "threads", "n", "repeat", "seconds", "gflops", "valid",
+                              "max_error_ratio", "checked_elements"});
+    const double flops = 2.0 * n * n * static_cast<double>(n);
+    bool all_valid = true;
+    for (int t : threads) {
+        cpu_sgemm(a.data.data(), b.data.data(), c.data(), n, t);  // warm-up: thread start, page faults
+        const CheckResult r = reference.check(c.data(), n);
+        all_valid = all_valid && r.pass();
+        std::printf("cpu blas, %d thread(s), n = %d: %s\n", t, n, r.describe().c_str());
+        for (int rep = 0; rep < repeats; ++rep) {
+            const auto t0 = std::chrono::steady_clock::now();
+            cpu_sgemm(a.data.data(), b.data.data(), c.data(), n, t);
+            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            std::printf("  repeat %d: %.4f s, %.1f GFLOP/s\n", rep, s, flops / s / 1e9);
+            if (csv)
+                csv->row({o.text("--experiment", "bench_cpu"), cpu_blas_description(), std::to_string(t), std::to_string(n),
+                     std::to_string(rep), harness::csv_number(s), harness::csv_number(flops / s / 1e9),
+                     r.pass() ? "true" : "false", harness::csv_number(r.worst_ratio), std::to_string(r.checked)});
+        }
+    }
+    return all_valid ? 0 : 1;
+}
+
+#if !defined(RYOO_WITH_CUDA)
+namespace {
+int no_cuda(const char* command) {
+    std::fprintf(stderr, "ryoo %s: this build has no CUDA (no nvcc was found when it was configured)\n", command);
+    return 2;
+}
+}  // namespace
+int command_variants(const Args&) { return no_cuda("variants"); }
+int command_bench(const Args&) { return no_cuda("bench"); }
+int command_stream(const Args&) { return no_cuda("stream"); }
+int command_profile(const Args&) { return no_cuda("profile"); }
+#endif
+
+}  // namespace ryoo::app

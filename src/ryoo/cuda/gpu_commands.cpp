@@ -1,0 +1,335 @@
+// The GPU commands: the kernels' resources, the timed and checked matrix products, the stream kernels and
+// the single launches the profiler measures.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+
+#include "harness/check.hpp"
+#include "harness/clock_monitor.hpp"
+#include "harness/csv.hpp"
+#include "harness/device_memory.hpp"
+#include "harness/options.hpp"
+#include "harness/sampling.hpp"
+#include "ryoo/app/commands.hpp"
+#include "ryoo/core/matrix.hpp"
+#include "ryoo/core/product_check.hpp"
+#include "ryoo/point_math.hpp"
+#include "ryoo/variants.hpp"
+
+namespace ryoo::app {
+namespace {
+
+using harness::check;
+
+std::vector<std::string> names_of(const auto& registry) {
+    std::vector<std::string> names;
+    for (const auto& e : registry.entries()) names.push_back(e.name);
+    return names;
+}
+
+/// The GPU's name and SM count, for the first line of every command's output.
+std::string describe_device() {
+    int device = 0;
+    check(cudaGetDevice(&device), "read the current device");
+    cudaDeviceProp p{};
+    check(cudaGetDeviceProperties(&p, device), "query the device");
+    return std::string(p.name) + " (" + std::to_string(p.multiProcessorCount) + " SMs)";
+}
+
+std::string pci_bus_id() {
+    int device = 0;
+    check(cudaGetDevice(&device), "read the current device");
+    char id[32] = {};
+    check(cudaDeviceGetPCIBusId(id, sizeof id, device), "read the PCI bus id");
+    return id;
+}
+
+/// The timing rule every GPU measurement uses, from the command's options.
+harness::StopCriterion criterion(const harness::Options& o) {
+    harness::StopCriterion c;
+    c.min_samples = static_cast<int>(o.integer("--repeats", 5, 1, 1000));
+    c.max_samples = std::max(c.min_samples, 50);
+    c.time_limit_s = o.real("--time-limit", 2.0);
+    if (c.time_limit_s <= 0) throw o.error("--time-limit", "must be positive");
+    return c;
+}
+
+/// Samples of one launch each, timed with CUDA events, with the SM clock seen during each.
+struct Timing {
+    std::vector<double> ms;                      ///< one per sample
+    std::vector<harness::ClockReading> clocks;   ///< one per sample
+    double noise_pct = 0;                        ///< relative standard deviation at the stop
+    std::string stop_reason;                     ///< why sampling stopped
+};
+
+template <class Launch>
+Timing time_launches(const harness::StopCriterion& c, harness::ClockMonitor& monitor, cudaStream_t stream, Launch&& launch) {
+    harness::Sampling sampling(c);
+    Timing t;
+    harness::Event start, stop;
+    do {
+        monitor.start();
+        start.record(stream);
+        launch();
+        stop.record(stream);
+        check(cudaStreamSynchronize(stream), "wait for a timed launch");
+        t.clocks.push_back(monitor.stop());
+        sampling.add(stop.since(start));
+    } while (!sampling.done());
+    t.ms = sampling.samples();
+    t.noise_pct = sampling.noise_pct();
+    t.stop_reason = sampling.reason();
+    return t;
+}
+
+/// The matrices of one size on the host, their double-precision reference, and device copies padded to
+/// each multiple a variant asks for.
+class GemmProblem {
+public:
+    GemmProblem(int n, std::uint64_t seed, long long sample)
+        : a_(random_matrix(n, seed)), b_(random_matrix(n, seed + 1)), reference_(a_, b_, sample) {}
+
+    int n() const { return a_.n; }
+    const ProductReference& reference() const { return reference_; }
+
+    /// Device operands padded to @p padded (uploaded once per padded size) and an output of that size.
+    struct Buffers {
+        const float* a;  ///< padded A
+        const float* b;  ///< padded B
+        float* c;        ///< padded C
+    };
+    Buffers buffers(int padded) {
+        auto it = buffers_.find(padded);
+        if (it == buffers_.end()) {
+            memory_.emplace_back(std::make_unique<harness::DeviceMemory>());
+            auto& m = *memory_.back();
+            const Buffers b{m.upload(padded_copy(a_, padded), "upload A"), m.upload(padded_copy(b_, padded), "upload B"),
+                            m.allocate<float>(static_cast<std::size_t>(padded) * padded, "allocate C")};
+            it = buffers_.emplace(padded, b).first;
+        }
+        return it->second;
+    }
+
+private:
+    Matrix a_, b_;
+    ProductReference reference_;
+    std::map<int, Buffers> buffers_;
+    std::vector<std::unique_ptr<harness::DeviceMemory>> memory_;
+};
+
+/// One launch of @p v into a C filled with NaN, then the check of its product.
+CheckResult run_and_check(const GemmVariant& v, const GemmLaunch& l, GemmProblem& p, cudaStream_t stream) {
+    const int padded = round_up(p.n(), v.multiple);
+    const auto buf = p.buffers(padded);
+    const std::size_t bytes = sizeof(float) * padded * static_cast<std::size_t>(padded);
+    check(cudaMemsetAsync(buf.c, 0xff, bytes, stream), "fill C with NaN");  // an element never written fails
+    l.run(buf.a, buf.b, buf.c, padded, stream);
+    check(cudaStreamSynchronize(stream), "run the checked launch");
+    std::vector<float> c(static_cast<std::size_t>(padded) * padded);
+    check(cudaMemcpy(c.data(), buf.c, bytes, cudaMemcpyDeviceToHost), "download C");
+    return p.reference().check(c.data(), padded, single_unit_roundoff, v.input_roundoff);
+}
+
+void print_help(const char* text) { std::puts(text); }
+
+}  // namespace
+
+int command_variants(const Args& args) {
+    const harness::Options o(args, {{"--help", harness::OptionKind::flag}, {"--names", harness::OptionKind::flag}},
+                             "ryoo variants");
+    if (o.has("--names")) {  // the registered names only: no device is touched
+        for (const auto& name : names_of(gemm_variants())) std::printf("gemm %s\n", name.c_str());
+        for (const auto& name : names_of(stream_variants())) std::printf("stream %s\n", name.c_str());
+        return 0;
+    }
+    if (o.has("--help")) {
+        print_help("ryoo variants [--names]\n  --names: the registered variant names only (no GPU needed); otherwise one CSV row per GPU kernel of the ladder: registers, local memory (spills and stack),\n"
+                   "  shared memory, the blocks and warps per SM the occupancy calculator allows, and the mangled symbol");
+        return 0;
+    }
+    int device = 0;
+    check(cudaGetDevice(&device), "read the current device");
+    int max_warps = 0;
+    check(cudaDeviceGetAttribute(&max_warps, cudaDevAttrMaxThreadsPerMultiProcessor, device), "query threads per SM");
+    max_warps /= 32;
+    std::fprintf(stderr, "GPU: %s\n", describe_device().c_str());
+    std::puts("variant,step,threads_per_block,registers,local_bytes,static_smem_bytes,dynamic_smem_bytes,blocks_per_sm,"
+              "warps_per_sm,theoretical_occupancy_pct,imposed_blocks_per_sm,symbol");
+    for (const auto& v : gemm_variants().entries()) {
+        const GemmLaunch l = v.prepare();
+        if (!l.facts.function) continue;  // a library call: nothing to ask the runtime
+        cudaFuncAttributes a{};
+        check(cudaFuncGetAttributes(&a, l.facts.function), "read a kernel's attributes");
+        int blocks = 0;
+        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, l.facts.function, l.facts.threads_per_block,
+                                                            l.facts.dynamic_smem),
+              "compute the occupancy");
+        const int warps = blocks * ((l.facts.threads_per_block + 31) / 32);
+        // The mangled name, by which the SASS listing and the profiler name the kernel.
+        const char* symbol = nullptr;
+        check(cudaFuncGetName(&symbol, l.facts.function), "read a kernel's name");
+        std::printf("%s,%s,%d,%d,%zu,%zu,%zu,%d,%d,%.2f,%d,%s\n", v.name.c_str(), v.step.c_str(), l.facts.threads_per_block,
+                    a.numRegs, a.localSizeBytes, a.sharedSizeBytes, l.facts.dynamic_smem, blocks, warps,
+                    100.0 * warps / max_warps, l.facts.imposed_blocks_per_sm, symbol);
+    }
+    return 0;
+}
+
+int command_bench(const Args& args) {
+    const harness::Options o(args,
+                             {{"--help", harness::OptionKind::flag}, {"--variants"}, {"--n"}, {"--repeats"},
+                              {"--time-limit"}, {"--csv"}, {"--experiment"}, {"--seed"}, {"--sample"}},
+                             "ryoo bench");
+    if (o.has("--help")) {
+        print_help("ryoo bench [--variants all|a,b,...] [--n 4096] [--repeats 5] [--time-limit 2] [--sample 65536]\n"
+                   "           [--seed 1] [--experiment NAME] [--csv FILE]\n"
+                   "  checks each variant's product against a double-precision CPU product (every element, or a sample\n"
+                   "  for large n) with the error bound gamma_n |A||B|, then times single launches with CUDA events\n"
+                   "  until the noise target (0.5 %) or the time limit; one CSV row per sample. Exit 1 when a check fails.");
+        return 0;
+    }
+    const auto names = split_names(o.text("--variants", "all"), names_of(gemm_variants()));
+    for (const auto& name : names) gemm_variants().find(name);  // an unknown name fails before any work
+    const int n = static_cast<int>(o.integer("--n", 4096, 16, 16384));
+    const auto c = criterion(o);
+    GemmProblem problem(n, static_cast<std::uint64_t>(o.integer("--seed", 1, 0)), o.integer("--sample", 65536, 4));
+    std::optional<harness::CsvAppender> csv;
+    if (o.has("--csv"))
+        csv.emplace(o.require("--csv"),
+                    std::vector<std::string>{"experiment", "variant", "step", "n", "padded_n", "repeat", "kernel_ms", "gflops",
+                                             "valid", "max_error_ratio", "checked_elements", "sm_clock_mhz", "throttled",
+                                             "noise_pct", "samples", "stop_reason"});
+    std::printf("GPU: %s\n", describe_device().c_str());
+    harness::Stream stream;
+    harness::ClockMonitor monitor(pci_bus_id());
+    const double flops = 2.0 * n * n * static_cast<double>(n);
+    int failures = 0;
+    for (const auto& name : names) {
+        const GemmVariant& v = gemm_variants().find(name);
+        const GemmLaunch l = v.prepare();
+        const CheckResult r = run_and_check(v, l, problem, stream.get());
+        if (!r.pass()) ++failures;
+        const int padded = round_up(n, v.multiple);
+        const auto buf = problem.buffers(padded);
+        const Timing t = time_launches(c, monitor, stream.get(), [&] { l.run(buf.a, buf.b, buf.c, padded, stream.get()); });
+        std::vector<double> sorted = t.ms;
+        std::sort(sorted.begin(), sorted.end());
+        const double median = sorted[sorted.size() / 2];
+        std::printf("%-36s %-7s n=%d: %9.3f ms  %9.1f GFLOP/s  %s  [%s]\n", v.name.c_str(), v.step.c_str(), n, median,
+                    flops / median / 1e6, r.pass() ? "ok" : "WRONG", r.describe().c_str());
+        std::fflush(stdout);
+        if (csv)
+            for (std::size_t i = 0; i < t.ms.size(); ++i)
+                csv->row({o.text("--experiment", "bench"), v.name, v.step, std::to_string(n), std::to_string(padded),
+                          std::to_string(i), harness::csv_number(t.ms[i]), harness::csv_number(flops / t.ms[i] / 1e6),
+                          r.pass() ? "true" : "false", harness::csv_number(r.worst_ratio), std::to_string(r.checked),
+                          harness::csv_number(t.clocks[i].sm_clock_mhz), t.clocks[i].throttled ? "true" : "false",
+                          harness::csv_number(t.noise_pct), std::to_string(t.ms.size()), t.stop_reason});
+    }
+    if (failures) std::fprintf(stderr, "ryoo bench: %d variant(s) failed their check\n", failures);
+    return failures ? 1 : 0;
+}
+
+int command_stream(const Args& args) {
+    const harness::Options o(args,
+                             {{"--help", harness::OptionKind::flag}, {"--variants"}, {"--count"}, {"--repeats"},
+                              {"--time-limit"}, {"--csv"}, {"--experiment"}},
+                             "ryoo stream");
+    if (o.has("--help")) {
+        print_help("ryoo stream [--variants all|a,b,...] [--count 268435456] [--repeats 5] [--time-limit 2]\n"
+                   "            [--experiment NAME] [--csv FILE]\n"
+                   "  SAXPY (y <- alpha x + y) and copies over float arrays: each result is compared exactly with the CPU\n"
+                   "  (the same single rounding, fmaf), then single launches are timed; one CSV row per sample.");
+        return 0;
+    }
+    const auto names = split_names(o.text("--variants", "all"), names_of(stream_variants()));
+    for (const auto& name : names) stream_variants().find(name);
+    const long long count = o.integer("--count", 1LL << 28, 1024, 1LL << 32);
+    if (count % 4) throw o.error("--count", "must be a multiple of 4");
+    const auto c = criterion(o);
+    const float alpha = 1.5f;
+    const std::vector<float> x = random_vector(static_cast<std::size_t>(count), 11);
+    const std::vector<float> y = random_vector(static_cast<std::size_t>(count), 12);
+    std::vector<float> expected(y.size());
+    for (std::size_t i = 0; i < y.size(); ++i) expected[i] = saxpy_element(alpha, x[i], y[i]);
+    harness::DeviceMemory memory;
+    const float* dx = memory.upload(x, "upload x");
+    float* dy = memory.allocate<float>(y.size(), "allocate y");
+    std::optional<harness::CsvAppender> csv;
+    if (o.has("--csv"))
+        csv.emplace(o.require("--csv"),
+                    std::vector<std::string>{"experiment", "variant", "count", "bytes", "repeat", "kernel_ms", "gb_per_s",
+                                             "valid", "sm_clock_mhz", "throttled", "noise_pct", "samples", "stop_reason"});
+    std::printf("GPU: %s\n", describe_device().c_str());
+    harness::Stream stream;
+    harness::ClockMonitor monitor(pci_bus_id());
+    int failures = 0;
+    std::vector<float> got(y.size());
+    for (const auto& name : names) {
+        const StreamVariant& v = stream_variants().find(name);
+        const auto n = static_cast<std::size_t>(count);
+        check(cudaMemcpy(dy, y.data(), n * sizeof(float), cudaMemcpyHostToDevice), "upload y");
+        v.run(alpha, dx, dy, n, stream.get());
+        check(cudaStreamSynchronize(stream.get()), "run the checked launch");
+        check(cudaMemcpy(got.data(), dy, n * sizeof(float), cudaMemcpyDeviceToHost), "download y");
+        const std::vector<float>& want = v.is_saxpy ? expected : x;
+        const bool valid = std::memcmp(got.data(), want.data(), n * sizeof(float)) == 0;
+        if (!valid) ++failures;
+        // SAXPY rewrites y in place on every timed launch; its traffic does not depend on the values.
+        const Timing t = time_launches(c, monitor, stream.get(), [&] { v.run(alpha, dx, dy, n, stream.get()); });
+        const double bytes = static_cast<double>(v.bytes_per_element) * static_cast<double>(n);
+        std::vector<double> sorted = t.ms;
+        std::sort(sorted.begin(), sorted.end());
+        const double median = sorted[sorted.size() / 2];
+        std::printf("%-14s %lld elements: %8.3f ms  %8.1f GB/s  %s\n", v.name.c_str(), count, median, bytes / median / 1e6,
+                    valid ? "exact" : "WRONG");
+        std::fflush(stdout);
+        if (csv)
+            for (std::size_t i = 0; i < t.ms.size(); ++i)
+                csv->row({o.text("--experiment", "stream"), v.name, std::to_string(count), harness::csv_number(bytes),
+                          std::to_string(i), harness::csv_number(t.ms[i]), harness::csv_number(bytes / t.ms[i] / 1e6),
+                          valid ? "true" : "false", harness::csv_number(t.clocks[i].sm_clock_mhz),
+                          t.clocks[i].throttled ? "true" : "false", harness::csv_number(t.noise_pct),
+                          std::to_string(t.ms.size()), t.stop_reason});
+    }
+    if (failures) std::fprintf(stderr, "ryoo stream: %d variant(s) gave a wrong result\n", failures);
+    return failures ? 1 : 0;
+}
+
+int command_profile(const Args& args) {
+    const harness::Options o(args, {{"--help", harness::OptionKind::flag}, {"--variants"}, {"--n"}}, "ryoo profile");
+    if (o.has("--help")) {
+        print_help("ryoo profile [--variants all|a,b,...] [--n 4096]\n"
+                   "  exactly one launch of each named variant, in the order given (the profiler's launch ids follow it),\n"
+                   "  with no warm-up and no check; the order is printed as 'launch <i>: <variant>'");
+        return 0;
+    }
+    const auto names = split_names(o.text("--variants", "all"), names_of(gemm_variants()));
+    for (const auto& name : names) gemm_variants().find(name);
+    const int n = static_cast<int>(o.integer("--n", 4096, 16, 16384));
+    const Matrix a = random_matrix(n, 1), b = random_matrix(n, 2);
+    harness::Stream stream;
+    int launch = 0;
+    for (const auto& name : names) {
+        const GemmVariant& v = gemm_variants().find(name);
+        const GemmLaunch l = v.prepare();
+        const int padded = round_up(n, v.multiple);
+        harness::DeviceMemory m;
+        const float* da = m.upload(padded_copy(a, padded), "upload A");
+        const float* db = m.upload(padded_copy(b, padded), "upload B");
+        float* dc = m.allocate<float>(static_cast<std::size_t>(padded) * padded, "allocate C");
+        l.run(da, db, dc, padded, stream.get());
+        check(cudaStreamSynchronize(stream.get()), "run the profiled launch");
+        std::printf("launch %d: %s\n", launch++, v.name.c_str());
+    }
+    return 0;
+}
+
+}  // namespace ryoo::app
