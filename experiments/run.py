@@ -36,6 +36,8 @@ def main():
     p.add_argument("--peer-lib", help="folder of the OpenCL loader the peer runs with (default: <peer's folder>/lib)")
     args = p.parse_args()
     only = [s for s in args.only.split(",") if s]
+    redo = [s for s in args.redo.split(",") if s]
+    runner.check_names(args.study or STUDIES, only + redo)  # an unknown name is an error, not a silent no-op
     devices = provenance.gpus()
     if not devices and not only:
         print("experiments: no NVIDIA GPU on this machine (nvidia-smi finds none). The experiments time GPU kernels "
@@ -57,7 +59,7 @@ def main():
     failures = 0
     for study in args.study or STUDIES:
         failures += runner.run_study(study, out, args.build, only=only, quick=args.quick, options=options,
-                                     redo=[s for s in args.redo.split(",") if s])
+                                     redo=redo)
     print(f"experiments: results in {out}; {failures} job(s) failed")
     return 1 if failures else 0
 

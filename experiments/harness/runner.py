@@ -49,19 +49,31 @@ def load_definitions(study, only=()):
             raise SystemExit(f"{path}: name '{d['name']}' differs from the file name")
         d["study"] = study
         defs.append(d)
-    names = {d["name"] for d in defs}
-    unknown = [o for o in only if o not in names]
-    if unknown:
-        raise SystemExit(f"run: unknown experiment(s) {', '.join(unknown)} (known: {', '.join(sorted(names))})")
     return [d for d in defs if not only or d["name"] in only]
 
 
+def check_names(studies, names):
+    """Exits with a message when one of @p names is an experiment of none of @p studies."""
+    known = {d["name"] for study in studies for d in load_definitions(study)}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SystemExit(f"run: unknown experiment(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+
+
 class Manifest:
-    """<out>/manifest.json: files, experiments, job statuses; written after every job."""
+    """<out>/manifest.json: files, experiments, job statuses; written after every job. Experiments are
+    named "<study>/<name>": two studies may each have an experiment of the same name (gpu_correctness)."""
 
     def __init__(self, out):
         self.path = out / "manifest.json"
         self.data = json.loads(self.path.read_text()) if self.path.exists() else {"files": {}, "experiments": {}}
+        # Folders written before experiments were named with their study: a bare name takes the study of
+        # the files it wrote (the first folder of their paths), or the first study, mwsep.
+        study_of = {e["experiment"]: rel.split("/")[0] for rel, e in self.data["files"].items()}
+        self.data["experiments"] = {qualified(name, study_of.get(name, "mwsep")): e
+                                    for name, e in self.data["experiments"].items()}
+        for rel, entry in self.data["files"].items():
+            entry["experiment"] = qualified(entry["experiment"], rel.split("/")[0])
 
     def status(self, experiment, key):
         return self.data["experiments"].get(experiment, {}).get("jobs", {}).get(key)
@@ -101,6 +113,11 @@ class Manifest:
         tmp.replace(self.path)
 
 
+def qualified(experiment, study="mwsep"):
+    """An experiment's name in a manifest, "<study>/<name>"; a bare name is of the first study, mwsep."""
+    return experiment if "/" in experiment else f"{study}/{experiment}"
+
+
 def append_csv(part, target):
     rows = list(csv.reader(part.open()))
     if not rows:
@@ -127,13 +144,12 @@ def run_study(study_name, out, build, only=(), quick=False, options=None, redo=(
     folder = out / study_name
     folder.mkdir(parents=True, exist_ok=True)
     manifest = Manifest(out)
-    for name in redo:
-        load_definitions(study_name, [name])  # an unknown name is an error, not a silent no-op
-        manifest.forget(name, folder)
+    for d in load_definitions(study_name, redo) if redo else ():
+        manifest.forget(f"{study_name}/{d['name']}", folder)
     failures = 0
     for d in load_definitions(study_name, only):
-        name = d["name"]
-        print(f"experiment {study_name}/{name} [{d['kind']}] ({d.get('thesis', '')})", flush=True)
+        name = f"{study_name}/{d['name']}"
+        print(f"experiment {name} [{d['kind']}] ({d.get('thesis', '')})", flush=True)
         produced = set()
         ran_any = False
         for job in study.jobs(d):

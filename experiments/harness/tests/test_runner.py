@@ -72,9 +72,9 @@ class RunnerTest(unittest.TestCase):
         out = self.tmp / "out"
         self.assertEqual(runner.run_study("fake", out, self.build), 1)
         m = self.manifest(out)
-        self.assertEqual(m["experiments"]["counts"]["jobs"]["a"], "done")
-        self.assertTrue(m["experiments"]["counts"]["jobs"]["flaky"].startswith("run failed"))
-        self.assertEqual(m["experiments"]["counts"]["status"], "incomplete")
+        self.assertEqual(m["experiments"]["fake/counts"]["jobs"]["a"], "done")
+        self.assertTrue(m["experiments"]["fake/counts"]["jobs"]["flaky"].startswith("run failed"))
+        self.assertEqual(m["experiments"]["fake/counts"]["status"], "incomplete")
         self.assertIn("fake/counts.csv", m["files"])
         meta = json.loads((out / "fake" / "counts.meta.json").read_text())
         self.assertEqual(meta["experiment"], "counts")
@@ -84,7 +84,7 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(FakeStudy.calls, ["a", "flaky", "flaky"])
         rows = list(csv.DictReader((out / "fake" / "counts.csv").open()))
         self.assertEqual([r["key"] for r in rows], ["a", "flaky"])
-        self.assertEqual(self.manifest(out)["experiments"]["counts"]["status"], "done")
+        self.assertEqual(self.manifest(out)["experiments"]["fake/counts"]["status"], "done")
 
     def test_redo_records_an_experiment_anew(self):
         out = self.tmp / "out3"
@@ -96,7 +96,7 @@ class RunnerTest(unittest.TestCase):
         rows = list(csv.DictReader((out / "fake" / "counts.csv").open()))
         self.assertEqual([r["key"] for r in rows], ["a", "flaky"], "the old rows are gone, not appended to")
         with self.assertRaises(SystemExit):
-            runner.run_study("fake", out, self.build, redo=["nope"])
+            runner.check_names(["fake"], ["nope"])
 
     def test_a_failed_verification_keeps_its_rows_and_is_not_done(self):
         (runner.DEFINITIONS / "fake" / "counts.json").write_text(
@@ -104,11 +104,39 @@ class RunnerTest(unittest.TestCase):
         out = self.tmp / "out2"
         self.assertEqual(runner.run_study("fake", out, self.build), 1)
         self.assertTrue((out / "fake" / "bad.csv").exists())
-        self.assertTrue(self.manifest(out)["experiments"]["counts"]["jobs"]["bad"].startswith("verify failed"))
+        self.assertTrue(self.manifest(out)["experiments"]["fake/counts"]["jobs"]["bad"].startswith("verify failed"))
 
     def test_unknown_experiment_is_refused(self):
         with self.assertRaises(SystemExit):
-            runner.load_definitions("fake", ["nope"])
+            runner.check_names(["fake"], ["counts", "nope"])
+        runner.check_names(["fake"], ["counts"])
+
+    def test_two_studies_may_name_an_experiment_alike(self):
+        # A second study with an experiment of the same name runs its own jobs into the same folder: done
+        # in one study is not done in the other.
+        other = runner.DEFINITIONS / "other"
+        other.mkdir()
+        (other / "counts.json").write_text(json.dumps({"name": "counts", "kind": "host", "runs": [{"keys": ["b"]}]}))
+        sys.modules["studies.other"] = types.SimpleNamespace(Study=FakeStudy)
+        try:
+            out = self.tmp / "out4"
+            runner.run_study("fake", out, self.build)
+            runner.run_study("other", out, self.build)
+            self.assertIn("b", FakeStudy.calls)
+            m = self.manifest(out)
+            self.assertEqual(m["experiments"]["other/counts"]["status"], "done")
+            self.assertEqual(m["files"]["other/counts.csv"]["experiment"], "other/counts")
+        finally:
+            del sys.modules["studies.other"]
+
+    def test_a_manifest_of_bare_names_reads_as_the_first_study(self):
+        out = self.tmp / "out5"
+        out.mkdir()
+        (out / "manifest.json").write_text(json.dumps({"files": {"mwsep/x.csv": {"experiment": "x"}},
+                                                       "experiments": {"x": {"jobs": {"k": "done"}}}}))
+        m = runner.Manifest(out)
+        self.assertEqual(m.status("mwsep/x", "k"), "done")
+        self.assertEqual(m.data["files"]["mwsep/x.csv"]["experiment"], "mwsep/x")
 
 
 class CompareTest(unittest.TestCase):
