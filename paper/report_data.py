@@ -22,7 +22,7 @@ sys.path.insert(0, str(HERE))
 
 from report.common import ROOT, Context, MissingData, compare_folders, rel  # noqa: E402
 
-STUDIES = ["mwsep"]
+STUDIES = ["mwsep", "ryoo"]
 
 
 def chapters(study):
@@ -51,12 +51,21 @@ def build_study(study, results_gpu):
     if not results.is_dir():
         raise MissingData(f"{rel(results)}: no results of the study {study} for this GPU")
     compare = [f / study for f in compare_folders(results_gpu)]
-    for f in compare:
-        if not f.is_dir():
-            raise MissingData(f"{rel(f)}: COMPARE names a GPU without results of the study {study}")
+    if os.environ.get("COMPARE", "").strip():
+        for f in compare:
+            if not f.is_dir():
+                raise MissingData(f"{rel(f)}: COMPARE names a GPU without results of the study {study}")
+    else:
+        # By default a study is compared with every other GPU that has recorded it; a GPU folder made
+        # before the study existed is left out of that study's comparisons, not an error.
+        compare = [f for f in compare if f.is_dir()]
     published = json.loads((HERE / "published.json").read_text())
     ctx = Context(study, results, compare, published)
     ctx.n["results_dir"] = rel(results_gpu)
+    # A study's report package is paper/<study>; a figure module loaded by an earlier study may have put
+    # figures/ (which has a package of the same name) ahead of it on the path.
+    if sys.path[0] != str(HERE):
+        sys.path.insert(0, str(HERE))
     package = importlib.import_module(f"{study}.data")
     for name in package.CHAPTERS:
         importlib.import_module(f"{study}.data.{name}").build(ctx)
@@ -78,7 +87,7 @@ def main():
         out.mkdir(parents=True, exist_ok=True)
         for name, text in ctx.tables.items():
             (out / f"{name}.md").write_text(text)
-        clash = set(numbers) & set(ctx.n)
+        clash = {k for k in set(numbers) & set(ctx.n) if numbers[k] != ctx.n[k]}  # results_dir is shared
         if clash:
             print(f"report_data: numbers named alike in two studies: {', '.join(sorted(clash))}", file=sys.stderr)
             return 1
