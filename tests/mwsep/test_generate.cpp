@@ -125,13 +125,27 @@ TEST(Generate, FailsWhenACutCoversTheWholeArea) {
     EXPECT_NE(what.find("proposals gave only 0 of the 10 stars"), std::string::npos) << what;
 }
 
-// An overflowing weight would send every star to the last stream, all-zero weights to the last one too.
+// Only a weight that is not a number leaves nothing to sample from; it is refused before any work.
 TEST(Generate, RefusesWeightsThatCannotBeSampled) {
     auto ap = tiny();
     ASSERT_FALSE(ap.streams.empty());
-    ap.streams.front().weight = 1e308;
-    EXPECT_NE(generate_failure(ap, 100).find("sum to inf"), std::string::npos);
-    ap.background_weight = -1e308;
-    for (auto& st : ap.streams) st.weight = -1e308;
-    EXPECT_NE(generate_failure(ap, 100).find("sum to 0"), std::string::npos);
+    ap.streams.front().weight = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_NE(generate_failure(ap, 100).find("sum to nan"), std::string::npos);
+}
+
+// Weights far beyond exp's range, shifted together, draw the same catalogue as unshifted ones: when every
+// epsilon is equal, each shifted weight is exactly exp(0) either way (the probe's finding F6, which drew
+// every star from the last stream).
+TEST(Generate, ACommonShiftOfEqualWeightsDrawsTheSameCatalogue) {
+    auto plain = tiny();
+    plain.background_weight = 0;
+    for (auto& st : plain.streams) st.weight = 0;
+    auto shifted = plain;
+    shifted.background_weight = 1e308;
+    for (auto& st : shifted.streams) st.weight = 1e308;
+    const auto draw = [](const mwsep::model::AstronomyParameters& ap) {
+        const auto s = mwsep::geometry::make_setup(mwsep::model::build_model(ap));
+        return as_text(mwsep::generate::generate_catalogue(s, small_options(200, 7)).stars);
+    };
+    EXPECT_EQ(draw(plain), draw(shifted));
 }

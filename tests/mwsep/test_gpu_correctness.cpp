@@ -218,6 +218,29 @@ TEST(GpuMath, HardwareSeedsMeetTheRefinementsAssumption) {
     EXPECT_LT(e.reciprocal, mwsep::math::seed_relative_error);
 }
 
+// A stream centre so far away that its squares overflow gives a NaN exponent: every variant must carry the
+// NaN into that stream's integral and refuse it, as both CPU integrators do, never clamp it to exp(0) = 1.
+TEST(GpuErrors, ANaNStreamExponentIsRefusedByEveryVariant) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: NOT checked";
+    auto ap = mwsep::model::read_astronomy_parameters(workunit("tiny").string());
+    ASSERT_FALSE(ap.streams.empty());
+    ap.streams.front().parameters[1] = 1e200;  // r of the stream centre, kpc
+    const auto setup = mwsep::geometry::make_setup(mwsep::model::build_model(ap));
+    mwsep::model::StarCatalogue stars;
+    stars.l = {16.5, 16.8};
+    stars.b = {75.4, 75.1};
+    stars.r = {10.0, 20.0};
+    for (const auto& v : mwsep::cuda::variants()) {
+        try {
+            const auto r = mwsep::cuda::evaluate(setup, stars, v.name, -1);
+            ADD_FAILURE() << v.name << ": returned stream integral " << r.integrals.streams.front() << " and likelihood "
+                          << r.likelihood.likelihood;
+        } catch (const std::runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find("not a positive finite number"), std::string::npos) << v.name << ": " << e.what();
+        }
+    }
+}
+
 TEST(GpuErrors, UnknownVariantIsAClearError) {
     EXPECT_THROW(mwsep::cuda::find_variant("shared-fast-unrolled-f16"), harness::UnknownName);
 }

@@ -4,11 +4,13 @@
 
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include "mwsep/cpu/integrators.hpp"
+#include "mwsep/likelihood/likelihood.hpp"
 #include "mwsep/cpu/thread_pool.hpp"
 #include "mwsep/likelihood/stream_skipping.hpp"
 #include "mwsep/geometry/tables.hpp"
@@ -183,17 +185,50 @@ TEST(Likelihoods, NonFiniteStarTermsFailWithTheirCount) {
     EXPECT_NE(fast.find("star 1"), std::string::npos) << fast;
 }
 
-// A mixture weight whose exp overflows makes every term NaN: all of them are counted.
-TEST(Likelihoods, OverflowingWeightFailsForEveryStar) {
-    auto ap = tiny();
-    ap.background_weight = 710;
-    const auto s = setup_of(ap);
-    const auto integrals = mwsep::cpu::integrate_fast(s, 2);
+// The mixture depends only on differences of the epsilons (spec 4.2): adding one constant to every weight
+// leaves the likelihood and its diagnostics unchanged, also where exp(epsilon) alone would overflow (above
+// about 709.8) or vanish (below about -745) (the probe's finding F2).
+TEST(Likelihoods, ACommonShiftOfTheWeightsChangesNothing) {
+    const auto base_ap = tiny();
+    const auto s0 = setup_of(base_ap);
+    const auto integrals = mwsep::cpu::integrate_fast(s0, 2);
     const auto stars = three_stars(15.0);
-    const std::string fast = failure_of([&] { mwsep::cpu::likelihood_fast(s, stars, integrals, 1); });
-    EXPECT_NE(fast.find("3 of 3 stars"), std::string::npos) << fast;
-    const std::string ref = failure_of([&] { mwsep::cpu::likelihood_reference(s, stars, integrals); });
-    EXPECT_NE(ref.find("3 of 3 stars"), std::string::npos) << ref;
+    const auto ref0 = mwsep::cpu::likelihood_reference(s0, stars, integrals);
+    const auto fast0 = mwsep::cpu::likelihood_fast(s0, stars, integrals, 1);
+    for (double c : {-745.5, -740.0, -300.0, 300.0, 709.7, 710.0, 1e4}) {
+        auto ap = base_ap;
+        ap.background_weight += c;
+        for (auto& st : ap.streams) st.weight += c;
+        const auto s = setup_of(ap);
+        const auto ref = mwsep::cpu::likelihood_reference(s, stars, integrals);
+        const auto fast = mwsep::cpu::likelihood_fast(s, stars, integrals, 1);
+        // Adding c to each epsilon rounds it (by up to half an ulp of c): a relative change of about 1e-13.
+        EXPECT_NEAR(ref.likelihood, ref0.likelihood, 1e-12 * std::abs(ref0.likelihood)) << "shift " << c;
+        EXPECT_NEAR(fast.likelihood, fast0.likelihood, 1e-12 * std::abs(fast0.likelihood)) << "shift " << c;
+        // The diagnostics (spec 4.6) compare the unshifted (P / I) exp(epsilon) with 1e-15, an absolute
+        // threshold: a term that passes it passes it still when every epsilon grows, and its value
+        // log10(u / Sigma_E) does not change; shifted down, terms fall below it, as they did in 2009.
+        if (c > 0) {
+            EXPECT_NEAR(ref.background_likelihood, ref0.background_likelihood,
+                        1e-12 * std::abs(ref0.background_likelihood)) << "shift " << c;
+        }
+        EXPECT_EQ(ref.zero_probability_stars, ref0.zero_probability_stars) << "shift " << c;
+    }
+}
+
+// A weight that is not a number leaves no mixture: every star's term is NaN, and all of them are counted.
+TEST(Likelihoods, ANonFiniteWeightFailsForEveryStar) {
+    for (double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+        auto ap = tiny();
+        const auto integrals = mwsep::cpu::integrate_fast(setup_of(ap), 2);
+        ap.background_weight = bad;
+        const auto s = setup_of(ap);
+        const auto stars = three_stars(15.0);
+        const std::string fast = failure_of([&] { mwsep::cpu::likelihood_fast(s, stars, integrals, 1); });
+        EXPECT_NE(fast.find("3 of 3 stars"), std::string::npos) << fast;
+        const std::string ref = failure_of([&] { mwsep::cpu::likelihood_reference(s, stars, integrals); });
+        EXPECT_NE(ref.find("3 of 3 stars"), std::string::npos) << ref;
+    }
 }
 
 // The same stars at ordinary distances give a finite likelihood from both.
@@ -236,4 +271,20 @@ TEST(ThreadPool, RefusedThreadStartsLeaveTheResultUnchanged) {
     EXPECT_EQ(got.background, expected.background);
     EXPECT_EQ(got.streams, expected.streams);
     EXPECT_EQ(mwsep::cpu::likelihood_fast(s, stars, got, 4).likelihood, expected_l);
+}
+
+// A stream centre so far away that the squares of its distance overflow gives a NaN exponent. Both CPU
+// integrators must carry that NaN into the stream's integral (which the likelihood then refuses), not
+// clamp it to exp(0) = 1 and report the integral of the weights alone (the probe's finding F3).
+TEST(Integrators, ANaNStreamExponentGivesANaNIntegralInBoth) {
+    auto ap = tiny();
+    ASSERT_FALSE(ap.streams.empty());
+    ap.streams.front().parameters[1] = 1e200;  // r of the stream centre, kpc
+    const auto s = setup_of(ap);
+    const auto ref = mwsep::cpu::integrate_reference(s);
+    const auto fast = mwsep::cpu::integrate_fast(s, 2);
+    EXPECT_TRUE(std::isnan(ref.streams.front())) << ref.streams.front();
+    EXPECT_TRUE(std::isnan(fast.streams.front())) << fast.streams.front();
+    EXPECT_TRUE(std::isfinite(fast.background));
+    EXPECT_THROW(mwsep::cpu::check_integrals(fast), std::runtime_error);
 }

@@ -46,9 +46,9 @@ Report generate_catalogue(const geometry::IntegrationSetup& setup, const Options
     const std::size_t n_comp = 1 + setup.streams.size();
     const int nm = o.envelope_mu, nn = o.envelope_nu, nr = o.envelope_r;
 
-    // The component of each star is drawn from the cumulative mixture weights. An overflowing weight makes
-    // the total infinite and every draw lands on the last component; all weights zero leaves nothing to
-    // draw from. Either would give a catalogue of the wrong composition, so both are refused before any work.
+    // The component of each star is drawn from the cumulative mixture weights, shifted by the largest
+    // epsilon (so a common offset of every epsilon, however large, changes nothing). Only a non-finite
+    // epsilon leaves no mixture to draw from; it is refused before any work.
     const auto weights = cpu::mixture_weights(m);
     std::vector<double> component_cdf;
     double acc = weights.background;
@@ -57,10 +57,10 @@ Report generate_catalogue(const geometry::IntegrationSetup& setup, const Options
     if (!std::isfinite(component_cdf.back()) || !(component_cdf.back() > 0)) {
         std::ostringstream msg;
         msg.precision(17);
-        msg << "generate: the mixture weights exp(epsilon) sum to " << component_cdf.back()
+        msg << "generate: the mixture weights exp(epsilon - max epsilon) sum to " << component_cdf.back()
             << ", which cannot be sampled (background_weight " << m.background_weight;
         for (std::size_t s = 0; s < m.streams.size(); ++s) msg << ", stream " << s + 1 << " weight " << m.streams[s].weight;
-        msg << "; exp overflows above about 709 and every weight is 0 below about -745)";
+        msg << "; every epsilon must be a finite number)";
         throw std::runtime_error(msg.str());
     }
     const double dmu = (area.mu.max - area.mu.min) / nm;

@@ -1,6 +1,7 @@
 #include "mwsep/likelihood/likelihood.hpp"
 
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -11,11 +12,18 @@ namespace mwsep::cpu {
 
 MixtureWeights mixture_weights(const model::Model& m) {
     MixtureWeights w;
-    w.background = std::exp(m.background_weight);
+    // The largest epsilon; a NaN anywhere makes the shift NaN (std::max would skip it), so that every
+    // weight is NaN and the likelihood refuses it rather than dropping a component.
+    w.shift = m.background_weight;
+    for (const auto& s : m.streams) w.shift = std::isnan(s.weight) || s.weight > w.shift ? s.weight : w.shift;
+    if (std::isnan(m.background_weight)) w.shift = m.background_weight;
+    // With an infinite epsilon, epsilon - shift is NaN or -inf: no finite mixture exists, so NaN throughout.
+    if (!std::isfinite(w.shift)) w.shift = std::numeric_limits<double>::quiet_NaN();
+    w.background = std::exp(m.background_weight - w.shift);
     w.sum = w.background;
     for (const auto& s : m.streams) {
-        w.streams.push_back(std::exp(s.weight));
-        w.sum += std::exp(s.weight);
+        w.streams.push_back(std::exp(s.weight - w.shift));
+        w.sum += w.streams.back();
     }
     return w;
 }
@@ -66,9 +74,11 @@ double star_log_probability(const MixtureWeights& w, const model::Integrals& int
     return zero ? constants::zero_probability_penalty : std::log(t) / std::log(10.0);
 }
 
-double diagnostic_term(double density, double integral, double weight, double weight_sum) {
+double diagnostic_term(double density, double integral, double weight, const MixtureWeights& w) {
     const double u = (density / integral) * weight;
-    return u >= constants::diagnostic_threshold ? std::log10(u / weight_sum) : constants::diagnostic_penalty;
+    // u exp(shift) >= 1e-15, in logarithms; log(0) = -inf fails it, as u = 0 failed the unshifted test.
+    static const double log_threshold = std::log(constants::diagnostic_threshold);
+    return std::log(u) + w.shift >= log_threshold ? std::log10(u / w.sum) : constants::diagnostic_penalty;
 }
 
 }  // namespace mwsep::cpu

@@ -14,13 +14,17 @@
 
 namespace mwsep::cpu {
 
-/// Mixture weights E_c = exp(epsilon_c) and their sum, accumulated in the original order.
+/// Mixture weights E_c = exp(epsilon_c - shift) and their sum, with shift the largest epsilon_c (log-sum-exp):
+/// the mixture depends only on differences of the epsilons, so the common factor exp(-shift) cancels from
+/// every ratio E_c / Sigma_E, and no weight overflows or underflows as a whole (the largest is exactly 1).
 struct MixtureWeights {
-    double background;            ///< E_bg = exp(epsilon_bg)
-    std::vector<double> streams;  ///< E_s = exp(epsilon_s), in stream order
-    double sum;                   ///< Sigma_E = E_bg + E_0 + E_1 + ..., added in that order
+    double shift;                 ///< the largest epsilon, taken out of every weight
+    double background;            ///< E_bg = exp(epsilon_bg - shift)
+    std::vector<double> streams;  ///< E_s = exp(epsilon_s - shift), in stream order
+    double sum;                   ///< Sigma_E = E_bg + E_0 + E_1 + ..., added in that order (between 1 and 1 + S)
 };
-/// The weights of @p m as the 2009 CPU formed them (spec 4.2), exp evaluated afresh for each term of the sum.
+/// The weights of @p m (spec 4.2), shifted by the largest epsilon. A NaN or infinite epsilon makes every
+/// weight NaN, which the likelihood then refuses as a non-finite star term (spec 7.1).
 MixtureWeights mixture_weights(const model::Model& m);
 
 /// Checks the integrals before they divide anything: each must be finite and positive (spec 7.1).
@@ -35,8 +39,10 @@ void star_densities(const geometry::IntegrationSetup& s, double l_deg, double b_
 double star_log_probability(const MixtureWeights& w, const model::Integrals& integrals, const double* densities,
                             bool& zero);
 
-/// One star's term of a diagnostic likelihood (spec 4.6): log10(u / Sigma_E) or -241 when u < 1e-15.
-double diagnostic_term(double density, double integral, double weight, double weight_sum);
+/// One star's term of a diagnostic likelihood (spec 4.6): log10(u / Sigma_E), or -241 when the unshifted
+/// u = (density / integral) exp(epsilon) is below 1e-15; @p weight and @p w are shifted (MixtureWeights),
+/// so the threshold is compared in logarithms, where exp(shift) cannot overflow.
+double diagnostic_term(double density, double integral, double weight, const MixtureWeights& w);
 
 /// A plain running sum, for the integrators that add in the original order without compensation.
 class PlainSum {
@@ -70,9 +76,9 @@ public:
         }
         sum_.add(log_probability);
         zero_stars_ += zero;
-        background_sum_.add(diagnostic_term(densities[0], integrals_.background, weights_.background, weights_.sum));
+        background_sum_.add(diagnostic_term(densities[0], integrals_.background, weights_.background, weights_));
         for (std::size_t s = 0; s < stream_sums_.size(); ++s)
-            stream_sums_[s].add(diagnostic_term(densities[1 + s], integrals_.streams[s], weights_.streams[s], weights_.sum));
+            stream_sums_[s].add(diagnostic_term(densities[1 + s], integrals_.streams[s], weights_.streams[s], weights_));
         ++stars_;
     }
 

@@ -76,23 +76,25 @@ MWSEP_HD bool stream_bin_needed(double ids, double bin_weight, const Quadratic<d
     return !(ids * bin_weight * stream_term_bound(e, r_lo, r_hi) < threshold);
 }
 
-/// exp of a stream exponent, which is mathematically never positive (rounding can make it a hair above 0).
+/// exp of a stream exponent, which is mathematically never positive (rounding can make it a hair above 0,
+/// which is clamped). The clamp is written so that a NaN exponent stays NaN (a stream centre so far away that
+/// its squares overflow): the integral is then NaN on every backend and refused, never exp(0) = 1.
 /// On the CPU the branch-free exp_nonpositive, which vectorises; on the GPU the CUDA library's exp, which
 /// the exp microbenchmark (experiments/gpu/exp_throughput.cu) measured faster there than exp_nonpositive.
 /// (The modern double-precision kernel uses the table exponential of exp_table.hpp instead.)
 MWSEP_HD double stream_term_exp(double e) {
 #if defined(__CUDA_ARCH__)
-    return exp(e < 0.0 ? e : 0.0);
+    return exp(e > 0.0 ? 0.0 : e);
 #else
-    return exp_nonpositive(e < 0.0 ? e : 0.0);
+    return exp_nonpositive(e > 0.0 ? 0.0 : e);
 #endif
 }
 /// The single-precision version: the hardware's fast exponential on the GPU.
 MWSEP_HD float stream_term_exp(float e) {
 #if defined(__CUDA_ARCH__)
-    return __expf(e < 0.0f ? e : 0.0f);
+    return __expf(e > 0.0f ? 0.0f : e);
 #else
-    return std::exp(e < 0.0f ? e : 0.0f);
+    return std::exp(e > 0.0f ? 0.0f : e);
 #endif
 }
 
