@@ -232,8 +232,11 @@ std::vector<double> CoulombDevice::download(const std::vector<std::size_t>& indi
 
 /// Tolerances against the FP64 reference (relative L2 and max|diff|/max|ref|): float sums of up to 10⁵
 /// terms with an exactly rounded sqrt and divide, and with rsqrtf (at most 2 ulp).
-constexpr double sqrt_tolerance = 1e-4, rsqrt_tolerance = 2e-4;
+constexpr double sqrt_tolerance = 1e-4;
+/// Tolerance of the rsqrt variants (see sqrt_tolerance).
+constexpr double rsqrt_tolerance = 2e-4;
 
+/// Registers the variant of the three policies, its name composed from theirs.
 template <class Memory, class Math, class Points>
 static void add(harness::Registry<Variant>& r, const std::string& step, const std::string& what) {
     Variant v;

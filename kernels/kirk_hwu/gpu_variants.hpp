@@ -82,10 +82,17 @@ public:
     /// Device arrays of one precision.
     template <class Real>
     struct Arrays {
-        Real *x = nullptr, *y = nullptr, *z = nullptr;                                 ///< voxel positions
-        Real *kx = nullptr, *ky = nullptr, *kz = nullptr, *wr = nullptr, *wi = nullptr;  ///< samples, SoA
-        Real* records = nullptr;                                                      ///< samples, AoS
-        Real *out_r = nullptr, *out_i = nullptr;                                      ///< the output
+        Real* x = nullptr;        ///< voxel x positions
+        Real* y = nullptr;        ///< voxel y positions
+        Real* z = nullptr;        ///< voxel z positions
+        Real* kx = nullptr;       ///< sample kx (separate arrays)
+        Real* ky = nullptr;       ///< sample ky
+        Real* kz = nullptr;       ///< sample kz
+        Real* wr = nullptr;       ///< sample weights, real parts (|φ|² for Q)
+        Real* wi = nullptr;       ///< sample weights, imaginary parts (zero for Q)
+        Real* records = nullptr;  ///< the samples as records of record_fields() values
+        Real* out_r = nullptr;    ///< the output, real parts
+        Real* out_i = nullptr;    ///< the output, imaginary parts
     };
     Arrays<float> f32;   ///< the float arrays
     Arrays<double> f64;  ///< the double arrays (the float inputs widened)
@@ -111,7 +118,9 @@ public:
     CoulombDevice& operator=(const CoulombDevice&) = delete;
     /// The lattice values at @p indices, widened to double; all if empty.
     std::vector<double> download(const std::vector<std::size_t>& indices) const;
-    int gx, gy, gz;             ///< lattice points per axis
+    int gx;                     ///< lattice points along x
+    int gy;                     ///< lattice points along y
+    int gz;                     ///< lattice points along z
     float spacing;              ///< h
     int atoms;                  ///< number of atoms
     float4* raw = nullptr;      ///< atoms: x, y, z, q

@@ -93,6 +93,7 @@ __global__ void mri_gather(const __grid_constant__ typename Memory::template Sou
 }
 // [gather-kernel-end]
 
+/// The device's arrays of precision @p Real.
 template <class Real>
 static MriDevice::Arrays<Real>& arrays_of(MriDevice& d) {
     if constexpr (sizeof(Real) == 4) return d.f32;
@@ -123,6 +124,7 @@ void compute_gather(MriDevice& d, const LaunchSettings& ls, cudaStream_t stream)
 }
 // [host-loop-end]
 
+/// The host side of the scatter variant: zero the output, launch one thread per sample.
 template <MriOutput Out>
 void compute_scatter(MriDevice& d, const LaunchSettings& ls, cudaStream_t stream) {
     auto& a = d.f32;
@@ -136,6 +138,7 @@ void compute_scatter(MriDevice& d, const LaunchSettings& ls, cudaStream_t stream
 
 // ---- the device copy ---------------------------------------------------------------------------------
 
+/// A device array of @p count values, recorded in @p owned for freeing.
 template <class T>
 static T* device_array(std::vector<void*>& owned, std::size_t count) {
     void* p = nullptr;
@@ -144,12 +147,14 @@ static T* device_array(std::vector<void*>& owned, std::size_t count) {
     return static_cast<T*>(p);
 }
 
+/// Copies the float values @p src to the device array @p dst in precision @p Real.
 template <class Real>
 static void upload_widened(Real* dst, const std::vector<float>& src) {
     std::vector<Real> wide(src.begin(), src.end());
     harness::check(cudaMemcpy(dst, wide.data(), sizeof(Real) * wide.size(), cudaMemcpyHostToDevice), "copy MRI input to the device");
 }
 
+/// Allocates and fills the arrays of one precision, the weights and records by the μ kernel.
 template <MriOutput Out, class Real>
 static void fill_precision(MriDevice::Arrays<Real>& a, const MriInput& in, std::vector<void*>& owned) {
     const std::size_t n = in.voxels(), m = in.samples();
@@ -193,6 +198,7 @@ MriDevice::~MriDevice() {
     for (void* p : owned_) cudaFree(p);
 }
 
+/// The output of one precision at @p indices (all when empty), real parts then imaginary parts.
 template <class Real>
 static std::vector<double> gather_output(const MriDevice::Arrays<Real>& a, int voxels, const std::vector<std::size_t>& indices) {
     std::vector<Real> r(voxels), i(voxels);
@@ -220,8 +226,13 @@ std::vector<double> MriDevice::download(const std::vector<std::size_t>& indices,
 /// float (an absolute error of about |e|·2⁻²⁴ ≈ 4·10⁻⁵ rad at |e| ≈ 600), which bounds what any FP32
 /// variant can reach. SFU: `__sinf`/`__cosf` reduce the argument in float, adding an error that grows
 /// with |e| (§2.7 of the specification).
-constexpr double fp64_tolerance = 1e-9, library_tolerance = 1e-3, hardware_tolerance = 5e-3;
+constexpr double fp64_tolerance = 1e-9;
+/// Tolerance of the FP32 variants with the math library's sin and cos (see fp64_tolerance).
+constexpr double library_tolerance = 1e-3;
+/// Tolerance of the special-function-unit variants (see fp64_tolerance).
+constexpr double hardware_tolerance = 5e-3;
 
+/// Registers the gather variant of the given policies, its name composed from theirs.
 template <MriOutput Out, class Memory, class Accumulator, class Trig, class Real, int Unroll>
 static void add_gather(harness::Registry<Variant>& r, const std::string& step, const std::string& what) {
     const bool fp64 = sizeof(Real) == 8;
@@ -240,6 +251,7 @@ static void add_gather(harness::Registry<Variant>& r, const std::string& step, c
     r.add(v);
 }
 
+/// Registers every variant of output @p Out in the documents' order, then the siblings.
 template <MriOutput Out>
 static void add_mri_family(harness::Registry<Variant>& r) {
     Variant scatter;

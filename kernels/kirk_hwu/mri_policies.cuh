@@ -17,7 +17,11 @@ namespace kirk_hwu::gpu {
 /// One sample as the inner loop sees it.
 template <class Real>
 struct Sample {
-    Real kx, ky, kz, wr, wi;  ///< position in k-space and the weight (wi unused for Q)
+    Real kx;  ///< position in k-space, x
+    Real ky;  ///< position in k-space, y
+    Real kz;  ///< position in k-space, z
+    Real wr;  ///< weight, real part
+    Real wi;  ///< weight, imaginary part (zero for Q)
 };
 
 /// The constant-memory bank the staged policies fill: 64 KB, the programming model's limit. Defined here
@@ -35,7 +39,11 @@ struct GlobalSoA {
     /// Kernel argument: the separate arrays.
     template <class Real>
     struct Source {
-        const Real *kx, *ky, *kz, *wr, *wi;  ///< sample arrays, from the first sample of the launch
+        const Real* kx;  ///< sample kx, from the first sample of the launch
+        const Real* ky;  ///< sample ky
+        const Real* kz;  ///< sample kz
+        const Real* wr;  ///< weights, real parts
+        const Real* wi;  ///< weights, imaginary parts
     };
     /// The whole input in one launch.
     static int chunk(int, int, int, int samples) { return samples; }
@@ -66,6 +74,7 @@ struct ReadOnlySoA : GlobalSoA {
     }
 };
 
+// [constant-soa-begin]
 /// Chunks of samples copied into constant memory as separate arrays, one launch per chunk (step F5).
 struct ConstantSoA {
     static constexpr const char* name = "constsoa";  ///< memory part of the variant name
@@ -104,6 +113,8 @@ struct ConstantSoA {
     }
 };
 
+// [constant-soa-end]
+// [constant-aos-begin]
 /// Chunks of sample records copied into constant memory, one record per sample (step F6).
 struct ConstantAoS : ConstantSoA {
     static constexpr const char* name = "constaos";  ///< memory part of the variant name
@@ -124,6 +135,8 @@ struct ConstantAoS : ConstantSoA {
     }
 };
 
+// [constant-aos-end]
+// [shared-begin]
 /// Records loaded by each block into shared memory, a tile at a time, then read by all its threads.
 struct SharedAoS {
     static constexpr const char* name = "shared";  ///< memory part of the variant name
@@ -158,6 +171,8 @@ struct SharedAoS {
     }
 };
 
+// [shared-end]
+// [param-begin]
 /// Chunks of records passed by value as a `__grid_constant__` kernel parameter (up to 32,764 bytes since
 /// CUDA 12.1), one launch per chunk; float only.
 struct ParamAoS {
@@ -195,6 +210,7 @@ struct ParamAoS {
         return {r[0], r[1], r[2], r[3], Fields > 4 ? r[4] : Real(0)};
     }
 };
+// [param-end]
 // [memory-policies-end]
 
 // [accumulator-policies-begin]

@@ -8,7 +8,12 @@
 
 namespace kirk_hwu::gpu {
 
-constexpr int chains = 8, iterations = 4096, threads = 256;
+/// Independent dependency chains per thread: enough to cover the pipes' latency.
+constexpr int chains = 8;
+/// Iterations of each chain.
+constexpr int iterations = 4096;
+/// Threads per block of the rate kernels.
+constexpr int threads = 256;
 
 // [rate-kernels-begin]
 /// FP32 fused multiply-adds: chains × iterations per thread.

@@ -51,10 +51,16 @@ std::string size_name(Size size);
 /// float, as in the documents; the FP64 paths read the same float values widened.
 struct MriInput {
     int grid = 0;                     ///< N₁: voxels per edge
-    std::vector<float> x, y, z;       ///< voxel positions in field-of-view units, [−0.5, 0.5)
-    std::vector<float> kx, ky, kz;    ///< sample positions in cycles per field of view, [−N₁/2, N₁/2)
-    std::vector<float> phi_r, phi_i;  ///< coefficients φ_m
-    std::vector<float> d_r, d_i;      ///< measured data d_m
+    std::vector<float> x;      ///< voxel x positions in field-of-view units, [−0.5, 0.5)
+    std::vector<float> y;      ///< voxel y positions
+    std::vector<float> z;      ///< voxel z positions
+    std::vector<float> kx;     ///< sample kx in cycles per field of view, [−N₁/2, N₁/2)
+    std::vector<float> ky;     ///< sample ky
+    std::vector<float> kz;     ///< sample kz
+    std::vector<float> phi_r;  ///< coefficients φ_m, real parts
+    std::vector<float> phi_i;  ///< coefficients φ_m, imaginary parts
+    std::vector<float> d_r;    ///< measured data d_m, real parts
+    std::vector<float> d_i;    ///< measured data d_m, imaginary parts
     /// Number of voxels N.
     std::size_t voxels() const { return x.size(); }
     /// Number of samples M.
@@ -76,7 +82,9 @@ MriInput make_mri_input(MriShape shape, std::uint64_t seed);
 
 /// The Coulomb inputs: atoms (x, y, z, q) and a lattice GX × GY × GZ of spacing h starting at the origin.
 struct CoulombInput {
-    int gx = 0, gy = 0, gz = 0;  ///< lattice points per axis
+    int gx = 0;                  ///< lattice points along x
+    int gy = 0;                  ///< lattice points along y
+    int gz = 0;                  ///< lattice points along z (slices)
     float spacing = 0;           ///< h
     std::vector<float> atoms;    ///< four floats per atom: x, y, z, q
     /// Number of atoms.
@@ -88,8 +96,10 @@ struct CoulombInput {
 /// The lattice and atom count of a Coulomb input (tiny 16×16×2 and 100 atoms, small 64×64×4 and 1000,
 /// medium 128×128×8 and 10000, full 512×512×32 and 40000 — not a multiple of any chunk size, so the remainder chunk is exercised).
 struct CoulombShape {
-    int gx, gy, gz;  ///< lattice points per axis
-    int atoms;       ///< number of atoms
+    int gx;     ///< lattice points along x
+    int gy;     ///< lattice points along y
+    int gz;     ///< lattice points along z (slices)
+    int atoms;  ///< number of atoms
 };
 /// The shape of the Coulomb input of @p size.
 CoulombShape coulomb_shape(Size size);

@@ -19,6 +19,7 @@ namespace kirk_hwu {
 template <class Real>
 inline constexpr Real two_pi = static_cast<Real>(6.283185307179586476925286766559);
 
+// [mri-math-begin]
 /// The phase e = 2π (kx·x + ky·y + kz·z) of one sample-voxel pair.
 template <class Real>
 KH_HD Real mri_phase(Real kx, Real ky, Real kz, Real x, Real y, Real z) {
@@ -44,6 +45,8 @@ KH_HD void mri_accumulate(Real& sum_r, Real& sum_i, Real w_r, Real w_i, Real cos
     }
 }
 
+// [mri-math-end]
+
 /// The weight of sample m for Q: |φ_m|².
 template <class Real>
 KH_HD Real phi_magnitude(Real phi_r, Real phi_i) {
@@ -62,6 +65,7 @@ KH_HD Real mu_imag(Real phi_r, Real phi_i, Real d_r, Real d_i) {
     return phi_r * d_i - phi_i * d_r;
 }
 
+// [coulomb-math-begin]
 /// The coordinate of lattice index @p i along one axis: i·h, formed in float so that every variant and
 /// every reference place the lattice point at the same value.
 KH_HD float lattice_coordinate(int i, float spacing) { return static_cast<float>(i) * spacing; }
@@ -78,5 +82,6 @@ template <class Real>
 KH_HD Real squared_distance(Real dx, Real row) {
     return dx * dx + row;
 }
+// [coulomb-math-end]
 
 }  // namespace kirk_hwu
