@@ -50,13 +50,19 @@ def build_study(study, results_gpu):
     results = results_gpu / study
     if not results.is_dir():
         raise MissingData(f"{rel(results)}: no results of the study {study} for this GPU")
-    compare = [f / study for f in compare_folders(results_gpu)]
+    # Without an explicit COMPARE, a GPU folder that holds no results of this study is not compared with
+    # (each study is recorded on the GPUs its runs were made on); a folder COMPARE names must hold them.
+    explicit = bool(os.environ.get("COMPARE", "").replace(",", " ").split())
+    compare = [f / study for f in compare_folders(results_gpu) if explicit or (f / study).is_dir()]
     for f in compare:
         if not f.is_dir():
             raise MissingData(f"{rel(f)}: COMPARE names a GPU without results of the study {study}")
     published = json.loads((HERE / "published.json").read_text())
     ctx = Context(study, results, compare, published)
     ctx.n["results_dir"] = rel(results_gpu)
+    # A figure module read by an earlier study may have put figures/ first on the path, and figures/ has a
+    # package of the same name as each study: the report's own folder must come first again.
+    sys.path.insert(0, str(HERE))
     package = importlib.import_module(f"{study}.data")
     for name in package.CHAPTERS:
         importlib.import_module(f"{study}.data.{name}").build(ctx)
@@ -78,7 +84,8 @@ def main():
         out.mkdir(parents=True, exist_ok=True)
         for name, text in ctx.tables.items():
             (out / f"{name}.md").write_text(text)
-        clash = set(numbers) & set(ctx.n)
+        # A name two studies both set (results_dir, the folder they all read) is a clash only if they differ.
+        clash = {k for k in set(numbers) & set(ctx.n) if numbers[k] != ctx.n[k]}
         if clash:
             print(f"report_data: numbers named alike in two studies: {', '.join(sorted(clash))}", file=sys.stderr)
             return 1

@@ -18,8 +18,10 @@ def build(ctx):
             r = first_row(rows, variant=variant, size=size)
             body.append([variant, r["step"], size, f"{float(r['max_abs_err']):.2e}", f"{float(r['max_rel_err']):.2e}",
                          f"{float(r['rel_l2_err']):.2e}", f"{float(r['tolerance']):.0e}"])
-            kind = "fp64" if variant.endswith("f64") else ("sfu" if "-sfu-" in variant else
-                                                           ("rsqrt" if "-rsqrt-" in variant else "fp32"))
+            if variant.startswith("dcs-"):
+                kind = "dcs_rsqrt" if "-rsqrt-" in variant else "dcs_sqrt"
+            else:
+                kind = "fp64" if variant.endswith("f64") else ("sfu" if "-sfu-" in variant else "fp32")
             worst[kind] = max(worst.get(kind, 0.0), float(r["rel_l2_err"]))
     ctx.tables["kh_accuracy"] = table(
         "Table R@: error of every timed variant against the FP64 CPU reference, at 2048 outputs spread over "
