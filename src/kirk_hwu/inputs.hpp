@@ -1,8 +1,9 @@
 /// @file inputs.hpp
-/// @brief The synthetic, deterministic inputs of both computations at three sizes (tiny for the tests,
-/// small for the single-core CPU baselines, full at the documents' sizes for the GPU timings). Every value
-/// comes from a SplitMix64 stream with a fixed seed, turned into a double by its top 53 bits, so the inputs
-/// are the same on every machine and can be rebuilt bit for bit by data/kirk_hwu/make_expected.py.
+/// @brief The synthetic, deterministic inputs of both computations at four sizes (tiny for the tests, small
+/// for the single-core CPU baselines, medium for the slow GPU variants, full at the documents' sizes for the
+/// GPU timings). Every value comes from a SplitMix64 stream with a fixed seed, turned into a double by its
+/// top 53 bits, so the inputs are the same on every machine and can be rebuilt bit for bit by
+/// data/kirk_hwu/make_expected.py.
 #pragma once
 
 #include <cstddef>
