@@ -5,6 +5,7 @@ Each kind turns one run of a definition (experiments/definitions/kirk_hwu/*.json
   cpu          the documents' single-thread CPU loops in FP64 and FP32 (`kirk_hwu cpu`): <name>.csv
   bench        GPU variants, each checked against the FP64 reference, then timed (`kirk_hwu bench`): <name>.csv
   rates        the FMA, sin+cos and rsqrt rate microbenchmark (`kirk_hwu rates`): <name>.csv
+  resources    every variant's kernel: registers, local memory, occupancy (`kirk_hwu variants --csv`): <name>.csv
   correctness  every GPU variant against the FP64 reference on whole small inputs (the GPU tests):
                gpu_correctness.csv and its log
 """
@@ -24,11 +25,14 @@ COLUMNS = {
               "sm_clock_mhz", "throttled", "noise_pct", "samples", "stop_reason"],
     "rates": ["experiment", "operation", "sample", "operations", "ms", "ops_per_second", "sm_count", "sm_clock_mhz",
               "throttled"],
+    "resources": ["variant", "problem", "step", "tolerance", "registers", "local_bytes", "threads_per_block",
+                  "occupancy_pct"],
     "correctness": ["variant", "setting", "max_abs_err", "max_rel_err", "rel_l2_err", "tolerance", "pass"],
 }
 # Columns that must hold numbers wherever they appear.
 NUMERIC = {"seconds", "pairs", "pairs_per_second", "max_rel_err", "rel_l2_err", "max_abs_err", "kernel_ms",
-           "tolerance", "noise_pct", "samples", "operations", "ms", "ops_per_second", "sm_count"}
+           "tolerance", "noise_pct", "samples", "operations", "ms", "ops_per_second", "sm_count", "registers",
+           "local_bytes", "occupancy_pct"}
 # Kinds measured on the host alone: their provenance names no GPU.
 HOST_KINDS = {"cpu"}
 # What a text result must contain to be whole.
@@ -105,6 +109,10 @@ class Study:
         run = d["runs"][0]
         args = ["rates", "--experiment", d["name"], "--repeats", str(run.get("repeats", 5))]
         yield self._rows_job(d["name"], "rates", args, 1, "the rate microbenchmark failed")
+
+    def kind_resources(self, d):
+        args = ["variants", "--experiment", d["name"]]
+        yield self._rows_job(d["name"], "variants", args, 1, "listing the kernels' resources failed")
 
     def kind_correctness(self, d):
         binary = self.build / "tests" / "kirk_hwu" / "kirk_hwu_gpu_tests"

@@ -248,6 +248,8 @@ static void add(harness::Registry<Variant>& r, const std::string& step, const st
     v.default_threads = 256;
     v.default_chunk = Memory::chunk(0, INT_MAX) == INT_MAX ? 0 : Memory::chunk(0, INT_MAX);
     v.coulomb = &compute_coulomb<Memory, Math, Points>;
+    v.kernel = reinterpret_cast<const void*>(&coulomb_slice<Memory, Math, Points>);
+    v.dynamic_shared = Memory::tile == INT_MAX ? 0 : sizeof(float4) * Memory::tile;
     r.add(v);
 }
 

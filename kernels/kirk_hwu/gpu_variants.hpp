@@ -52,6 +52,8 @@ struct Variant {
     double tolerance = 0;     ///< bound on both the relative L2 error and max|out − ref| / max|ref| against FP64
     int default_threads = 0;  ///< default threads per block
     int default_chunk = 0;    ///< default chunk (0: the variant does not stage chunks)
+    const void* kernel = nullptr;      ///< the variant's kernel, for its registers and occupancy
+    std::size_t dynamic_shared = 0;    ///< dynamic shared memory per block the variant launches with [bytes]
     MriCompute mri = nullptr;          ///< set for MRI variants
     CoulombCompute coulomb = nullptr;  ///< set for Coulomb variants
 };

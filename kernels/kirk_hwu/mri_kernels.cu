@@ -248,6 +248,8 @@ static void add_gather(harness::Registry<Variant>& r, const std::string& step, c
     v.default_chunk = Memory::chunk(0, record_fields(Out), sizeof(Real), 1 << 30);
     if (v.default_chunk == (1 << 30)) v.default_chunk = 0;
     v.mri = &compute_gather<Out, Memory, Accumulator, Trig, Real, Unroll>;
+    v.kernel = reinterpret_cast<const void*>(&mri_gather<Out, Memory, Accumulator, Trig, Real, Unroll>);
+    v.dynamic_shared = Memory::tile == INT_MAX ? 0 : sizeof(Real) * record_fields(Out) * Memory::tile;
     r.add(v);
 }
 
@@ -262,6 +264,7 @@ static void add_mri_family(harness::Registry<Variant>& r) {
     scatter.tolerance = library_tolerance;
     scatter.default_threads = 256;
     scatter.mri = &compute_scatter<Out>;
+    scatter.kernel = reinterpret_cast<const void*>(&mri_scatter<Out>);
     r.add(scatter);
     // [ladder-begin]
     add_gather<Out, GlobalSoA, InGlobal, LibraryTrig, float, 1>(r, "F3", "gather after fission and interchange; all in global memory");

@@ -25,6 +25,10 @@ const std::vector<std::string> bench_columns = {
     "pairs_per_second", "valid", "max_abs_err", "max_rel_err", "rel_l2_err", "tolerance", "sm_clock_mhz",
     "throttled", "noise_pct", "samples", "stop_reason"};
 
+/// The CSV columns of `kirk_hwu variants --csv`: each variant's kernel as the GPU runs it.
+const std::vector<std::string> variant_columns = {"variant", "problem", "step", "tolerance", "registers",
+                                                  "local_bytes", "threads_per_block", "occupancy_pct"};
+
 /// The CSV columns of `kirk_hwu rates`.
 const std::vector<std::string> rate_columns = {"experiment", "operation", "sample", "operations", "ms",
                                                "ops_per_second", "sm_count", "sm_clock_mhz", "throttled"};
@@ -83,21 +87,40 @@ std::vector<double> result_at_check_points(const gpu::Variant& v, const Prepared
 }  // namespace
 
 int command_variants(const std::vector<std::string>& args) {
-    const harness::Options o(args, {}, "kirk_hwu variants");
-    (void)o;
+    const harness::Options o(args, {{"--csv"}, {"--experiment"}}, "kirk_hwu variants");
     int count = 0;
-    if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) {
-        cudaDeviceProp prop{};
+    cudaDeviceProp prop{};
+    const bool gpu = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+    if (gpu) {
         harness::check(cudaGetDeviceProperties(&prop, 0), "read the device's properties");
         std::printf("GPU: %s (%d SMs)\n", prop.name, prop.multiProcessorCount);
     } else {
         (void)cudaGetLastError();
-        std::printf("GPU: none\n");
+        std::printf("GPU: none (registers and occupancy need one)\n");
     }
-    std::printf("%-34s %-8s %-6s %-9s %s\n", "variant", "problem", "step", "tolerance", "what it changes");
-    for (const auto& v : gpu::variants().entries())
-        std::printf("%-34s %-8s %-6s %-9.0e %s\n", v.name.c_str(), gpu::problem_name(v.problem).c_str(), v.step.c_str(),
-                    v.tolerance, v.description.c_str());
+    if (o.has("--csv") && !gpu) throw o.error("--csv", "the registers and occupancy of the kernels need a GPU");
+    std::unique_ptr<harness::CsvAppender> csv;
+    if (o.has("--csv")) csv = std::make_unique<harness::CsvAppender>(o.text("--csv"), variant_columns);
+    std::printf("%-34s %-8s %-6s %-9s %5s %6s %5s  %s\n", "variant", "problem", "step", "tolerance", "regs", "local",
+                "occ%", "what it changes");
+    for (const auto& v : gpu::variants().entries()) {
+        cudaFuncAttributes a{};
+        int blocks = 0;
+        if (gpu) {
+            harness::check(cudaFuncGetAttributes(&a, v.kernel), "read a kernel's attributes");
+            // The occupancy at the variant's own block size, with the shared memory its policy asks for.
+            harness::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.kernel, v.default_threads,
+                                                                         v.dynamic_shared),
+                           "compute a kernel's occupancy");
+        }
+        const double occupancy = gpu ? 100.0 * blocks * v.default_threads / prop.maxThreadsPerMultiProcessor : 0;
+        std::printf("%-34s %-8s %-6s %-9.0e %5d %6zu %5.0f  %s\n", v.name.c_str(), gpu::problem_name(v.problem).c_str(),
+                    v.step.c_str(), v.tolerance, a.numRegs, a.localSizeBytes, occupancy, v.description.c_str());
+        if (csv)
+            csv->row({v.name, gpu::problem_name(v.problem), v.step, harness::csv_number(v.tolerance),
+                      std::to_string(a.numRegs), std::to_string(a.localSizeBytes), std::to_string(v.default_threads),
+                      harness::csv_number(occupancy)});
+    }
     return 0;
 }
 
