@@ -1,0 +1,108 @@
+"""The MRI ladder: the published summary table beside ours, and the speed-up of every step.
+
+Our times are for the full input (128³ voxels × 100 000 samples), worked out from each variant's median
+rate (pairs per second) on the input it was timed on: the CPU loops on the small input on one core, the GPU
+steps on the medium input. The cost of every variant is linear in the number of pairs (spec §2.1), so a
+rate carries over between sizes; the chapter says so where it prints the numbers."""
+from report.common import fmt, table
+
+from .common import MRI_SAMPLES, MRI_VOXELS, need, rates
+
+# The published rows and the step of ours each one corresponds to (spec §2.4, §2.6: whether the register
+# step is part of "Naïve" is not stated, so F4 is printed beside it; "CMem" is read as the last
+# constant-memory step before the special-function units, F6).
+ROWS = [("LS (CPU, DP)", "cpu-f64"), ("LS (CPU, SP)", "cpu-f32"), ("LS (GPU, Naive)", "F3"), (None, "F4"),
+        (None, "F5"), ("LS (GPU, CMem)", "F6"), ("LS (GPU, CMem, SFU)", "F7"), ("LS (GPU, CMem, SFU, Exp)", "F8")]
+LADDER = ["F3", "F4", "F5", "F6", "F7", "F8"]
+PROBLEMS = {"mri-q": "q", "mri-fhd": "fhd"}
+
+
+def ladder_rates(ctx):
+    """{problem: {step: pairs/s}} of the ladder on the medium input, plus the CPU loops and the scatter."""
+    rows = ctx.rows("mri_ladder")
+    by_variant = rates(rows)
+    step_of = {r["variant"]: r["step"] for r in rows}
+    cpu = rates(ctx.rows("cpu_baselines"), key=("problem", "precision"))
+    out = {}
+    for problem, prefix in PROBLEMS.items():
+        steps = {}
+        for (variant, size), rate in by_variant.items():
+            if variant.startswith(prefix + "-") and size == "medium":
+                steps[step_of[variant]] = rate
+        for s in LADDER:
+            need(steps, s, f"mri_ladder ({problem}, medium)")
+        steps["cpu-f64"] = need(cpu, (problem, "f64"), "cpu_baselines")
+        steps["cpu-f32"] = need(cpu, (problem, "f32"), "cpu_baselines")
+        steps["F0@small"] = need(by_variant, (f"{prefix}-scatter-atomic-libm-f32", "small"), "mri_ladder")
+        steps["F3@small"] = need(by_variant, (f"{prefix}-global-memacc-libm-u1-f32", "small"), "mri_ladder")
+        out[problem] = steps
+    return out
+
+
+def build(ctx):
+    n = ctx.n
+    pub = ctx.facts["kh_published"]["mri_summary"]
+    prow = pub["rows"]
+    full_pairs = MRI_VOXELS["full"] * MRI_SAMPLES["full"]
+    lr = ladder_rates(ctx)
+    ctx.facts["kh_mri_rates"] = lr
+    body = []
+    for label, step in ROWS:
+        q, f = lr["mri-q"][step], lr["mri-fhd"][step]
+        ours_q, ours_f = full_pairs / q, full_pairs / f
+        sp_q, sp_f = q / lr["mri-q"]["cpu-f32"], f / lr["mri-fhd"]["cpu-f32"]
+        if label:
+            pq, pf = prow[label][0], prow[label][2]
+            pub_sp_q, pub_sp_f = prow["LS (CPU, SP)"][0] / pq, prow["LS (CPU, SP)"][2] / pf
+            pub_cells = [fmt(pq, 4), fmt(pf, 4), f"{fmt(pub_sp_q)}x", f"{fmt(pub_sp_f)}x"]
+        else:
+            pub_cells = ["", "", "", ""]
+        name = {"cpu-f64": "CPU, FP64, 1 core", "cpu-f32": "CPU, FP32, 1 core"}.get(step, step)
+        body.append([label or "(not in the table)", name, pub_cells[0], fmt(ours_q), pub_cells[1], fmt(ours_f),
+                     pub_cells[2], f"{fmt(sp_q)}x", pub_cells[3], f"{fmt(sp_f)}x"])
+        key = step.replace("-", "_")
+        n[f"kh_mri_q_time_{key}"] = fmt(ours_q)
+        n[f"kh_mri_fhd_time_{key}"] = fmt(ours_f)
+        n[f"kh_mri_q_speedup_sp_{key}"] = fmt(sp_q)
+        n[f"kh_mri_fhd_speedup_sp_{key}"] = fmt(sp_f)
+    ctx.tables["kh_mri_summary"] = table(
+        "Table R@: the published MRI summary (S3, minutes on unstated hardware, data set not given) beside "
+        f"ours (seconds for 128³ voxels × 100 000 samples on the {ctx.facts['kh_gpu']}, from each variant's "
+        "median rate: the CPU loops timed on the small input on one core, the GPU steps on the medium input). "
+        "Speed-ups are over the single-precision CPU loop, for both columns.",
+        ["published row", "ours", "Q (min), published", "Q (s), ours", "F^H d (min), published",
+         "F^H d (s), ours", "Q speed-up, published", "Q speed-up, ours", "F^H d speed-up, published",
+         "F^H d speed-up, ours"], body)
+
+    # Per-step speed-ups: the published transitions and ours.
+    steps = [("F0@small", "F3@small", "scatter with atomics → gather (F0 → F3, small input)", None),
+             ("F3", "F4", "registers (F3 → F4)", None),
+             ("F4", "F5", "constant memory, arrays (F4 → F5)", None),
+             ("F5", "F6", "constant memory, records (F5 → F6)", None),
+             ("F3", "F6", "Naïve → CMem (F3 → F6)", ("LS (GPU, Naive)", "LS (GPU, CMem)")),
+             ("F6", "F7", "CMem → SFU (F6 → F7)", ("LS (GPU, CMem)", "LS (GPU, CMem, SFU)")),
+             ("F7", "F8", "SFU → tuned (F7 → F8)", ("LS (GPU, CMem, SFU)", "LS (GPU, CMem, SFU, Exp)")),
+             ("cpu-f64", "cpu-f32", "CPU FP64 → FP32", ("LS (CPU, DP)", "LS (CPU, SP)"))]
+    body = []
+    ladder_steps = [x for x in steps if x[0] in LADDER and x[1] in LADDER and x[4:] == () and
+                    LADDER.index(x[1]) == LADDER.index(x[0]) + 1]
+    for problem in PROBLEMS:
+        a, b, label, _ = max(ladder_steps, key=lambda x: lr[problem][x[1]] / lr[problem][x[0]])
+        n[f"kh_largest_step_{problem.replace('-', '_')}"] = f"{label.split(' (')[0]} (`{a}` → `{b}`)"
+    published_steps = [x for x in steps if x[3] and not x[0].startswith("cpu")]
+    a, b, label, (pa, pb) = max(published_steps, key=lambda x: prow[x[3][0]][2] / prow[x[3][1]][2])
+    n["kh_pub_largest_step_fhd"] = label.split(" (")[0]
+    for a, b, label, published_pair in steps:
+        cells = [label]
+        for problem, col in (("mri-q", 0), ("mri-fhd", 2)):
+            ratio = lr[problem][b] / lr[problem][a]
+            p = f"{fmt(prow[published_pair[0]][col] / prow[published_pair[1]][col])}x" if published_pair else ""
+            cells += [p, f"{fmt(ratio)}x"]
+            n[f"kh_step_{problem.replace('-', '_')}_{a.replace('@', '_').replace('-', '_')}_{b.replace('@', '_').replace('-', '_')}"] = fmt(ratio)
+        body.append(cells)
+    ctx.tables["kh_mri_steps"] = table(
+        "Table R@: speed-up of each step, published (S3, ratios of its run times) and ours (ratios of median "
+        "rates on one input). An empty published cell: the documents time no such transition.",
+        ["step", "Q, published", "Q, ours", "F^H d, published", "F^H d, ours"], body)
+    n["kh_pub_fhd_speedup"] = str(pub["annotations"]["fhd_speedup"])
+    n["kh_pub_recon_speedup"] = str(pub["annotations"]["recon_speedup"])

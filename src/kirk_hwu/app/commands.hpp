@@ -1,0 +1,19 @@
+/// @file commands.hpp
+/// @brief The subcommands of the `kirk_hwu` program; each returns the process's exit status.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kirk_hwu::app {
+
+/// `kirk_hwu cpu`: times the documents' single-thread CPU loops and measures their error against FP64.
+int command_cpu(const std::vector<std::string>& args);
+/// `kirk_hwu variants`: lists every GPU variant with its step, tolerance and description.
+int command_variants(const std::vector<std::string>& args);
+/// `kirk_hwu bench`: checks each named GPU variant against the FP64 reference, then times it.
+int command_bench(const std::vector<std::string>& args);
+/// `kirk_hwu rates`: the FMA, sin+cos and rsqrt rate microbenchmark.
+int command_rates(const std::vector<std::string>& args);
+
+}  // namespace kirk_hwu::app

@@ -1,0 +1,226 @@
+// kirk_hwu variants, bench and rates: the GPU side of the program.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "gpu_variants.hpp"
+#include "harness/check.hpp"
+#include "harness/clock_monitor.hpp"
+#include "harness/csv.hpp"
+#include "harness/options.hpp"
+#include "harness/sampling.hpp"
+#include "kirk_hwu/app/commands.hpp"
+#include "kirk_hwu/reference.hpp"
+#include "rates.hpp"
+
+namespace kirk_hwu::app {
+
+namespace {
+
+/// The CSV columns of `kirk_hwu bench`, one row per timed sample (experiments/studies/kirk_hwu.py).
+const std::vector<std::string> bench_columns = {
+    "experiment", "problem", "variant", "step", "size", "threads_per_block", "chunk", "sample", "kernel_ms", "pairs",
+    "pairs_per_second", "valid", "max_abs_err", "max_rel_err", "rel_l2_err", "tolerance", "sm_clock_mhz",
+    "throttled", "noise_pct", "samples", "stop_reason"};
+
+/// The CSV columns of `kirk_hwu variants --csv`: each variant's kernel as the GPU runs it.
+const std::vector<std::string> variant_columns = {"variant", "problem", "step", "tolerance", "registers",
+                                                  "local_bytes", "threads_per_block", "occupancy_pct"};
+
+/// The CSV columns of `kirk_hwu rates`.
+const std::vector<std::string> rate_columns = {"experiment", "operation", "sample", "operations", "ms",
+                                               "ops_per_second", "sm_count", "sm_clock_mhz", "throttled"};
+
+std::string pci_bus_id_of_current_device() {
+    int device = 0;
+    harness::check(cudaGetDevice(&device), "read the current device");
+    char id[32] = {};
+    harness::check(cudaDeviceGetPCIBusId(id, sizeof id, device), "query the device's PCI bus id");
+    return id;
+}
+
+/// The input of one problem at one size on the device, with its FP64 reference at the check points.
+struct Prepared {
+    std::unique_ptr<MriInput> mri;
+    std::unique_ptr<CoulombInput> dcs;
+    std::unique_ptr<gpu::MriDevice> mri_device;
+    std::unique_ptr<gpu::CoulombDevice> dcs_device;
+    std::vector<std::size_t> check_points;
+    std::vector<double> reference;
+    double pairs = 0;
+};
+
+Prepared prepare(gpu::Problem p, Size size, std::size_t check_count, int threads) {
+    Prepared out;
+    if (p == gpu::Problem::coulomb) {
+        out.dcs = std::make_unique<CoulombInput>(make_coulomb_input(size));
+        out.dcs_device = std::make_unique<gpu::CoulombDevice>(*out.dcs);
+        out.check_points = spread_subset(out.dcs->points(), check_count);
+        out.reference = coulomb_reference(*out.dcs, out.check_points, threads);
+        out.pairs = static_cast<double>(out.dcs->points()) * out.dcs->atom_count();
+    } else {
+        const MriOutput which = p == gpu::Problem::mri_q ? MriOutput::q : MriOutput::fhd;
+        out.mri = std::make_unique<MriInput>(make_mri_input(size));
+        out.mri_device = std::make_unique<gpu::MriDevice>(*out.mri, which);
+        out.check_points = spread_subset(out.mri->voxels(), check_count);
+        out.reference = mri_reference(*out.mri, which, out.check_points, threads);
+        out.pairs = static_cast<double>(out.mri->voxels()) * out.mri->samples();
+    }
+    return out;
+}
+
+void compute(const gpu::Variant& v, Prepared& p, const gpu::LaunchSettings& ls, cudaStream_t stream) {
+    if (v.mri) v.mri(*p.mri_device, ls, stream);
+    else v.coulomb(*p.dcs_device, ls, stream);
+}
+
+std::vector<double> result_at_check_points(const gpu::Variant& v, const Prepared& p) {
+    if (v.mri) {
+        // The subset the reference covers: the real parts, then the imaginary parts.
+        return p.mri_device->download(p.check_points, v.fp64);
+    }
+    return p.dcs_device->download(p.check_points);
+}
+
+}  // namespace
+
+int command_variants(const std::vector<std::string>& args) {
+    const harness::Options o(args, {{"--csv"}, {"--experiment"}}, "kirk_hwu variants");
+    int count = 0;
+    cudaDeviceProp prop{};
+    const bool gpu = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+    if (gpu) {
+        harness::check(cudaGetDeviceProperties(&prop, 0), "read the device's properties");
+        std::printf("GPU: %s (%d SMs)\n", prop.name, prop.multiProcessorCount);
+    } else {
+        (void)cudaGetLastError();
+        std::printf("GPU: none (registers and occupancy need one)\n");
+    }
+    if (o.has("--csv") && !gpu) throw o.error("--csv", "the registers and occupancy of the kernels need a GPU");
+    std::unique_ptr<harness::CsvAppender> csv;
+    if (o.has("--csv")) csv = std::make_unique<harness::CsvAppender>(o.text("--csv"), variant_columns);
+    std::printf("%-34s %-8s %-6s %-9s %5s %6s %5s  %s\n", "variant", "problem", "step", "tolerance", "regs", "local",
+                "occ%", "what it changes");
+    for (const auto& v : gpu::variants().entries()) {
+        cudaFuncAttributes a{};
+        int blocks = 0;
+        if (gpu) {
+            harness::check(cudaFuncGetAttributes(&a, v.kernel), "read a kernel's attributes");
+            // The occupancy at the variant's own block size, with the shared memory its policy asks for.
+            harness::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, v.kernel, v.default_threads,
+                                                                         v.dynamic_shared),
+                           "compute a kernel's occupancy");
+        }
+        const double occupancy = gpu ? 100.0 * blocks * v.default_threads / prop.maxThreadsPerMultiProcessor : 0;
+        std::printf("%-34s %-8s %-6s %-9.0e %5d %6zu %5.0f  %s\n", v.name.c_str(), gpu::problem_name(v.problem).c_str(),
+                    v.step.c_str(), v.tolerance, a.numRegs, a.localSizeBytes, occupancy, v.description.c_str());
+        if (csv)
+            csv->row({v.name, gpu::problem_name(v.problem), v.step, harness::csv_number(v.tolerance),
+                      std::to_string(a.numRegs), std::to_string(a.localSizeBytes), std::to_string(v.default_threads),
+                      harness::csv_number(occupancy)});
+    }
+    return 0;
+}
+
+int command_bench(const std::vector<std::string>& args) {
+    const harness::Options o(args,
+                             {{"--variants"}, {"--size"}, {"--experiment"}, {"--csv"}, {"--threads-per-block"},
+                              {"--chunk"}, {"--min-samples"}, {"--max-samples"}, {"--time-limit"}, {"--check-points"}},
+                             "kirk_hwu bench");
+    std::vector<std::string> names;
+    for (const auto& v : gpu::variants().entries()) names.push_back(v.name);
+    const auto chosen = o.choices("--variants", names, "");
+    if (chosen.empty()) throw o.error("--variants", "name at least one variant ('kirk_hwu variants' lists them)");
+    const Size size = parse_size(o.choice("--size", {"tiny", "small", "medium", "full"}, "full"));
+    gpu::LaunchSettings ls;
+    ls.threads_per_block = static_cast<int>(o.integer("--threads-per-block", 0, 0, 1024));
+    ls.chunk = static_cast<int>(o.integer("--chunk", 0, 0, 1 << 20));
+    harness::StopCriterion criterion;
+    criterion.min_samples = static_cast<int>(o.integer("--min-samples", 3, 1, 1000));
+    criterion.max_samples = static_cast<int>(o.integer("--max-samples", 20, criterion.min_samples, 1000));
+    criterion.time_limit_s = o.real("--time-limit", 2.0);
+    if (criterion.time_limit_s <= 0) throw o.error("--time-limit", "must be positive");
+    const auto check_count = static_cast<std::size_t>(o.integer("--check-points", 2048, 1, 1 << 24));
+    std::unique_ptr<harness::CsvAppender> csv;
+    if (o.has("--csv")) csv = std::make_unique<harness::CsvAppender>(o.text("--csv"), bench_columns);
+    const std::string experiment = o.text("--experiment", "bench");
+    const int cpu_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+
+    harness::Stream stream;
+    harness::ClockMonitor clocks(pci_bus_id_of_current_device());
+    std::map<gpu::Problem, Prepared> prepared;
+    int invalid = 0;
+    for (const auto& name : chosen) {
+        const gpu::Variant& v = gpu::variants().find(name);
+        if (!prepared.count(v.problem)) prepared.emplace(v.problem, prepare(v.problem, size, check_count, cpu_threads));
+        Prepared& p = prepared.at(v.problem);
+        // One run to check against the reference (and to warm up), then the timed samples.
+        compute(v, p, ls, stream.get());
+        harness::check(cudaStreamSynchronize(stream.get()), "run the variant once");
+        const ErrorStats e = compare(p.reference, result_at_check_points(v, p));
+        const bool valid = e.rel_l2 <= v.tolerance && e.max_rel <= v.tolerance;
+        invalid += valid ? 0 : 1;
+        harness::Sampling sampling(criterion);
+        std::vector<harness::ClockReading> readings;
+        do {
+            harness::Event start, stop;
+            clocks.start();
+            start.record(stream.get());
+            compute(v, p, ls, stream.get());
+            stop.record(stream.get());
+            harness::check(cudaStreamSynchronize(stream.get()), "run a timed sample");
+            readings.push_back(clocks.stop());
+            sampling.add(stop.since(start));
+        } while (!sampling.done());
+        const auto& ms = sampling.samples();
+        const double best = *std::min_element(ms.begin(), ms.end());
+        std::printf("%-34s %s: %s, best %.3f ms (%.3g pairs/s, %zu samples, noise %.2f %%), rel L2 err %.3g, max rel err %.3g (tolerance %.0e)\n",
+                    v.name.c_str(), v.step.c_str(), valid ? "valid" : "INVALID", best, p.pairs / (best / 1e3), ms.size(),
+                    sampling.noise_pct(), e.rel_l2, e.max_rel, v.tolerance);
+        std::fflush(stdout);
+        if (!csv) continue;
+        const int threads = ls.threads_per_block > 0 ? ls.threads_per_block : v.default_threads;
+        const int chunk = ls.chunk > 0 && v.default_chunk > 0 ? std::min(ls.chunk, v.default_chunk) : v.default_chunk;
+        for (std::size_t s = 0; s < ms.size(); ++s)
+            csv->row({experiment, gpu::problem_name(v.problem), v.name, v.step, size_name(size), std::to_string(threads),
+                      std::to_string(chunk), std::to_string(s), harness::csv_number(ms[s]), harness::csv_number(p.pairs),
+                      harness::csv_number(p.pairs / (ms[s] / 1e3)), valid ? "true" : "false",
+                      harness::csv_number(e.max_abs), harness::csv_number(e.max_rel), harness::csv_number(e.rel_l2),
+                      harness::csv_number(v.tolerance), harness::csv_number(readings[s].sm_clock_mhz),
+                      readings[s].throttled ? "true" : "false", harness::csv_number(sampling.noise_pct()),
+                      std::to_string(ms.size()), sampling.reason()});
+    }
+    if (invalid) std::fprintf(stderr, "kirk_hwu bench: %d variant(s) outside their tolerance (rows marked valid=false)\n", invalid);
+    return invalid ? 1 : 0;
+}
+
+int command_rates(const std::vector<std::string>& args) {
+    const harness::Options o(args, {{"--repeats"}, {"--experiment"}, {"--csv"}}, "kirk_hwu rates");
+    const int repeats = static_cast<int>(o.integer("--repeats", 5, 1, 1000));
+    std::unique_ptr<harness::CsvAppender> csv;
+    if (o.has("--csv")) csv = std::make_unique<harness::CsvAppender>(o.text("--csv"), rate_columns);
+    int device = 0, sms = 0;
+    harness::check(cudaGetDevice(&device), "read the current device");
+    harness::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "read the SM count");
+    harness::Stream stream;
+    harness::ClockMonitor clocks(pci_bus_id_of_current_device());
+    for (const auto& op : gpu::rate_operations()) {
+        gpu::time_rate(op, stream.get());  // warm-up
+        for (int s = 0; s < repeats; ++s) {
+            clocks.start();
+            const gpu::RateSample r = gpu::time_rate(op, stream.get());
+            const harness::ClockReading c = clocks.stop();
+            const double rate = r.operations / (r.ms / 1e3);
+            std::printf("%-12s sample %d: %.4g ops/s (%.3f ms, SM clock %.0f MHz)\n", op.c_str(), s, rate, r.ms, c.sm_clock_mhz);
+            if (csv)
+                csv->row({o.text("--experiment", "rates"), op, std::to_string(s), harness::csv_number(r.operations),
+                          harness::csv_number(r.ms), harness::csv_number(rate), std::to_string(sms),
+                          harness::csv_number(c.sm_clock_mhz), c.throttled ? "true" : "false"});
+        }
+    }
+    return 0;
+}
+
+}  // namespace kirk_hwu::app
