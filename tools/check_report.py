@@ -9,6 +9,7 @@
   paper/_generated/numbers.json); references such as "Table 4.2" or "Table R3", years, GPU model names,
   SDSS stripe names and code are exempt, and so is the list of references. A digit anywhere else is
   reported with its file and line.
+- A substitution inside a code span (`{{ name }}` between backticks) is an error: MyST does not fill it.
 - Every included table (_generated/*.md) and every figure (figures/out/<name>.*) must exist, that is, must
   have been generated from recorded results.
 """
@@ -58,6 +59,9 @@ def main():
             continue  # bibliographic data: volumes, pages and years, not results
         text = md.read_text()
         for number, line in prose_lines(text):
+            # MyST leaves a substitution inside a code span as it is: the reader would see the braces.
+            if re.search(r"`[^`]*\{\{[^`]*`", line):
+                problems.append(f"{md}:{number}: a substitution inside a code span is never filled: {line.strip()}")
             stripped = line
             for pattern in EXEMPT:
                 stripped = re.sub(pattern, " ", stripped)
