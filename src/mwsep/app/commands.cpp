@@ -149,7 +149,9 @@ int command_run(const Args& args) {
                                      {"--threads", OptionKind::value},
                                      {"--json", OptionKind::flag},
                                      {"--variant", OptionKind::value},
-                                     {"--device", OptionKind::value}}),
+                                     {"--device", OptionKind::value},
+                                     {"--checkpoint", OptionKind::value},
+                                     {"--checkpoint-interval", OptionKind::value}}),
                       "mwsep run");
     if (wants_help(opt)) {
         std::printf(
@@ -161,7 +163,11 @@ int command_run(const Args& args) {
             "  --variant NAME             CUDA kernel variant (default shared-fast-unrolled-f64; see 'mwsep variants')\n"
             "  --device N                 CUDA device (default: the fastest one with double precision; the modern\n"
             "                             variants split the work over every such device unless one is named)\n"
-            "  --json                     print one JSON object instead of text\n",
+            "  --json                     print one JSON object instead of text\n"
+            "  --checkpoint FILE          save the integral's progress in FILE (every --checkpoint-interval seconds\n"
+            "                             and on SIGINT/SIGTERM) and resume from it when the same command runs again;\n"
+            "                             the result is bit-identical to an uninterrupted run (CPU backends)\n"
+            "  --checkpoint-interval S    seconds between checkpoints (default 60)\n",
             input_help);
         return 0;
     }
@@ -171,6 +177,19 @@ int command_run(const Args& args) {
     o.threads = static_cast<int>(opt.integer("--threads", 0, 0, INT_MAX));
     o.variant = opt.text("--variant", o.variant);
     o.device = static_cast<int>(opt.integer("--device", -1, -1, INT_MAX));
+    if (opt.has("--checkpoint-interval") && !opt.has("--checkpoint"))
+        throw opt.error("--checkpoint-interval", "needs --checkpoint FILE");
+    if (opt.has("--checkpoint")) {
+        o.checkpoint_path = opt.text("--checkpoint");
+        o.checkpoint_interval = opt.real("--checkpoint-interval", 60.0);
+        if (!(o.checkpoint_interval >= 0) || o.checkpoint_interval > 1e7)
+            throw opt.error("--checkpoint-interval", "must be a number of seconds between 0 and 1e7");
+        if (o.backend != "cpu") throw opt.error("--checkpoint", "is available with --backend cpu only");
+        for (const std::string* input : {&o.astronomy_path, &o.stars_path})
+            if (same_file(*o.checkpoint_path, *input))
+                throw opt.error("--checkpoint", "would overwrite the input " + *input);
+        harness::check_output_path(*o.checkpoint_path);  // before any work: a bad path costs nothing
+    }
 
     const auto t0 = std::chrono::steady_clock::now();
     auto backend_ready = start_backend(o);  // CUDA start-up overlaps reading the files
@@ -180,7 +199,13 @@ int command_run(const Args& args) {
     backend_ready.get();
     const double wait_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
     ProgressBar bar("integrating");
-    RunResult r = evaluate(in, o, [&](std::size_t done, std::size_t total) { bar.update(done, total); });
+    RunResult r;
+    try {
+        r = evaluate(in, o, [&](std::size_t done, std::size_t total) { bar.update(done, total); });
+    } catch (const resume::Interrupted& e) {
+        std::fprintf(stderr, "\nmwsep: %s\n", e.what());
+        return 128 + e.signal;  // the shell's convention for a process ended by that signal
+    }
     r.load_seconds = load_seconds;
     r.device_wait_seconds = wait_seconds;
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 
 #include "mwsep/cpu/integrators.hpp"
@@ -10,6 +11,7 @@
 #include "mwsep/model/build_model.hpp"
 #include "mwsep/model/search_parameters.hpp"
 #include "mwsep/model/stars.hpp"
+#include "mwsep/resume/checkpoint.hpp"
 
 #if defined(MWSEP_WITH_CUDA)
 #include "mwsep/cuda/backend.hpp"
@@ -104,15 +106,37 @@ std::future<void> start_backend(const RunOptions& o) {
     return nothing_to_start.get_future();
 }
 
+std::uint64_t run_identity(const RunOptions& o, const std::string& engine) {
+    std::uint64_t h = resume::hash_file(o.astronomy_path, resume::fnv1a("mwsep run", 9));
+    h = resume::hash_file(o.stars_path, h);
+    if (o.search_path) h = resume::hash_file(*o.search_path, h);
+    if (o.search_vector) h = resume::fnv1a(o.search_vector->values.data(), o.search_vector->values.size() * sizeof(double), h);
+    const std::string settings = engine + "|" + (o.r_binning == model::RBinning::kpc ? "kpc" : "magnitude");
+    return resume::fnv1a(settings.data(), settings.size(), h);
+}
+
 RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressFn& progress) {
     RunResult r;
     const auto t0 = std::chrono::steady_clock::now();
+    std::optional<resume::Checkpoint> checkpoint;
+    if (o.checkpoint_path) {
+        if (o.backend != "cpu")
+            throw std::invalid_argument("--checkpoint: the " + o.backend + " backend does not checkpoint; use --backend cpu");
+        const std::string engine = "cpu " + o.cpu_integrator;
+        checkpoint.emplace(*o.checkpoint_path, o.checkpoint_interval, run_identity(o, engine), engine);
+        checkpoint->on_resume = [&](std::size_t done, std::size_t items) {
+            std::fprintf(stderr, "mwsep: resuming from %s: %zu of %zu work items were done\n",
+                         o.checkpoint_path->c_str(), done, items);
+        };
+        resume::install_stop_handlers();
+    }
+    resume::Checkpoint* ck = checkpoint ? &*checkpoint : nullptr;
     if (o.backend == "cpu") {
         const bool reference = o.cpu_integrator == "reference";
         if (!reference && o.cpu_integrator != "fast")
             throw std::invalid_argument("unknown CPU integrator '" + o.cpu_integrator + "' (expected reference or fast)");
-        r.integrals = reference ? cpu::integrate_reference(in.setup, progress)
-                                : cpu::integrate_fast(in.setup, o.threads, progress);
+        r.integrals = reference ? cpu::integrate_reference(in.setup, progress, ck)
+                                : cpu::integrate_fast(in.setup, o.threads, progress, true, ck);
         r.integral_seconds = seconds_since(t0);
         const auto t1 = std::chrono::steady_clock::now();
         r.likelihood = reference ? cpu::likelihood_reference(in.setup, in.stars, r.integrals)
@@ -135,6 +159,7 @@ RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressF
     } else {
         throw std::invalid_argument("unknown backend '" + o.backend + "' (expected cpu or cuda)");
     }
+    if (ck) ck->finish();  // the run is complete: a later run starts afresh
     r.total_seconds = seconds_since(t0);
     return r;
 }

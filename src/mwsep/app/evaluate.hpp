@@ -2,6 +2,7 @@
 /// @brief One evaluation end to end: files -> model -> integrator (CPU or CUDA) -> result.
 #pragma once
 
+#include <cstdint>
 #include <future>
 #include <optional>
 #include <string>
@@ -26,6 +27,10 @@ struct RunOptions {
     std::string variant = "shared-fast-unrolled-f64";  ///< CUDA kernel variant
     int device = -1;                 ///< CUDA device (-1: the fastest double-capable one)
     bool force = false;              ///< compute even above the size limits of check_work
+    /// The checkpoint file of the integral (--checkpoint): resumed from if it exists, saved at
+    /// checkpoint_interval and on SIGINT/SIGTERM, removed once the run has finished.
+    std::optional<std::string> checkpoint_path;
+    double checkpoint_interval = 60;  ///< seconds between periodic checkpoints
 };
 
 /// Above these sizes a work unit is refused unless forced: each would take hours or more memory than a
@@ -82,7 +87,12 @@ struct RunResult {
 /// rethrows what went wrong (for instance: no CUDA device).
 std::future<void> start_backend(const RunOptions& o);
 
-/// Evaluates the likelihood of @p in with the backend of @p o.
+/// The hash that identifies a run's inputs and settings in its checkpoint: the bytes of the work unit,
+/// the stars and the parameter file (or the vector's values), the r binning and @p engine.
+std::uint64_t run_identity(const RunOptions& o, const std::string& engine);
+
+/// Evaluates the likelihood of @p in with the backend of @p o. With o.checkpoint_path the integral is
+/// checkpointed (CPU backends); an interruption throws resume::Interrupted after saving.
 RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressFn& progress = {});
 
 /// Name of the host CPU (from /proc/cpuinfo), for provenance.

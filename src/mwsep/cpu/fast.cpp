@@ -111,13 +111,20 @@ int resolve_threads(int threads) {
 }
 
 model::Integrals integrate_fast(const geometry::IntegrationSetup& s, int threads, const model::ProgressFn& progress,
-                               bool skip_negligible_streams) {
+                               bool skip_negligible_streams, resume::Checkpoint* checkpoint) {
     const int n_threads = resolve_threads(threads);
     const std::size_t n_comp = 1 + s.streams.size();
     const bool algebraic = s.hernquist_fast_path && !s.model.aux_profile;
+    // The work items are the mu rows of every area, numbered area after area; each keeps its row sums.
+    std::vector<std::size_t> first_row;
     std::size_t total = 0;
-    for (const auto& a : s.areas) total += static_cast<std::size_t>(a.n_mu());
-    std::atomic<std::size_t> done{0};
+    for (const auto& a : s.areas) {
+        first_row.push_back(total);
+        total += static_cast<std::size_t>(a.n_mu());
+    }
+    resume::Progress rows = resume::Progress::empty(total, n_comp);
+    if (checkpoint) checkpoint->load(rows);
+    std::atomic<std::size_t> done{rows.done_count()};
 
     model::Integrals result;
     result.streams.assign(s.streams.size(), 0.0);
@@ -128,8 +135,11 @@ model::Integrals integrate_fast(const geometry::IntegrationSetup& s, int threads
         const std::vector<double> thresholds = algebraic && skip_negligible_streams
                                                    ? stream_skip_thresholds(s, a, los)
                                                    : std::vector<double>(s.streams.size(), 0.0);
-        std::vector<double> rows(static_cast<std::size_t>(a.n_mu()) * n_comp);
         parallel_for(static_cast<std::size_t>(a.n_mu()), n_threads, [&](std::size_t i) {
+            const std::size_t item = first_row[area_index] + i;
+            // A row done before a resume is kept; after a stop request no new row starts (it is left to the
+            // resumed run), so the state is saved within one row's time.
+            if (resume::is_done(rows, item) || (checkpoint && resume::stop_requested())) return;
             std::vector<NeumaierSum> row(n_comp);
             std::vector<double> cell(n_comp);
             for (int j = 0; j < a.n_nu(); ++j) {
@@ -139,12 +149,17 @@ model::Integrals integrate_fast(const geometry::IntegrationSetup& s, int threads
                 else line_sums_generic(s, los, d, cell.data());
                 for (std::size_t c = 0; c < n_comp; ++c) row[c].add(cell[c] * a.ids[j]);
             }
-            for (std::size_t c = 0; c < n_comp; ++c) rows[i * n_comp + c] = row[c].value();
+            for (std::size_t c = 0; c < n_comp; ++c) rows.values[item * n_comp + c] = row[c].value();
+            resume::mark_done(rows, item);
             if (progress) progress(++done, total);
+            if (checkpoint) checkpoint->save_if_due(rows);
         });
+        if (checkpoint) checkpoint->stop_if_requested(rows);
+        // Rows are added in index order whatever thread or run computed them: the same sum every time.
         const double sign = area_index == 0 ? 1.0 : -1.0;
         for (std::size_t i = 0; i < static_cast<std::size_t>(a.n_mu()); ++i)
-            for (std::size_t c = 0; c < n_comp; ++c) totals[c].add(sign * rows[i * n_comp + c]);
+            for (std::size_t c = 0; c < n_comp; ++c)
+                totals[c].add(sign * rows.values[(first_row[area_index] + i) * n_comp + c]);
     }
     result.background = totals[0].value();
     for (std::size_t t = 0; t < s.streams.size(); ++t) result.streams[t] = totals[1 + t].value();

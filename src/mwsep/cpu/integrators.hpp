@@ -6,12 +6,17 @@
 #include "mwsep/geometry/tables.hpp"
 #include "mwsep/model/progress.hpp"
 #include "mwsep/model/result.hpp"
+#include "mwsep/resume/checkpoint.hpp"
 
 namespace mwsep::cpu {
 
 /// Serial integration in the original order (mu, nu, r), one plain double sum per component and area,
 /// areas combined as area 0 minus the cuts in order (spec 3.2-3.3).
-model::Integrals integrate_reference(const geometry::IntegrationSetup& s, const model::ProgressFn& progress = {});
+/// With @p checkpoint, the run resumes from its file if there is one, saves at its interval and, on SIGINT or
+/// SIGTERM, saves after the current row and throws resume::Interrupted; the result is bit-identical to an
+/// uninterrupted run.
+model::Integrals integrate_reference(const geometry::IntegrationSetup& s, const model::ProgressFn& progress = {},
+                                     resume::Checkpoint* checkpoint = nullptr);
 
 /// Likelihood over @p stars with one running plain sum in file order (spec 4.4).
 model::Likelihood likelihood_reference(const geometry::IntegrationSetup& s, const model::StarCatalogue& stars,
@@ -22,8 +27,10 @@ model::Likelihood likelihood_reference(const geometry::IntegrationSetup& s, cons
 /// of its line of sight; cells and mu rows are combined with Neumaier summation in a fixed order, so the
 /// result does not depend on @p threads. With @p skip_negligible_streams, stream terms that a rigorous
 /// bound puts below 2^-60 of the stream's integral are not evaluated (see stream_skipping.hpp).
+/// @p checkpoint as for integrate_reference (each finished mu row is saved with its sums; a stop request
+/// lets the rows in progress finish).
 model::Integrals integrate_fast(const geometry::IntegrationSetup& s, int threads, const model::ProgressFn& progress = {},
-                                bool skip_negligible_streams = true);
+                                bool skip_negligible_streams = true, resume::Checkpoint* checkpoint = nullptr);
 
 /// Likelihood on @p threads threads; per-star terms summed in file order with Neumaier summation.
 model::Likelihood likelihood_fast(const geometry::IntegrationSetup& s, const model::StarCatalogue& stars,
