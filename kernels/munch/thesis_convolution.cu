@@ -1,0 +1,138 @@
+// The thesis's two GPU convolutions (its chapter 4), rebuilt from its description and Listings A.3/A.4.
+#include <algorithm>
+#include <vector>
+
+#include "munch/device_buffer.hpp"
+#include "munch/variants.hpp"
+#include "munch/window_ops.hpp"
+
+namespace munch::gpu {
+
+namespace {
+
+// ---- attempt 1: one block per output, the filter sum as a block reduction ------------------------------
+// No code was published; the description is: outputs over blocks, each block reduces its output's w
+// products, with the reduction optimisations of Harris (sequential addressing, the first addition during
+// the load, the last warp unrolled, several elements per thread). 256 threads per block as in the text.
+constexpr int reduction_threads = 256;
+
+__global__ void __launch_bounds__(reduction_threads)
+thesis_reduction_kernel(const float* __restrict__ signal, long long n, const float* __restrict__ filter, long long w,
+                        float* __restrict__ out) {
+    __shared__ float partial[reduction_threads];
+    const long long i = blockIdx.x;
+    float sum = 0;
+    // Several products per thread, added while they are loaded: sum_k M[i-k] N[k].
+    for (long long k = threadIdx.x; k < w; k += reduction_threads)
+        sum = Convolve::combine(sum, padded_at<Convolve>(signal, n, i - k), filter[k]);
+    partial[threadIdx.x] = sum;
+    __syncthreads();
+    // Sequential addressing: the active threads are contiguous, so no warp diverges and no bank conflicts.
+    for (int stride = reduction_threads / 2; stride > 32; stride /= 2) {
+        if (threadIdx.x < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
+        __syncthreads();
+    }
+    // The last warp without barriers (today through shuffles, which need no volatile shared memory).
+    if (threadIdx.x < 32) {
+        float v = partial[threadIdx.x] + partial[threadIdx.x + 32];
+        for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+        if (threadIdx.x == 0) out[i] = v;
+    }
+}
+
+class ThesisReduction final : public Variant {
+public:
+    void prepare(const std::vector<float>& signal, const std::vector<float>& filter, cudaStream_t stream) override {
+        n_ = static_cast<long long>(signal.size());
+        w_ = static_cast<long long>(filter.size());
+        signal_ = uploaded(signal, stream);
+        filter_ = uploaded(filter, stream);
+        out_ = DeviceFloats(static_cast<std::size_t>(n_ + w_ - 1));
+    }
+    void run(cudaStream_t stream) override {
+        thesis_reduction_kernel<<<static_cast<unsigned>(n_ + w_ - 1), reduction_threads, 0, stream>>>(
+            signal_.get(), n_, filter_.get(), w_, out_.get());
+        harness::check(cudaGetLastError(), "launch the block-reduction convolution");
+    }
+    std::vector<float> result(cudaStream_t stream) const override {
+        return out_.download(static_cast<std::size_t>(n_ + w_ - 1), stream);
+    }
+
+private:
+    long long n_ = 0, w_ = 0;
+    DeviceFloats signal_, filter_, out_;
+};
+
+// ---- attempt 2: one thread per output, 384 filter taps per launch in constant memory -------------------
+// Algorithms 6 and 7, Listings A.3 and A.4: blocks of 384 threads; the host copies 384 taps at a time into
+// constant memory, launches, and waits (cudaThreadSynchronize, today cudaStreamSynchronize) before the next
+// chunk; each launch adds its partial sums to P. The kernel forms P[n] = sum_k M_apron[n + k] c[k]: given
+// the filter in stored order that is a correlation, so the filter is uploaded reversed (the convolution of
+// Listing A.1). The filter is padded with zeros to a multiple of 384 (the listing copies 384 taps always).
+constexpr int thesis_block = 384;
+
+__constant__ float c_thesis_taps[thesis_block];
+
+__global__ void thesis_constant_kernel(const float* __restrict__ m_apron, float* __restrict__ p, int offset) {
+    __shared__ float s_m[2 * thesis_block];
+    __shared__ float s_p[thesis_block];
+    const int t = threadIdx.x;
+    const long long b = blockIdx.x;
+    s_p[t] = 0;
+    s_m[t] = m_apron[b * thesis_block + t + offset];
+    s_m[t + thesis_block] = m_apron[(b + 1) * thesis_block + t + offset];
+    __syncthreads();
+    for (int i = 0; i < thesis_block; ++i) {
+        s_p[t] = Convolve::combine(s_p[t], s_m[t + i], c_thesis_taps[i]);
+        __syncthreads();  // as published: a barrier after every step, although no thread reads another's s_p
+    }
+    p[b * thesis_block + t] += s_p[t];
+}
+
+class ThesisConstant final : public Variant {
+public:
+    void prepare(const std::vector<float>& signal, const std::vector<float>& filter, cudaStream_t stream) override {
+        const std::size_t n = signal.size(), w = filter.size();
+        out_len_ = n + w - 1;
+        blocks_ = out_len_ / thesis_block + 1;
+        chunks_ = (w + thesis_block - 1) / thesis_block;
+        // M_apron: (w-1) zeros, the signal, zeros up to the last window the last chunk's launch reads.
+        std::vector<float> apron((blocks_ + 1) * thesis_block + chunks_ * thesis_block, 0.0f);
+        std::copy(signal.begin(), signal.end(), apron.begin() + static_cast<std::ptrdiff_t>(w - 1));
+        std::vector<float> taps(chunks_ * thesis_block, 0.0f);
+        std::copy(filter.rbegin(), filter.rend(), taps.begin());
+        host_taps_ = taps;
+        apron_ = uploaded(apron, stream);
+        out_ = DeviceFloats(blocks_ * thesis_block);
+    }
+    void run(cudaStream_t stream) override {
+        harness::check(cudaMemsetAsync(out_.get(), 0, sizeof(float) * out_.size(), stream), "clear P");
+        for (std::size_t c = 0; c < chunks_; ++c) {
+            harness::check(cudaMemcpyToSymbolAsync(c_thesis_taps, host_taps_.data() + c * thesis_block,
+                                                   sizeof(float) * thesis_block, 0, cudaMemcpyHostToDevice, stream),
+                           "copy 384 taps into constant memory");
+            thesis_constant_kernel<<<static_cast<unsigned>(blocks_), thesis_block, 0, stream>>>(
+                apron_.get(), out_.get(), static_cast<int>(c * thesis_block));
+            harness::check(cudaGetLastError(), "launch the thesis convolution kernel");
+            harness::check(cudaStreamSynchronize(stream), "wait for a convolution chunk");
+        }
+    }
+    std::vector<float> result(cudaStream_t stream) const override { return out_.download(out_len_, stream); }
+
+private:
+    std::size_t out_len_ = 0, blocks_ = 0, chunks_ = 0;
+    std::vector<float> host_taps_;
+    DeviceFloats apron_, out_;
+};
+
+}  // namespace
+
+std::vector<VariantEntry> thesis_convolution_variants() {
+    return {{"thesis-reduction", "the thesis's first attempt: a block of 256 threads reduces each output's products",
+             [] { return std::unique_ptr<Variant>(new ThesisReduction()); }},
+            {"thesis-constant384",
+             "the thesis's Algorithms 6/7: a thread per output, 384 taps per launch in constant memory, synchronised",
+             [] { return std::unique_ptr<Variant>(new ThesisConstant()); }}};
+}
+
+}  // namespace munch::gpu
