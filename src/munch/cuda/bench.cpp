@@ -84,7 +84,7 @@ int command_bench(const Args& args) {
     const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::optional<check::ConvolutionReference> conv_ref;
     std::optional<check::RollingBallReference> rb_ref;
-    if (conv) conv_ref.emplace(signal, taps, threads);
+    if (conv) conv_ref.emplace(signal, taps, threads, 5e8);
     else rb_ref.emplace(signal, taps, threads);
     const double fft_tolerance = fft_error_bound(signal, taps, fft_size(n + w - 1));
 
