@@ -13,11 +13,12 @@ namespace munch::gpu {
 
 namespace {
 
+/// Throws harness::CudaError naming @p what when cuFFT did not succeed.
 void check_fft(cufftResult status, const char* what) {
     if (status != CUFFT_SUCCESS) throw harness::CudaError(std::string("cuFFT error ") + std::to_string(status) + " while trying to " + what);
 }
 
-// The spectra's product, scaled by 1/size (cuFFT's inverse transform is unnormalised).
+/// The spectra's product a *= b, scaled by @p scale = 1/size (cuFFT's inverse transform is unnormalised).
 __global__ void multiply_spectra_kernel(cufftComplex* __restrict__ a, const cufftComplex* __restrict__ b, long long count,
                                         float scale) {
     const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -27,6 +28,7 @@ __global__ void multiply_spectra_kernel(cufftComplex* __restrict__ a, const cuff
     }
 }
 
+/// The convolution through zero-padded real FFTs: transform signal and filter, multiply, transform back.
 class FftConvolution final : public Variant {
 public:
     ~FftConvolution() override {

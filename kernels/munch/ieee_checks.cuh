@@ -12,6 +12,7 @@
 
 namespace {
 
+/// The four operations on element i, as written (the file's flags decide contraction, flushing, accuracy).
 __global__ void ieee_kernel(const float* __restrict__ a, const float* __restrict__ b, const float* __restrict__ c,
                             const float* __restrict__ denormal, float* quotient, float* root, float* muladd,
                             float* scaled, int n) {
@@ -24,6 +25,7 @@ __global__ void ieee_kernel(const float* __restrict__ a, const float* __restrict
     }
 }
 
+/// Uploads @p in, runs the kernel of this file and downloads what it computed.
 munch::gpu::IeeeOutputs run_ieee_checks(const munch::gpu::IeeeInputs& in) {
     using munch::gpu::DeviceFloats;
     const int n = static_cast<int>(in.a.size());

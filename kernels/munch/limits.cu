@@ -6,10 +6,11 @@ namespace munch::gpu {
 
 namespace {
 
+/// Nothing: the launch is what is measured.
 __global__ void empty_kernel() {}
 
-// peak_chains independent chains, so the FMA pipe never waits for a previous result; the constants keep
-// every value finite and away from denormals for any iteration count.
+/// peak_chains independent chains, so the FMA pipe never waits for a previous result; the constants keep
+/// every value finite and away from denormals for any iteration count.
 template <class T>
 __global__ void __launch_bounds__(peak_threads) peak_kernel(int iterations, T seed, T* sink) {
     T v[peak_chains];
@@ -26,6 +27,7 @@ __global__ void __launch_bounds__(peak_threads) peak_kernel(int iterations, T se
     if (sum == static_cast<T>(-1)) *sink = sum;  // never true; keeps the chains alive
 }
 
+/// target = source, 16 bytes per access, grid-stride.
 __global__ void stream_copy_kernel(const float4* __restrict__ source, float4* __restrict__ target, std::size_t count4) {
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
     for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count4; i += stride)

@@ -14,8 +14,10 @@ namespace {
 // No code was published; the description is: outputs over blocks, each block reduces its output's w
 // products, with the reduction optimisations of Harris (sequential addressing, the first addition during
 // the load, the last warp unrolled, several elements per thread). 256 threads per block as in the text.
+/// Threads per block of the first attempt (as in the thesis's text).
 constexpr int reduction_threads = 256;
 
+/// Output blockIdx.x of the full convolution, its products summed by the block's threads and reduced.
 __global__ void __launch_bounds__(reduction_threads)
 thesis_reduction_kernel(const float* __restrict__ signal, long long n, const float* __restrict__ filter, long long w,
                         float* __restrict__ out) {
@@ -40,6 +42,7 @@ thesis_reduction_kernel(const float* __restrict__ signal, long long n, const flo
     }
 }
 
+/// The first attempt: one block per output.
 class ThesisReduction final : public Variant {
 public:
     void prepare(const std::vector<float>& signal, const std::vector<float>& filter, cudaStream_t stream) override {
@@ -69,10 +72,13 @@ private:
 // chunk; each launch adds its partial sums to P. The kernel forms P[n] = sum_k M_apron[n + k] c[k]: given
 // the filter in stored order that is a correlation, so the filter is uploaded reversed (the convolution of
 // Listing A.1). The filter is padded with zeros to a multiple of 384 (the listing copies 384 taps always).
+/// Threads per block and taps per launch of the second attempt.
 constexpr int thesis_block = 384;
 
+/// The launch's chunk of taps (Listing A.3's c_d_N).
 __constant__ float c_thesis_taps[thesis_block];
 
+/// One chunk of taps for outputs [b*384, b*384 + 384), added to P (Listing A.3).
 __global__ void thesis_constant_kernel(const float* __restrict__ m_apron, float* __restrict__ p, int offset) {
     __shared__ float s_m[2 * thesis_block];
     __shared__ float s_p[thesis_block];
@@ -89,6 +95,7 @@ __global__ void thesis_constant_kernel(const float* __restrict__ m_apron, float*
     p[b * thesis_block + t] += s_p[t];
 }
 
+/// The second, published attempt: a thread per output, synchronised launches per chunk of taps.
 class ThesisConstant final : public Variant {
 public:
     void prepare(const std::vector<float>& signal, const std::vector<float>& filter, cudaStream_t stream) override {

@@ -10,11 +10,13 @@ namespace munch::gpu {
 
 namespace {
 
+/// Threads per block and taps per launch, as in the thesis.
 constexpr int rb_block = 384;
 
+/// The launch's chunk of taps.
 __constant__ float c_rb_taps[rb_block];
 
-// rbKernel: one 384-tap chunk of the erosion, kept as the maximum of (tap - sample); P = max(P, chunk).
+/// rbKernel: one 384-tap chunk of the erosion, kept as the maximum of (tap - sample); P = max(P, chunk).
 __global__ void rb_erosion_chunk_kernel(const float* __restrict__ m_apron, float* __restrict__ p, int offset) {
     __shared__ float s_m[2 * rb_block];
     __shared__ float s_p[rb_block];
@@ -31,27 +33,28 @@ __global__ void rb_erosion_chunk_kernel(const float* __restrict__ m_apron, float
     p[b * rb_block + t] = fmaxf(p[b * rb_block + t], s_p[t]);
 }
 
-// P and R start at -inf (the thesis set them on the host and uploaded them; a fill keeps the timed run free
-// of host copies that its own pure time did not include).
+/// P and R start at -inf (the thesis set them on the host and uploaded them; a fill keeps the timed run free
+/// of host copies that its own pure time did not include).
 __global__ void rb_fill_kernel(float* __restrict__ target, long long count, float value) {
     const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i < count) target[i] = value;
 }
 
+/// Sets @p count floats at @p target to @p value on @p stream.
 void fill(float* target, std::size_t count, float value, cudaStream_t stream) {
     const auto blocks = static_cast<unsigned>((count + 255) / 256);
     rb_fill_kernel<<<blocks, 256, 0, stream>>>(target, static_cast<long long>(count), value);
     harness::check(cudaGetLastError(), "launch a fill");
 }
 
-// rbKernel2: the erosion as a minimum, -max(tap - sample) = min(sample - tap) (exact: negation commutes
-// with rounding).
+/// rbKernel2: the erosion as a minimum, -max(tap - sample) = min(sample - tap) (exact: negation commutes
+/// with rounding).
 __global__ void rb_negate_kernel(float* __restrict__ p) {
     const long long q = static_cast<long long>(blockIdx.x) * rb_block + threadIdx.x;
     p[q] = -p[q];
 }
 
-// rbKernel3: one 384-tap chunk of the dilation of R (the erosion, -inf around it); P = max(P, chunk).
+/// rbKernel3: one 384-tap chunk of the dilation of R (the erosion, -inf around it); P = max(P, chunk).
 __global__ void rb_dilation_chunk_kernel(const float* __restrict__ r, float* __restrict__ p, int offset) {
     __shared__ float s_r[2 * rb_block];
     __shared__ float s_p[rb_block];
@@ -68,10 +71,10 @@ __global__ void rb_dilation_chunk_kernel(const float* __restrict__ r, float* __r
     p[b * rb_block + t] = s_p[t];
 }
 
-// The host side (Listing A.7): the signal centred in +inf padding, P and R at -inf, the filter chunks
-// copied into constant memory before each synchronised launch. The published code starts the dilation
-// from P (the erosion itself); that equals the opening when the ball's centre height is >= 0, as a ball's
-// is. The filter is padded with -inf to a multiple of 384 (required, not described).
+/// The host side (Listing A.7): the signal centred in +inf padding, P and R at -inf, the filter chunks
+/// copied into constant memory before each synchronised launch. The published code starts the dilation
+/// from P (the erosion itself); that equals the opening when the ball's centre height is >= 0, as a ball's
+/// is. The filter is padded with -inf to a multiple of 384 (required, not described).
 class ThesisRollingBall final : public Variant {
 public:
     void prepare(const std::vector<float>& signal, const std::vector<float>& ball, cudaStream_t stream) override {

@@ -12,43 +12,50 @@ namespace munch::gpu {
 
 namespace {
 
+/// The constant-memory policy's chunk of taps.
 __constant__ float c_tiled_taps[constant_tap_capacity];
 
-// Taps in constant memory: each launch's chunk is copied (device to device) into c_tiled_taps first;
-// every thread of a warp reads the same tap, which the constant cache serves as one broadcast.
+/// Taps in constant memory: each launch's chunk is copied (device to device) into c_tiled_taps first;
+/// every thread of a warp reads the same tap, which the constant cache serves as one broadcast.
 struct TapsInConstant {
-    static constexpr const char* name = "constant";
-    static constexpr int launch_capacity = constant_tap_capacity;
-    static constexpr bool in_shared = false;
+    static constexpr const char* name = "constant";  ///< in variant names
+    static constexpr int launch_capacity = constant_tap_capacity;  ///< taps per launch
+    static constexpr bool in_shared = false;  ///< whether the kernel needs shared memory for the taps
+    /// Nothing to stage: the taps are in constant memory.
     __device__ static void stage(float*, const float*, int) {}
+    /// Tap @p launch_index of the launch's chunk.
     __device__ static float tap(const float*, int launch_index, int) { return c_tiled_taps[launch_index]; }
+    /// Copies the launch's @p count taps from device memory into the constant chunk, on @p stream.
     static void upload(const float* taps, int count, cudaStream_t stream) {
         harness::check(cudaMemcpyToSymbolAsync(c_tiled_taps, taps, sizeof(float) * count, 0, cudaMemcpyDeviceToDevice, stream),
                        "copy a filter chunk into constant memory");
     }
 };
 
-// Taps in shared memory: each stage's taps are copied from global memory beside the input tile, one
-// launch for the whole filter.
+/// Taps in shared memory: each stage's taps are copied from global memory beside the input tile, one
+/// launch for the whole filter.
 struct TapsInShared {
-    static constexpr const char* name = "shared";
-    static constexpr int launch_capacity = 1 << 30;
-    static constexpr bool in_shared = true;
+    static constexpr const char* name = "shared";  ///< in variant names
+    static constexpr int launch_capacity = 1 << 30;  ///< taps per launch: all of them
+    static constexpr bool in_shared = true;  ///< whether the kernel needs shared memory for the taps
+    /// Copies the stage's @p count taps from global into shared memory (all threads of the block).
     __device__ static void stage(float* stage, const float* taps, int count) {
         for (int j = threadIdx.x; j < count; j += tiled_threads) stage[j] = taps[j];
     }
+    /// Tap @p stage_index of the stage.
     __device__ static float tap(const float* stage, int, int stage_index) { return stage[stage_index]; }
+    /// Nothing to upload before a launch.
     static void upload(const float*, int, cudaStream_t) {}
 };
 
-// Taps per stage: a power of two, at least R, at most 1024 (it then divides the constant chunk).
+/// Taps per stage: a power of two, at least R, at most 1024 (it then divides the constant chunk).
 int stage_taps_for(long long width, int outputs_per_thread) {
     int k = outputs_per_thread;
     while (k < width && k < 1024) k *= 2;
     return k;
 }
 
-// The taps padded with the operation's neutral tap to a whole number of stages.
+/// The taps padded with the operation's neutral tap to a whole number of stages.
 template <class Op>
 std::vector<float> padded_taps(std::vector<float> taps, int stage_taps) {
     const std::size_t stages = (taps.size() + stage_taps - 1) / stage_taps;
@@ -56,7 +63,7 @@ std::vector<float> padded_taps(std::vector<float> taps, int stage_taps) {
     return taps;
 }
 
-// One window pass (window_ops.hpp) of x into out: the launches over the filter chunks of the policy.
+/// One window pass (window_ops.hpp) of x into out: the launches over the filter chunks of the policy.
 template <class Op, class TapSource, int R>
 void window_pass(const float* x, long long n, const float* taps, int padded_count, int stage_taps, long long shift,
                  float* out, long long out_len, cudaStream_t stream) {
@@ -72,11 +79,13 @@ void window_pass(const float* x, long long n, const float* taps, int padded_coun
     }
 }
 
+/// The variant name the policies compose: "tiled-", the taps policy, "-r" and the outputs per thread.
 template <class TapSource, int R>
 std::string tiled_name() {
     return std::string("tiled-") + TapSource::name + "-r" + std::to_string(R);
 }
 
+/// The full convolution as one window pass with the reversed filter.
 template <class TapSource, int R>
 class TiledConvolution final : public Variant {
 public:
@@ -105,6 +114,7 @@ private:
     DeviceFloats signal_, taps_, out_;
 };
 
+/// The rolling ball as two window passes: erosion, then dilation.
 template <class TapSource, int R>
 class TiledRollingBall final : public Variant {
 public:
@@ -135,6 +145,7 @@ private:
     DeviceFloats signal_, erosion_taps_, dilation_taps_, eroded_, out_;
 };
 
+/// The registry entry of one tiled variant of @p Family.
 template <template <class, int> class Family, class TapSource, int R>
 VariantEntry tiled_entry(const std::string& what) {
     return {tiled_name<TapSource, R>(),

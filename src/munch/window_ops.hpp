@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <limits>
 
+/// Marks the per-point functions for both host and device (plain inline in C++ builds).
 #if defined(__CUDACC__)
 #define MUNCH_HD __host__ __device__ __forceinline__
 #else
