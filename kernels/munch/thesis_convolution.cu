@@ -78,6 +78,7 @@ constexpr int thesis_block = 384;
 /// The launch's chunk of taps (Listing A.3's c_d_N).
 __constant__ float c_thesis_taps[thesis_block];
 
+// [thesis-kernel-begin]
 /// One chunk of taps for outputs [b*384, b*384 + 384), added to P (Listing A.3).
 __global__ void thesis_constant_kernel(const float* __restrict__ m_apron, float* __restrict__ p, int offset) {
     __shared__ float s_m[2 * thesis_block];
@@ -94,6 +95,7 @@ __global__ void thesis_constant_kernel(const float* __restrict__ m_apron, float*
     }
     p[b * thesis_block + t] += s_p[t];
 }
+// [thesis-kernel-end]
 
 /// The second, published attempt: a thread per output, synchronised launches per chunk of taps.
 class ThesisConstant final : public Variant {
@@ -112,6 +114,7 @@ public:
         apron_ = uploaded(apron, stream);
         out_ = DeviceFloats(blocks_ * thesis_block);
     }
+    // [thesis-host-begin]
     void run(cudaStream_t stream) override {
         harness::check(cudaMemsetAsync(out_.get(), 0, sizeof(float) * out_.size(), stream), "clear P");
         for (std::size_t c = 0; c < chunks_; ++c) {
@@ -124,6 +127,7 @@ public:
             harness::check(cudaStreamSynchronize(stream), "wait for a convolution chunk");
         }
     }
+    // [thesis-host-end]
     std::vector<float> result(cudaStream_t stream) const override { return out_.download(out_len_, stream); }
 
 private:

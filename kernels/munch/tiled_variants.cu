@@ -63,6 +63,7 @@ std::vector<float> padded_taps(std::vector<float> taps, int stage_taps) {
     return taps;
 }
 
+// [window-pass-begin]
 /// One window pass (window_ops.hpp) of x into out: the launches over the filter chunks of the policy.
 template <class Op, class TapSource, int R>
 void window_pass(const float* x, long long n, const float* taps, int padded_count, int stage_taps, long long shift,
@@ -78,6 +79,7 @@ void window_pass(const float* x, long long n, const float* taps, int padded_coun
         harness::check(cudaGetLastError(), "launch the tiled window kernel");
     }
 }
+// [window-pass-end]
 
 /// The variant name the policies compose: "tiled-", the taps policy, "-r" and the outputs per thread.
 template <class TapSource, int R>
@@ -132,11 +134,13 @@ public:
         eroded_ = DeviceFloats(static_cast<std::size_t>(n_));
         out_ = DeviceFloats(static_cast<std::size_t>(n_));
     }
+    // [rolling-ball-run-begin]
     void run(cudaStream_t stream) override {
         const long long r = (w_ - 1) / 2;
         window_pass<Erode, TapSource, R>(signal_.get(), n_, erosion_taps_.get(), padded_, stage_, r, eroded_.get(), n_, stream);
         window_pass<Dilate, TapSource, R>(eroded_.get(), n_, dilation_taps_.get(), padded_, stage_, r, out_.get(), n_, stream);
     }
+    // [rolling-ball-run-end]
     std::vector<float> result(cudaStream_t stream) const override { return out_.download(static_cast<std::size_t>(n_), stream); }
 
 private:

@@ -24,11 +24,13 @@ inline constexpr int constant_tap_capacity = 8192;
 
 /// Index of input value @p j in the shared tile: one padding word after every R values, so that the 32
 /// threads of a warp, which read at a stride of R, hit 32 different banks (stride R + 1, odd).
+// [tile-slot-begin]
 template <int R>
 __device__ __forceinline__ int tile_slot(int j) {
     if constexpr (R == 1) return j;
     else return j + j / R;
 }
+// [tile-slot-end]
 
 /// Shared-memory floats the input tile of @p tile_outputs outputs and @p stage_taps taps needs.
 template <int R>
@@ -57,13 +59,16 @@ tiled_window_kernel(const float* __restrict__ x, long long n, const float* __res
 #pragma unroll
     for (int r = 0; r < R; ++r) acc[r] = Op::identity();
 
+    // [tile-load-begin]
     for (int s0 = 0; s0 < taps; s0 += stage_taps) {
         const long long base = tile_start + first_input + s0;
         for (int j = threadIdx.x; j < T + stage_taps; j += tiled_threads)
             tile[tile_slot<R>(j)] = padded_at<Op>(x, n, base + j);
         TapSource::stage(stage, taps_global + s0, stage_taps);
         __syncthreads();
+        // [tile-load-end]
 
+        // [register-block-begin]
         float window[R];
 #pragma unroll
         for (int r = 0; r < R; ++r) window[r] = tile[tile_slot<R>(t0 + r)];
@@ -80,6 +85,7 @@ tiled_window_kernel(const float* __restrict__ x, long long n, const float* __res
 #pragma unroll
             for (int r = 0; r < R; ++r) window[r] = next[r];
         }
+        // [register-block-end]
         __syncthreads();
     }
     // The R consecutive outputs of each thread go out through shared memory, so that the global stores

@@ -30,6 +30,7 @@ namespace munch {
 /// +infinity in float, usable in device code.
 MUNCH_HD float positive_infinity() { return __builtin_huge_valf(); }
 
+// [operations-begin]
 /// The sum of products: one term of a convolution.
 struct Convolve {
     /// Name of the operation in variant names and result files.
@@ -85,12 +86,15 @@ struct Dilate {
     MUNCH_HD static float merge(float a, float b) { return b > a ? b : a; }
 };
 
+// [operations-end]
+
 /// The input at index @p j (any integer), or @p Op's padding outside [0, n).
 template <class Op>
 MUNCH_HD float padded_at(const float* x, long long n, long long j) {
     return (j >= 0 && j < n) ? x[j] : Op::padding();
 }
 
+// [window-output-begin]
 /// One output of the window form: reduce over k of combine(x[i - shift + k], h[k]).
 template <class Op>
 MUNCH_HD float window_output(const float* x, long long n, const float* h, long long w, long long shift, long long i) {
@@ -98,5 +102,6 @@ MUNCH_HD float window_output(const float* x, long long n, const float* h, long l
     for (long long k = 0; k < w; ++k) acc = Op::combine(acc, padded_at<Op>(x, n, i - shift + k), h[k]);
     return acc;
 }
+// [window-output-end]
 
 }  // namespace munch

@@ -96,6 +96,7 @@ int command_bench(const Args& args) {
     for (const auto& name : variants) {
         const auto& entry = entry_named(entries, name);
         auto variant = entry.make();
+        // [check-then-time-begin]
         variant->prepare(signal, taps, stream.get());
         variant->run(stream.get());  // warm-up, and the output that is checked
         harness::check(cudaStreamSynchronize(stream.get()), "finish the first run");
@@ -106,6 +107,7 @@ int command_bench(const Args& args) {
             std::fprintf(stderr, "munch bench: %s %s n=%zu w=%zu disagrees with the CPU: %s\n", computation.c_str(),
                          name.c_str(), n, w, verdict.first_failure.c_str());
         }
+        // [check-then-time-end]
         harness::Sampling sampling({repeats, max_samples, 0.5, limit});
         std::vector<double> totals;
         std::vector<TimedSample> samples;
