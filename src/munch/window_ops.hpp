@@ -16,7 +16,6 @@
 #pragma once
 
 #include <cstddef>
-#include <limits>
 
 /// Marks the per-point functions for both host and device (plain inline in C++ builds).
 #if defined(__CUDACC__)
@@ -31,6 +30,27 @@ namespace munch {
 MUNCH_HD float positive_infinity() { return __builtin_huge_valf(); }
 
 // [operations-begin]
+/// The smaller of @p a and @p b. On the GPU fminf is one instruction; on the CPU a comparison, which the
+/// compiler keeps inline where fminf would be a library call. Both agree whenever neither is a NaN (and
+/// no NaN arises here: an input is finite or +inf, a tap finite or -inf); at most the sign of a zero
+/// may differ, and -0 equals +0.
+MUNCH_HD float smaller(float a, float b) {
+#if defined(__CUDA_ARCH__)
+    return fminf(a, b);
+#else
+    return b < a ? b : a;
+#endif
+}
+
+/// The larger of @p a and @p b (as smaller()).
+MUNCH_HD float larger(float a, float b) {
+#if defined(__CUDA_ARCH__)
+    return fmaxf(a, b);
+#else
+    return b > a ? b : a;
+#endif
+}
+
 /// The sum of products: one term of a convolution.
 struct Convolve {
     /// Name of the operation in variant names and result files.
@@ -59,12 +79,9 @@ struct Erode {
     /// The tap that changes nothing: x - (-inf) = +inf never lowers a minimum.
     MUNCH_HD static float neutral_tap() { return -positive_infinity(); }
     /// Keeps the smaller of the running minimum and x - h.
-    MUNCH_HD static float combine(float acc, float x, float h) {
-        const float c = x - h;
-        return c < acc ? c : acc;
-    }
+    MUNCH_HD static float combine(float acc, float x, float h) { return smaller(acc, x - h); }
     /// Joins two partial results (of two filter chunks).
-    MUNCH_HD static float merge(float a, float b) { return b < a ? b : a; }
+    MUNCH_HD static float merge(float a, float b) { return smaller(a, b); }
 };
 
 /// The maximum of sums: one term of a dilation by a non-flat structuring element.
@@ -78,12 +95,9 @@ struct Dilate {
     /// The tap that changes nothing: x + (-inf) = -inf never raises a maximum.
     MUNCH_HD static float neutral_tap() { return -positive_infinity(); }
     /// Keeps the larger of the running maximum and x + h.
-    MUNCH_HD static float combine(float acc, float x, float h) {
-        const float c = x + h;
-        return c > acc ? c : acc;
-    }
+    MUNCH_HD static float combine(float acc, float x, float h) { return larger(acc, x + h); }
     /// Joins two partial results (of two filter chunks).
-    MUNCH_HD static float merge(float a, float b) { return b > a ? b : a; }
+    MUNCH_HD static float merge(float a, float b) { return larger(a, b); }
 };
 
 // [operations-end]

@@ -295,7 +295,7 @@ int command_roofline(const Args& args) {
                      harness::csv_number(s.noise_pct()), std::to_string(timed.size()), s.reason()});
         std::printf("%s: %.1f %s (best sample)\n", quantity, amount / *std::min_element(s.samples().begin(), s.samples().end()) / 1e6, unit);
     };
-    const int it32 = 2000, it64 = 1000;
+    const int it32 = 2048, it64 = 1024;  // multiples of the unrolling
     const double threads = static_cast<double>(blocks) * gpu::peak_threads;
     measure("fp32_fma_peak", "GFLOP/s", threads * it32 * gpu::peak_chains * 2.0,
             [&] { gpu::launch_peak_fp32(blocks, it32, 1.0f, f_sink, stream.get()); });
