@@ -62,6 +62,9 @@ tiled_window_kernel(const float* __restrict__ x, long long n, const float* __res
     // [tile-load-begin]
     for (int s0 = 0; s0 < taps; s0 += stage_taps) {
         const long long base = tile_start + first_input + s0;
+        // Unrolled, so that several loads of each thread are in flight at once (short filters are limited
+        // by memory, and one load at a time per thread would not saturate it).
+#pragma unroll 4
         for (int j = threadIdx.x; j < T + stage_taps; j += tiled_threads)
             tile[tile_slot<R>(j)] = padded_at<Op>(x, n, base + j);
         TapSource::stage(stage, taps_global + s0, stage_taps);
@@ -93,6 +96,7 @@ tiled_window_kernel(const float* __restrict__ x, long long n, const float* __res
 #pragma unroll
     for (int r = 0; r < R; ++r) tile[tile_slot<R>(t0 + r)] = acc[r];
     __syncthreads();
+#pragma unroll 4
     for (int j = threadIdx.x; j < T; j += tiled_threads) {
         const long long i = tile_start + j;
         if (i < out_len) {
