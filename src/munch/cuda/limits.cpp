@@ -200,8 +200,8 @@ int command_copy(const Args& args) {
     const auto max_bytes = static_cast<std::size_t>(o.integer("--max-bytes", 1LL << 28, 16, 1LL << 34));
     const int repeats = static_cast<int>(o.integer("--repeats", 5, 1, 1000));
     if (max_bytes < min_bytes) throw o.error("--max-bytes", "smaller than --min-bytes");
-    const auto device = current_device();
-    harness::ClockMonitor monitor(device.pci_bus);
+    if (min_bytes % 16 != 0) throw o.error("--min-bytes", "must be a multiple of 16 (the mapped copies move 16-byte vectors)");
+    current_device();
     harness::Stream stream;
     float *d_a = nullptr, *d_b = nullptr, *pinned = nullptr, *mapped = nullptr, *mapped_device = nullptr;
     harness::check(cudaMalloc(&d_a, max_bytes), "allocate a device buffer");
