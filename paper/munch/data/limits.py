@@ -124,3 +124,35 @@ def build(ctx):
     ctx.facts["ieee_default"] = default
     ctx.facts["ieee_fast"] = {(r["operation"], r["cpu_reference"]): int(r["mismatches"]) for r in ieee if r["build"] == "fast_math"}
     ctx.facts["ieee_count"] = int(ieee[0]["count"])
+    ctx.n["munch_ieee_defaults"] = ieee_sentences(cell, int(ieee[0]["count"]))
+
+
+def ieee_sentences(cell, count):
+    """What the four builds showed, in words, from the counts (the chapter states no result of its own)."""
+    def count_text(v):
+        return f"{v:,}".replace(",", "\u202f")
+
+    def mism(build, op, ref):
+        r = cell.get((build, op, ref))
+        if r is None:
+            raise MissingData(f"ieee.csv: no {build} row for {op} against {ref}")
+        return int(r["mismatches"])
+    div, root = mism("default", "division", "correctly rounded a/b"), mism("default", "sqrt", "correctly rounded sqrt")
+    flushed = mism("default", "denormal_scale", "results flushed to zero")
+    fused, unfused = mism("default", "multiply_add", "fused fma(a,b,c)"), mism("default", "multiply_add", "unfused a*b+c")
+    if div == 0 and root == 0 and flushed == 0:
+        first = (f"With nvcc's defaults, division and square root are correctly rounded on all {count_text(count)} operands "
+                 "and no denormal is flushed")
+    else:
+        first = (f"With nvcc's defaults, {count_text(div)} quotients and {count_text(root)} square roots of {count_text(count)} "
+                 f"differ from the correctly rounded ones and {count_text(flushed)} denormals are flushed")
+    second = (f"; a multiply followed by an add differs from the CPU's unfused `a*b+c` in {count_text(unfused)} cases and from a "
+              f"fused multiply-add in {count_text(fused)}, so the contraction into one fused multiply-add is what remains between a GPU "
+              "and a CPU build that does not contract" if fused == 0 and unfused > 0 else
+              f"; a multiply followed by an add differs from the CPU's unfused `a*b+c` in {count_text(unfused)} cases and from "
+              f"a fused multiply-add in {count_text(fused)}")
+    ftz, fast = mism("flush_to_zero", "denormal_scale", "results flushed to zero"), mism("fast_math", "denormal_scale", "results flushed to zero")
+    fast_div = mism("fast_math", "division", "correctly rounded a/b") + mism("fast_math", "sqrt", "correctly rounded sqrt")
+    third = (f". Compiled with -ftz=true the GPU flushes {count_text(ftz)} of the {count_text(count)} denormal results; with "
+             f"-use_fast_math it flushes {count_text(fast)} and {count_text(fast_div)} quotients and square roots differ")
+    return first + second + third
