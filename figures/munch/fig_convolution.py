@@ -5,7 +5,7 @@ import common as c
 from .shared import THESIS_LABEL, by_size, published
 
 FILTERS = [1, 9, 99, 999, 9999, 99999, 999999]
-GPU_STYLES = {"thesis-constant384": ("#0b3c5d", "o"), "thesis-reduction": ("#0b3c5d", "x"), "tiled-constant-r1": ("#5b9bd5", "s"),
+GPU_STYLES = {"thesis-constant384": ("#0b3c5d", "o"), "thesis-reduction-interleaved": ("#5b9bd5", "+"), "thesis-reduction-sequential": ("#0b3c5d", "x"), "tiled-constant-r1": ("#5b9bd5", "s"),
               "tiled-constant-r16": (c.MODERN_COLOR, "D"), "tiled-shared-r16": ("#66bd63", "v"), "cufft": ("#762a83", "^")}
 
 

@@ -6,7 +6,7 @@ from .shared import SIGNALS, best, by_size, cell, ms, need_fact, published, sign
 
 FILTERS = [1, 9, 99, 999, 9999, 99999, 999999]
 DIRECT = ["tiled-constant-r16", "tiled-shared-r16", "tiled-constant-r1"]
-ALL_GPU = ["thesis-reduction", "thesis-constant384"] + DIRECT + ["cufft"]
+ALL_GPU = ["thesis-reduction-interleaved", "thesis-reduction-sequential", "thesis-constant384"] + DIRECT + ["cufft"]
 
 
 def build(ctx):

@@ -27,16 +27,20 @@ def build(ctx):
           f"{fmt(omp[big])} on {threads} threads ({cell_text(*big)})",
           "holds" if per_core >= 0.75 else f"weaker here ({fmt(per_core)} per thread)")
 
-    # GPU attempt 1 against the sequential CPU.
-    common = [k for k in c if k[0] == "sequential" and ("thesis-reduction", k[1], k[2]) in g]
+    # GPU attempt 1 against the sequential CPU, before and after the reduction optimisations.
+    naive, tuned = "thesis-reduction-interleaved", "thesis-reduction-sequential"
+    common = [k for k in c if k[0] == "sequential" and (naive, k[1], k[2]) in g and (tuned, k[1], k[2]) in g]
     if not common:
-        raise MissingData("no cell with both the sequential CPU and thesis-reduction")
+        raise MissingData("no cell with the sequential CPU and both trees of the first attempt")
     k = max(common, key=lambda k: k[1] * k[2])
-    ratio = c[k] / g[("thesis-reduction", k[1], k[2])]
-    claim("Block reduction per output: slow (first attempt)", cl["conv_attempt1_optimised_speedup"]["source"],
-          f"{fmt(cl['conv_attempt1_speedup']['value'])}x, then {fmt(cl['conv_attempt1_optimised_speedup']['value'])}x over one CPU thread",
-          f"{fmt(ratio)}x over one CPU thread ({cell_text(k[1], k[2])})",
-          "holds: far below the tiled kernels" if ratio < c[k] / min(g[(v, k[1], k[2])] for v in DIRECT if (v, k[1], k[2]) in g) else "does not hold")
+    first, second = c[k] / g[(naive, k[1], k[2])], c[k] / g[(tuned, k[1], k[2])]
+    published_gain = cl["conv_attempt1_optimised_speedup"]["value"] / cl["conv_attempt1_speedup"]["value"]
+    claim("Block reduction per output: Harris's optimisations make it several times faster",
+          cl["conv_attempt1_optimised_speedup"]["source"],
+          f"{fmt(cl['conv_attempt1_speedup']['value'])}x, then {fmt(cl['conv_attempt1_optimised_speedup']['value'])}x over one CPU "
+          f"thread (a gain of {fmt(published_gain)})",
+          f"{fmt(first)}x, then {fmt(second)}x over one CPU thread (a gain of {fmt(second / first)}; {cell_text(k[1], k[2])})",
+          "holds" if second / first >= 2 else "the gain is smaller here")
 
     # The thesis's kernel was "near-perfect" (Table 4.1).
     claim("The constant-memory kernel is near-perfect (profiler: full occupancy, no divergence)", cl["table_4_1_launch_ms"]["source"],
