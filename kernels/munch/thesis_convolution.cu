@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "munch/device_buffer.hpp"
+#include "munch/thesis_layout.hpp"
 #include "munch/variants.hpp"
 #include "munch/window_ops.hpp"
 
@@ -118,7 +119,7 @@ VariantEntry reduction_entry(const std::string& what) {
 // the filter in stored order that is a correlation, so the filter is uploaded reversed (the convolution of
 // Listing A.1). The filter is padded with zeros to a multiple of 384 (the listing copies 384 taps always).
 /// Threads per block and taps per launch of the second attempt.
-constexpr int thesis_block = 384;
+constexpr int thesis_block = static_cast<int>(thesis::block);
 
 /// The launch's chunk of taps (Listing A.3's c_d_N).
 __constant__ float c_thesis_taps[thesis_block];
@@ -147,17 +148,18 @@ class ThesisConstant final : public Variant {
 public:
     void prepare(const std::vector<float>& signal, const std::vector<float>& filter, cudaStream_t stream) override {
         const std::size_t n = signal.size(), w = filter.size();
-        out_len_ = n + w - 1;
-        blocks_ = out_len_ / thesis_block + 1;
-        chunks_ = (w + thesis_block - 1) / thesis_block;
-        // M_apron: (w-1) zeros, the signal, zeros up to the last window the last chunk's launch reads.
-        std::vector<float> apron((blocks_ + 1) * thesis_block + chunks_ * thesis_block, 0.0f);
+        out_len_ = thesis::conv_outputs(n, w);
+        blocks_ = thesis::conv_blocks(n, w);
+        chunks_ = thesis::launches(w);
+        // M_apron as the listing sizes it: (w-1) zeros, the signal, (w-1) zeros and two blocks of zeros,
+        // which covers the last window of the last chunk's launch.
+        std::vector<float> apron(thesis::conv_apron(n, w), 0.0f);
         std::copy(signal.begin(), signal.end(), apron.begin() + static_cast<std::ptrdiff_t>(w - 1));
         std::vector<float> taps(chunks_ * thesis_block, 0.0f);
         std::copy(filter.rbegin(), filter.rend(), taps.begin());
         host_taps_ = taps;
         apron_ = uploaded(apron, stream);
-        out_ = DeviceFloats(blocks_ * thesis_block);
+        out_ = DeviceFloats(thesis::conv_output_array(n, w));
     }
     // [thesis-host-begin]
     void run(cudaStream_t stream) override {

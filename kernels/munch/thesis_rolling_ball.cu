@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "munch/device_buffer.hpp"
+#include "munch/thesis_layout.hpp"
 #include "munch/variants.hpp"
 
 namespace munch::gpu {
@@ -11,7 +12,7 @@ namespace munch::gpu {
 namespace {
 
 /// Threads per block and taps per launch, as in the thesis.
-constexpr int rb_block = 384;
+constexpr int rb_block = static_cast<int>(thesis::block);
 
 /// The launch's chunk of taps.
 __constant__ float c_rb_taps[rb_block];
@@ -81,9 +82,9 @@ public:
         constexpr float inf = std::numeric_limits<float>::infinity();
         n_ = signal.size();
         const std::size_t w = ball.size(), r = (w - 1) / 2;
-        blocks_ = n_ / rb_block + 1;
-        chunks_ = (w + rb_block - 1) / rb_block;
-        const std::size_t apron_len = (blocks_ + 1) * rb_block + chunks_ * rb_block;
+        blocks_ = thesis::rb_blocks(n_);
+        chunks_ = thesis::launches(w);
+        const std::size_t apron_len = thesis::rb_apron(n_, w);  // as the listing sizes it; also R's length
         std::vector<float> apron(apron_len, inf);
         std::copy(signal.begin(), signal.end(), apron.begin() + static_cast<std::ptrdiff_t>(r));
         erosion_taps_.assign(chunks_ * rb_block, -inf);
@@ -92,7 +93,7 @@ public:
         std::copy(ball.rbegin(), ball.rend(), dilation_taps_.begin());
         r_offset_ = r;
         apron_ = uploaded(apron, stream);
-        p_ = DeviceFloats(blocks_ * rb_block);
+        p_ = DeviceFloats(thesis::rb_output_array(n_));
         r_ = DeviceFloats(apron_len);
     }
     void run(cudaStream_t stream) override {

@@ -9,6 +9,7 @@
 #include "munch/cpu/convolution.hpp"
 #include "munch/cpu/rolling_ball.hpp"
 #include "munch/fft_sizes.hpp"
+#include "munch/thesis_layout.hpp"
 #include "munch/inputs.hpp"
 #include "munch/ulp.hpp"
 
@@ -148,4 +149,35 @@ TEST(Ulp, CountsRepresentableSteps) {
     EXPECT_EQ(ulp_distance(0.0f, -0.0f), 0);
     EXPECT_EQ(ulp_distance(std::numeric_limits<float>::denorm_min(), -std::numeric_limits<float>::denorm_min()), 2);
     EXPECT_EQ(ulp_distance(std::nanf(""), 1.0f), -1);
+}
+
+TEST(ThesisLayout, ReproducesTheProfilerLogsByteForByte) {
+    // Table 4.1 (convolution, 10^5 samples, 999 taps): uploads of 411,056 B (M_apron) and 407,064 B (P),
+    // a download of 403,992 B (the outputs), 264 blocks of 384 threads, three launches.
+    const std::size_t n = 100000, w = 999;
+    EXPECT_EQ(thesis::conv_apron(n, w) * sizeof(float), 411056u);
+    EXPECT_EQ(thesis::conv_output_array(n, w) * sizeof(float), 407064u);
+    EXPECT_EQ(thesis::conv_outputs(n, w) * sizeof(float), 403992u);
+    EXPECT_EQ(thesis::conv_blocks(n, w), 264u);
+    EXPECT_EQ(thesis::launches(w), 3u);
+    // Table 5.1 (rolling ball, same sizes): 407,064 B (M_apron and R), 403,072 B (P), 400,000 B (the
+    // device-to-device copy and the result), 261 blocks.
+    EXPECT_EQ(thesis::rb_apron(n, w) * sizeof(float), 407064u);
+    EXPECT_EQ(thesis::rb_output_array(n) * sizeof(float), 403072u);
+    EXPECT_EQ(thesis::rb_blocks(n), 261u);
+}
+
+TEST(ThesisLayout, TheLastWindowOfTheLastLaunchStaysInsideThePaddedArrays) {
+    // The kernels read M_apron (and R) at up to (blocks + 1) * 384 - 1 + (launches - 1) * 384 and write P
+    // up to blocks * 384 - 1: both inside the listing's sizes for every size.
+    for (std::size_t n : {1u, 10u, 383u, 384u, 385u, 1000u, 100000u})
+        for (std::size_t w : {1u, 9u, 383u, 384u, 385u, 999u, 9999u}) {
+            const std::size_t last = thesis::launches(w) - 1;
+            EXPECT_LT((thesis::conv_blocks(n, w) + 1) * thesis::block - 1 + last * thesis::block, thesis::conv_apron(n, w)) << n << " " << w;
+            EXPECT_LE(thesis::conv_blocks(n, w) * thesis::block, thesis::conv_output_array(n, w)) << n << " " << w;
+            if (w % 2 == 1) {
+                EXPECT_LT((thesis::rb_blocks(n) + 1) * thesis::block - 1 + last * thesis::block, thesis::rb_apron(n, w)) << n << " " << w;
+                EXPECT_LE(thesis::rb_blocks(n) * thesis::block, thesis::rb_output_array(n)) << n << " " << w;
+            }
+        }
 }
