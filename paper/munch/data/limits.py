@@ -1,8 +1,6 @@
 """The limits of CUDA (thesis chapter 6): launch cost, the likelihood thesis's launch pattern, copy
 bandwidth against size, the roofline's measured peaks, and the IEEE-754 checks."""
-import statistics
-
-from report.common import MissingData, fmt, medians, short_gpu, table
+from report.common import MissingData, fmt, groups, medians, short_gpu, table
 
 from .shared import published
 
@@ -28,13 +26,20 @@ def build(ctx):
                  munch_fx3700_ridge=fmt(pub["hardware"]["gpu_peak_gflops_derived"] / pub["hardware"]["gpu_bandwidth_gb_s"]))
 
     # --- launches ---------------------------------------------------------------------------------------
-    launch = medians(ctx.rows("launch_overhead"), "us_per_launch", ("mode", "grid", "block"))
+    launch_rows = ctx.rows("launch_overhead")
+    launch = medians(launch_rows, "us_per_launch", ("mode", "grid", "block"))
+    spread = groups(launch_rows, "us_per_launch", ("mode", "grid", "block"))
     modes = ["synchronised", "asynchronous", "graph"]
     configs = sorted({(k[1], k[2]) for k in launch}, key=lambda gb: (gb[0] != "16x16", int(gb[0].split("x")[0]) * int(gb[1].split("x")[0])))
-    body = [[g, b] + [fmt(launch[(m, g, b)]) if (m, g, b) in launch else "—" for m in modes] for g, b in configs]
+
+    def launch_cell(key):
+        if key not in launch:
+            return "—"
+        return f"{fmt(launch[key])} ({fmt(min(spread[key]))}–{fmt(max(spread[key]))})"
+    body = [[g, b] + [launch_cell((m, g, b)) for m in modes] for g, b in configs]
     ctx.tables["table_munch_launch"] = table(
-        f"Table R@: cost of one empty-kernel launch on the {gpu} in microseconds (median), by grid and block; "
-        "synchronised: launch and wait, minus the wait alone (the thesis's Algorithm 12)",
+        f"Table R@: cost of one empty-kernel launch on the {gpu} in microseconds, median (smallest–largest sample), by "
+        "grid and block; synchronised: launch and wait, minus the wait alone (the thesis's Algorithm 12)",
         ["grid (blocks)", "block (threads)"] + modes, body)
     key = ("16x16", "16x16")
     if any((m,) + key not in launch for m in modes):
@@ -85,13 +90,14 @@ def build(ctx):
         # The thesis saw copies of 4 kB - 1.5 MB finish sooner than smaller ones: count such inversions.
         inversions = sum(1 for a, b in zip(small, small[1:]) if times[(mem, d, str(b))] < times[(mem, d, str(a))])
         plateau[(mem, d)] = (top, reach, inversions)
+        noise = max(float(r["noise_pct"]) for r in copy_rows if (r["memory"], r["direction"]) == (mem, d))
         body.append([mem, d.replace("htod", "host to device").replace("dtoh", "device to host").replace("dtod", "device to device"),
-                     fmt(rate[(mem, d, str(sizes[0]))]), fmt(top), fmt(reach / 1024, 4), str(inversions)])
+                     fmt(rate[(mem, d, str(sizes[0]))]), fmt(top), fmt(reach / 1024, 4), str(inversions), fmt(noise, 2)])
     ctx.tables["table_munch_copy"] = table(
         f"Table R@: copy bandwidth on the {gpu} in GB/s (median of each size): at the smallest size, the highest, the "
         "smallest size reaching nine tenths of the highest (KiB), and how often a larger copy of at most 1.5 MB finished "
-        "sooner than the next smaller one (the thesis's anomaly)",
-        ["host memory", "direction", "smallest size", "highest", "90 % from (KiB)", "inversions"], body)
+        "sooner than the next smaller one (the thesis's anomaly), and the largest relative spread of any size's samples (%)",
+        ["host memory", "direction", "smallest size", "highest", "90 % from (KiB)", "inversions", "spread %"], body)
     ph, pd = plateau[("pinned", "htod")], plateau[("pinned", "dtoh")]
     ctx.facts.update(pinned_htod=ph[0], pinned_dtoh=pd[0], pinned_reach=max(ph[1], pd[1]),
                      inversions=sum(p[2] for k, p in plateau.items() if k[0] == "pinned"))
