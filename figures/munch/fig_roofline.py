@@ -1,8 +1,9 @@
 """Figure M3: the measured roofline (FP32 and FP64 FMA peaks, streaming bandwidth) with this study's
 kernels at ten million samples, and the kernels of the other studies where their results are present:
 the likelihood kernels of mwsep from their profiler metrics (FP64 pipe use: a height, no arithmetic
-intensity was recorded), and any study that records roofline points (roofline_points.csv with the columns
-kernel, flops_per_byte, gflops)."""
+intensity was recorded), the matrix-multiplication ladder of ryoo from its profiler counts (fused
+multiply-adds and DRAM bytes of one launch), and any other study that records roofline points
+(roofline_points.csv with the columns kernel, flops_per_byte, gflops)."""
 import csv
 import pathlib
 
@@ -49,7 +50,19 @@ def make(results_dir, _published, out_dir):
         ax.scatter([xs[-1]] * len(ys), ys, marker="<", color=c.PUBLISHED_COLOR, s=25,
                    label="mwsep kernels: FP64 pipe use x FP64 peak (intensity not recorded)")
         notes.append("mwsep")
-    for other in sorted(p for p in results_dir.parent.iterdir() if p.is_dir() and p.name not in ("munch", "mwsep")):
+    ryoo = results_dir.parent / "ryoo" / "ncu_ladder.csv"
+    if ryoo.exists():
+        # The profiler counted the fused multiply-adds and the DRAM bytes of one launch per variant.
+        with ryoo.open() as f:
+            rows = list(csv.DictReader(f))
+        pts = [(2 * float(r["ffma_thread_instructions"]) / (float(r["dram_read_bytes"]) + float(r["dram_write_bytes"])),
+                2 * float(r["ffma_thread_instructions"]) / float(r["duration_ns"]), r["variant"]) for r in rows]
+        ax.scatter([p[0] for p in pts], [p[1] for p in pts], marker="^", color="#762a83", s=25,
+                   label="ryoo matrix-multiplication ladder (profiler: FMAs and DRAM bytes)")
+        for x, y, v in pts:
+            ax.annotate(v, (x, y), fontsize=6, xytext=(3, 3), textcoords="offset points")
+        notes.append("ryoo")
+    for other in sorted(p for p in results_dir.parent.iterdir() if p.is_dir() and p.name not in ("munch", "mwsep", "ryoo")):
         points = other / "roofline_points.csv"
         if points.exists():
             with points.open() as f:
