@@ -21,7 +21,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 from harness import provenance, runner  # noqa: E402
 
-STUDIES = ["mwsep", "ryoo", "kirk_hwu"]
+STUDIES = ["mwsep", "ryoo", "kirk_hwu", "munch"]
 
 
 def main():

@@ -1,0 +1,185 @@
+"""The Münch (2009) study: 1-D convolution, the rolling-ball filter and the limits of CUDA.
+
+Each kind turns one run of a definition into jobs (experiments/harness/runner.py); a job runs `munch` or
+the study's GPU tests and writes rows or text into a scratch folder:
+  bench        GPU variants on one input each (`munch bench`): every output checked against the CPU
+               reference before it is timed; rows of a wrong output are marked invalid and fail the job
+  bench_cpu    the CPU baselines, sequential and OpenMP (`munch bench-cpu`), checked
+  launch       empty-kernel launch cost against block and grid size: synchronised, asynchronous, graph
+  launch_first context creation and the first launch in fresh processes, lazy and eager module loading
+  pattern      a number of synchronised launches per evaluation (the likelihood thesis's 22,400), replayed
+  copy         copy bandwidth against size: pageable, pinned, mapped host memory and device to device
+  roofline     measured float and double peaks and streaming bandwidth
+  ieee         float division, square root, multiply-add and denormals: four builds against the CPU
+  correctness  every GPU variant against the CPU on the test sizes (the study's GPU tests): a log
+
+A bench or bench_cpu run names its input sizes as `signals` x `filters`, keeping the cells of the
+thesis's tables (a signal at least as long as the filter) whose work (signal x filter) is at most
+`max_work`: the largest cells of its tables are hours of CPU time, and the budget of the whole run is
+minutes.
+"""
+import os
+import re
+import subprocess
+
+from harness.provenance import ROOT
+from harness.runner import Job, JobFailed
+
+_BENCH = ["experiment", "computation", "variant", "signal", "filter", "repeat", "kernel_ms", "total_ms", "valid", "max_abs_err",
+          "tolerance", "checked", "gflops", "gbps", "sm_clock_mhz", "throttled", "noise_pct", "samples", "stop_reason"]
+COLUMNS = {
+    "bench": _BENCH,
+    "bench_cpu": ["experiment", "computation", "implementation", "threads", "signal", "filter", "repeat", "ms", "valid", "checked",
+                  "noise_pct", "samples", "stop_reason"],
+    "launch": ["experiment", "mode", "grid", "block", "blocks", "threads_per_block", "launches", "module_loading", "repeat",
+               "us_per_launch", "noise_pct", "samples", "stop_reason"],
+    "launch_first": ["experiment", "mode", "grid", "block", "blocks", "threads_per_block", "launches", "module_loading", "repeat",
+                     "us_per_launch", "noise_pct", "samples", "stop_reason"],
+    "pattern": ["experiment", "mode", "launches", "repeat", "ms_per_evaluation", "us_per_launch", "noise_pct", "samples", "stop_reason"],
+    "copy": ["experiment", "memory", "direction", "bytes", "repeat", "ms", "gb_per_s", "noise_pct", "samples", "stop_reason"],
+    "roofline": ["experiment", "quantity", "unit", "repeat", "value", "ms", "sm_clock_mhz", "throttled", "noise_pct", "samples",
+                 "stop_reason"],
+    "ieee": ["experiment", "build", "flags", "operation", "cpu_reference", "count", "mismatches", "max_ulp"],
+}
+NUMERIC = {"signal", "filter", "kernel_ms", "total_ms", "max_abs_err", "tolerance", "gflops", "gbps", "noise_pct", "samples", "ms",
+           "threads", "blocks", "threads_per_block", "launches", "us_per_launch", "ms_per_evaluation", "bytes", "gb_per_s", "value",
+           "count", "mismatches", "max_ulp", "sm_clock_mhz"}
+HOST_KINDS = {"bench_cpu"}
+TEXT_MARKERS = {"correctness": r"\[  PASSED  \] \d+ tests?\."}
+
+
+def rolling_ball_checkable(n, w, budget=2e10):
+    """Whether `munch bench` can check a rolling ball of this size (munch::check::rolling_ball_checkable):
+    the full reference costs 2 n w window terms, a sampled output w^2, and 16 samples at least."""
+    return 2 * n * w <= budget or 16 * w * w <= budget
+
+
+def cells(run):
+    """The (signal, filter) cells of a run: the thesis's rule (signal >= filter), the run's work cap, and
+    for the rolling ball on the GPU only the cells a CPU reference can check."""
+    cap = run.get("max_work", float("inf"))
+    keep = [(n, w) for w in run["filters"] for n in run["signals"] if n >= w and n * w <= cap]
+    if run["computation"] == "rolling-ball" and "variants" in run:
+        keep = [(n, w) for n, w in keep if rolling_ball_checkable(n, w)]
+    return keep
+
+
+def merged_cells(runs, names_key):
+    """One entry per cell with the names (variants or implementations) of every run that keeps it, in order,
+    and the first such run's options: one process per cell computes the cell's reference once."""
+    merged = {}
+    for run in runs:
+        for cell in cells(run):
+            entry = merged.setdefault(cell, {"run": run, "names": []})
+            entry["names"] += [v for v in run[names_key] if v not in entry["names"]]
+    return [(n, w, e["run"], e["names"]) for (n, w), e in merged.items()]
+
+
+class Study:
+    def __init__(self, build, quick, devices, options):
+        self.build = build if build.is_absolute() else ROOT / build
+        self.munch = str(self.build / "munch")
+        self.quick = quick
+        self.devices = devices
+        self.options = options
+        self._sm_count = None
+
+    def sm_count(self):
+        if self._sm_count is None:
+            r = subprocess.run([self.munch, "variants"], text=True, capture_output=True)
+            m = re.search(r"GPU: .* \((\d+) SMs\)", r.stdout)
+            self._sm_count = int(m.group(1)) if m else None
+        return self._sm_count
+
+    def criterion_description(self):
+        return {"bench": "at least `repeats` samples (CUDA events around the run), then until 0.5 % relative standard deviation, "
+                         "`max_samples` or `time_limit` seconds", "clock": "SM clock and throttle reasons polled through NVML per sample",
+                "cpu": "at least `repeats` samples (steady clock), then until 1 % or 10 samples or the time limit",
+                "limits": "at least `repeats` samples, then until 1 % relative standard deviation or 20 samples or the time limit"}
+
+    def jobs(self, d):
+        return getattr(self, "kind_" + d["kind"])(d)
+
+    def _munch(self, tmp, name, args, env=None, expect_rows=True):
+        part = tmp / f"{name}.csv"
+        cmd = [self.munch] + args + ["--experiment", name, "--csv", str(part)]
+        r = subprocess.run(cmd, text=True, capture_output=True, env=dict(os.environ, **(env or {})))
+        print(r.stdout, end="", flush=True)
+        if r.returncode != 0 and not part.exists():
+            raise RuntimeError(f"{' '.join(args[:1])} failed: {r.stderr.strip()[-400:]}")
+        if r.returncode != 0:
+            e = JobFailed(f"munch {args[0]} exit {r.returncode}: {r.stderr.strip()[-300:]}")
+            e.outputs = {part.name: part}
+            raise e
+        if expect_rows and len(part.read_text().splitlines()) < 2:
+            raise RuntimeError(f"munch {args[0]} wrote no rows")
+        return {part.name: part}
+
+    def kind_bench(self, d):
+        for n, w, run, variants in merged_cells(d["runs"], "variants"):
+            args = ["bench", "--computation", run["computation"], "--variants", ",".join(variants),
+                    "--signal", str(n), "--filter", str(w), "--repeats", str(run.get("repeats", 3)),
+                    "--max-samples", str(run.get("max_samples", 20)), "--time-limit", str(run.get("time_limit", 1.0))]
+            if run.get("with_overhead"):
+                args.append("--with-overhead")
+            key = f"{run['computation']}|{','.join(variants)}|{n}|{w}|{bool(run.get('with_overhead'))}"
+            yield Job(key, lambda tmp, args=args: self._munch(tmp, d["name"], args), ["munch " + " ".join(args)])
+
+    def kind_bench_cpu(self, d):
+        for n, w, run, implementations in merged_cells(d["runs"], "implementations"):
+            args = ["bench-cpu", "--computation", run["computation"], "--implementations", ",".join(implementations),
+                    "--signal", str(n), "--filter", str(w), "--repeats", str(run.get("repeats", 3)),
+                    "--time-limit", str(run.get("time_limit", 1.0))]
+            key = f"{run['computation']}|{','.join(implementations)}|{n}|{w}"
+            yield Job(key, lambda tmp, args=args: self._munch(tmp, d["name"], args), ["munch " + " ".join(args)], needs_gpus=0)
+
+    def kind_launch(self, d):
+        run = d["runs"][0]
+        args = ["launch", "--launches", str(run.get("launches", 1000)), "--repeats", str(run.get("repeats", 5))]
+        yield Job("launch", lambda tmp: self._munch(tmp, d["name"], args), ["munch " + " ".join(args)])
+
+    def kind_launch_first(self, d):
+        run = d["runs"][0]
+        for loading in run["module_loading"]:
+            def job(tmp, loading=loading):
+                outputs = {}
+                for _ in range(run.get("processes", 5)):
+                    outputs = self._munch(tmp, d["name"], ["launch", "--first-only"], env={"CUDA_MODULE_LOADING": loading})
+                return outputs
+            yield Job(f"CUDA_MODULE_LOADING={loading}", job,
+                      [f"CUDA_MODULE_LOADING={loading} munch launch --first-only (x{run.get('processes', 5)} processes)"])
+
+    def kind_pattern(self, d):
+        run = d["runs"][0]
+        args = ["pattern", "--launches-per-evaluation", str(run["launches_per_evaluation"]), "--repeats", str(run.get("repeats", 3))]
+        yield Job("pattern", lambda tmp: self._munch(tmp, d["name"], args), ["munch " + " ".join(args)])
+
+    def kind_copy(self, d):
+        run = d["runs"][0]
+        args = ["copy", "--min-bytes", str(run["min_bytes"]), "--max-bytes", str(run["max_bytes"]), "--repeats", str(run.get("repeats", 5))]
+        yield Job("copy", lambda tmp: self._munch(tmp, d["name"], args), ["munch " + " ".join(args)])
+
+    def kind_roofline(self, d):
+        run = d["runs"][0]
+        args = ["roofline", "--repeats", str(run.get("repeats", 5))]
+        yield Job("roofline", lambda tmp: self._munch(tmp, d["name"], args), ["munch " + " ".join(args)])
+
+    def kind_ieee(self, d):
+        run = d["runs"][0]
+        args = ["ieee", "--count", str(run.get("count", 1 << 20))]
+        yield Job("ieee", lambda tmp: self._munch(tmp, d["name"], args), ["munch " + " ".join(args)])
+
+    def kind_correctness(self, d):
+        binary = self.build / "tests" / "munch" / "munch_gpu_tests"
+
+        def job(tmp):
+            log = tmp / "gpu_correctness.log"
+            r = subprocess.run([str(binary)], text=True, capture_output=True)
+            log.write_text(f"$ {binary.relative_to(ROOT) if binary.is_relative_to(ROOT) else binary}\n{r.stdout}\n{r.stderr}")
+            print("\n".join(l for l in r.stdout.splitlines() if l.startswith("[  PASSED") or l.startswith("[  FAILED")), flush=True)
+            if r.returncode != 0 or "[  SKIPPED ]" in r.stdout:
+                e = JobFailed(f"the GPU tests failed or skipped (exit {r.returncode})")
+                e.outputs = {log.name: log}
+                raise e
+            return {log.name: log}
+        yield Job("gpu tests", job, ["build/tests/munch/munch_gpu_tests"])

@@ -1,0 +1,53 @@
+"""Figure M1: convolution time against signal length, one panel per filter width: the thesis's CPU and GPU
+(Appendix C, the refused cells left out) beside this rebuild's CPU and GPU variants."""
+import common as c
+
+from .shared import THESIS_LABEL, by_size, published
+
+FILTERS = [1, 9, 99, 999, 9999, 99999, 999999]
+GPU_STYLES = {"thesis-constant384": ("#0b3c5d", "o"), "thesis-reduction-interleaved": ("#5b9bd5", "+"), "thesis-reduction-sequential": ("#0b3c5d", "x"), "tiled-constant-r1": ("#5b9bd5", "s"),
+              "tiled-constant-r16": (c.MODERN_COLOR, "D"), "tiled-shared-r16": ("#66bd63", "v"), "cufft": ("#762a83", "^")}
+
+
+def make(results_dir, _published, out_dir):
+    pub = published()
+    gpu_rows = c.read_rows(results_dir, "convolution_gpu")
+    g = by_size(gpu_rows, "variant", "kernel_ms")
+    cpu = by_size(c.read_rows(results_dir, "convolution_cpu"), "implementation", "ms")
+    gpu = c.gpu_name(results_dir, "convolution_gpu").replace("NVIDIA ", "")
+    refused = set(pub["invalid_cells"]["conv_pure_small_filters"]["filters"])
+    fig, axes = c.plt.subplots(2, 4, figsize=(16, 8), sharex=True, sharey=True)
+    for ax, w in zip(axes.flat, FILTERS):
+        for table, label, style in [("C.1", "thesis CPU, 1 thread", "-"), ("C.2", "thesis CPU, OpenMP", "--"), ("C.5", "thesis GPU kernels", ":")]:
+            if table == "C.5" and w in refused:
+                continue
+            t = pub["appendix_c"][table]
+            pts = [(n, v) for n, v in zip(t["signals"], t["rows_by_filter"].get(str(w), [])) if v is not None]
+            if pts:
+                ax.plot(*zip(*pts), style, color=c.PUBLISHED_COLOR, label=label)
+        for impl, shade in [("sequential", c.CPU_SHADES[0]), ("openmp", c.CPU_SHADES[1])]:
+            pts = sorted((n, v) for (i, n, ww), v in cpu.items() if i == impl and ww == w)
+            if pts:
+                ax.plot(*zip(*pts), "-", color=shade, marker=".", label=f"CPU, {impl}")
+        for variant, (color, marker) in GPU_STYLES.items():
+            pts = sorted((n, v) for (v_, n, ww), v in g.items() if v_ == variant and ww == w)
+            if pts:
+                ax.plot(*zip(*pts), "-", color=color, marker=marker, ms=4, lw=1, label=variant)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(f"filter {w:,} taps")
+    if not g:
+        raise c.MissingData("convolution_gpu.csv: no valid rows")
+    legend_ax = axes.flat[-1]
+    handles, labels = {}, {}
+    for ax in axes.flat[:-1]:
+        for h, l in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(l, h)
+    legend_ax.axis("off")
+    legend_ax.legend(list(handles.values()), list(handles.keys()), loc="center", fontsize=9)
+    for ax in axes[1]:
+        ax.set_xlabel("signal length (samples)")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("time (ms)")
+    fig.suptitle(f"1-D convolution: {THESIS_LABEL} in orange, this rebuild ({gpu} and its host) in grey, blue and green")
+    return c.save(fig, out_dir, "fig_convolution")

@@ -1,0 +1,144 @@
+"""A verdict per claim of the thesis, from the measured facts of the earlier modules, and the cells of its
+tables this report refuses to compare, each with its reason."""
+from report.common import MissingData, fmt, table
+
+from .shared import by_size, cell_text, need_fact, published, signal_text
+
+DIRECT = ["tiled-constant-r16", "tiled-shared-r16", "tiled-constant-r1"]
+
+
+def build(ctx):
+    pub = published()
+    cl = pub["claims"]
+    gpu = need_fact(ctx, "gpu")
+    g, c = need_fact(ctx, "conv_gpu"), need_fact(ctx, "conv_cpu")
+    threads = need_fact(ctx, "cpu_threads")
+    rows = []
+
+    def claim(what, source, theirs, ours, verdict):
+        rows.append([what, source, theirs, ours, verdict])
+
+    # OpenMP: about 4 on 4 cores, i.e. near one per core.
+    omp = {(n, w): c[("sequential", n, w)] / c[("openmp", n, w)] for (i, n, w) in c if i == "sequential" and ("openmp", n, w) in c}
+    big = max(omp, key=lambda k: k[0] * k[1])
+    per_core = omp[big] / threads
+    claim("OpenMP convolution speed-up converges to the core count", cl["conv_openmp_speedup"]["source"],
+          f"≈ {fmt(cl['conv_openmp_speedup']['value'])} on 4 cores",
+          f"{fmt(omp[big])} on {threads} threads ({cell_text(*big)})",
+          "holds" if per_core >= 0.75 else f"weaker here ({fmt(per_core)} per thread)")
+
+    # GPU attempt 1 against the sequential CPU, before and after the reduction optimisations.
+    naive, tuned = "thesis-reduction-interleaved", "thesis-reduction-sequential"
+    common = [k for k in c if k[0] == "sequential" and (naive, k[1], k[2]) in g and (tuned, k[1], k[2]) in g]
+    if not common:
+        raise MissingData("no cell with the sequential CPU and both trees of the first attempt")
+    k = max(common, key=lambda k: k[1] * k[2])
+    first, second = c[k] / g[(naive, k[1], k[2])], c[k] / g[(tuned, k[1], k[2])]
+    published_gain = cl["conv_attempt1_optimised_speedup"]["value"] / cl["conv_attempt1_speedup"]["value"]
+    claim("Block reduction per output: Harris's optimisations make it several times faster",
+          cl["conv_attempt1_optimised_speedup"]["source"],
+          f"{fmt(cl['conv_attempt1_speedup']['value'])}x, then {fmt(cl['conv_attempt1_optimised_speedup']['value'])}x over one CPU "
+          f"thread (a gain of {fmt(published_gain)})",
+          f"{fmt(first)}x, then {fmt(second)}x over one CPU thread (a gain of {fmt(second / first)}; {cell_text(k[1], k[2])})",
+          "holds" if second / first >= 2 else "the gain is smaller here")
+
+    # The thesis's kernel was "near-perfect" (Table 4.1).
+    claim("The constant-memory kernel is near-perfect (profiler: full occupancy, no divergence)", cl["table_4_1_launch_ms"]["source"],
+          f"{ctx.n['munch_t41_published_peak_pct']} % of the FX 3700's peak (derived)",
+          f"{ctx.n['munch_t41_peak_pct']} % of the measured FP32 peak; the tiled kernel is {ctx.n['munch_t41_tiled_factor']}x faster",
+          "does not hold: occupancy is not speed")
+
+    # Overhead never below about 25 ms.
+    over = by_size(ctx.rows("convolution_overhead"), "total_ms", "variant")
+    kern = by_size(ctx.rows("convolution_overhead"), "kernel_ms", "variant")
+    overheads = [over[k] - kern[k] for k in over]
+    if not overheads:
+        raise MissingData("convolution_overhead.csv: no rows with a total time")
+    claim("GPU overhead (allocation, copies) never below about 25 ms", cl["conv_overhead_floor_ms"]["source"],
+          f"≥ {fmt(cl['conv_overhead_floor_ms']['value'])} ms", f"{fmt(min(overheads))} to {fmt(max(overheads))} ms",
+          "obsolete" if min(overheads) < cl["conv_overhead_floor_ms"]["value"] / 5 else "holds")
+
+    # The launch cost.
+    claim("An empty launch costs about 8 µs when many are made", cl["launch_overhead_many_us"]["source"],
+          f"≈ {fmt(cl['launch_overhead_many_us']['value'])} µs", f"{ctx.n['munch_launch_sync_us']} µs synchronised, "
+          f"{ctx.n['munch_launch_async_us']} µs back to back, {ctx.n['munch_launch_graph_us']} µs from a graph",
+          order_verdict(need_fact(ctx, "launch_sync_us") / cl["launch_overhead_many_us"]["value"]))
+    claim("A single isolated call costs about 300 µs", cl["launch_overhead_single_us"]["source"],
+          f"≈ {fmt(cl['launch_overhead_single_us']['value'])} µs",
+          f"{ctx.n['munch_first_launch_lazy_us']} µs (lazy loading), {ctx.n['munch_first_launch_eager_us']} µs (eager)",
+          "holds only with lazy module loading" if need_fact(ctx, "first_lazy_us") > 3 * need_fact(ctx, "first_eager_us") else "see the numbers")
+    ctx_ms = need_fact(ctx, "context_ms")
+    claim("The first CUDA call initialises for 40-90 ms", cl["init_ms_low"]["source"],
+          f"{fmt(cl['init_ms_low']['value'])}-{fmt(cl['init_ms_high']['value'])} ms", f"{ctx.n['munch_context_ms_lazy']} ms",
+          "holds" if cl["init_ms_low"]["value"] <= ctx_ms <= cl["init_ms_high"]["value"] else
+          ("longer here" if ctx_ms > cl["init_ms_high"]["value"] else "shorter here"))
+
+    # Copies.
+    top = min(need_fact(ctx, "pinned_htod"), need_fact(ctx, "pinned_dtoh"))
+    claim("Pinned copies plateau at about 4 GB/s from about 1 MB", cl["copy_plateau_gb_s"]["source"],
+          f"≈ {fmt(cl['copy_plateau_gb_s']['value'])} GB/s", f"{ctx.n['munch_pinned_htod']} / {ctx.n['munch_pinned_dtoh']} GB/s, "
+          f"nine tenths from {ctx.n['munch_pinned_reach_kib']} KiB",
+          f"{ctx.n['munch_pinned_vs_published']}x higher today; the shape holds" if top > cl["copy_plateau_gb_s"]["value"] else "holds")
+    inv = need_fact(ctx, "inversions")
+    claim("Copies of 4 kB-1.5 MB were faster than smaller ones", "spec 4.4 (6.2, Figure 6.4)", "observed, blamed on a BIOS",
+          f"{inv} inversions among the pinned sizes up to 1.5 MB", "not reproduced" if inv == 0 else "seen here too")
+
+    # IEEE.
+    d, f, count = need_fact(ctx, "ieee_default"), need_fact(ctx, "ieee_fast"), need_fact(ctx, "ieee_count")
+    div = d[("division", "correctly rounded a/b")] + d[("sqrt", "correctly rounded sqrt")]
+    flushed = d[("denormal_scale", "results flushed to zero")]
+    claim("Single precision: denormals flushed, division and square root less precise than IEEE", "spec 4.4 (6.4)",
+          "stated, not measured",
+          f"default build: {div} of {fmt(2 * count, 7)} quotients and roots differ, {flushed} denormals flushed; "
+          f"-use_fast_math: {f[('division', 'correctly rounded a/b')] + f[('sqrt', 'correctly rounded sqrt')]} differ, "
+          f"{f[('denormal_scale', 'results flushed to zero')]} flushed",
+          "obsolete by default; -use_fast_math brings it back" if div == 0 and flushed == 0 else "still holds")
+
+    # Rolling ball.
+    claim("Rolling ball up to 190x over one CPU thread (kernels only)", cl["rb_speedup_kernel_max"]["source"],
+          f"{ctx.n['munch_rb_headline']} (equal work: {ctx.n['munch_rb_headline_equal']})",
+          f"up to {ctx.n['munch_rb_our_max_speedup']} at {ctx.n['munch_rb_our_max_cell']}, same work on both",
+          "inflated as published: halve it near signal = filter")
+    claim("Convolution with overhead up to about 80x over one CPU thread", cl["conv_speedup_max"]["source"],
+          f"≈ {fmt(cl['conv_speedup_max']['value'])} ({fmt(table_max(pub, 'C.7'))} in C.7)", conv_overhead_speedup(ctx, c, over),
+          "exceeded, against today's CPU" if ctx.facts["conv_overhead_speedup"] > cl["conv_speedup_max"]["value"]
+          else "not reached on the measured cells")
+
+    ctx.tables["table_munch_claims"] = table(
+        f"Table R@: the thesis's claims, each with its source, the published value, this rebuild's ({gpu}) and a verdict",
+        ["claim", "source", "thesis", "this rebuild", "verdict"], rows, widths=[24, 18, 16, 26, 16])
+
+    refused = []
+    for key, r in pub["invalid_cells"].items():
+        refused.append([", ".join(r["tables"]), "filters " + ", ".join(signal_text(f) for f in r["filters"]) +
+                        (" at " + ", ".join(signal_text(s) for s in r["signals"]) if "signals" in r else ""), "invalid", r["reason"]])
+    for key, r in pub["inflated"].items():
+        refused.append([", ".join(r["tables"]), "all cells", "inflated", r["reason"]])
+    refused.append(["C.1-C.15", "work (signal x filter) beyond each run's cap", "not re-measured",
+                    "hours of CPU time at the largest cells; the caps are stated in each experiment's definition"])
+    refused.append(["C.12, C.14", "rolling balls of 99,999 and 999,999 taps over 10^6 or more samples", "not re-measured",
+                    "no CPU reference within the run's budget could check the output, and no unchecked output is timed"])
+    ctx.tables["table_munch_refused"] = table("Table R@: cells of the thesis's tables this report does not compare, and why",
+                                              ["tables", "cells", "status", "reason"], refused, widths=[12, 24, 12, 52])
+
+
+def conv_overhead_speedup(ctx, c, over):
+    pairs = [(c[("sequential", n, w)] / over[(v, n, w)], v, n, w) for (v, n, w) in over if ("sequential", n, w) in c]
+    if not pairs:
+        raise MissingData("no cell with both the sequential CPU and a with-overhead GPU time")
+    s, v, n, w = max(pairs)
+    ctx.n["munch_conv_overhead_speedup"] = fmt(s)
+    ctx.facts["conv_overhead_speedup"] = s
+    return f"{fmt(s)}x ({v}, {cell_text(n, w)}, allocation and copies included)"
+
+
+def order_verdict(ratio):
+    """Whether a measured value is of the published one's order (within a factor of three) or how far off."""
+    if 1 / 3 <= ratio <= 3:
+        return "same order"
+    return f"{fmt(1 / ratio)}x lower today" if ratio < 1 else f"{fmt(ratio)}x higher today"
+
+
+def table_max(pub, name):
+    """The largest printed cell of an Appendix C table."""
+    return max(v for row in pub["appendix_c"][name]["rows_by_filter"].values() for v in row if v is not None)

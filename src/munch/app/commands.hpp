@@ -1,0 +1,32 @@
+/// @file commands.hpp
+/// @brief The commands of the `munch` program; each takes its arguments (after the command name) and
+/// returns the exit status.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace munch::app {
+
+/// The arguments of one command.
+using Args = std::vector<std::string>;
+
+/// `munch bench-cpu`: times the CPU convolution or rolling ball (sequential, OpenMP), checked.
+int command_bench_cpu(const Args& args);
+/// `munch variants`: the GPU variants of both computations, one line each.
+int command_variants(const Args& args);
+/// `munch bench`: times GPU variants on one input, each output checked against the CPU first.
+int command_bench(const Args& args);
+/// `munch launch`: the cost of launching an empty kernel (synchronised, asynchronous, graph).
+int command_launch(const Args& args);
+/// `munch pattern`: the likelihood thesis's launch pattern (a number of synchronised launches per
+/// evaluation) replayed with empty kernels, against asynchronous launches and a graph.
+int command_pattern(const Args& args);
+/// `munch copy`: copy bandwidth against size for pageable, pinned and mapped host memory and device to device.
+int command_copy(const Args& args);
+/// `munch roofline`: the measured float and double peaks and the streaming bandwidth.
+int command_roofline(const Args& args);
+/// `munch ieee`: the float operations of four builds against the CPU.
+int command_ieee(const Args& args);
+
+}  // namespace munch::app

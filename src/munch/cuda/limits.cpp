@@ -1,0 +1,317 @@
+// munch launch, pattern, copy, roofline: the limits of CUDA (the thesis's chapter 6), measured.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+
+#include "harness/check.hpp"
+#include "harness/csv.hpp"
+#include "harness/options.hpp"
+#include "harness/sampling.hpp"
+#include "munch/app/commands.hpp"
+#include "munch/cuda/device.hpp"
+#include "munch/limits.hpp"
+
+namespace munch::app {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
+
+std::string module_loading() {
+    const char* v = std::getenv("CUDA_MODULE_LOADING");
+    return v && *v ? v : "default";
+}
+
+// Samples one quantity with the harness's rule and writes a row per sample through @p write.
+void sample(const harness::StopCriterion& c, const std::function<double()>& measure,
+            const std::function<void(std::size_t, double, const harness::Sampling&)>& write) {
+    harness::Sampling s(c);
+    do s.add(measure());
+    while (!s.done());
+    for (std::size_t r = 0; r < s.samples().size(); ++r) write(r, s.samples()[r], s);
+}
+
+std::string dims(dim3 d) { return std::to_string(d.x) + "x" + std::to_string(d.y); }
+
+}  // namespace
+
+int command_launch(const Args& args) {
+    const harness::Options o(args, {{"--csv"}, {"--experiment"}, {"--launches"}, {"--repeats"}, {"--first-only", harness::OptionKind::flag}},
+                             "munch launch");
+    const auto csv_path = o.require("--csv");
+    const auto experiment = o.text("--experiment", "launch");
+    const int launches = static_cast<int>(o.integer("--launches", 2000, 1, 10'000'000));
+    const int repeats = static_cast<int>(o.integer("--repeats", 5, 1, 1000));
+    harness::CsvAppender csv(csv_path, {"experiment", "mode", "grid", "block", "blocks", "threads_per_block", "launches",
+                                        "module_loading", "repeat", "us_per_launch", "noise_pct", "samples", "stop_reason"});
+    const std::string loading = module_loading();
+    if (o.has("--first-only")) {
+        // A fresh process: the context's creation, then the first launch (which, with lazy loading, also
+        // loads the module), then a second launch for comparison. One sample each: only a new process
+        // can repeat them, and the runner starts several.
+        const auto t0 = Clock::now();
+        harness::check(cudaFree(nullptr), "create the context");
+        const double init_ms = ms_since(t0);
+        const dim3 grid(16, 16), block(16, 16);
+        auto t1 = Clock::now();
+        gpu::launch_empty(grid, block, nullptr);
+        harness::check(cudaDeviceSynchronize(), "finish the first launch");
+        const double first_ms = ms_since(t1);
+        t1 = Clock::now();
+        gpu::launch_empty(grid, block, nullptr);
+        harness::check(cudaDeviceSynchronize(), "finish the second launch");
+        const double second_ms = ms_since(t1);
+        const auto row = [&](const char* mode, double ms) {
+            csv.row({experiment, mode, dims(grid), dims(block), "256", "256", "1", loading, "0", harness::csv_number(ms * 1e3), "0",
+                     "1", "single"});
+        };
+        row("context_creation", init_ms);
+        row("first_launch", first_ms);
+        row("second_launch", second_ms);
+        std::printf("context %.3f ms, first launch %.1f us, second launch %.1f us (CUDA_MODULE_LOADING=%s)\n", init_ms,
+                    first_ms * 1e3, second_ms * 1e3, loading.c_str());
+        return 0;
+    }
+    current_device();
+    harness::Stream stream;
+    gpu::launch_empty(dim3(1), dim3(1), stream.get());  // load the module before anything is timed
+    harness::check(cudaStreamSynchronize(stream.get()), "finish the warm-up launch");
+    const harness::StopCriterion c{repeats, std::max(repeats, 20), 1.0, 5.0};
+
+    std::vector<std::pair<dim3, dim3>> configs;
+    for (unsigned b : {1u, 4u, 8u, 16u, 22u, 32u}) configs.push_back({dim3(16, 16), dim3(b, b)});   // Fig. 6.1
+    for (unsigned g : {1u, 4u, 64u, 127u, 256u}) configs.push_back({dim3(g, g), dim3(16, 16)});     // Fig. 6.2
+    for (const auto& [grid, block] : configs) {
+        const auto write = [&](const char* mode) {
+            return [&, mode](std::size_t r, double us, const harness::Sampling& s) {
+                csv.row({experiment, mode, dims(grid), dims(block), std::to_string(grid.x * grid.y), std::to_string(block.x * block.y),
+                         std::to_string(launches), loading, std::to_string(r), harness::csv_number(us),
+                         harness::csv_number(s.noise_pct()), std::to_string(s.samples().size()), s.reason()});
+            };
+        };
+        // The thesis's method (Algorithm 12): the loop with launch and synchronisation, minus the loop with
+        // the synchronisation alone, per launch.
+        sample(c, [&] {
+            auto t = Clock::now();
+            for (int i = 0; i < launches; ++i) harness::check(cudaStreamSynchronize(stream.get()), "synchronise");
+            const double bare = ms_since(t);
+            t = Clock::now();
+            for (int i = 0; i < launches; ++i) {
+                gpu::launch_empty(grid, block, stream.get());
+                harness::check(cudaStreamSynchronize(stream.get()), "synchronise");
+            }
+            return (ms_since(t) - bare) * 1e3 / launches;
+        }, write("synchronised"));
+        // Back-to-back launches, one synchronisation at the end.
+        sample(c, [&] {
+            const auto t = Clock::now();
+            for (int i = 0; i < launches; ++i) gpu::launch_empty(grid, block, stream.get());
+            harness::check(cudaStreamSynchronize(stream.get()), "synchronise");
+            return ms_since(t) * 1e3 / launches;
+        }, write("asynchronous"));
+        // The same launches captured once into a CUDA graph and replayed.
+        cudaGraph_t graph{};
+        cudaGraphExec_t exec{};
+        harness::check(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal), "begin a capture");
+        for (int i = 0; i < launches; ++i) gpu::launch_empty(grid, block, stream.get());
+        harness::check(cudaStreamEndCapture(stream.get(), &graph), "end a capture");
+        harness::check(cudaGraphInstantiate(&exec, graph, 0), "instantiate a graph");
+        harness::check(cudaGraphLaunch(exec, stream.get()), "launch a graph");  // upload, untimed
+        harness::check(cudaStreamSynchronize(stream.get()), "synchronise");
+        sample(c, [&] {
+            const auto t = Clock::now();
+            harness::check(cudaGraphLaunch(exec, stream.get()), "launch a graph");
+            harness::check(cudaStreamSynchronize(stream.get()), "synchronise");
+            return ms_since(t) * 1e3 / launches;
+        }, write("graph"));
+        cudaGraphExecDestroy(exec);
+        cudaGraphDestroy(graph);
+        std::printf("grid %s block %s done\n", dims(grid).c_str(), dims(block).c_str());
+    }
+    return 0;
+}
+
+int command_pattern(const Args& args) {
+    const harness::Options o(args, {{"--csv"}, {"--experiment"}, {"--launches-per-evaluation"}, {"--repeats"}}, "munch pattern");
+    const auto csv_path = o.require("--csv");
+    const auto experiment = o.text("--experiment", "launch_pattern");
+    const int launches = static_cast<int>(o.integer("--launches-per-evaluation", 22400, 1, 10'000'000));
+    const int repeats = static_cast<int>(o.integer("--repeats", 5, 1, 1000));
+    const auto device = current_device();
+    harness::Stream stream;
+    // One block per SM of 256 threads: an empty stand-in for a launch that fills the GPU once.
+    const dim3 grid(static_cast<unsigned>(device.sm_count)), block(256);
+    gpu::launch_empty(grid, block, stream.get());
+    harness::check(cudaStreamSynchronize(stream.get()), "finish the warm-up launch");
+    harness::CsvAppender csv(csv_path, {"experiment", "mode", "launches", "repeat", "ms_per_evaluation", "us_per_launch", "noise_pct",
+                                        "samples", "stop_reason"});
+    const harness::StopCriterion c{repeats, std::max(repeats, 20), 1.0, 10.0};
+    const auto write = [&](const char* mode) {
+        return [&, mode](std::size_t r, double ms, const harness::Sampling& s) {
+            csv.row({experiment, mode, std::to_string(launches), std::to_string(r), harness::csv_number(ms),
+                     harness::csv_number(ms * 1e3 / launches), harness::csv_number(s.noise_pct()), std::to_string(s.samples().size()),
+                     s.reason()});
+        };
+    };
+    sample(c, [&] {
+        const auto t = Clock::now();
+        for (int i = 0; i < launches; ++i) {
+            gpu::launch_empty(grid, block, stream.get());
+            harness::check(cudaStreamSynchronize(stream.get()), "synchronise");
+        }
+        return ms_since(t);
+    }, write("synchronised"));
+    sample(c, [&] {
+        const auto t = Clock::now();
+        for (int i = 0; i < launches; ++i) gpu::launch_empty(grid, block, stream.get());
+        harness::check(cudaStreamSynchronize(stream.get()), "synchronise");
+        return ms_since(t);
+    }, write("asynchronous"));
+    cudaGraph_t graph{};
+    cudaGraphExec_t exec{};
+    harness::check(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal), "begin a capture");
+    for (int i = 0; i < launches; ++i) gpu::launch_empty(grid, block, stream.get());
+    harness::check(cudaStreamEndCapture(stream.get(), &graph), "end a capture");
+    harness::check(cudaGraphInstantiate(&exec, graph, 0), "instantiate a graph");
+    harness::check(cudaGraphLaunch(exec, stream.get()), "launch a graph");
+    harness::check(cudaStreamSynchronize(stream.get()), "synchronise");
+    sample(c, [&] {
+        const auto t = Clock::now();
+        harness::check(cudaGraphLaunch(exec, stream.get()), "launch a graph");
+        harness::check(cudaStreamSynchronize(stream.get()), "synchronise");
+        return ms_since(t);
+    }, write("graph"));
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    std::printf("%d launches per evaluation replayed in three modes\n", launches);
+    return 0;
+}
+
+int command_copy(const Args& args) {
+    const harness::Options o(args, {{"--csv"}, {"--experiment"}, {"--min-bytes"}, {"--max-bytes"}, {"--repeats"}}, "munch copy");
+    const auto csv_path = o.require("--csv");
+    const auto experiment = o.text("--experiment", "copy_bandwidth");
+    const auto min_bytes = static_cast<std::size_t>(o.integer("--min-bytes", 1024, 16, 1LL << 34));
+    const auto max_bytes = static_cast<std::size_t>(o.integer("--max-bytes", 1LL << 28, 16, 1LL << 34));
+    const int repeats = static_cast<int>(o.integer("--repeats", 5, 1, 1000));
+    if (max_bytes < min_bytes) throw o.error("--max-bytes", "smaller than --min-bytes");
+    if (min_bytes % 16 != 0) throw o.error("--min-bytes", "must be a multiple of 16 (the mapped copies move 16-byte vectors)");
+    current_device();
+    harness::Stream stream;
+    float *d_a = nullptr, *d_b = nullptr, *pinned = nullptr, *mapped = nullptr, *mapped_device = nullptr;
+    harness::check(cudaMalloc(&d_a, max_bytes), "allocate a device buffer");
+    harness::check(cudaMalloc(&d_b, max_bytes), "allocate a device buffer");
+    harness::check(cudaMallocHost(&pinned, max_bytes), "allocate pinned host memory");
+    harness::check(cudaHostAlloc(&mapped, max_bytes, cudaHostAllocMapped), "allocate mapped host memory");
+    harness::check(cudaHostGetDevicePointer(&mapped_device, mapped, 0), "map host memory");
+    std::vector<float> pageable(max_bytes / sizeof(float), 1.0f);
+    std::memset(pinned, 0, max_bytes);
+    std::memset(mapped, 0, max_bytes);
+    harness::check(cudaMemset(d_a, 0, max_bytes), "clear a device buffer");
+    harness::CsvAppender csv(csv_path, {"experiment", "memory", "direction", "bytes", "repeat", "ms", "gb_per_s", "noise_pct", "samples",
+                                        "stop_reason"});
+    const harness::StopCriterion c{repeats, std::max(repeats, 20), 1.0, 2.0};
+    struct Case {
+        const char* memory;
+        const char* direction;
+        std::function<void(std::size_t)> copy;
+    };
+    const auto memcpy_case = [&](void* dst, const void* src, cudaMemcpyKind kind) {
+        return [=, &stream](std::size_t bytes) {
+            harness::check(cudaMemcpyAsync(dst, src, bytes, kind, stream.get()), "copy");
+        };
+    };
+    const std::vector<Case> cases = {
+        {"pageable", "htod", memcpy_case(d_a, pageable.data(), cudaMemcpyHostToDevice)},
+        {"pageable", "dtoh", memcpy_case(pageable.data(), d_a, cudaMemcpyDeviceToHost)},
+        {"pinned", "htod", memcpy_case(d_a, pinned, cudaMemcpyHostToDevice)},
+        {"pinned", "dtoh", memcpy_case(pinned, d_a, cudaMemcpyDeviceToHost)},
+        // Mapped (zero-copy) memory: a kernel reads or writes the host buffer over the bus.
+        {"mapped", "htod", [&](std::size_t bytes) { gpu::launch_stream_copy(mapped_device, d_a, bytes / 4, stream.get()); }},
+        {"mapped", "dtoh", [&](std::size_t bytes) { gpu::launch_stream_copy(d_a, mapped_device, bytes / 4, stream.get()); }},
+        {"device", "dtod", memcpy_case(d_b, d_a, cudaMemcpyDeviceToDevice)},
+    };
+    for (const auto& k : cases) {
+        for (std::size_t bytes = min_bytes; bytes <= max_bytes; bytes *= 4) {
+            k.copy(bytes);  // warm-up
+            harness::check(cudaStreamSynchronize(stream.get()), "finish a warm-up copy");
+            // Wall time around each copy, as bandwidthTest times pageable copies (a pageable copy is staged by
+            // the host, so events alone would miss part of it).
+            sample(c, [&] {
+                const auto t = Clock::now();
+                k.copy(bytes);
+                harness::check(cudaStreamSynchronize(stream.get()), "finish a copy");
+                return ms_since(t);
+            }, [&](std::size_t r, double ms, const harness::Sampling& s) {
+                // Device to device moves the bytes twice through memory; the rate counts them once, as
+                // bandwidthTest does.
+                csv.row({experiment, k.memory, k.direction, std::to_string(bytes), std::to_string(r), harness::csv_number(ms),
+                         harness::csv_number(static_cast<double>(bytes) / ms / 1e6), harness::csv_number(s.noise_pct()),
+                         std::to_string(s.samples().size()), s.reason()});
+            });
+        }
+        std::printf("%s %s done\n", k.memory, k.direction);
+    }
+    cudaFreeHost(mapped);
+    cudaFreeHost(pinned);
+    cudaFree(d_b);
+    cudaFree(d_a);
+    return 0;
+}
+
+int command_roofline(const Args& args) {
+    const harness::Options o(args, {{"--csv"}, {"--experiment"}, {"--repeats"}}, "munch roofline");
+    const auto csv_path = o.require("--csv");
+    const auto experiment = o.text("--experiment", "roofline");
+    const int repeats = static_cast<int>(o.integer("--repeats", 5, 1, 1000));
+    const auto device = current_device();
+    harness::ClockMonitor monitor(device.pci_bus);
+    harness::Stream stream;
+    harness::CsvAppender csv(csv_path, {"experiment", "quantity", "unit", "repeat", "value", "ms", "sm_clock_mhz", "throttled", "noise_pct",
+                                        "samples", "stop_reason"});
+    const harness::StopCriterion c{repeats, std::max(repeats, 20), 1.0, 10.0};
+    float* f_sink = nullptr;
+    double* d_sink = nullptr;
+    harness::check(cudaMalloc(&f_sink, sizeof(float)), "allocate");
+    harness::check(cudaMalloc(&d_sink, sizeof(double)), "allocate");
+    const int blocks = device.sm_count * 8;  // 2048 threads per SM
+    const auto measure = [&](const char* quantity, const char* unit, double amount, const std::function<void()>& work) {
+        work();
+        harness::check(cudaStreamSynchronize(stream.get()), "warm up");
+        std::vector<TimedSample> timed;
+        harness::Sampling s(c);
+        do {
+            timed.push_back(time_on_stream(stream.get(), monitor, work));
+            s.add(timed.back().ms);
+        } while (!s.done());
+        for (std::size_t r = 0; r < timed.size(); ++r)
+            csv.row({experiment, quantity, unit, std::to_string(r), harness::csv_number(amount / timed[r].ms / 1e6), harness::csv_number(timed[r].ms),
+                     harness::csv_number(timed[r].clock.sm_clock_mhz), timed[r].clock.throttled ? "true" : "false",
+                     harness::csv_number(s.noise_pct()), std::to_string(timed.size()), s.reason()});
+        std::printf("%s: %.1f %s (best sample)\n", quantity, amount / *std::min_element(s.samples().begin(), s.samples().end()) / 1e6, unit);
+    };
+    const int it32 = 2048, it64 = 1024;  // multiples of the unrolling
+    const double threads = static_cast<double>(blocks) * gpu::peak_threads;
+    measure("fp32_fma_peak", "GFLOP/s", threads * it32 * gpu::peak_chains * 2.0,
+            [&] { gpu::launch_peak_fp32(blocks, it32, 1.0f, f_sink, stream.get()); });
+    measure("fp64_fma_peak", "GFLOP/s", threads * it64 * gpu::peak_chains * 2.0,
+            [&] { gpu::launch_peak_fp64(blocks, it64, 1.0, d_sink, stream.get()); });
+    const std::size_t count = std::size_t{1} << 28;  // 1 GiB per buffer, far beyond the 50 MB L2
+    float *a = nullptr, *b = nullptr;
+    harness::check(cudaMalloc(&a, count * sizeof(float)), "allocate a stream buffer");
+    harness::check(cudaMalloc(&b, count * sizeof(float)), "allocate a stream buffer");
+    harness::check(cudaMemset(a, 0, count * sizeof(float)), "clear");
+    measure("stream_copy_bandwidth", "GB/s", 2.0 * count * sizeof(float), [&] { gpu::launch_stream_copy(a, b, count, stream.get()); });
+    cudaFree(b);
+    cudaFree(a);
+    cudaFree(d_sink);
+    cudaFree(f_sink);
+    return 0;
+}
+
+}  // namespace munch::app
