@@ -12,7 +12,7 @@ import sys
 import common as c
 
 # One line per study: its package of figure modules under figures/<study>/.
-STUDIES = ["mwsep", "ryoo", "kirk_hwu"]
+STUDIES = ["mwsep", "ryoo", "kirk_hwu", "munch"]
 
 
 def main():

@@ -22,7 +22,7 @@ sys.path.insert(0, str(HERE))
 
 from report.common import ROOT, Context, MissingData, compare_folders, rel  # noqa: E402
 
-STUDIES = ["mwsep", "ryoo", "kirk_hwu"]
+STUDIES = ["mwsep", "ryoo", "kirk_hwu", "munch"]
 
 
 def chapters(study):
