@@ -1,0 +1,14 @@
+// A build without CUDA: the fit runs on the CPU only.
+#include <stdexcept>
+
+#include "mwsep/fit/evaluator.hpp"
+
+namespace mwsep::fit {
+
+bool have_gpu_evaluator() { return false; }
+
+std::unique_ptr<BatchEvaluator> make_gpu_evaluator(const FitData&, const std::string&, const std::vector<int>&) {
+    throw std::runtime_error("this build has no CUDA backend: fit on the CPU (--backend cpu)");
+}
+
+}  // namespace mwsep::fit
