@@ -196,6 +196,10 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
     Shared shared;
     shared.evaluator = &evaluator;
     const pagmo::problem problem{LikelihoodProblem(&shared, &space)};
+    if (o.algorithm == "pso" && !o.checkpoint.empty())
+        throw std::invalid_argument("pso cannot be checkpointed: pagmo's pso_gen leaves its swarm's memory (velocities, "
+                                    "best positions) out of its saved state, so a resumed swarm would not continue the "
+                                    "same trajectory; use de or cmaes for a resumable fit");
     pagmo::algorithm algorithm = make_algorithm(o);
     const std::string print = fingerprint(space, o);
 

@@ -26,7 +26,7 @@ struct FitOptions {
     unsigned polish_evaluations = 300;  ///< most evaluations of the local polish (0: no polish)
     double hessian_step = 1e-3;     ///< finite-difference step, as a fraction of each parameter's box
     bool uncertainties = true;      ///< compute the Hessian's uncertainties at the optimum
-    std::string checkpoint;         ///< written after every generation (atomically); empty: none
+    std::string checkpoint;         ///< written after every generation (atomically); empty: none. de and cmaes only
     bool resume = false;            ///< continue from @ref checkpoint if it exists
     unsigned stop_after = 0;        ///< stop after this many generations of this run (0: none), for tests of resuming
 };
