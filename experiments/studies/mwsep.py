@@ -408,3 +408,87 @@ class Study:
                         log.write_text(log.read_text() + "\n==> run_peer.py meta\n" + meta.read_text())
                         return {part.name: part, log.name: log}
                     yield Job(key, job, [f"experiments/peer/run_peer.py --peer <peer binary> --work-unit {wu} --flags {flags}"])
+
+
+# ---- mwsep fit: parameter recovery and evaluation throughput ---------------------------------------------
+# kind `fit`: per run, the unit's catalogue (drawn from the unit's own parameters: the truth) is fitted from a
+# start perturbed by `perturb` x each parameter's range, in a box of +- `box` x the range around the start.
+# Rows: <name>.csv (one per fit) and <name>_progress.csv (one per generation). `devices` lists the GPUs of one
+# process ("" : every GPU; "cpu": the CPU); `ranks` > 1 runs that many MPI ranks (mpirun), each with `devices`.
+COLUMNS["fit"] = ["experiment", "work_unit", "algorithm", "devices", "ranks", "population", "generations",
+                  "evaluations", "global_evaluations", "global_seconds", "evaluations_per_second", "seconds",
+                  "seconds_per_evaluation", "start_likelihood", "likelihood", "max_abs_pull", "parameters", "evaluator"]
+NUMERIC |= {"evaluations_per_second", "seconds_per_evaluation", "max_abs_pull", "global_seconds"}
+
+
+def truth_vector(path):
+    """The optimised values of a work unit in search-vector order (spec 1.2), read from its text."""
+    lines = [l.split(":", 1) for l in pathlib.Path(path).read_text().splitlines() if ":" in l]
+    nums = lambda v: [float(x) for x in v.replace(",", " ").split()]
+    out, bg, flags_seen, weight, opt_weight = [], None, 0, None, None
+    for key, value in lines:
+        key = key.strip()
+        if key.startswith("background_parameters"):
+            bg = nums(value)
+        elif key.startswith("optimize_parameter") and flags_seen == 0:
+            out += [v for v, f in zip(bg, nums(value)) if f]
+            flags_seen = 1
+        elif key == "stream_weight":
+            weight = nums(value)[0]
+        elif key == "optimize_weight":
+            opt_weight = nums(value)[0]
+        elif key.startswith("stream_parameters"):
+            params = nums(value)
+        elif key.startswith("optimize_parameter"):
+            out += ([weight] if opt_weight else []) + [v for v, f in zip(params, nums(value)) if f]
+    return out
+
+
+def _kind_fit(self, d):
+    name = d["name"]
+    for run in d["runs"]:
+        for wu in self.units(run):
+            devices, ranks = str(run.get("devices", "")), int(run.get("ranks", 1))
+
+            def job(tmp, run=run, wu=wu, devices=devices, ranks=ranks):
+                truth = truth_vector(self.workunit(wu))
+                # The start: each parameter moved by `perturb` of its box, alternately up and down.
+                start = [t + (1 if i % 2 == 0 else -1) * run.get("perturb", 0.01) * abs(t if t else 1.0)
+                         for i, t in enumerate(truth)]
+                for fname, vec in (("truth.txt", truth), ("start.txt", start)):
+                    (tmp / fname).write_text(f"{fname[:-4]}\nparameters [{len(vec)}]: " + " ".join(repr(v) for v in vec) + "\n")
+                cmd = [self.mwsep, "fit", "-a", str(self.workunit(wu)), "-s", str(self.stars(wu)),
+                       "--search-parameters", str(tmp / "start.txt"), "--truth", str(tmp / "truth.txt"),
+                       "--box", str(run.get("box", 0.05)), "--algorithm", run.get("algorithm", "pso"),
+                       "--population", str(run["population"]), "--generations", str(run["generations"]),
+                       "--polish", str(run.get("polish", 300)), "--seed", str(run.get("seed", 1)),
+                       "--report", str(tmp / "report.json"), "--progress", str(tmp / "progress.csv"),
+                       "--work-unit", wu, "--experiment", name]
+                cmd += ["--backend", "cpu"] if devices == "cpu" else (["--devices", devices] if devices else [])
+                if not run.get("uncertainties", True):
+                    cmd.append("--no-uncertainties")
+                if ranks > 1:
+                    cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(ranks)] + cmd
+                r = self._run(cmd, log=tmp / f"{name}_{wu}.log")
+                if r.returncode != 0:
+                    raise RuntimeError(f"mwsep fit failed on {wu}: {r.stderr.strip()[-400:]}")
+                rep = json.loads((tmp / "report.json").read_text())
+                pulls = [abs(p["pull"]) for p in rep["parameters"].values() if p.get("pull") is not None]
+                row = [name, wu, rep["algorithm"], devices or "all", ranks, rep["population"], rep["generations"],
+                       rep["evaluations"], rep["global_evaluations"], rep["global_seconds"], rep["evaluations_per_second"],
+                       rep["seconds"], rep["seconds_per_evaluation"], rep["start_likelihood"], rep["likelihood"],
+                       max(pulls) if pulls else "", len(rep["parameters"]), rep["evaluator"]]
+                part = tmp / f"{name}.csv"
+                with part.open("w", newline="") as f:
+                    w = csv.writer(f)
+                    w.writerow(COLUMNS["fit"])
+                    w.writerow(row)
+                (tmp / f"{name}_report_{wu}_{devices or 'all'}_{ranks}.json").write_text(json.dumps(rep, indent=1))
+                out = {part.name: part, f"{name}_progress.csv": tmp / "progress.csv"}
+                out[f"{name}_report_{wu}_{devices or 'all'}_{ranks}.json"] = tmp / f"{name}_report_{wu}_{devices or 'all'}_{ranks}.json"
+                return out
+            yield Job(f"{wu}|{devices or 'all'}|{ranks}", job, [f"mwsep fit -a {wu} (see the log)"],
+                      needs_gpus=0 if devices == "cpu" else d.get("needs_gpus", 1))
+
+
+Study.kind_fit = _kind_fit
