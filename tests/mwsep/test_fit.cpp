@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include "mwsep/fit/candidate_setup.hpp"
 #include "mwsep/fit/evaluator.hpp"
 #include "mwsep/fit/hessian.hpp"
 #include "mwsep/fit/optimizer.hpp"
@@ -236,3 +237,39 @@ TEST(FitSpace, RefusesAWorkUnitWithoutOptimisedParametersOrWithAValueOutsideItsB
 }
 
 }  // namespace
+
+TEST(FitCandidateSetup, ChangingTheParametersGivesTheSetupBuiltAfresh) {
+    const auto ap = tiny_three_parameters();
+    const auto base = mwsep::geometry::make_setup(mwsep::model::build_model(ap));
+    const std::vector<double> x = {-1.2, 176.5, 24.5};
+    const auto m = mwsep::model::build_model(mwsep::fit::with_parameters(ap, x));
+    const auto fresh = mwsep::geometry::make_setup(m);
+    auto changed = base;
+    mwsep::fit::set_parameters(changed, m);
+    EXPECT_EQ(changed.q_inv_sq, fresh.q_inv_sq);
+    EXPECT_EQ(changed.hernquist_fast_path, fresh.hernquist_fast_path);
+    EXPECT_EQ(changed.model.streams.size(), fresh.model.streams.size());
+    ASSERT_EQ(changed.streams.size(), fresh.streams.size());
+    for (std::size_t s = 0; s < fresh.streams.size(); ++s) {
+        const auto& a = changed.streams[s];
+        const auto& b = fresh.streams[s];
+        EXPECT_EQ(a.centre.x, b.centre.x) << s;
+        EXPECT_EQ(a.centre.y, b.centre.y) << s;
+        EXPECT_EQ(a.centre.z, b.centre.z) << s;
+        EXPECT_EQ(a.axis.x, b.axis.x) << s;
+        EXPECT_EQ(a.axis.y, b.axis.y) << s;
+        EXPECT_EQ(a.axis.z, b.axis.z) << s;
+        EXPECT_EQ(a.inv_two_sigma_sq, b.inv_two_sigma_sq) << s;
+    }
+    // The stream that moved differs from the base: the test would see a setter that changed nothing.
+    EXPECT_NE(changed.streams[1].centre.x, base.streams[1].centre.x);
+    // The tables (built from the geometry alone) are those of the fresh setup.
+    ASSERT_EQ(changed.areas.size(), fresh.areas.size());
+    EXPECT_EQ(changed.areas[0].sinb, fresh.areas[0].sinb);
+    EXPECT_EQ(changed.areas[0].ids, fresh.areas[0].ids);
+    // A model of another geometry is refused.
+    auto other = m;
+    other.areas[0].mu.steps += 1;
+    EXPECT_FALSE(mwsep::fit::same_geometry(base.model, other));
+    EXPECT_THROW(mwsep::fit::set_parameters(changed, other), std::invalid_argument);
+}

@@ -1,5 +1,6 @@
 #include "mwsep/app/fit_command.hpp"
 
+#include <cstdlib>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -40,7 +41,9 @@ const char* fit_help =
     "  --r-binning magnitude|kpc  r bins uniform in magnitude (default) or in kpc\n"
     "  --backend auto|cpu|cuda    where candidates are evaluated (default auto: every GPU if there is one)\n"
     "  --variant NAME             CUDA kernel variant (default modern-f64)\n"
-    "  --devices LIST             comma-separated CUDA devices (default: every device with double precision)\n"
+    "  --devices LIST             comma-separated CUDA devices, or local-rank: one device per MPI rank, the\n"
+    "                             node-local rank mod the device count (the default under mpirun with\n"
+    "                             several ranks; otherwise every device with double precision)\n"
     "  --threads N                CPU threads (default 0: all cores)\n"
     "  --algorithm pso|de|cmaes   the global search (default pso: one batch per generation)\n"
     "  --population N             candidates per generation (default 24)\n"
@@ -59,7 +62,7 @@ const char* fit_help =
 
 std::vector<int> parse_devices(const harness::Options& opt) {
     std::vector<int> out;
-    if (!opt.has("--devices")) return out;
+    if (!opt.has("--devices") || opt.text("--devices") == "local-rank") return out;
     const std::string text = opt.text("--devices");
     std::size_t start = 0;
     while (start <= text.size()) {
@@ -126,6 +129,12 @@ int run_fit_command(const Args& args) {
     const bool quiet = opt.has("--quiet");
 
     const fit::RankSession ranks;
+    // One GPU per rank: with --devices local-rank, or by default when several ranks run under Open MPI's
+    // mpirun, each rank takes the device of its node-local rank (mod the device count).
+    const char* local_rank_env = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    const bool per_rank_device = opt.text("--devices", "") == "local-rank" ||
+                                 (!opt.has("--devices") && ranks.size() > 1 && local_rank_env != nullptr);
+    const int local_rank = local_rank_env ? std::atoi(local_rank_env) : 0;
     fit::FitData data;
     data.work_unit = read_work_unit(ro);
     data.stars = model::read_stars(ro.stars_path);
@@ -145,7 +154,9 @@ int run_fit_command(const Args& args) {
     std::unique_ptr<fit::BatchEvaluator> local;
     if (gpu) {
         try {
-            local = fit::make_gpu_evaluator(data, variant, devices);
+            const std::vector<int> chosen =
+                per_rank_device ? std::vector<int>{fit::device_for_local_rank(local_rank, variant)} : devices;
+            local = fit::make_gpu_evaluator(data, variant, chosen);
         } catch (const std::exception& e) {
             if (backend == "cuda") throw;
             std::fprintf(stderr, "mwsep fit: no GPU (%s); evaluating on the CPU\n", e.what());

@@ -54,4 +54,10 @@ bool have_gpu_evaluator();
 std::unique_ptr<BatchEvaluator> make_gpu_evaluator(const FitData& data, const std::string& variant,
                                                    const std::vector<int>& devices);
 
+/// The device of the rank with node-local rank @p local_rank when each rank of a node takes one GPU: the
+/// (local_rank mod count)-th of the devices that can run kernel variant @p variant, in the order
+/// `--devices` numbers them, so ranks beyond the GPU count share GPUs round-robin. Throws
+/// std::runtime_error without a device or in a build without CUDA.
+int device_for_local_rank(int local_rank, const std::string& variant);
+
 }  // namespace mwsep::fit

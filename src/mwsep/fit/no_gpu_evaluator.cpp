@@ -11,4 +11,6 @@ std::unique_ptr<BatchEvaluator> make_gpu_evaluator(const FitData&, const std::st
     throw std::runtime_error("this build has no CUDA backend: fit on the CPU (--backend cpu)");
 }
 
+int device_for_local_rank(int, const std::string&) { throw std::runtime_error("this build has no CUDA backend"); }
+
 }  // namespace mwsep::fit
