@@ -414,34 +414,21 @@ class Study:
 # kind `fit`: per run, the unit's catalogue (drawn from the unit's own parameters: the truth) is fitted from a
 # start perturbed by `perturb` x each parameter's range, in a box of +- `box` x the range around the start.
 # Rows: <name>.csv (one per fit) and <name>_progress.csv (one per generation). `devices` lists the GPUs of one
-# process ("" : every GPU; "cpu": the CPU); `ranks` > 1 runs that many MPI ranks (mpirun), each with `devices`.
+# process ("" : every GPU; "cpu": the CPU; "local-rank": one GPU per MPI rank); `ranks` > 1 runs that many MPI
+# ranks (mpirun), each with `devices`. `needs_gpus` (per run, else per definition) skips a run on a smaller host.
 COLUMNS["fit"] = ["experiment", "work_unit", "algorithm", "devices", "ranks", "population", "generations",
                   "evaluations", "global_evaluations", "global_seconds", "evaluations_per_second", "seconds",
                   "seconds_per_evaluation", "start_likelihood", "likelihood", "max_abs_pull", "parameters", "evaluator"]
 NUMERIC |= {"evaluations_per_second", "seconds_per_evaluation", "max_abs_pull", "global_seconds"}
 
 
-def truth_vector(path):
-    """The optimised values of a work unit in search-vector order (spec 1.2), read from its text."""
-    lines = [l.split(":", 1) for l in pathlib.Path(path).read_text().splitlines() if ":" in l]
-    nums = lambda v: [float(x) for x in v.replace(",", " ").split()]
-    out, bg, flags_seen, weight, opt_weight = [], None, 0, None, None
-    for key, value in lines:
-        key = key.strip()
-        if key.startswith("background_parameters"):
-            bg = nums(value)
-        elif key.startswith("optimize_parameter") and flags_seen == 0:
-            out += [v for v, f in zip(bg, nums(value)) if f]
-            flags_seen = 1
-        elif key == "stream_weight":
-            weight = nums(value)[0]
-        elif key == "optimize_weight":
-            opt_weight = nums(value)[0]
-        elif key.startswith("stream_parameters"):
-            params = nums(value)
-        elif key.startswith("optimize_parameter"):
-            out += ([weight] if opt_weight else []) + [v for v, f in zip(params, nums(value)) if f]
-    return out
+def search_space(mwsep, workunit):
+    """The work unit's search vector as `mwsep fit --print-vector` reads it: (name, value, lower, upper) rows."""
+    r = subprocess.run([str(mwsep), "fit", "-a", str(workunit), "--print-vector"], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"mwsep fit --print-vector failed on {workunit}: {r.stderr.strip()[-400:]}")
+    rows = [line.split() for line in r.stdout.splitlines() if line.strip()]
+    return [(n, float(v), float(lo), float(hi)) for n, v, lo, hi in rows]
 
 
 def _kind_fit(self, d):
@@ -451,10 +438,11 @@ def _kind_fit(self, d):
             devices, ranks = str(run.get("devices", "")), int(run.get("ranks", 1))
 
             def job(tmp, run=run, wu=wu, devices=devices, ranks=ranks):
-                truth = truth_vector(self.workunit(wu))
-                # The start: each parameter moved by `perturb` of its box, alternately up and down.
-                start = [t + (1 if i % 2 == 0 else -1) * run.get("perturb", 0.01) * abs(t if t else 1.0)
-                         for i, t in enumerate(truth)]
+                space = search_space(self.mwsep, self.workunit(wu))
+                truth = [v for _, v, _, _ in space]
+                # The start: each parameter moved by `perturb` of its range (upper - lower), alternately up and down.
+                start = [v + (1 if i % 2 == 0 else -1) * run.get("perturb", 0.01) * (hi - lo)
+                         for i, (_, v, lo, hi) in enumerate(space)]
                 for fname, vec in (("truth.txt", truth), ("start.txt", start)):
                     (tmp / fname).write_text(f"{fname[:-4]}\nparameters [{len(vec)}]: " + " ".join(repr(v) for v in vec) + "\n")
                 cmd = [self.mwsep, "fit", "-a", str(self.workunit(wu)), "-s", str(self.stars(wu)),
@@ -464,11 +452,12 @@ def _kind_fit(self, d):
                        "--polish", str(run.get("polish", 300)), "--seed", str(run.get("seed", 1)),
                        "--report", str(tmp / "report.json"), "--progress", str(tmp / "progress.csv"),
                        "--work-unit", wu, "--experiment", name]
+                # devices "local-rank": each MPI rank takes the GPU of its node-local rank (one GPU per rank).
                 cmd += ["--backend", "cpu"] if devices == "cpu" else (["--devices", devices] if devices else [])
                 if not run.get("uncertainties", True):
                     cmd.append("--no-uncertainties")
                 if ranks > 1:
-                    cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(ranks)] + cmd
+                    cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-np", str(ranks)] + cmd
                 r = self._run(cmd, log=tmp / f"{name}_{wu}.log")
                 if r.returncode != 0:
                     raise RuntimeError(f"mwsep fit failed on {wu}: {r.stderr.strip()[-400:]}")
@@ -488,7 +477,7 @@ def _kind_fit(self, d):
                 out[f"{name}_report_{wu}_{devices or 'all'}_{ranks}.json"] = tmp / f"{name}_report_{wu}_{devices or 'all'}_{ranks}.json"
                 return out
             yield Job(f"{wu}|{devices or 'all'}|{ranks}", job, [f"mwsep fit -a {wu} (see the log)"],
-                      needs_gpus=0 if devices == "cpu" else d.get("needs_gpus", 1))
+                      needs_gpus=0 if devices == "cpu" else run.get("needs_gpus", d.get("needs_gpus", 1)))
 
 
 Study.kind_fit = _kind_fit

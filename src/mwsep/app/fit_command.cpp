@@ -58,6 +58,7 @@ const char* fit_help =
     "  --report FILE              write the JSON report   --progress FILE  the per-generation CSV\n"
     "  --work-unit NAME --experiment NAME   labels written in the report\n"
     "  --quiet                    no progress lines\n"
+    "  --print-vector             print the search vector (name value lower upper per line) and exit; -s not needed\n"
     "Under mpirun, rank 0 drives the search and every rank evaluates its share of each batch.\n";
 
 std::vector<int> parse_devices(const harness::Options& opt) {
@@ -91,6 +92,7 @@ int run_fit_command(const Args& args) {
                                 {"-o", OptionKind::value},           {"--report", OptionKind::value},
                                 {"--progress", OptionKind::value},   {"--work-unit", OptionKind::value},
                                 {"--experiment", OptionKind::value}, {"--quiet", OptionKind::flag},
+                                {"--print-vector", OptionKind::flag},
                                 {"--help", OptionKind::flag},        {"-h", OptionKind::flag}},
                                "mwsep fit");
     if (opt.has("--help") || opt.has("-h")) {
@@ -100,6 +102,14 @@ int run_fit_command(const Args& args) {
     // Every option is checked, and every output path, before the inputs are read or a device is touched.
     RunOptions ro;
     ro.astronomy_path = opt.require("-a");
+    if (opt.has("--print-vector")) {
+        // The work unit's search vector with its bounds, for scripts: no second parser of the format.
+        if (opt.has("--search-parameters")) ro.search_path = opt.text("--search-parameters");
+        const fit::FitSpace space = fit::fit_space(read_work_unit(ro), true);
+        for (std::size_t i = 0; i < space.size(); ++i)
+            std::printf("%s %.17g %.17g %.17g\n", space.names[i].c_str(), space.start[i], space.lower[i], space.upper[i]);
+        return 0;
+    }
     ro.stars_path = opt.require("-s");
     if (opt.has("--search-parameters")) ro.search_path = opt.text("--search-parameters");
     ro.r_binning = opt.choice("--r-binning", {"magnitude", "kpc"}, "magnitude") == "kpc" ? model::RBinning::kpc
