@@ -14,9 +14,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${BUILD:-build-fit}"
 out=.device-input/fit
+mkdir -p "$build"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DMWSEP_CUDA_ARCHITECTURES=90 -DMWSEP_NATIVE=OFF \
-      -DMWSEP_FIT=ON -DMWSEP_MPI=ON -DBUILD_TESTING=OFF > "$build.configure.log" 2>&1 ||
-  { tail -30 "$build.configure.log"; exit 1; }
+      -DMWSEP_FIT=ON -DMWSEP_MPI=ON -DBUILD_TESTING=OFF > "$build/configure.log" 2>&1 ||
+  { tail -30 "$build/configure.log"; exit 1; }
 grep -q '"cuda": "ON"' "$build/build_info.json" || { echo "fit_bundle: the build has no CUDA (nvcc missing?)" >&2; exit 1; }
 grep -q '"cuda_architectures": "90"' "$build/build_info.json" ||
   { echo "fit_bundle: the build is not for sm_90: $(grep cuda_architectures "$build/build_info.json")" >&2; exit 1; }
