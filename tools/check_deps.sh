@@ -37,6 +37,11 @@ if [ ${#missing[@]} -gt 0 ]; then
     exit 1
   fi
 fi
+# Optional: mwsep fit needs pagmo2 and NLopt, its MPI mode Open MPI; without them the rest builds.
+[ -f /usr/include/pagmo/pagmo.hpp ] && [ -f /usr/include/nlopt.h ] ||
+  echo "check_deps: pagmo2 or NLopt not found: building without mwsep fit (Debian: apt-get install libpagmo-dev libnlopt-cxx-dev)"
+command -v mpirun >/dev/null && [ -f /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h ] ||
+  echo "check_deps: Open MPI not found: mwsep fit without MPI ranks (Debian: apt-get install libopenmpi-dev openmpi-bin)"
 if ! command -v nvcc >/dev/null; then
   echo "check_deps: nvcc not found: building the CPU backend only (install the CUDA toolkit for the GPU backend)"
 fi

@@ -408,3 +408,76 @@ class Study:
                         log.write_text(log.read_text() + "\n==> run_peer.py meta\n" + meta.read_text())
                         return {part.name: part, log.name: log}
                     yield Job(key, job, [f"experiments/peer/run_peer.py --peer <peer binary> --work-unit {wu} --flags {flags}"])
+
+
+# ---- mwsep fit: parameter recovery and evaluation throughput ---------------------------------------------
+# kind `fit`: per run, the unit's catalogue (drawn from the unit's own parameters: the truth) is fitted from a
+# start perturbed by `perturb` x each parameter's range, in a box of +- `box` x the range around the start.
+# Rows: <name>.csv (one per fit) and <name>_progress.csv (one per generation). `devices` lists the GPUs of one
+# process ("" : every GPU; "cpu": the CPU; "local-rank": one GPU per MPI rank); `ranks` > 1 runs that many MPI
+# ranks (mpirun), each with `devices`. `needs_gpus` (per run, else per definition) skips a run on a smaller host.
+COLUMNS["fit"] = ["experiment", "work_unit", "algorithm", "devices", "ranks", "population", "generations",
+                  "evaluations", "global_evaluations", "global_seconds", "evaluations_per_second", "seconds",
+                  "seconds_per_evaluation", "start_likelihood", "likelihood", "max_abs_pull", "parameters", "evaluator"]
+NUMERIC |= {"evaluations_per_second", "seconds_per_evaluation", "max_abs_pull", "global_seconds"}
+
+
+def search_space(mwsep, workunit):
+    """The work unit's search vector as `mwsep fit --print-vector` reads it: (name, value, lower, upper) rows."""
+    r = subprocess.run([str(mwsep), "fit", "-a", str(workunit), "--print-vector"], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"mwsep fit --print-vector failed on {workunit}: {r.stderr.strip()[-400:]}")
+    rows = [line.split() for line in r.stdout.splitlines() if line.strip()]
+    return [(n, float(v), float(lo), float(hi)) for n, v, lo, hi in rows]
+
+
+def _kind_fit(self, d):
+    name = d["name"]
+    for run in d["runs"]:
+        for wu in self.units(run):
+            devices, ranks = str(run.get("devices", "")), int(run.get("ranks", 1))
+
+            def job(tmp, run=run, wu=wu, devices=devices, ranks=ranks):
+                space = search_space(self.mwsep, self.workunit(wu))
+                truth = [v for _, v, _, _ in space]
+                # The start: each parameter moved by `perturb` of its range (upper - lower), alternately up and down.
+                start = [v + (1 if i % 2 == 0 else -1) * run.get("perturb", 0.01) * (hi - lo)
+                         for i, (_, v, lo, hi) in enumerate(space)]
+                for fname, vec in (("truth.txt", truth), ("start.txt", start)):
+                    (tmp / fname).write_text(f"{fname[:-4]}\nparameters [{len(vec)}]: " + " ".join(repr(v) for v in vec) + "\n")
+                cmd = [self.mwsep, "fit", "-a", str(self.workunit(wu)), "-s", str(self.stars(wu)),
+                       "--search-parameters", str(tmp / "start.txt"), "--truth", str(tmp / "truth.txt"),
+                       "--box", str(run.get("box", 0.05)), "--algorithm", run.get("algorithm", "pso"),
+                       "--population", str(run["population"]), "--generations", str(run["generations"]),
+                       "--polish", str(run.get("polish", 300)), "--seed", str(run.get("seed", 1)),
+                       "--report", str(tmp / "report.json"), "--progress", str(tmp / "progress.csv"),
+                       "--work-unit", wu, "--experiment", name]
+                # devices "local-rank": each MPI rank takes the GPU of its node-local rank (one GPU per rank).
+                cmd += ["--backend", "cpu"] if devices == "cpu" else (["--devices", devices] if devices else [])
+                if not run.get("uncertainties", True):
+                    cmd.append("--no-uncertainties")
+                if ranks > 1:
+                    cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-np", str(ranks)] + cmd
+                r = self._run(cmd, log=tmp / f"{name}_{wu}.log")
+                if r.returncode != 0:
+                    raise RuntimeError(f"mwsep fit failed on {wu}: {r.stderr.strip()[-400:]}")
+                rep = json.loads((tmp / "report.json").read_text())
+                pulls = [abs(p["pull"]) for p in rep["parameters"].values() if p.get("pull") is not None]
+                row = [name, wu, rep["algorithm"], devices or "all", ranks, rep["population"], rep["generations"],
+                       rep["evaluations"], rep["global_evaluations"], rep["global_seconds"], rep["evaluations_per_second"],
+                       rep["seconds"], rep["seconds_per_evaluation"], rep["start_likelihood"], rep["likelihood"],
+                       max(pulls) if pulls else "", len(rep["parameters"]), rep["evaluator"]]
+                part = tmp / f"{name}.csv"
+                with part.open("w", newline="") as f:
+                    w = csv.writer(f)
+                    w.writerow(COLUMNS["fit"])
+                    w.writerow(row)
+                (tmp / f"{name}_report_{wu}_{devices or 'all'}_{ranks}.json").write_text(json.dumps(rep, indent=1))
+                out = {part.name: part, f"{name}_progress.csv": tmp / "progress.csv"}
+                out[f"{name}_report_{wu}_{devices or 'all'}_{ranks}.json"] = tmp / f"{name}_report_{wu}_{devices or 'all'}_{ranks}.json"
+                return out
+            yield Job(f"{wu}|{devices or 'all'}|{ranks}", job, [f"mwsep fit -a {wu} (see the log)"],
+                      needs_gpus=0 if devices == "cpu" else run.get("needs_gpus", d.get("needs_gpus", 1)))
+
+
+Study.kind_fit = _kind_fit

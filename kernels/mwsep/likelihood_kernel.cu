@@ -87,25 +87,32 @@ __global__ void likelihood_kernel(StarKernelArgs<Real> a) {
 }
 // [likelihood-kernel-end]
 
-/// Uploads the stars in the layout @p soa asks for and the quadrature tables, folds the mixture weights
-/// W_c = (E_c / I_c) / Sigma_E on the host, runs likelihood_kernel on @p queue and downloads the per-star
-/// results. Throws CudaError for more than max_convolve points or more than max_streams streams.
+/// The star table in the layout @p soa asks for, in precision Real, on the host.
 template <class Real>
-StarResults run(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
-                const model::Integrals& integrals, bool soa, cudaStream_t queue) {
-    const int n_conv = setup.model.convolve;
-    const int S = static_cast<int>(setup.streams.size());
-    if (n_conv > max_convolve)
-        throw CudaError("the likelihood kernel holds at most " + std::to_string(max_convolve) + " convolution points");
-    if (S > max_streams) throw CudaError("the CUDA kernels support at most " + std::to_string(max_streams) + " streams");
+std::vector<Real> star_table(const model::StarCatalogue& stars, int stride, bool soa) {
     const int count = static_cast<int>(stars.size());
-    const int stride = (count + 63) / 64 * 64;
     std::vector<Real> host(static_cast<size_t>(stride) * 5, Real(0));
     for (int n = 0; n < count; ++n) {
         const auto d = geometry::sky_direction(stars.l[n], stars.b[n]);
         const Real f[5] = {Real(d.sinb), Real(d.sinl), Real(d.cosb), Real(d.cosl), Real(stars.r[n])};
         for (int i = 0; i < 5; ++i) host[soa ? static_cast<size_t>(i) * stride + n : static_cast<size_t>(n) * 5 + i] = f[i];
     }
+    return host;
+}
+
+/// Uploads the quadrature tables, folds the mixture weights W_c = (E_c / I_c) / Sigma_E on the host, runs
+/// likelihood_kernel over the resident stars @p rs on @p queue and downloads the per-star results. Throws
+/// CudaError for more than max_convolve points or more than max_streams streams.
+template <class Real>
+StarResults run(const geometry::IntegrationSetup& setup, const ResidentStars& rs, const model::Integrals& integrals,
+                cudaStream_t queue) {
+    const int n_conv = setup.model.convolve;
+    const int S = static_cast<int>(setup.streams.size());
+    if (n_conv > max_convolve)
+        throw CudaError("the likelihood kernel holds at most " + std::to_string(max_convolve) + " convolution points");
+    if (S > max_streams) throw CudaError("the CUDA kernels support at most " + std::to_string(max_streams) + " streams");
+    const int count = rs.count;
+    const bool soa = rs.soa;
     std::vector<Real> offsets(n_conv), weights(n_conv);
     for (int k = 0; k < n_conv; ++k) offsets[k] = Real(setup.offsets[k]), weights[k] = Real(setup.rule.weights[k]);
     if constexpr (sizeof(Real) == 8) {
@@ -117,7 +124,7 @@ StarResults run(const geometry::IntegrationSetup& setup, const model::StarCatalo
     }
     StarKernelArgs<Real> a{};
     a.count = count;
-    a.stride = stride;
+    a.stride = rs.stride;
     a.n_conv = n_conv;
     a.n_streams = S;
     a.q_inv_sq = Real(setup.q_inv_sq);
@@ -132,15 +139,12 @@ StarResults run(const geometry::IntegrationSetup& setup, const model::StarCatalo
         a.weight[1 + s] = Real(mix.streams[s] / integrals.streams[s] / mix.sum);
     }
     const size_t dens_count = static_cast<size_t>(count) * (1 + S);
-    DeviceMemory mem;
-    Real* d_stars = mem.allocate<Real>(host.size(), "allocate the star table");
-    Real* d_log = mem.allocate<Real>(count, "allocate per-star results");
-    Real* d_dens = mem.allocate<Real>(dens_count, "allocate per-star densities");
-    check(cudaMemcpyAsync(d_stars, host.data(), sizeof(Real) * host.size(), cudaMemcpyHostToDevice, queue), "upload stars");
+    Real* d_log = static_cast<Real*>(rs.log_probability);
+    Real* d_dens = static_cast<Real*>(rs.densities);
     // Poison the outputs (all bits set is a NaN): a star the kernel never wrote cannot pass a check.
     check(cudaMemsetAsync(d_log, 0xff, sizeof(Real) * count, queue), "poison per-star results");
     check(cudaMemsetAsync(d_dens, 0xff, sizeof(Real) * dens_count, queue), "poison per-star densities");
-    a.stars = d_stars;
+    a.stars = static_cast<const Real*>(rs.stars);
     a.log_probability = d_log;
     a.densities = d_dens;
     Event start;
@@ -165,11 +169,34 @@ StarResults run(const geometry::IntegrationSetup& setup, const model::StarCatalo
 
 }  // namespace kernels
 
+ResidentStars::ResidentStars(const model::StarCatalogue& catalogue, bool double_precision_, bool soa_, int n_streams)
+    : double_precision(double_precision_), soa(soa_), count(static_cast<int>(catalogue.size())),
+      stride((count + 63) / 64 * 64) {
+    if (n_streams > max_streams)
+        throw CudaError("the CUDA kernels support at most " + std::to_string(max_streams) + " streams");
+    const size_t dens_count = static_cast<size_t>(count) * (1 + n_streams);
+    if (double_precision) {
+        stars = mem.upload(kernels::star_table<double>(catalogue, stride, soa), "upload stars");
+        log_probability = mem.allocate<double>(count, "allocate per-star results");
+        densities = mem.allocate<double>(dens_count, "allocate per-star densities");
+    } else {
+        stars = mem.upload(kernels::star_table<float>(catalogue, stride, soa), "upload stars");
+        log_probability = mem.allocate<float>(count, "allocate per-star results");
+        densities = mem.allocate<float>(dens_count, "allocate per-star densities");
+    }
+}
+
+StarResults run_likelihood_kernel(const geometry::IntegrationSetup& setup, const ResidentStars& stars,
+                                  const model::Integrals& integrals, cudaStream_t queue) {
+    return stars.double_precision ? kernels::run<double>(setup, stars, integrals, queue)
+                                  : kernels::run<float>(setup, stars, integrals, queue);
+}
+
 StarResults run_likelihood_kernel(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
                                   const model::Integrals& integrals, bool double_precision, bool soa,
                                   cudaStream_t queue) {
-    return double_precision ? kernels::run<double>(setup, stars, integrals, soa, queue)
-                            : kernels::run<float>(setup, stars, integrals, soa, queue);
+    const ResidentStars resident(stars, double_precision, soa, static_cast<int>(setup.streams.size()));
+    return run_likelihood_kernel(setup, resident, integrals, queue);
 }
 
 }  // namespace mwsep::cuda

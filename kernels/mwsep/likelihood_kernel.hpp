@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "mwsep/cuda_check.hpp"
 #include "mwsep/geometry/tables.hpp"
 #include "mwsep/model/result.hpp"
 #include "mwsep/model/work_unit.hpp"
@@ -18,6 +19,26 @@ struct StarResults {
     std::vector<double> densities;        ///< 1 + S densities per star
     double kernel_ms = 0;                 ///< kernel time from CUDA events [ms], transfers excluded
 };
+
+/// A star catalogue on the current device in the likelihood kernel's precision and layout, with room for
+/// the kernel's per-star outputs: uploaded once, so that a fit evaluates many candidates over it.
+struct ResidentStars {
+    /// Converts and uploads @p stars (on the current device) for a model of @p n_streams streams.
+    ResidentStars(const model::StarCatalogue& stars, bool double_precision, bool soa, int n_streams);
+    bool double_precision;  ///< the kernel's precision (double or float values below)
+    bool soa;               ///< structure of arrays (else array of structures)
+    int count;              ///< number of stars N
+    int stride;             ///< N rounded up to a multiple of 64: length of each SoA block
+    DeviceMemory mem;       ///< owns the buffers below
+    const void* stars = nullptr;      ///< 5 values per star in the layout soa names
+    void* log_probability = nullptr;  ///< per star
+    void* densities = nullptr;        ///< per star, 1 + S values
+};
+
+/// Runs the kernel over the resident stars @p stars on the CUDA queue @p queue (their device current),
+/// downloads.
+StarResults run_likelihood_kernel(const geometry::IntegrationSetup& setup, const ResidentStars& stars,
+                                  const model::Integrals& integrals, cudaStream_t queue);
 
 /// Uploads the stars, runs the kernel in the given precision and star layout (SoA or AoS) on the CUDA
 /// queue @p queue, downloads.

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "mwsep/app/commands.hpp"
+#include "mwsep/app/fit_command.hpp"
 #include "mwsep/model/input_error.hpp"
 
 namespace {
@@ -19,6 +20,7 @@ void usage(std::FILE* out) {
         "  skipping   count the stream terms the rigorous bound skips\n"
         "  variants   list the CUDA kernel variants with registers, spills and occupancy\n"
         "  bench      time CUDA kernel variants (CUDA events, repeats) and check each run\n"
+        "  fit        fit the work unit's optimised parameters to a star catalogue\n"
         "\n"
         "'mwsep <command> --help' describes each command's options.\n",
         out);
@@ -40,6 +42,7 @@ int main(int argc, char** argv) {
         if (command == "skipping") return mwsep::app::command_skipping(args);
         if (command == "variants") return mwsep::app::command_variants(args);
         if (command == "bench") return mwsep::app::command_bench(args);
+        if (command == "fit") return mwsep::app::command_fit(args);
         if (command == "--help" || command == "-h" || command == "help") {
             usage(stdout);
             return 0;

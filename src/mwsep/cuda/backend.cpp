@@ -16,18 +16,6 @@
 namespace mwsep::cuda {
 namespace {
 
-/// The background and stream integrals of all areas (cut areas subtracted, spec 3.4) from per-area sums.
-model::Integrals combine_areas(const std::vector<std::vector<double>>& area_sums, int S) {
-    model::Integrals out;
-    out.streams.assign(S, 0.0);
-    for (std::size_t i = 0; i < area_sums.size(); ++i) {
-        const double sign = i == 0 ? 1.0 : -1.0;
-        out.background += sign * area_sums[i][0];
-        for (int s = 0; s < S; ++s) out.streams[s] += sign * area_sums[i][1 + s];
-    }
-    return out;
-}
-
 /// The devices evaluate() uses: the calling thread's current one (green contexts), every device with
 /// double precision for a family that spreads over devices when none is named, otherwise the one
 /// select_device() picks.
@@ -42,6 +30,32 @@ std::vector<int> devices_for(const VariantInfo& v, int device, bool keep_context
 }
 
 }  // namespace
+
+model::Integrals combine_areas(const std::vector<std::vector<double>>& area_sums, int S) {
+    model::Integrals out;
+    out.streams.assign(S, 0.0);
+    for (std::size_t i = 0; i < area_sums.size(); ++i) {
+        const double sign = i == 0 ? 1.0 : -1.0;
+        out.background += sign * area_sums[i][0];
+        for (int s = 0; s < S; ++s) out.streams[s] += sign * area_sums[i][1 + s];
+    }
+    return out;
+}
+
+model::Likelihood assemble_likelihood(const geometry::IntegrationSetup& setup, const StarResults& star,
+                                      const model::Integrals& integrals) {
+    const int S = static_cast<int>(setup.streams.size());
+    const auto w = cpu::mixture_weights(setup.model);
+    cpu::LikelihoodAssembly<cpu::PlainSum> sums(w, integrals);
+    for (std::size_t n = 0; n < star.log_probability.size(); ++n) {
+        const double log_probability = star.log_probability[n];
+        if (!std::isfinite(log_probability))
+            throw CudaError("the likelihood kernel left star " + std::to_string(n) + " without a finite result");
+        sums.add_star(log_probability, log_probability == constants::zero_probability_penalty,
+                      &star.densities[n * (1 + S)]);
+    }
+    return sums.result();
+}
 
 void initialise_devices(const std::string& variant, int device) {
     // One thread per device: the drivers' context start-ups overlap instead of adding up.
@@ -91,16 +105,7 @@ GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCat
     const Stream queue;
     const StarResults star = run_likelihood_kernel(setup, stars, r.integrals, v.kernels.double_precision, soa_stars,
                                                    queue.get());
-    const auto w = cpu::mixture_weights(m);
-    cpu::LikelihoodAssembly<cpu::PlainSum> sums(w, r.integrals);
-    for (std::size_t n = 0; n < stars.size(); ++n) {
-        const double log_probability = star.log_probability[n];
-        if (!std::isfinite(log_probability))
-            throw CudaError("the likelihood kernel left star " + std::to_string(n) + " without a finite result");
-        sums.add_star(log_probability, log_probability == constants::zero_probability_penalty,
-                      &star.densities[n * (1 + S)]);
-    }
-    r.likelihood = sums.result();
+    r.likelihood = assemble_likelihood(setup, star, r.integrals);
     r.likelihood_seconds = star.kernel_ms / 1000.0;
     r.device = prop.name;
     // Fewer slices than devices leave the rest idle.

@@ -4,12 +4,14 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "mwsep/geometry/tables.hpp"
 #include "mwsep/model/result.hpp"
 #include "mwsep/model/work_unit.hpp"
 #include "mwsep/cuda/devices.hpp"
 #include "mwsep/kernel_set.hpp"
+#include "mwsep/likelihood_kernel.hpp"
 
 namespace mwsep::cuda {
 
@@ -23,6 +25,15 @@ struct GpuResult {
     std::string device;             ///< name of the GPU that ran the kernels ("N x name" for several)
     int devices_used = 1;           ///< GPUs the integral was spread over (modern variants)
 };
+
+/// The background and stream integrals of all areas (cut areas subtracted, spec 3.4) from per-area sums
+/// (background, then each of the @p S streams), added in area order.
+model::Integrals combine_areas(const std::vector<std::vector<double>>& area_sums, int S);
+
+/// The likelihood of @p setup from the likelihood kernel's per-star results @p star, added on the host in
+/// star order. Throws CudaError for a star without a finite result.
+model::Likelihood assemble_likelihood(const geometry::IntegrationSetup& setup, const StarResults& star,
+                                      const model::Integrals& integrals);
 
 /// Creates the CUDA context of every device that evaluate() would use for @p variant and @p device, so
 /// that a caller can overlap the driver's start-up with reading the inputs (mwsep run does).

@@ -23,6 +23,13 @@ public:
     virtual float wait() = 0;
     /// Per area, in area order: the background sum then each stream's, added on the host in a fixed order.
     virtual std::vector<std::vector<double>> area_sums() = 0;
+    /// Takes the parameters of @p setup (stream constants, skip thresholds), a setup of the same geometry
+    /// as the one prepared, so that the next launch() integrates it without uploading the tables again.
+    /// Returns false where the family cannot (the caller then prepares afresh).
+    virtual bool retarget(const geometry::IntegrationSetup& setup) {
+        (void)setup;
+        return false;
+    }
 };
 
 /// How a family runs its variants.

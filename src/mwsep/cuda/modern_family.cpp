@@ -81,7 +81,7 @@ public:
         const int n_slices = options.slices > 0 ? options.slices : static_cast<int>(devices.size());
         if (n_slices > reduction_chunks)
             throw CudaError("at most " + std::to_string(reduction_chunks) + " slices (one reduction chunk each)");
-        std::vector<ModernHostArea> host;
+        auto& host = host_;
         for (const auto& t : setup.areas) host.push_back(prepare_host_area(setup, t));
         std::vector<math::ExpTableEntry> exp_table(math::ExpTable::size);
         math::ExpTable::fill(exp_table.data());
@@ -157,12 +157,35 @@ public:
         return sums;
     }
 
+    /// New stream constants and skip thresholds; the outputs poisoned again, as at preparation.
+    bool retarget(const geometry::IntegrationSetup& setup) override {
+        if (static_cast<int>(setup.streams.size()) != n_streams_ || setup.areas.size() != n_areas_) return false;
+        streams_ = tidal_streams(setup, nullptr);
+        for (std::size_t i = 0; i < n_areas_; ++i) host_[i].thresholds = cpu::stream_skip_thresholds(setup, setup.areas[i], host_[i].los);
+        const std::size_t real = variant_.kernels.double_precision ? sizeof(double) : sizeof(float);
+        for (auto& slice : slices_) {
+            harness::use_device(slice->device(), "select a slice's device");
+            for (std::size_t i = 0; i < n_areas_; ++i) {
+                auto& a = slice->areas[i];
+                for (int s = 0; s < n_streams_; ++s) a.skip_threshold[s] = host_[i].thresholds[s];
+                void* cell_out = variant_.kernels.double_precision ? static_cast<void*>(a.f64.cell_out)
+                                                                   : static_cast<void*>(a.f32.cell_out);
+                const std::size_t n_out = static_cast<std::size_t>(a.padded) * (1 + n_streams_) * a.r_pieces;
+                const std::size_t n_partials = static_cast<std::size_t>(reduction_chunks) * 2 * (1 + n_streams_);
+                check(cudaMemset(cell_out, 0xff, real * n_out), "poison per-cell results");
+                check(cudaMemset(a.partials, 0xff, sizeof(double) * n_partials), "poison the chunk sums");
+            }
+        }
+        return true;
+    }
+
 private:
     const ModernVariant& variant_;
     LaunchOptions options_;
     int n_streams_;
     std::size_t n_areas_;
     TidalStreams streams_;  // kernel arguments only: the modern kernels take no device table
+    std::vector<ModernHostArea> host_;  // per area: the folded line of sight and the current skip thresholds
     std::vector<std::unique_ptr<Slice>> slices_;
 };
 

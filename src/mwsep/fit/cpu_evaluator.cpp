@@ -1,0 +1,58 @@
+// The CPU evaluator: the fast integrator and likelihood, one candidate per thread.
+#include <cmath>
+#include <exception>
+#include <limits>
+
+#include "mwsep/cpu/integrators.hpp"
+#include "mwsep/cpu/thread_pool.hpp"
+#include "mwsep/fit/evaluator.hpp"
+#include "mwsep/fit/space.hpp"
+#include "mwsep/likelihood/likelihood.hpp"
+#include "mwsep/model/build_model.hpp"
+
+namespace mwsep::fit {
+namespace {
+
+class CpuEvaluator : public BatchEvaluator {
+public:
+    CpuEvaluator(const FitData& data, int threads) : data_(data), threads_(cpu::resolve_threads(threads)) {}
+
+    std::vector<double> evaluate(const Batch& batch) override {
+        std::vector<double> out(batch.size());
+        // One thread per candidate; a lone candidate gets every thread. Neither choice changes a value.
+        const int inner = batch.size() == 1 ? threads_ : 1;
+        cpu::parallel_for(batch.size(), batch.size() == 1 ? 1 : threads_,
+                          [&](std::size_t i) { out[i] = cpu_likelihood(data_, batch[i], inner); });
+        return out;
+    }
+
+    std::string description() const override {
+        return "CPU (" + std::to_string(threads_) + " threads)";
+    }
+
+private:
+    const FitData& data_;
+    int threads_;
+};
+
+}  // namespace
+
+double cpu_likelihood(const FitData& data, const std::vector<double>& x, int threads) {
+    try {
+        const auto setup = geometry::make_setup(model::build_model(with_parameters(data.work_unit, x), data.r_binning));
+        const auto integrals = cpu::integrate_fast(setup, threads);
+        cpu::check_integrals(integrals);
+        const double l = cpu::likelihood_fast(setup, data.stars, integrals, threads).likelihood;
+        return std::isfinite(l) ? l : std::numeric_limits<double>::quiet_NaN();
+    } catch (const std::exception&) {
+        // A candidate the model rejects (a width below its limit, an integral that is not positive) has
+        // no likelihood; the optimizer ranks it last.
+        return std::numeric_limits<double>::quiet_NaN();
+    }
+}
+
+std::unique_ptr<BatchEvaluator> make_cpu_evaluator(const FitData& data, int threads) {
+    return std::make_unique<CpuEvaluator>(data, threads);
+}
+
+}  // namespace mwsep::fit

@@ -1,0 +1,63 @@
+/// @file evaluator.hpp
+/// @brief Batched evaluation of candidate parameter vectors: the one interface through which the
+/// optimizer sees the likelihood, whether the batch runs on CPU threads, on every GPU of the host, or
+/// over MPI ranks.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mwsep/model/work_unit.hpp"
+
+namespace mwsep::fit {
+
+/// A batch of candidates, each a parameter vector in search-vector order.
+using Batch = std::vector<std::vector<double>>;
+
+/// What every evaluator computes with: the work unit (its optimised parameters are overwritten per
+/// candidate), the stars and the r binning.
+struct FitData {
+    model::AstronomyParameters work_unit;                   ///< the work unit as read
+    model::StarCatalogue stars;                             ///< the catalogue being fitted
+    model::RBinning r_binning = model::RBinning::magnitude; ///< spacing of the r bins (spec 2.8)
+};
+
+/// Evaluates batches of candidates. The value of a candidate is its likelihood L (the mean log10 mixture
+/// probability of the stars, spec 4.4), or NaN where the candidate has no finite likelihood (an integral
+/// that is not positive, say). Each candidate's value depends on the candidate alone: never on the batch
+/// it came in, its position there, or the worker that computed it.
+class BatchEvaluator {
+public:
+    virtual ~BatchEvaluator() = default;
+    /// The likelihood of every candidate of @p batch, in batch order.
+    virtual std::vector<double> evaluate(const Batch& batch) = 0;
+    /// What computes the batches, e.g. "2 x NVIDIA H200 (modern-f64)" or "CPU ... (16 threads)".
+    virtual std::string description() const = 0;
+};
+
+/// One candidate on the CPU with the fast integrator on @p threads threads; NaN when it has no finite
+/// likelihood. The value does not depend on @p threads (the fast integrator's sums are ordered).
+double cpu_likelihood(const FitData& data, const std::vector<double>& x, int threads);
+
+/// The CPU evaluator: the candidates of a batch spread over @p threads threads (0: all cores), one
+/// candidate per thread; a batch of one candidate uses every thread for it.
+std::unique_ptr<BatchEvaluator> make_cpu_evaluator(const FitData& data, int threads);
+
+/// Whether this build has the GPU evaluator.
+bool have_gpu_evaluator();
+
+/// The GPU evaluator: one host thread per device of @p devices (empty: every device with double
+/// precision), each with its own context, evaluating the batch's candidates as they come with kernel
+/// variant @p variant. Throws std::runtime_error in a build without CUDA.
+std::unique_ptr<BatchEvaluator> make_gpu_evaluator(const FitData& data, const std::string& variant,
+                                                   const std::vector<int>& devices);
+
+/// The device of the rank with node-local rank @p local_rank when each rank of a node takes one GPU: the
+/// (local_rank mod count)-th of the devices that can run kernel variant @p variant, in the order
+/// `--devices` numbers them, so ranks beyond the GPU count share GPUs round-robin. Throws
+/// std::runtime_error without a device or in a build without CUDA.
+int device_for_local_rank(int local_rank, const std::string& variant);
+
+}  // namespace mwsep::fit

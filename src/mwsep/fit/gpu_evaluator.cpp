@@ -1,0 +1,127 @@
+// The GPU evaluator: one ResidentDevice per GPU (tables and stars uploaded once for the fit) and, per
+// batch, one host thread per GPU taking the batch's next candidate until none is left. Every candidate
+// runs the same kernels with the same launch configuration on one device, and its sums are added in a
+// fixed order, so its value does not depend on which device took it.
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "mwsep/cuda/devices.hpp"
+#include "mwsep/cuda/variants.hpp"
+#include "mwsep/cuda_check.hpp"
+#include "mwsep/fit/evaluator.hpp"
+#include "mwsep/fit/resident_device.hpp"
+#include "mwsep/fit/space.hpp"
+#include "mwsep/model/build_model.hpp"
+
+namespace mwsep::fit {
+namespace {
+
+/// Whether @p e reports a failed CUDA call (a device or driver fault, which must stop the fit) rather
+/// than a candidate without a finite likelihood.
+bool is_cuda_fault(const std::exception& e) {
+    return dynamic_cast<const cuda::CudaError*>(&e) != nullptr &&
+           std::string_view(e.what()).starts_with("CUDA error");
+}
+
+/// Runs @p work(k) for k = 0 .. n-1, k = 0 on the calling thread and the others on their own threads;
+/// rethrows the first exception after all have finished.
+template <class Work>
+void on_each(std::size_t n, const Work& work) {
+    std::exception_ptr fault;
+    std::mutex fault_mutex;
+    const auto guarded = [&](std::size_t k) {
+        try {
+            work(k);
+        } catch (...) {
+            const std::lock_guard lock(fault_mutex);
+            if (!fault) fault = std::current_exception();
+        }
+    };
+    std::vector<std::thread> threads;
+    for (std::size_t k = 1; k < n; ++k) threads.emplace_back(guarded, k);
+    if (n > 0) guarded(0);
+    for (auto& t : threads) t.join();
+    if (fault) std::rethrow_exception(fault);
+}
+
+class GpuEvaluator : public BatchEvaluator {
+public:
+    GpuEvaluator(const FitData& data, std::string variant, std::vector<int> devices)
+        : data_(data), variant_(std::move(variant)) {
+        const auto& v = cuda::find_variant(variant_);
+        if (devices.empty()) devices = cuda::ranked_devices(v.kernels.double_precision);
+        for (int& d : devices) d = cuda::select_device(d, v.kernels.double_precision);
+        // The tables depend on the work unit's geometry alone: built once here, from its own parameters.
+        const auto base = geometry::make_setup(model::build_model(data_.work_unit, data_.r_binning));
+        devices_.resize(devices.size());
+        // Each device's context, tables and stars are set up at once, not inside the first batch's timing.
+        on_each(devices.size(), [&](std::size_t k) {
+            harness::use_device(devices[k], "select a fit device");
+            devices_[k] = std::make_unique<ResidentDevice>(base, data_.stars, variant_, devices[k]);
+        });
+        cudaDeviceProp prop{};
+        cuda::check(cudaGetDeviceProperties(&prop, devices.front()), "query the device");
+        name_ = std::to_string(devices.size()) + " x " + prop.name + " (" + variant_ + ", resident)";
+    }
+
+    std::vector<double> evaluate(const Batch& batch) override {
+        std::vector<double> out(batch.size(), std::numeric_limits<double>::quiet_NaN());
+        std::atomic<std::size_t> next{0};
+        on_each(std::min(devices_.size(), batch.size()), [&](std::size_t k) {
+            try {
+                for (std::size_t i; (i = next.fetch_add(1)) < batch.size();) out[i] = one(batch[i], *devices_[k]);
+            } catch (...) {
+                next.store(batch.size());  // the other devices stop too
+                throw;
+            }
+        });
+        return out;
+    }
+
+    std::string description() const override { return name_; }
+
+private:
+    /// One candidate on @p device; NaN when it has no finite likelihood, an exception on a CUDA fault.
+    double one(const std::vector<double>& x, ResidentDevice& device) const {
+        model::Model m;
+        try {
+            m = model::build_model(with_parameters(data_.work_unit, x), data_.r_binning);
+        } catch (const std::exception&) {
+            return std::numeric_limits<double>::quiet_NaN();  // the model rejects the candidate
+        }
+        try {
+            const double l = device.evaluate(m).likelihood.likelihood;
+            return std::isfinite(l) ? l : std::numeric_limits<double>::quiet_NaN();
+        } catch (const std::exception& e) {
+            if (is_cuda_fault(e)) throw;
+            return std::numeric_limits<double>::quiet_NaN();  // integrals not positive, a non-finite star
+        }
+    }
+
+    const FitData& data_;
+    std::string variant_;
+    std::vector<std::unique_ptr<ResidentDevice>> devices_;
+    std::string name_;
+};
+
+}  // namespace
+
+bool have_gpu_evaluator() { return true; }
+
+std::unique_ptr<BatchEvaluator> make_gpu_evaluator(const FitData& data, const std::string& variant,
+                                                   const std::vector<int>& devices) {
+    return std::make_unique<GpuEvaluator>(data, variant, devices);
+}
+
+int device_for_local_rank(int local_rank, const std::string& variant) {
+    const auto ranked = cuda::ranked_devices(cuda::find_variant(variant).kernels.double_precision);
+    if (ranked.empty()) throw std::runtime_error("no CUDA device for this rank");
+    return ranked[static_cast<std::size_t>(local_rank) % ranked.size()];
+}
+
+}  // namespace mwsep::fit

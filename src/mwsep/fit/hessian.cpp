@@ -1,0 +1,99 @@
+#include "mwsep/fit/hessian.hpp"
+
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+namespace mwsep::fit {
+
+Batch hessian_stencil(const std::vector<double>& x, const std::vector<double>& h) {
+    const std::size_t n = x.size();
+    Batch out{x};
+    for (std::size_t i = 0; i < n; ++i)
+        for (const double s : {1.0, -1.0}) {
+            auto p = x;
+            p[i] += s * h[i];
+            out.push_back(p);
+        }
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = i + 1; j < n; ++j)
+            for (const double s : {1.0, -1.0})
+                for (const double t : {1.0, -1.0}) {
+                    auto p = x;
+                    p[i] += s * h[i];
+                    p[j] += t * h[j];
+                    out.push_back(p);
+                }
+    return out;
+}
+
+std::vector<double> hessian_from_stencil(const std::vector<double>& f, const std::vector<double>& h) {
+    const std::size_t n = h.size();
+    std::vector<double> H(n * n);
+    const double f0 = f[0];
+    for (std::size_t i = 0; i < n; ++i)
+        H[i * n + i] = (f[1 + 2 * i] - 2 * f0 + f[2 + 2 * i]) / (h[i] * h[i]);
+    std::size_t k = 1 + 2 * n;
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = i + 1; j < n; ++j, k += 4) {
+            // f(+,+) - f(+,-) - f(-,+) + f(-,-), over 4 h_i h_j
+            const double v = (f[k] - f[k + 1] - f[k + 2] + f[k + 3]) / (4 * h[i] * h[j]);
+            H[i * n + j] = H[j * n + i] = v;
+        }
+    return H;
+}
+
+std::vector<double> inverse_spd(const std::vector<double>& a, std::size_t n) {
+    // a = L L^T, then the inverse column by column from two triangular solves.
+    std::vector<double> L(n * n, 0.0);
+    for (std::size_t j = 0; j < n; ++j) {
+        double d = a[j * n + j];
+        for (std::size_t k = 0; k < j; ++k) d -= L[j * n + k] * L[j * n + k];
+        if (!(d > 0) || !std::isfinite(d)) return {};
+        L[j * n + j] = std::sqrt(d);
+        for (std::size_t i = j + 1; i < n; ++i) {
+            double v = a[i * n + j];
+            for (std::size_t k = 0; k < j; ++k) v -= L[i * n + k] * L[j * n + k];
+            L[i * n + j] = v / L[j * n + j];
+        }
+    }
+    std::vector<double> inv(n * n);
+    std::vector<double> y(n);
+    for (std::size_t c = 0; c < n; ++c) {
+        for (std::size_t i = 0; i < n; ++i) {  // L y = e_c
+            double v = i == c ? 1.0 : 0.0;
+            for (std::size_t k = 0; k < i; ++k) v -= L[i * n + k] * y[k];
+            y[i] = v / L[i * n + i];
+        }
+        for (std::size_t i = n; i-- > 0;) {  // L^T z = y
+            double v = y[i];
+            for (std::size_t k = i + 1; k < n; ++k) v -= L[k * n + i] * inv[k * n + c];
+            inv[i * n + c] = v / L[i * n + i];
+        }
+    }
+    return inv;
+}
+
+Uncertainty uncertainty_at(BatchEvaluator& evaluator, const std::vector<double>& x, const std::vector<double>& width,
+                           double step_fraction, std::size_t stars) {
+    const std::size_t n = x.size();
+    std::vector<double> h(n);
+    for (std::size_t i = 0; i < n; ++i) h[i] = step_fraction * width[i];
+    const Batch stencil = hessian_stencil(x, h);
+    const auto f = evaluator.evaluate(stencil);
+    Uncertainty u;
+    u.evaluations = stencil.size();
+    u.hessian = hessian_from_stencil(f, h);
+    u.sigma.assign(n, std::numeric_limits<double>::quiet_NaN());
+    // L is the mean of log10 probabilities: ln likelihood = N ln(10) L, and its Fisher information -N ln(10) H.
+    const double scale = -static_cast<double>(stars) * std::numbers::ln10;
+    std::vector<double> fisher(n * n);
+    for (std::size_t k = 0; k < n * n; ++k) fisher[k] = scale * u.hessian[k];
+    u.covariance = inverse_spd(fisher, n);
+    u.positive_definite = !u.covariance.empty();
+    if (u.positive_definite)
+        for (std::size_t i = 0; i < n; ++i) u.sigma[i] = std::sqrt(u.covariance[i * n + i]);
+    return u;
+}
+
+}  // namespace mwsep::fit

@@ -1,0 +1,281 @@
+#include "mwsep/fit/optimizer.hpp"
+
+#include <nlopt.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include <boost/archive/text_iarchive.hpp>
+#include <boost/archive/text_oarchive.hpp>
+#include <boost/serialization/string.hpp>
+#include <boost/serialization/vector.hpp>
+#include <pagmo/algorithm.hpp>
+#include <pagmo/algorithms/cmaes.hpp>
+#include <pagmo/algorithms/de.hpp>
+#include <pagmo/algorithms/pso_gen.hpp>
+#include <pagmo/batch_evaluators/member_bfe.hpp>
+#include <pagmo/bfe.hpp>
+#include <pagmo/population.hpp>
+#include <pagmo/problem.hpp>
+#include <pagmo/s11n.hpp>
+
+#include "harness/atomic_file.hpp"
+#include "mwsep/fit/hessian.hpp"
+
+namespace mwsep::fit {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+/// The value a candidate without a finite likelihood gets: worse than any likelihood can be (the mean
+/// log10 probability is at least the -241 of the zero-probability penalties).
+constexpr double invalid_fitness = 1e3;
+
+/// What every copy of the problem shares: the evaluator and the counts.
+struct Shared {
+    BatchEvaluator* evaluator = nullptr;
+    long long evaluations = 0;
+    long long invalid = 0;
+    double seconds = 0;
+
+    /// Fitnesses (-L, or the penalty) of @p batch.
+    std::vector<double> fitness(const Batch& batch) {
+        const auto t0 = Clock::now();
+        auto l = evaluator->evaluate(batch);
+        seconds += seconds_since(t0);
+        evaluations += static_cast<long long>(batch.size());
+        for (double& v : l) {
+            if (std::isnan(v)) ++invalid;
+            v = std::isnan(v) ? invalid_fitness : -v;
+        }
+        return l;
+    }
+};
+
+/// The likelihood as a pagmo problem: minimise -L within the box. Copies share one Shared.
+struct LikelihoodProblem {
+    LikelihoodProblem() = default;
+    LikelihoodProblem(Shared* shared, const FitSpace* space) : shared_(shared), space_(space) {}
+
+    pagmo::vector_double fitness(const pagmo::vector_double& x) const { return {shared_->fitness({x})[0]}; }
+
+    /// pagmo's member_bfe calls this with every candidate of a generation, concatenated.
+    pagmo::vector_double batch_fitness(const pagmo::vector_double& flat) const {
+        const std::size_t n = space_->size();
+        Batch batch;
+        for (std::size_t at = 0; at < flat.size(); at += n) batch.emplace_back(flat.begin() + at, flat.begin() + at + n);
+        return shared_->fitness(batch);
+    }
+
+    std::pair<pagmo::vector_double, pagmo::vector_double> get_bounds() const { return {space_->lower, space_->upper}; }
+    pagmo::thread_safety get_thread_safety() const { return pagmo::thread_safety::none; }
+    std::string get_name() const { return "mwsep likelihood"; }
+
+private:
+    Shared* shared_ = nullptr;
+    const FitSpace* space_ = nullptr;
+};
+
+pagmo::algorithm make_algorithm(const FitOptions& o) {
+    // One generation per evolve call, so that the fit can report, checkpoint and stop between
+    // generations; the algorithms that adapt state across generations keep it (memory = true).
+    if (o.algorithm == "pso") {
+        if (o.population < 2) throw std::invalid_argument("pso needs a population of at least 2");
+        pagmo::pso_gen a(1u, 0.7298, 2.05, 2.05, 0.5, 5u, 2u, 4u, true, o.seed);
+        a.set_bfe(pagmo::bfe{pagmo::member_bfe{}});
+        return pagmo::algorithm{a};
+    }
+    if (o.algorithm == "de") {
+        if (o.population < 5) throw std::invalid_argument("de needs a population of at least 5");
+        return pagmo::algorithm{pagmo::de(1u, 0.8, 0.9, 2u, 0.0, 0.0, o.seed)};
+    }
+    if (o.algorithm == "cmaes") {
+        if (o.population < 5) throw std::invalid_argument("cmaes needs a population of at least 5");
+        return pagmo::algorithm{pagmo::cmaes(1u, -1, -1, -1, -1, 0.5, 0.0, 0.0, true, true, o.seed)};
+    }
+    throw std::invalid_argument("unknown algorithm '" + o.algorithm + "' (expected pso, de or cmaes)");
+}
+
+/// Identifies a fit, so that a checkpoint of another fit is refused.
+std::string fingerprint(const FitSpace& space, const FitOptions& o) {
+    std::ostringstream s;
+    s.precision(17);
+    s << o.algorithm << ' ' << o.population << ' ' << o.seed;
+    for (std::size_t i = 0; i < space.size(); ++i) s << ' ' << space.names[i] << ' ' << space.lower[i] << ' ' << space.upper[i];
+    return s.str();
+}
+
+/// Everything that determines the rest of the global search.
+struct Checkpoint {
+    std::string fingerprint;
+    unsigned generation = 0;
+    long long evaluations = 0, invalid = 0;
+    std::vector<std::vector<double>> x, f;
+    pagmo::algorithm algorithm;
+
+    template <class Archive>
+    void serialize(Archive& ar, unsigned) {
+        ar & fingerprint & generation & evaluations & invalid & x & f & algorithm;
+    }
+};
+
+void write_checkpoint(const std::string& path, const Checkpoint& c) {
+    harness::write_file_atomically(path, [&](std::ostream& out) {
+        out << "mwsep-fit-checkpoint 1\n";
+        boost::archive::text_oarchive archive(out);
+        archive << c;
+    });
+}
+
+Checkpoint read_checkpoint(const std::string& path) {
+    std::ifstream in(path);
+    std::string header;
+    std::getline(in, header);
+    if (header != "mwsep-fit-checkpoint 1")
+        throw std::runtime_error(path + ": line 1: not a fit checkpoint (expected 'mwsep-fit-checkpoint 1')");
+    Checkpoint c;
+    try {
+        boost::archive::text_iarchive archive(in);
+        archive >> c;
+    } catch (const std::exception& e) {
+        throw std::runtime_error(path + ": the checkpoint cannot be read (" + e.what() + ")");
+    }
+    return c;
+}
+
+/// The polish: NLopt's BOBYQA (Nelder-Mead for one parameter) from @p x within the box.
+struct PolishState {
+    Shared* shared;
+    std::vector<double> best_x;
+    double best_f = std::numeric_limits<double>::infinity();
+};
+
+double polish_objective(unsigned n, const double* x, double* gradient, void* data) {
+    (void)gradient;  // derivative-free algorithms pass none
+    auto& s = *static_cast<PolishState*>(data);
+    std::vector<double> v(x, x + n);
+    const double f = s.shared->fitness({v})[0];
+    if (f < s.best_f) s.best_f = f, s.best_x = v;
+    return f;
+}
+
+void polish(const FitSpace& space, Shared& shared, unsigned max_evaluations, std::vector<double>& x, double& f) {
+    const unsigned n = static_cast<unsigned>(space.size());
+    nlopt_opt opt = nlopt_create(n >= 2 ? NLOPT_LN_BOBYQA : NLOPT_LN_NELDERMEAD, n);
+    if (!opt) throw std::runtime_error("NLopt could not create the polish");
+    PolishState state{&shared, x, f};
+    nlopt_set_lower_bounds(opt, space.lower.data());
+    nlopt_set_upper_bounds(opt, space.upper.data());
+    nlopt_set_min_objective(opt, polish_objective, &state);
+    nlopt_set_maxeval(opt, static_cast<int>(max_evaluations));
+    nlopt_set_xtol_rel(opt, 1e-10);
+    std::vector<double> start = x;
+    double minimum = f;
+    const nlopt_result status = nlopt_optimize(opt, start.data(), &minimum);
+    nlopt_destroy(opt);
+    // A failed polish (NLopt's negative codes) keeps the global search's best; a fault of the evaluator
+    // has already propagated as an exception.
+    if (status > 0 && state.best_f < f) x = state.best_x, f = state.best_f;
+}
+
+}  // namespace
+
+FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOptions& o, std::size_t stars,
+                  const std::function<void(const GenerationRecord&)>& on_generation) {
+    std::vector<double> start = space.start;
+    for (std::size_t i = 0; i < start.size(); ++i) start[i] = std::clamp(start[i], space.lower[i], space.upper[i]);
+    const auto t0 = Clock::now();
+    FitResult r;
+    Shared shared;
+    shared.evaluator = &evaluator;
+    const pagmo::problem problem{LikelihoodProblem(&shared, &space)};
+    if (o.algorithm == "pso" && !o.checkpoint.empty())
+        throw std::invalid_argument("pso cannot be checkpointed: pagmo's pso_gen leaves its swarm's memory (velocities, "
+                                    "best positions) out of its saved state, so a resumed swarm would not continue the "
+                                    "same trajectory; use de or cmaes for a resumable fit");
+    pagmo::algorithm algorithm = make_algorithm(o);
+    const std::string print = fingerprint(space, o);
+
+    pagmo::population pop;
+    unsigned generation = 0;
+    if (o.resume && !o.checkpoint.empty() && std::filesystem::exists(o.checkpoint)) {
+        Checkpoint c = read_checkpoint(o.checkpoint);
+        if (c.fingerprint != print)
+            throw std::runtime_error(o.checkpoint + ": the checkpoint belongs to another fit (" + c.fingerprint +
+                                     "), not to this one (" + print + ")");
+        algorithm = std::move(c.algorithm);
+        pop = pagmo::population(problem, 0u, o.seed);
+        for (std::size_t i = 0; i < c.x.size(); ++i) pop.push_back(c.x[i], c.f[i]);
+        generation = c.generation;
+        shared.evaluations = c.evaluations;
+        shared.invalid = c.invalid;
+        r.resumed_from = generation;
+    } else {
+        pop = o.algorithm == "pso" ? pagmo::population(problem, pagmo::bfe{pagmo::member_bfe{}}, o.population, o.seed)
+                                   : pagmo::population(problem, o.population, o.seed);
+        // The start is one of the initial candidates, so that the search never ends worse than it began.
+        pop.set_x(0, start);
+    }
+    const auto record = [&] {
+        GenerationRecord g{generation, shared.evaluations, -pop.champion_f()[0], seconds_since(t0)};
+        r.history.push_back(g);
+        if (on_generation) on_generation(g);
+    };
+    if (r.resumed_from == 0) record();
+    unsigned this_run = 0;
+    while (generation < o.generations) {
+        pop = algorithm.evolve(pop);
+        ++generation;
+        record();
+        if (!o.checkpoint.empty()) {
+            Checkpoint c{print, generation, shared.evaluations, shared.invalid, {}, {}, algorithm};
+            for (std::size_t i = 0; i < pop.size(); ++i) c.x.push_back(pop.get_x()[i]), c.f.push_back(pop.get_f()[i]);
+            write_checkpoint(o.checkpoint, c);
+        }
+        if (o.stop_after > 0 && ++this_run >= o.stop_after && generation < o.generations) {
+            r.completed = false;
+            break;
+        }
+    }
+    r.generations = generation;
+    r.global_evaluations = shared.evaluations;
+    r.global_seconds = seconds_since(t0);
+    r.best = pop.champion_x();
+    double f = pop.champion_f()[0];
+    r.global_likelihood = -f;
+
+    if (r.completed && o.polish_evaluations > 0) {
+        const auto t1 = Clock::now();
+        const long long before = shared.evaluations;
+        polish(space, shared, o.polish_evaluations, r.best, f);
+        r.polish_evaluations = shared.evaluations - before;
+        r.polish_seconds = seconds_since(t1);
+    }
+    r.likelihood = -f;
+    r.sigma.assign(space.size(), std::numeric_limits<double>::quiet_NaN());
+    if (r.completed && o.uncertainties) {
+        const auto t2 = Clock::now();
+        std::vector<double> width(space.size());
+        for (std::size_t i = 0; i < space.size(); ++i) width[i] = space.upper[i] - space.lower[i];
+        const Uncertainty u = uncertainty_at(evaluator, r.best, width, o.hessian_step, stars);
+        r.hessian_evaluations = static_cast<long long>(u.evaluations);
+        r.sigma = u.sigma;
+        r.covariance = u.covariance;
+        r.positive_definite = u.positive_definite;
+        r.hessian_seconds = seconds_since(t2);
+    }
+    r.evaluations = shared.evaluations + r.hessian_evaluations;
+    r.invalid_evaluations = shared.invalid;
+    r.evaluation_seconds = shared.seconds + r.hessian_seconds;
+    r.seconds = seconds_since(t0);
+    return r;
+}
+
+}  // namespace mwsep::fit

@@ -1,0 +1,73 @@
+/// @file optimizer.hpp
+/// @brief The fit: a global search by a pagmo2 algorithm, one generation at a time, each generation's
+/// candidates evaluated as one batch where the algorithm allows it; then a local polish by NLopt's
+/// BOBYQA; checkpoints between generations.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mwsep/fit/evaluator.hpp"
+#include "mwsep/fit/space.hpp"
+
+namespace mwsep::fit {
+
+/// The global algorithms: pagmo's generational particle swarm (pso_gen, a whole generation per batch),
+/// differential evolution (de) and CMA-ES (cmaes), the last two one candidate per batch.
+inline const std::vector<std::string> algorithm_names = {"pso", "de", "cmaes"};
+
+/// How to fit.
+struct FitOptions {
+    std::string algorithm = "pso";  ///< one of algorithm_names
+    unsigned population = 24;       ///< candidates per generation
+    unsigned generations = 30;      ///< generations of the global search
+    unsigned seed = 1;              ///< the same seed gives the same trajectory, however the batches are split
+    unsigned polish_evaluations = 300;  ///< most evaluations of the local polish (0: no polish)
+    double hessian_step = 1e-3;     ///< finite-difference step, as a fraction of each parameter's box
+    bool uncertainties = true;      ///< compute the Hessian's uncertainties at the optimum
+    std::string checkpoint;         ///< written after every generation (atomically); empty: none. de and cmaes only
+    bool resume = false;            ///< continue from @ref checkpoint if it exists
+    unsigned stop_after = 0;        ///< stop after this many generations of this run (0: none), for tests of resuming
+};
+
+/// One generation of the global search.
+struct GenerationRecord {
+    unsigned generation = 0;     ///< 1-based; 0 is the initial population
+    long long evaluations = 0;   ///< candidates evaluated so far (all phases)
+    double best = 0;             ///< best likelihood L found so far
+    double seconds = 0;          ///< wall time since the fit started (this run)
+};
+
+/// The outcome of a fit.
+struct FitResult {
+    std::vector<double> best;              ///< the best vector after the polish
+    double likelihood = 0;                 ///< its likelihood L
+    double global_likelihood = 0;          ///< the best L of the global search, before the polish
+    std::vector<double> sigma;             ///< 1-sigma uncertainties from the Hessian (NaN: none)
+    std::vector<double> covariance;        ///< their covariance (row-major; empty: none)
+    bool positive_definite = false;        ///< whether the Hessian showed a maximum
+    long long evaluations = 0;             ///< every candidate evaluated (global, polish, Hessian)
+    long long global_evaluations = 0;      ///< of which in the global search
+    long long polish_evaluations = 0;      ///< of which in the polish
+    long long hessian_evaluations = 0;     ///< of which for the Hessian
+    long long invalid_evaluations = 0;     ///< candidates without a finite likelihood
+    unsigned generations = 0;              ///< generations completed (all runs of a resumed fit)
+    unsigned resumed_from = 0;             ///< the generation a resumed run started from (0: a fresh start)
+    bool completed = true;                 ///< false when stopped early by FitOptions::stop_after
+    double seconds = 0;                    ///< wall time of this run
+    double global_seconds = 0;             ///< of which the global search
+    double polish_seconds = 0;             ///< of which the polish
+    double hessian_seconds = 0;            ///< of which the Hessian
+    double evaluation_seconds = 0;         ///< time inside the evaluator (all phases)
+    std::vector<GenerationRecord> history; ///< one record per generation of this run
+};
+
+/// Fits @p space with @p evaluator (the start vector is one of the initial candidates; @p stars, the
+/// catalogue's size, scales the Hessian to the uncertainties); @p on_generation is called after each generation (progress).
+/// Throws std::invalid_argument for options the algorithm cannot take, std::runtime_error for a
+/// checkpoint that belongs to another fit.
+FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOptions& options, std::size_t stars,
+                  const std::function<void(const GenerationRecord&)>& on_generation = {});
+
+}  // namespace mwsep::fit

@@ -1,0 +1,91 @@
+#include "mwsep/fit/report.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include "harness/atomic_file.hpp"
+#include "harness/csv.hpp"
+#include "harness/json.hpp"
+
+namespace mwsep::fit {
+namespace {
+
+/// The shortest text that reads back as @p v.
+std::string exact(double v) {
+    char buf[40];
+    const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+    return std::string(buf, end);
+}
+
+}  // namespace
+
+void write_search_parameters(const std::string& path, const std::string& name, const std::vector<double>& x) {
+    harness::write_file_atomically(path, [&](std::ostream& out) {
+        out << name << "\nparameters [" << x.size() << "]:";
+        for (double v : x) out << ' ' << exact(v);
+        out << "\nmetadata: written by mwsep fit\n";
+    });
+}
+
+void write_report(const std::string& path, const FitSpace& space, const FitResult& r, const ReportContext& c) {
+    harness::write_file_atomically(path, [&](std::ostream& out) {
+        harness::JsonObject top(out);
+        top.string("command", c.command).string("work_unit", c.work_unit).string("experiment", c.experiment);
+        top.string("evaluator", c.evaluator).integer("ranks", c.ranks).integer("stars", static_cast<long long>(c.stars));
+        top.string("algorithm", c.options.algorithm).integer("population", c.options.population);
+        top.integer("generations_requested", c.options.generations).integer("seed", c.options.seed);
+        top.integer("polish_evaluations_limit", c.options.polish_evaluations).number("hessian_step", c.options.hessian_step);
+        top.number("start_likelihood", c.start_likelihood);
+        top.number("global_likelihood", r.global_likelihood).number("likelihood", r.likelihood);
+        top.boolean("completed", r.completed).boolean("positive_definite", r.positive_definite);
+        top.integer("generations", r.generations).integer("resumed_from", r.resumed_from);
+        top.integer("evaluations", r.evaluations).integer("global_evaluations", r.global_evaluations);
+        top.integer("polish_evaluations", r.polish_evaluations).integer("hessian_evaluations", r.hessian_evaluations);
+        top.integer("invalid_evaluations", r.invalid_evaluations);
+        top.number("seconds", r.seconds).number("global_seconds", r.global_seconds);
+        top.number("polish_seconds", r.polish_seconds).number("hessian_seconds", r.hessian_seconds);
+        top.number("evaluation_seconds", r.evaluation_seconds);
+        top.number("seconds_per_evaluation", r.evaluations > 0 ? r.evaluation_seconds / r.evaluations : NAN);
+        top.number("evaluations_per_second",
+                   r.global_seconds > 0 && r.global_evaluations > 0 ? r.global_evaluations / r.global_seconds : NAN);
+        {
+            auto params = top.object("parameters");
+            for (std::size_t i = 0; i < space.size(); ++i) {
+                auto p = params.object(space.names[i]);
+                p.number("start", space.start[i]).number("lower", space.lower[i]).number("upper", space.upper[i]);
+                p.number("best", r.best[i]).number("sigma", r.sigma[i]);
+                if (c.truth) {
+                    const double t = (*c.truth)[i];
+                    p.number("truth", t).number("pull", std::isfinite(r.sigma[i]) ? (r.best[i] - t) / r.sigma[i] : NAN);
+                }
+                p.close();
+            }
+            params.close();
+        }
+        {
+            auto h = top.object("history");
+            std::vector<double> g, e, b, s;
+            for (const auto& rec : r.history)
+                g.push_back(rec.generation), e.push_back(static_cast<double>(rec.evaluations)), b.push_back(rec.best),
+                    s.push_back(rec.seconds);
+            h.numbers("generation", g).numbers("evaluations", e).numbers("best_likelihood", b).numbers("seconds", s);
+            h.close();
+        }
+        top.close();
+        out << '\n';
+    });
+}
+
+void write_progress(const std::string& path, const FitResult& r, const ReportContext& c) {
+    harness::write_file_atomically(path, [&](std::ostream& out) {
+        out << "experiment,work_unit,algorithm,evaluator,generation,evaluations,best_likelihood,seconds\n";
+        for (const auto& rec : r.history)
+            out << harness::csv_field(c.experiment) << ',' << harness::csv_field(c.work_unit) << ','
+                << harness::csv_field(c.options.algorithm) << ',' << harness::csv_field(c.evaluator) << ','
+                << rec.generation << ',' << rec.evaluations << ',' << harness::csv_number(rec.best) << ','
+                << harness::csv_number(rec.seconds) << '\n';
+    });
+}
+
+}  // namespace mwsep::fit

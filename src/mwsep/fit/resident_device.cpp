@@ -1,0 +1,58 @@
+#include "mwsep/fit/resident_device.hpp"
+
+#include <chrono>
+#include <stdexcept>
+
+#include "mwsep/cuda_check.hpp"
+#include "mwsep/fit/candidate_setup.hpp"
+#include "mwsep/likelihood/likelihood.hpp"
+#include "mwsep/tidal_streams.hpp"
+
+namespace mwsep::fit {
+
+ResidentDevice::ResidentDevice(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
+                               const std::string& variant, int device)
+    : device_(device), variant_(cuda::find_variant(variant)), setup_(setup) {
+    const int S = static_cast<int>(setup_.streams.size());
+    if (S > cuda::max_streams)
+        throw cuda::CudaError("the CUDA kernels support at most " + std::to_string(cuda::max_streams) +
+                              " streams; this work unit has " + std::to_string(S));
+    if (!setup_.hernquist_fast_path || setup_.model.aux_profile)
+        throw cuda::CudaError("the CUDA kernels implement the alpha = delta = 1 background without the auxiliary "
+                              "term; fit this work unit on the CPU (--backend cpu)");
+    harness::use_device(device_, "select a fit device");
+    cudaDeviceProp prop{};
+    cuda::check(cudaGetDeviceProperties(&prop, device_), "query the device");
+    device_name_ = prop.name;
+    // The same launch options and single slice as cuda::evaluate() on one named device.
+    integral_ = variant_.family->prepare(setup_, {device_}, cuda::LaunchOptions{});
+    if (!integral_->retarget(setup_))
+        throw std::invalid_argument("kernel variant " + variant + " cannot keep its tables between evaluations; "
+                                    "fit with a modern variant (modern-f64)");
+    stars_ = std::make_unique<cuda::ResidentStars>(stars, variant_.kernels.double_precision, true, S);
+    queue_ = std::make_unique<cuda::Stream>();
+}
+
+ResidentDevice::~ResidentDevice() { harness::use_device_quietly(device_); }
+
+cuda::GpuResult ResidentDevice::evaluate(const model::Model& model) {
+    harness::use_device(device_, "select a fit device");
+    cuda::GpuResult r;
+    const auto t0 = std::chrono::steady_clock::now();
+    set_parameters(setup_, model);
+    if (!setup_.hernquist_fast_path || setup_.model.aux_profile)
+        throw cuda::CudaError("a candidate leaves the alpha = delta = 1 background the CUDA kernels implement");
+    if (!integral_->retarget(setup_)) throw cuda::CudaError("the prepared integral refused a candidate");
+    r.prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    integral_->launch();
+    r.integral_seconds = integral_->wait() / 1000.0;
+    r.integrals = cuda::combine_areas(integral_->area_sums(), static_cast<int>(setup_.streams.size()));
+    cpu::check_integrals(r.integrals);
+    const cuda::StarResults star = cuda::run_likelihood_kernel(setup_, *stars_, r.integrals, queue_->get());
+    r.likelihood = cuda::assemble_likelihood(setup_, star, r.integrals);
+    r.likelihood_seconds = star.kernel_ms / 1000.0;
+    r.device = device_name_;
+    return r;
+}
+
+}  // namespace mwsep::fit

@@ -1,0 +1,275 @@
+// mwsep fit: the Hessian against known quadratics, the optimizer's determinism and resuming on a
+// quadratic objective, the CPU evaluator's independence of the batch split, and a recovery on the tiny
+// work unit from a catalogue drawn with known parameters.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <numbers>
+
+#include <unistd.h>
+
+#include "mwsep/fit/candidate_setup.hpp"
+#include "mwsep/fit/evaluator.hpp"
+#include "mwsep/fit/hessian.hpp"
+#include "mwsep/fit/optimizer.hpp"
+#include "mwsep/fit/space.hpp"
+#include "mwsep/generate/catalogue.hpp"
+#include "mwsep/geometry/tables.hpp"
+#include "mwsep/model/astronomy_parameters.hpp"
+#include "mwsep/model/build_model.hpp"
+#include "mwsep/model/input_error.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using mwsep::fit::Batch;
+
+/// L(x) = c - 1/2 (x - m)^T A (x - m): a likelihood whose Hessian is -A and whose maximum is m.
+class Quadratic : public mwsep::fit::BatchEvaluator {
+public:
+    Quadratic(std::vector<double> m, std::vector<double> a) : m_(std::move(m)), a_(std::move(a)) {}
+    std::vector<double> evaluate(const Batch& batch) override {
+        std::vector<double> out;
+        const std::size_t n = m_.size();
+        for (const auto& x : batch) {
+            double q = 0;
+            for (std::size_t i = 0; i < n; ++i)
+                for (std::size_t j = 0; j < n; ++j) q += (x[i] - m_[i]) * a_[i * n + j] * (x[j] - m_[j]);
+            out.push_back(-1.5 - 0.5 * q);
+        }
+        batches.push_back(batch.size());
+        return out;
+    }
+    std::string description() const override { return "quadratic"; }
+    std::vector<std::size_t> batches;
+
+private:
+    std::vector<double> m_, a_;
+};
+
+const std::vector<double> centre = {0.3, -1.2, 2.0};
+const std::vector<double> matrix = {4.0, 1.0, 0.5, 1.0, 3.0, -0.25, 0.5, -0.25, 2.0};  // symmetric, positive definite
+
+mwsep::fit::FitSpace box3() {
+    mwsep::fit::FitSpace s;
+    s.names = {"a", "b", "c"};
+    s.lower = {-2, -3, 0};
+    s.upper = {2, 1, 4};
+    s.start = {1.5, 0.5, 3.5};
+    return s;
+}
+
+TEST(FitHessian, CentralDifferencesOfAQuadraticAreItsMatrix) {
+    Quadratic q(centre, matrix);
+    const std::vector<double> x = {0.1, 0.2, 0.3}, h = {1e-2, 2e-2, 5e-3};
+    const auto f = q.evaluate(mwsep::fit::hessian_stencil(x, h));
+    ASSERT_EQ(f.size(), 1u + 2 * 3 + 4 * 3);
+    const auto H = mwsep::fit::hessian_from_stencil(f, h);
+    for (std::size_t k = 0; k < 9; ++k) EXPECT_NEAR(H[k], -matrix[k], 1e-9) << k;
+}
+
+TEST(FitHessian, InverseTimesMatrixIsIdentityAndIndefiniteIsRefused) {
+    const auto inv = mwsep::fit::inverse_spd(matrix, 3);
+    ASSERT_EQ(inv.size(), 9u);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            double v = 0;
+            for (int k = 0; k < 3; ++k) v += inv[i * 3 + k] * matrix[k * 3 + j];
+            EXPECT_NEAR(v, i == j ? 1.0 : 0.0, 1e-14);
+        }
+    EXPECT_TRUE(mwsep::fit::inverse_spd({1.0, 2.0, 2.0, 1.0}, 2).empty());  // eigenvalues 3 and -1
+}
+
+TEST(FitHessian, UncertaintiesAreTheInverseFisherInformation) {
+    // With N stars, ln likelihood = N ln(10) L, so the covariance is (N ln(10) A)^-1.
+    const std::size_t stars = 1000;
+    Quadratic q(centre, matrix);
+    const auto u = mwsep::fit::uncertainty_at(q, centre, {1, 1, 1}, 1e-3, stars);
+    ASSERT_TRUE(u.positive_definite);
+    const auto inv = mwsep::fit::inverse_spd(matrix, 3);
+    for (int i = 0; i < 3; ++i)
+        EXPECT_NEAR(u.sigma[i], std::sqrt(inv[i * 3 + i] / (stars * std::numbers::ln10)), 1e-9 * u.sigma[i] + 1e-12);
+}
+
+TEST(FitOptimizer, EveryAlgorithmFindsTheMaximumOfAQuadratic) {
+    for (const std::string algorithm : {"pso", "de", "cmaes"}) {
+        Quadratic q(centre, matrix);
+        mwsep::fit::FitOptions o;
+        o.algorithm = algorithm;
+        o.population = 16;
+        o.generations = 30;
+        o.polish_evaluations = 200;
+        const auto r = mwsep::fit::run_fit(box3(), q, o, 100);
+        for (int i = 0; i < 3; ++i) EXPECT_NEAR(r.best[i], centre[i], 1e-5) << algorithm << " parameter " << i;
+        EXPECT_NEAR(r.likelihood, -1.5, 1e-9) << algorithm;
+        EXPECT_EQ(r.history.size(), 31u) << algorithm;
+        EXPECT_EQ(r.evaluations, r.global_evaluations + r.polish_evaluations + r.hessian_evaluations);
+        if (algorithm == "pso") {
+            // The swarm is evaluated a generation at a time: batches of the population's size (the
+            // second batch is the start vector put into the initial swarm).
+            EXPECT_EQ(q.batches[0], 16u);
+            EXPECT_EQ(q.batches[1], 1u);
+            EXPECT_EQ(q.batches[2], 16u);
+        }
+    }
+}
+
+TEST(FitOptimizer, SameSeedSameTrajectoryAndAResumedFitContinuesIt) {
+    const auto dir = std::filesystem::temp_directory_path() / ("mwsep_fit_resume_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    {
+        // pagmo's pso_gen does not save its swarm's memory: a checkpointed swarm is refused.
+        mwsep::fit::FitOptions o;
+        o.checkpoint = (dir / "pso.ckpt").string();
+        Quadratic q(centre, matrix);
+        EXPECT_THROW(mwsep::fit::run_fit(box3(), q, o, 100), std::invalid_argument);
+    }
+    for (const std::string algorithm : {"de", "cmaes"}) {
+        mwsep::fit::FitOptions o;
+        o.algorithm = algorithm;
+        o.population = 12;
+        o.generations = 8;
+        o.seed = 7;
+        o.polish_evaluations = 50;
+        Quadratic q1(centre, matrix);
+        const auto whole = mwsep::fit::run_fit(box3(), q1, o, 100);
+        // The same fit, stopped after 3 generations and resumed from its checkpoint.
+        o.checkpoint = (dir / (algorithm + ".ckpt")).string();
+        std::filesystem::remove(o.checkpoint);
+        o.stop_after = 3;
+        Quadratic q2(centre, matrix);
+        const auto first = mwsep::fit::run_fit(box3(), q2, o, 100);
+        EXPECT_FALSE(first.completed);
+        EXPECT_EQ(first.generations, 3u);
+        o.stop_after = 0;
+        o.resume = true;
+        Quadratic q3(centre, matrix);
+        const auto rest = mwsep::fit::run_fit(box3(), q3, o, 100);
+        EXPECT_EQ(rest.resumed_from, 3u);
+        ASSERT_EQ(rest.history.size(), 5u) << algorithm;
+        for (std::size_t g = 0; g < 5; ++g) EXPECT_EQ(rest.history[g].best, whole.history[4 + g].best) << algorithm << g;
+        EXPECT_EQ(rest.best, whole.best) << algorithm;
+        EXPECT_EQ(rest.evaluations, whole.evaluations) << algorithm;
+        // A checkpoint of another fit is refused.
+        o.seed = 8;
+        Quadratic q4(centre, matrix);
+        EXPECT_THROW(mwsep::fit::run_fit(box3(), q4, o, 100), std::runtime_error);
+    }
+    std::filesystem::remove_all(dir);
+}
+
+/// The tiny work unit with the bounds of every angle widened to [-2 pi, 2 pi] (its phi lie below 0)
+/// and only the second stream's weight, mu and r optimised.
+mwsep::model::AstronomyParameters tiny_three_parameters() {
+    auto ap = mwsep::model::read_astronomy_parameters(testsupport::workunit("tiny").string());
+    for (auto& b : ap.optimize_background) b = 0;
+    for (std::size_t k = 0; k < ap.streams.size(); ++k) {
+        auto& s = ap.streams[k];
+        s.optimize_weight = k == 1;
+        for (std::size_t j = 0; j < s.optimize.size(); ++j) s.optimize[j] = k == 1 && j < 2;
+        s.min[3] = -2 * std::numbers::pi;
+    }
+    return ap;
+}
+
+TEST(FitCpuEvaluator, ValuesDoNotDependOnTheBatchOrTheThreads) {
+    mwsep::fit::FitData data;
+    data.work_unit = tiny_three_parameters();
+    mwsep::generate::Options g;
+    g.count = 300;
+    g.threads = 1;
+    data.stars = mwsep::generate::generate_catalogue(
+                     mwsep::geometry::make_setup(mwsep::model::build_model(data.work_unit)), g)
+                     .stars;
+    const Batch batch = {{-1.4, 178.0, 23.0}, {-1.2, 176.5, 24.5}, {-30.0, 178.0, 23.0}};
+    auto one = mwsep::fit::make_cpu_evaluator(data, 1);
+    auto two = mwsep::fit::make_cpu_evaluator(data, 2);
+    const auto a = one->evaluate(batch);
+    const auto b = two->evaluate(batch);
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        EXPECT_EQ(a[i], b[i]) << i;                             // bit for bit, over 1 or 2 threads
+        EXPECT_EQ(a[i], two->evaluate({batch[i]})[0]) << i;    // and alone, with every thread
+        EXPECT_EQ(a[i], mwsep::fit::cpu_likelihood(data, batch[i], 1)) << i;
+    }
+}
+
+TEST(FitRecovery, TinyUnitParametersAreRecoveredWithinTheirUncertainties) {
+    mwsep::fit::FitData data;
+    data.work_unit = tiny_three_parameters();
+    const auto truth = mwsep::fit::fit_space(data.work_unit).start;
+    mwsep::generate::Options g;
+    g.count = 4000;
+    g.seed = 11;
+    data.stars = mwsep::generate::generate_catalogue(
+                     mwsep::geometry::make_setup(mwsep::model::build_model(data.work_unit)), g)
+                     .stars;
+    // Start away from the truth: epsilon +0.3, mu -1.5 deg, r +1 kpc.
+    auto space = mwsep::fit::fit_space(data.work_unit);
+    space.start = {truth[0] + 0.3, truth[1] - 1.5, truth[2] + 1.0};
+    space = mwsep::fit::narrowed(space, 0.05);
+    auto evaluator = mwsep::fit::make_cpu_evaluator(data, 0);
+    mwsep::fit::FitOptions o;
+    o.population = 8;
+    o.generations = 4;
+    o.polish_evaluations = 80;
+    const auto r = mwsep::fit::run_fit(space, *evaluator, o, data.stars.size());
+    ASSERT_TRUE(r.positive_definite);
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_TRUE(std::isfinite(r.sigma[i]) && r.sigma[i] > 0) << space.names[i];
+        EXPECT_LT(std::abs(r.best[i] - truth[i]), 5 * r.sigma[i])
+            << space.names[i] << ": fitted " << r.best[i] << " +- " << r.sigma[i] << ", true " << truth[i];
+    }
+    EXPECT_GE(r.likelihood, r.history.front().best);
+}
+
+TEST(FitSpace, RefusesAWorkUnitWithoutOptimisedParametersOrWithAValueOutsideItsBounds) {
+    auto ap = mwsep::model::read_astronomy_parameters(testsupport::workunit("tiny").string());
+    EXPECT_THROW(mwsep::fit::fit_space(ap), mwsep::model::InputError);  // phi = -0.47 below its bound 0
+    EXPECT_NO_THROW(mwsep::fit::fit_space(ap, true));
+    for (auto& b : ap.optimize_background) b = 0;
+    for (auto& s : ap.streams) {
+        s.optimize_weight = 0;
+        for (auto& f : s.optimize) f = 0;
+    }
+    EXPECT_THROW(mwsep::fit::fit_space(ap, true), mwsep::model::InputError);
+}
+
+}  // namespace
+
+TEST(FitCandidateSetup, ChangingTheParametersGivesTheSetupBuiltAfresh) {
+    const auto ap = tiny_three_parameters();
+    const auto base = mwsep::geometry::make_setup(mwsep::model::build_model(ap));
+    const std::vector<double> x = {-1.2, 176.5, 24.5};
+    const auto m = mwsep::model::build_model(mwsep::fit::with_parameters(ap, x));
+    const auto fresh = mwsep::geometry::make_setup(m);
+    auto changed = base;
+    mwsep::fit::set_parameters(changed, m);
+    EXPECT_EQ(changed.q_inv_sq, fresh.q_inv_sq);
+    EXPECT_EQ(changed.hernquist_fast_path, fresh.hernquist_fast_path);
+    EXPECT_EQ(changed.model.streams.size(), fresh.model.streams.size());
+    ASSERT_EQ(changed.streams.size(), fresh.streams.size());
+    for (std::size_t s = 0; s < fresh.streams.size(); ++s) {
+        const auto& a = changed.streams[s];
+        const auto& b = fresh.streams[s];
+        EXPECT_EQ(a.centre.x, b.centre.x) << s;
+        EXPECT_EQ(a.centre.y, b.centre.y) << s;
+        EXPECT_EQ(a.centre.z, b.centre.z) << s;
+        EXPECT_EQ(a.axis.x, b.axis.x) << s;
+        EXPECT_EQ(a.axis.y, b.axis.y) << s;
+        EXPECT_EQ(a.axis.z, b.axis.z) << s;
+        EXPECT_EQ(a.inv_two_sigma_sq, b.inv_two_sigma_sq) << s;
+    }
+    // The stream that moved differs from the base: the test would see a setter that changed nothing.
+    EXPECT_NE(changed.streams[1].centre.x, base.streams[1].centre.x);
+    // The tables (built from the geometry alone) are those of the fresh setup.
+    ASSERT_EQ(changed.areas.size(), fresh.areas.size());
+    EXPECT_EQ(changed.areas[0].sinb, fresh.areas[0].sinb);
+    EXPECT_EQ(changed.areas[0].ids, fresh.areas[0].ids);
+    // A model of another geometry is refused.
+    auto other = m;
+    other.areas[0].mu.steps += 1;
+    EXPECT_FALSE(mwsep::fit::same_geometry(base.model, other));
+    EXPECT_THROW(mwsep::fit::set_parameters(changed, other), std::invalid_argument);
+}
