@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds, on this Debian machine (with pagmo2, NLopt and Open MPI installed), the fit-enabled `mwsep` for a GPU
 # host that cannot compile against pagmo2 (its headers need Boost's), and packs it into .device-input/fit/:
+#   bin/mwsep_fit_gpu_tests  the GPU tests of the resident evaluator (label gpu)
 #   bin/mwsep         Release, sm_90, MWSEP_FIT=ON, MWSEP_MPI=ON, portable CPU code (MWSEP_NATIVE=OFF: the
 #                     GPU host's CPU may lack this machine's instruction-set extensions)
 #   build_info.json   the build's record (experiments/harness/provenance.py reads it)
@@ -16,17 +17,21 @@ build="${BUILD:-build-fit}"
 out=.device-input/fit
 mkdir -p "$build"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DMWSEP_CUDA_ARCHITECTURES=90 -DMWSEP_NATIVE=OFF \
-      -DMWSEP_FIT=ON -DMWSEP_MPI=ON -DBUILD_TESTING=OFF > "$build/configure.log" 2>&1 ||
+      -DMWSEP_FIT=ON -DMWSEP_MPI=ON -DBUILD_TESTING=ON > "$build/configure.log" 2>&1 ||
   { tail -30 "$build/configure.log"; exit 1; }
 grep -q '"cuda": "ON"' "$build/build_info.json" || { echo "fit_bundle: the build has no CUDA (nvcc missing?)" >&2; exit 1; }
 grep -q '"cuda_architectures": "90"' "$build/build_info.json" ||
   { echo "fit_bundle: the build is not for sm_90: $(grep cuda_architectures "$build/build_info.json")" >&2; exit 1; }
-cmake --build "$build" --target mwsep -j "${JOBS:-2}"
+cmake --build "$build" --target mwsep mwsep_fit_gpu_tests -j "${JOBS:-2}"
 "$build/mwsep" fit --help | grep -q -- "--devices" || { echo "fit_bundle: $build/mwsep has no fit command" >&2; exit 1; }
 
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
 cp "$build/mwsep" "$out/bin/mwsep"
+# The resident evaluator's GPU tests; they find the work units under this checkout's path, which the host
+# script links to its own checkout.
+cp "$build/tests/mwsep/mwsep_fit_gpu_tests" "$out/bin/mwsep_fit_gpu_tests"
+echo "$PWD" > "$out/source_dir"
 cp "$build/build_info.json" "$out/build_info.json"
 [ -f "$build/kernel_resources.txt" ] && cp "$build/kernel_resources.txt" "$out/kernel_resources.txt"
 

@@ -481,3 +481,55 @@ def _kind_fit(self, d):
 
 
 Study.kind_fit = _kind_fit
+
+
+def _has_fit(self):
+    """Whether this build's mwsep has the fit command (it needs pagmo2 and NLopt at build time)."""
+    if not hasattr(self, "_fit_built"):
+        r = subprocess.run([str(self.mwsep), "fit", "--help"], capture_output=True, text=True)
+        self._fit_built = r.returncode == 0
+    return self._fit_built
+
+
+_fit_jobs = _kind_fit
+
+
+def _kind_fit_or_skip(self, d):
+    """The fit jobs, each recorded as skipped when the build has no fit command."""
+    for job in _fit_jobs(self, d):
+        if not _has_fit(self):
+            job.skip = "this mwsep was built without the fit command (pagmo2 and NLopt were not found)"
+        yield job
+
+
+Study.kind_fit = _kind_fit_or_skip
+
+
+# ---- a GoogleTest program of the build, run as a whole ---------------------------------------------------
+# kind `gtest`: runs {build}/<binary> and keeps its output as <name>.log; verified when every test passed and
+# none was skipped. A build without the program (an optional part left out) records the job as skipped.
+TEXT_MARKERS["gtest"] = r"\[  PASSED  \] \d+ tests?\."
+
+
+def _kind_gtest(self, d):
+    name = d["name"]
+    for run in d["runs"]:
+        binary = self.build / run["binary"]
+
+        def job(tmp, binary=binary):
+            log = tmp / f"{name}.log"
+            r = self._run([str(binary)], log=log)
+            summary = [l for l in r.stdout.splitlines() if l.startswith(("[  PASSED", "[  FAILED", "[  SKIPPED"))]
+            print("\n".join(summary[-4:]), flush=True)
+            skipped = any(l.startswith("[  SKIPPED") for l in r.stdout.splitlines())
+            if r.returncode != 0 or skipped or not re.search(TEXT_MARKERS["gtest"], r.stdout):
+                e = JobFailed(f"{binary.name}: exit {r.returncode}" + (", tests skipped" if skipped else ""))
+                e.outputs = {log.name: log}
+                raise e
+            return {log.name: log}
+        skip = None if binary.exists() else f"this build has no {run['binary']}"
+        yield Job(run["binary"], job, [str(binary.relative_to(self.build.parent) if binary.is_absolute() else binary)],
+                  needs_gpus=run.get("needs_gpus", 1), skip=skip)
+
+
+Study.kind_gtest = _kind_gtest
