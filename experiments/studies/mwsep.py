@@ -533,3 +533,35 @@ def _kind_gtest(self, d):
 
 
 Study.kind_gtest = _kind_gtest
+
+
+# ---- checkpoint and resume under SIGKILL -----------------------------------------------------------------
+# kind `checkpoint`: tests/mwsep/checkpoint_kill_test.py with this build's mwsep and the run's `engine` (fast,
+# reference or cuda): 20 kills at random moments, then SIGINT and SIGTERM, each resumed; its log is
+# <name>_<engine>.log, verified when the final result is bit-identical to an uninterrupted run.
+TEXT_MARKERS["checkpoint"] = r"bit-identical to the uninterrupted run"
+
+
+def _kind_checkpoint(self, d):
+    name = d["name"]
+    script = ROOT / "tests" / "mwsep" / "checkpoint_kill_test.py"
+    for run in d["runs"]:
+        engine = run["engine"]
+
+        def job(tmp, engine=engine):
+            log = tmp / f"{name}_{engine}.log"
+            r = self._run([sys.executable, str(script), str(self.mwsep), str(ROOT / "data" / "workunits"), engine,
+                           "--kills", str(run.get("kills", 20)), "--seed", str(run.get("seed", 1)), "--log", str(log)])
+            print("\n".join(r.stdout.splitlines()[-3:]), flush=True)
+            if not log.exists():
+                log.write_text(r.stdout + "\n" + r.stderr)
+            if r.returncode != 0:
+                e = JobFailed(f"checkpoint test ({engine}) exit {r.returncode}: {r.stderr.strip()[-300:]}")
+                e.outputs = {log.name: log}
+                raise e
+            return {log.name: log}
+        yield Job(engine, job, [f"tests/mwsep/checkpoint_kill_test.py <build>/mwsep data/workunits {engine}"],
+                  needs_gpus=1 if engine == "cuda" else 0)
+
+
+Study.kind_checkpoint = _kind_checkpoint

@@ -2,11 +2,15 @@
 """A checkpointed run killed with SIGKILL at random moments, and started again after each kill, ends with
 the result of an uninterrupted run, bit for bit; so does one stopped by SIGINT and SIGTERM.
 
-    checkpoint_kill_test.py MWSEP WORKUNIT_DIR INTEGRATOR [--kills N] [--seed S] [--log FILE]
+    checkpoint_kill_test.py MWSEP WORKUNIT_DIR ENGINE [--kills N] [--seed S] [--log FILE]
+
+ENGINE is a CPU integrator (fast, reference, one thread) or cuda (the modern-f64 kernels, on a grid large
+enough for the GPU to take seconds).
 
 The work unit is the tiny unit with a finer grid and one cut (so that a run takes a few seconds and the
 resumed state crosses areas); the stars are drawn by `mwsep generate`. Each kill comes at a random time
-within the first part of a run; the run after the last kill goes to the end. The test fails if any run
+within the integral (after the start-up the uninterrupted run took), spread so that every run does some of
+the work; the run after the last kill goes to the end. The test fails if any run
 after a kill gives a result that differs in any bit (compared as the 17-digit values `--json` prints),
 if a kill ever leaves an unreadable checkpoint, or if the checkpoint is left behind at the end.
 """
@@ -39,7 +43,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("mwsep")
     ap.add_argument("workunits", type=pathlib.Path)
-    ap.add_argument("integrator", choices=["fast", "reference"])
+    ap.add_argument("integrator", choices=["fast", "reference", "cuda"])
     ap.add_argument("--kills", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--log", type=pathlib.Path)
@@ -55,32 +59,35 @@ def main():
         tmp = pathlib.Path(tmp)
         tiny = (args.workunits / "tiny" / "astronomy_parameters.txt").read_text()
         # The reference integrator is about ten times slower per point: a coarser grid keeps both near seconds.
-        grid = (600, 32, 60) if args.integrator == "fast" else (160, 16, 24)
+        grid = {"fast": (600, 32, 60), "reference": (160, 16, 24), "cuda": (8000, 640, 700)}[args.integrator]
         unit = tmp / "astronomy_parameters.txt"
         unit.write_text(finer_unit(tiny, *grid))
         stars = tmp / "stars.txt"
         subprocess.run([args.mwsep, "generate", "-a", str(unit), "-o", str(stars), "--count", "500", "--seed", "3",
                         "--threads", "1"], check=True, capture_output=True)
-        base = [args.mwsep, "run", "-a", str(unit), "-s", str(stars), "--json", "--cpu", args.integrator,
-                "--threads", "1"]
+        base = [args.mwsep, "run", "-a", str(unit), "-s", str(stars), "--json"]
+        base += (["--backend", "cuda", "--variant", "modern-f64"] if args.integrator == "cuda"
+                 else ["--cpu", args.integrator, "--threads", "1"])
 
         t0 = time.monotonic()
         whole = subprocess.run(base, check=True, capture_output=True, text=True)
         full_seconds = time.monotonic() - t0
         expected = json.loads(whole.stdout)
-        log(f"uninterrupted run ({args.integrator}, grid mu x nu x r = {grid}): {full_seconds:.2f} s, "
-            f"likelihood {expected['likelihood']!r}")
+        integral_seconds = expected["timings"]["integral"]
+        startup = max(0.0, full_seconds - integral_seconds - expected["timings"]["likelihood"])
+        log(f"uninterrupted run ({args.integrator}, grid mu x nu x r = {grid}): {full_seconds:.2f} s, of which "
+            f"{integral_seconds:.2f} s integral; likelihood {expected['likelihood']!r}")
 
         checkpoint = tmp / "run.checkpoint"
         # Checkpoints as often as possible (interval 0: after every row), so that every kill finds one.
         resumable = base + ["--checkpoint", str(checkpoint), "--checkpoint-interval", "0"]
-        # Kills spread over the first 80 % of the run's time, shared among the kills, so that the run has
-        # work left at every kill; each delay is random within its share.
-        share = 0.8 * full_seconds / args.kills
+        # Each kill comes after the start-up, at a random moment within a share of the integral's time: the
+        # shares add up to 80 % of it, so that the run has work left at every kill.
+        share = 0.8 * integral_seconds / args.kills
         kills = 0
         while kills < args.kills:
             proc = subprocess.Popen(resumable, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            delay = rng.uniform(0.5, 1.5) * share
+            delay = startup + rng.uniform(0.5, 1.5) * share
             time.sleep(delay)
             if proc.poll() is not None:
                 out, err = proc.communicate()
@@ -96,7 +103,7 @@ def main():
             log(f"kill {kills:2d} after {delay:.3f} s: checkpoint {state}")
         for sig in (signal.SIGINT, signal.SIGTERM):
             proc = subprocess.Popen(resumable, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            time.sleep(rng.uniform(0.3, 1.7) * share)
+            time.sleep(startup + rng.uniform(0.5, 1.5) * share)
             proc.send_signal(sig)
             out, err = proc.communicate()
             message = err.strip().splitlines()[-1] if err.strip() else ""

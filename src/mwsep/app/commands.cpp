@@ -166,7 +166,8 @@ int command_run(const Args& args) {
             "  --json                     print one JSON object instead of text\n"
             "  --checkpoint FILE          save the integral's progress in FILE (every --checkpoint-interval seconds\n"
             "                             and on SIGINT/SIGTERM) and resume from it when the same command runs again;\n"
-            "                             the result is bit-identical to an uninterrupted run (CPU backends)\n"
+            "                             the result is bit-identical to an uninterrupted run (CPU integrators;\n"
+            "                             on the GPU the modern variants, run in 64 groups on one device)\n"
             "  --checkpoint-interval S    seconds between checkpoints (default 60)\n",
             input_help);
         return 0;
@@ -184,7 +185,8 @@ int command_run(const Args& args) {
         o.checkpoint_interval = opt.real("--checkpoint-interval", 60.0);
         if (!(o.checkpoint_interval >= 0) || o.checkpoint_interval > 1e7)
             throw opt.error("--checkpoint-interval", "must be a number of seconds between 0 and 1e7");
-        if (o.backend != "cpu") throw opt.error("--checkpoint", "is available with --backend cpu only");
+        if (o.backend == "cuda" && o.variant.rfind("modern-", 0) != 0)
+            throw opt.error("--checkpoint", "on the GPU needs a modern variant (--variant modern-f64 or modern-f32)");
         for (const std::string* input : {&o.astronomy_path, &o.stars_path})
             if (same_file(*o.checkpoint_path, *input))
                 throw opt.error("--checkpoint", "would overwrite the input " + *input);

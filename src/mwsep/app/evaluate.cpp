@@ -120,9 +120,7 @@ RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressF
     const auto t0 = std::chrono::steady_clock::now();
     std::optional<resume::Checkpoint> checkpoint;
     if (o.checkpoint_path) {
-        if (o.backend != "cpu")
-            throw std::invalid_argument("--checkpoint: the " + o.backend + " backend does not checkpoint; use --backend cpu");
-        const std::string engine = "cpu " + o.cpu_integrator;
+        const std::string engine = o.backend == "cpu" ? "cpu " + o.cpu_integrator : o.backend + " " + o.variant;
         checkpoint.emplace(*o.checkpoint_path, o.checkpoint_interval, run_identity(o, engine), engine);
         checkpoint->on_resume = [&](std::size_t done, std::size_t items) {
             std::fprintf(stderr, "mwsep: resuming from %s: %zu of %zu work items were done\n",
@@ -146,7 +144,7 @@ RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressF
                                                 : " (" + std::to_string(cpu::resolve_threads(o.threads)) + " threads)");
     } else if (o.backend == "cuda") {
 #if defined(MWSEP_WITH_CUDA)
-        const auto g = cuda::evaluate(in.setup, in.stars, o.variant, o.device);
+        const auto g = cuda::evaluate(in.setup, in.stars, o.variant, o.device, {}, true, ck);
         r.integrals = g.integrals;
         r.likelihood = g.likelihood;
         r.integral_seconds = g.integral_seconds;

@@ -92,7 +92,8 @@ std::future<void> start_backend(const RunOptions& o);
 std::uint64_t run_identity(const RunOptions& o, const std::string& engine);
 
 /// Evaluates the likelihood of @p in with the backend of @p o. With o.checkpoint_path the integral is
-/// checkpointed (CPU backends); an interruption throws resume::Interrupted after saving.
+/// checkpointed (CPU backends and the modern CUDA variants); an interruption throws resume::Interrupted
+/// after saving.
 RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressFn& progress = {});
 
 /// Name of the host CPU (from /proc/cpuinfo), for provenance.

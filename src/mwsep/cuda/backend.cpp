@@ -29,6 +29,29 @@ std::vector<int> devices_for(const VariantInfo& v, int device, bool keep_context
     return {select_device(device, v.kernels.double_precision)};
 }
 
+/// The groups of a checkpointed run: those done before are restored from the file, the others run one by
+/// one, each saved when the interval has passed; a stop request saves and throws resume::Interrupted.
+void run_checkpointed(PreparedIntegral& prepared, resume::Checkpoint& checkpoint, const std::string& variant) {
+    const int groups = prepared.checkpoint_groups();
+    if (groups == 0)
+        throw CudaError("--checkpoint: variant " + variant +
+                        " cannot run its work in parts; the modern variants can (modern-f64, modern-f32)");
+    resume::Progress p = resume::Progress::empty(static_cast<std::size_t>(groups), prepared.group_width());
+    checkpoint.load(p);
+    for (int g = 0; g < groups; ++g) {
+        if (!p.done[g]) continue;
+        prepared.restore_group(g, std::vector<double>(p.values.begin() + g * p.width, p.values.begin() + (g + 1) * p.width));
+    }
+    for (int g = 0; g < groups; ++g) {
+        if (p.done[g]) continue;
+        checkpoint.stop_if_requested(p);
+        const auto numbers = prepared.run_group(g);
+        std::copy(numbers.begin(), numbers.end(), p.values.begin() + g * p.width);
+        resume::mark_done(p, g);
+        checkpoint.save_if_due(p);
+    }
+}
+
 }  // namespace
 
 model::Integrals combine_areas(const std::vector<std::vector<double>>& area_sums, int S) {
@@ -70,7 +93,8 @@ void initialise_devices(const std::string& variant, int device) {
 }
 
 GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
-                   const std::string& variant_name, int device, const LaunchOptions& launch, bool soa_stars) {
+                   const std::string& variant_name, int device, const LaunchOptions& launch_options, bool soa_stars,
+                   resume::Checkpoint* checkpoint) {
     const VariantInfo& v = find_variant(variant_name);
     const auto& m = setup.model;
     const int S = static_cast<int>(setup.streams.size());
@@ -80,10 +104,17 @@ GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCat
     if (!setup.hernquist_fast_path || m.aux_profile)
         throw CudaError("the CUDA kernels implement the alpha = delta = 1 background without the auxiliary term, as "
                         "the thesis's kernels did; use the CPU backend for this work unit");
-    if (launch.threads_per_block < 32 || launch.threads_per_block > 1024 || launch.threads_per_block % 32 != 0)
+    if (launch_options.threads_per_block < 32 || launch_options.threads_per_block > 1024 || launch_options.threads_per_block % 32 != 0)
         throw CudaError("threads per block must be a multiple of 32 in [32, 1024]");
-    if (launch.slices < 0) throw CudaError("the slice count must be 0 (one per device) or more");
-    const std::vector<int> devices = devices_for(v, device, launch.keep_context);
+    if (launch_options.slices < 0) throw CudaError("the slice count must be 0 (one per device) or more");
+    // A checkpointed run computes its groups one after another on one device, as one slice: the same
+    // chunk sums, added in the same order, as any other slicing.
+    std::vector<int> devices = devices_for(v, device, launch_options.keep_context);
+    LaunchOptions launch = launch_options;
+    if (checkpoint) {
+        devices.resize(1);
+        launch.slices = 1;
+    }
     harness::use_device(devices.front());
     cudaDeviceProp prop{};
     check(cudaGetDeviceProperties(&prop, devices.front()), "query the device");
@@ -92,9 +123,15 @@ GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCat
     const auto t0 = std::chrono::steady_clock::now();
     {
         const auto prepared = v.family->prepare(setup, devices, launch);
-        r.prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        prepared->launch();
-        r.integral_seconds = prepared->wait() / 1000.0;
+        const auto t1 = std::chrono::steady_clock::now();
+        r.prepare_seconds = std::chrono::duration<double>(t1 - t0).count();
+        if (checkpoint) {
+            run_checkpointed(*prepared, *checkpoint, variant_name);
+            r.integral_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+        } else {
+            prepared->launch();
+            r.integral_seconds = prepared->wait() / 1000.0;
+        }
         r.integrals = combine_areas(prepared->area_sums(), S);
     }
     cpu::check_integrals(r.integrals);

@@ -8,6 +8,7 @@
 
 #include "mwsep/geometry/tables.hpp"
 #include "mwsep/model/result.hpp"
+#include "mwsep/resume/checkpoint.hpp"
 #include "mwsep/model/work_unit.hpp"
 #include "mwsep/cuda/devices.hpp"
 #include "mwsep/kernel_set.hpp"
@@ -42,7 +43,10 @@ void initialise_devices(const std::string& variant, int device);
 /// Evaluates the likelihood with kernel variant @p variant on device @p device. With -1 the thesis's
 /// variants run on the device select_device() picks, and the modern variants on every device with
 /// double precision, each area's mu range split between them (LaunchOptions::slices).
+/// With @p checkpoint (modern variants) the integral runs in groups on one device, resumed from and saved
+/// to the checkpoint, bit-identical to an uninterrupted run; a stop request throws resume::Interrupted.
 GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
-                   const std::string& variant, int device, const LaunchOptions& launch = {}, bool soa_stars = true);
+                   const std::string& variant, int device, const LaunchOptions& launch = {}, bool soa_stars = true,
+                   resume::Checkpoint* checkpoint = nullptr);
 
 }  // namespace mwsep::cuda

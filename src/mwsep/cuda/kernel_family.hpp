@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "mwsep/geometry/tables.hpp"
@@ -29,6 +30,23 @@ public:
     virtual bool retarget(const geometry::IntegrationSetup& setup) {
         (void)setup;
         return false;
+    }
+    /// Checkpointing (`mwsep run --checkpoint`): the number of groups the work splits into, each a range of
+    /// every area's reduction chunks that can run on its own; 0 when the family cannot (the thesis's).
+    virtual int checkpoint_groups() const { return 0; }
+    /// Numbers per group: the chunk sums (and their compensations) of the group's chunks, every area and
+    /// component.
+    virtual std::size_t group_width() const { return 0; }
+    /// Runs group @p g alone, waits for it and returns its numbers. After every group has run or been
+    /// restored, area_sums() adds all chunks in the same order as after launch(): the same bits.
+    virtual std::vector<double> run_group(int g) {
+        (void)g;
+        throw std::logic_error("this kernel family does not run its work in groups");
+    }
+    /// Puts the numbers of group @p g, saved by an earlier run, back where run_group() leaves them.
+    virtual void restore_group(int g, const std::vector<double>& numbers) {
+        (void)g, (void)numbers;
+        throw std::logic_error("this kernel family does not run its work in groups");
     }
 };
 

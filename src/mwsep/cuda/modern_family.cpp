@@ -157,6 +157,34 @@ public:
         return sums;
     }
 
+    /// With one slice, the chunks split into checkpoint_chunk_groups groups of equal size.
+    int checkpoint_groups() const override { return slices_.size() == 1 ? checkpoint_chunk_groups : 0; }
+
+    std::size_t group_width() const override {
+        return n_areas_ * static_cast<std::size_t>(1 + n_streams_) * chunks_per_group * 2;
+    }
+
+    std::vector<double> run_group(int g) override {
+        auto& slice = *slices_.front();
+        harness::use_device(slice.device(), "select the device");
+        for (auto& a : slice.areas) {
+            a.first_chunk = g * chunks_per_group;
+            a.last_chunk = (g + 1) * chunks_per_group;
+            variant_.launch(a, streams_, options_, slice.queue.get());
+        }
+        check(cudaStreamSynchronize(slice.queue.get()), "run a group of the modern integral kernels");
+        std::vector<double> numbers(group_width());
+        copy_group(g, numbers, cudaMemcpyDeviceToHost);
+        for (auto& a : slice.areas) a.first_chunk = 0, a.last_chunk = reduction_chunks;  // area_sums reads all
+        return numbers;
+    }
+
+    void restore_group(int g, const std::vector<double>& numbers) override {
+        harness::use_device(slices_.front()->device(), "select the device");
+        auto copy = numbers;
+        copy_group(g, copy, cudaMemcpyHostToDevice);
+    }
+
     /// New stream constants and skip thresholds; the outputs poisoned again, as at preparation.
     bool retarget(const geometry::IntegrationSetup& setup) override {
         if (static_cast<int>(setup.streams.size()) != n_streams_ || setup.areas.size() != n_areas_) return false;
@@ -180,6 +208,27 @@ public:
     }
 
 private:
+    /// Groups of a checkpointed run: 64 groups of 16 reduction chunks each.
+    static constexpr int checkpoint_chunk_groups = 64;
+    static constexpr int chunks_per_group = reduction_chunks / checkpoint_chunk_groups;
+    static_assert(reduction_chunks % checkpoint_chunk_groups == 0);
+
+    /// Copies group @p g's chunk sums between the device (each area's partials) and @p numbers, laid out
+    /// area by area, component by component, chunk by chunk (sum, compensation).
+    void copy_group(int g, std::vector<double>& numbers, cudaMemcpyKind kind) {
+        const std::size_t per_component = static_cast<std::size_t>(chunks_per_group) * 2;
+        std::size_t at = 0;
+        for (const auto& a : slices_.front()->areas)
+            for (int c = 0; c <= n_streams_; ++c, at += per_component) {
+                double* device = a.partials + (static_cast<std::size_t>(c) * reduction_chunks +
+                                               static_cast<std::size_t>(g) * chunks_per_group) * 2;
+                if (kind == cudaMemcpyDeviceToHost)
+                    check(cudaMemcpy(numbers.data() + at, device, sizeof(double) * per_component, kind), "download a group's chunk sums");
+                else
+                    check(cudaMemcpy(device, numbers.data() + at, sizeof(double) * per_component, kind), "restore a group's chunk sums");
+            }
+    }
+
     const ModernVariant& variant_;
     LaunchOptions options_;
     int n_streams_;
