@@ -40,8 +40,12 @@ KH_HD void mri_accumulate(Real& sum_r, Real& sum_i, Real w_r, Real w_i, Real cos
         sum_r += w_r * cos_e;
         sum_i += w_r * sin_e;
     } else {
-        sum_r += w_r * cos_e - w_i * sin_e;
-        sum_i += w_i * cos_e + w_r * sin_e;
+        // Four separate updates, so that each contracts to one fused multiply-add: written as
+        // `sum += a·c − b·s`, the compiler forms the bracket first (two FMULs, two FFMAs, two FADDs).
+        sum_r += w_r * cos_e;
+        sum_r -= w_i * sin_e;
+        sum_i += w_i * cos_e;
+        sum_i += w_r * sin_e;
     }
 }
 

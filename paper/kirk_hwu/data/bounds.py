@@ -6,22 +6,24 @@ FP32 pipe (FMA, FMUL, FADD). A variant can complete no more pairs per second tha
     bound = min(rate of the loop's MUFU work, FP32 rate / FP32 operations per pair).
 
 The MUFU work is timed as the loop issues it: a sin+cos pair of one argument (`__sinf`, `__cosf`, each
-with its argument-scaling FMUL) for MRI, one `rsqrtf` for Coulomb. The FP32 operations per pair are counted
-in the kernels' source (kernels/kirk_hwu, pair_math.hpp), as listed in FP32_OPS below; the range-reduction
-FMULs are counted on the FP32 side as well, since they issue there."""
+with its argument-scaling FMUL) for MRI, one `rsqrtf` for Coulomb. The FP32 operations per pair are listed
+in FP32_OPS below (for MRI counted in the compiled code); the argument-scaling FMUL is counted on the FP32
+side as well, since it issues there."""
 import statistics
 
 from report.common import fmt, table
 
 from .common import rates
 
-# FP32-pipe operations per pair of the best variants' inner loops (counted in the source):
-#   Q:     phase kx·x + ky·y + kz·z (1 FMUL + 2 FFMA), × 2π (1 FMUL), two argument scalings (2 FMUL),
-#          r += w cos, i += w sin (2 FFMA)                                                        = 8
-#   F^H d: as Q, but r += rμ cos − iμ sin and i += iμ cos + rμ sin (4 FFMA instead of 2)          = 10
-#   Coulomb, 4 points per thread: per point dx (FADD), dx² + (dy² + dz²) (FFMA), e += q·r (FFMA);
-#          per atom dy (FADD) and dy² + dz² (FFMA), shared by the 4 points                       = 3.5
-FP32_OPS = {"q": 8, "fhd": 10, "dcs": 3.5}
+# FP32-pipe operations per pair of the best variants' inner loops. MRI: counted in the SASS that nvcc 13
+# makes for sm_90 (nvdisasm of the kernels' cubin), since the source does not say what the compiler fuses:
+#   Q:     phase kx·x + ky·y + kz·z (1 FMUL + 2 FFMA), × 2π (1 FMUL), one argument scaling shared by
+#          MUFU.SIN and MUFU.COS (1 FMUL.RZ), r += w cos, i += w sin (2 FFMA)                    = 7
+#   F^H d: as Q, with four FFMAs for r += rμ cos − iμ sin, i += iμ cos + rμ sin (pair_math.hpp writes
+#          them as four separate updates so that each contracts to one FFMA)                       = 9
+#   Coulomb (counted in the source), 4 points per thread: per point dx (FADD), dx² + (dy² + dz²)
+#          (FFMA), e += q·r (FFMA); per atom dy (FADD) and dy² + dz² (FFMA), shared by the 4 points = 3.5
+FP32_OPS = {"q": 7, "fhd": 9, "dcs": 3.5}
 MUFU_OP = {"q": "sincos_pair", "fhd": "sincos_pair", "dcs": "rsqrt"}
 
 

@@ -39,3 +39,12 @@ def first_row(rows, **match):
         if all(r[k] == v for k, v in match.items()):
             return r
     raise MissingData(f"no row with {match}")
+
+
+def comparative(ratio, more="faster", less="slower"):
+    """The word a rate ratio (new / old) earns: @p more above one, @p less below, "as fast as" at one."""
+    if ratio > 1:
+        return more
+    if ratio < 1:
+        return less
+    return "as fast as"

@@ -6,7 +6,7 @@ steps on the medium input. The cost of every variant is linear in the number of 
 rate carries over between sizes; the chapter says so where it prints the numbers."""
 from report.common import fmt, table
 
-from .common import MRI_SAMPLES, MRI_VOXELS, need, rates
+from .common import MRI_SAMPLES, MRI_VOXELS, comparative, need, rates
 
 # The published rows and the step of ours each one corresponds to (spec §2.4, §2.6: whether the register
 # step is part of "Naïve" is not stated, so F4 is printed beside it; "CMem" is read as the last
@@ -98,11 +98,15 @@ def build(ctx):
             ratio = lr[problem][b] / lr[problem][a]
             p = f"{fmt(prow[published_pair[0]][col] / prow[published_pair[1]][col])}x" if published_pair else ""
             cells += [p, f"{fmt(ratio)}x"]
-            n[f"kh_step_{problem.replace('-', '_')}_{a.replace('@', '_').replace('-', '_')}_{b.replace('@', '_').replace('-', '_')}"] = fmt(ratio)
+            key = f"{problem.replace('-', '_')}_{a.replace('@', '_').replace('-', '_')}_{b.replace('@', '_').replace('-', '_')}"
+            n[f"kh_step_{key}"] = fmt(ratio)
+            n[f"kh_step_word_{key}"] = comparative(ratio)
         body.append(cells)
     ctx.tables["kh_mri_steps"] = table(
         "Table R@: speed-up of each step, published (S3, ratios of its run times) and ours (ratios of median "
         "rates on one input). An empty published cell: the documents time no such transition.",
         ["step", "Q, published", "Q, ours", "F^H d, published", "F^H d, ours"], body)
+    n["kh_f7_fhd_over_q"] = fmt(lr["mri-q"]["F7"] / lr["mri-fhd"]["F7"])
+    n["kh_pub_step_fhd_F6_F7"] = fmt(prow["LS (GPU, CMem)"][2] / prow["LS (GPU, CMem, SFU)"][2])
     n["kh_pub_fhd_speedup"] = str(pub["annotations"]["fhd_speedup"])
     n["kh_pub_recon_speedup"] = str(pub["annotations"]["recon_speedup"])

@@ -1,7 +1,7 @@
 """The memory-space question asked of the MRI kernel: the tuned kernel with its samples in each space."""
 from report.common import fmt, table
 
-from .common import need, rates
+from .common import comparative, need, rates
 
 SPACES = [("global", "global memory, ordinary loads"), ("readonly", "global memory, read-only cache (__ldg)"),
           ("constsoa", "constant memory, separate arrays"), ("constaos", "constant memory, records"),
@@ -24,6 +24,10 @@ def build(ctx):
     for prefix in ("q", "fhd"):
         fastest = max(SPACES, key=lambda s: r[(f"{prefix}-{s[0]}-regs-sfu-u4-f32", "full")])
         n[f"kh_space_fastest_{prefix}"] = fastest[1]
+        const = r[(f"{prefix}-constaos-regs-sfu-u4-f32", "full")]
+        glob = r[(f"{prefix}-global-regs-sfu-u4-f32", "full")]
+        n[f"kh_space_const_word_{prefix}"] = comparative(const / glob)
+        n[f"kh_space_const_ratio_{prefix}"] = fmt(max(const / glob, glob / const))
     ctx.tables["kh_spaces"] = table(
         f"Table R@: the tuned MRI kernel (F8: registers, SFU sin and cos, inner loop unrolled 4 times) with the "
         f"k-space samples in each memory space, 128³ voxels × 100 000 samples on the {ctx.facts['kh_gpu']}: "
