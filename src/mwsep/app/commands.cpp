@@ -193,6 +193,10 @@ int command_run(const Args& args) {
         harness::check_output_path(*o.checkpoint_path);  // before any work: a bad path costs nothing
     }
 
+    // What the run will cost, before anything long starts (the work unit alone is read twice: it is small).
+    std::fprintf(stderr, "mwsep: %s\n",
+                 work_summary(model::build_model(read_work_unit(o), o.r_binning), o).c_str());
+
     const auto t0 = std::chrono::steady_clock::now();
     auto backend_ready = start_backend(o);  // CUDA start-up overlaps reading the files
     const Inputs in = load_inputs(o);

@@ -77,6 +77,36 @@ void check_work(const model::Model& m, bool force) {
                                  num(max_table_bytes / (1ull << 30)) + " GiB" + advice);
 }
 
+std::string work_summary(const model::Model& m, const RunOptions& o) {
+    const WorkSize w = work_size(m);
+    double rate = 0;
+    std::string how;
+    if (o.backend == "cpu" && o.cpu_integrator == "reference") {
+        rate = reference_points_per_second;
+        how = "the reference CPU integrator";
+    } else if (o.backend == "cpu") {
+        const int threads = cpu::resolve_threads(o.threads);
+        rate = fast_points_per_second_per_thread * threads;
+        how = "the fast CPU integrator on " + std::to_string(threads) + " threads";
+    } else {
+        const bool modern = o.variant.rfind("modern-", 0) == 0;
+        rate = modern ? modern_gpu_points_per_second : thesis_gpu_points_per_second;
+        how = o.variant + " on one H200";
+    }
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "%.3g quadrature points per component, tables about %.3g MiB; the integral takes about %s with %s",
+                  w.points, w.table_bytes / (1 << 20), [&] {
+                      const double t = w.points / rate;
+                      char b[32];
+                      if (t < 120) std::snprintf(b, sizeof b, "%.2g s", t);
+                      else if (t < 7200) std::snprintf(b, sizeof b, "%.2g min", t / 60);
+                      else std::snprintf(b, sizeof b, "%.2g h", t / 3600);
+                      return std::string(b);
+                  }().c_str(), how.c_str());
+    return buf;
+}
+
 geometry::IntegrationSetup checked_setup(const model::AstronomyParameters& file, const RunOptions& o) {
     const model::Model m = model::build_model(file, o.r_binning);
     check_work(m, o.force);

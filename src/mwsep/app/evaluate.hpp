@@ -53,6 +53,18 @@ WorkSize work_size(const model::Model& m);
 /// @p force is false. Every command that builds tables calls it between build_model and make_setup.
 void check_work(const model::Model& m, bool force);
 
+/// Rough rates, quadrature points per component and second, for the estimate a run prints before it starts
+/// (measured on the committed H200 host: experiments/results/nvidia-h200/mwsep/cpu_vs_gpu*.csv, 3s-large).
+/// A different machine differs; the estimate says which rate it used.
+inline constexpr double fast_points_per_second_per_thread = 2.7e8;  ///< fast CPU integrator, per thread
+inline constexpr double reference_points_per_second = 2.4e7;        ///< reference CPU integrator (one thread)
+inline constexpr double modern_gpu_points_per_second = 3.2e11;      ///< modern-f64 on one H200
+inline constexpr double thesis_gpu_points_per_second = 9e10;        ///< the thesis's variants on one H200
+
+/// One line for the user before the work starts: quadrature points, table bytes and the estimated time of
+/// the integral with the backend, integrator or variant and thread count of @p o.
+std::string work_summary(const model::Model& m, const RunOptions& o);
+
 /// build_model, check_work and make_setup: the tables of @p file, refused if too large.
 geometry::IntegrationSetup checked_setup(const model::AstronomyParameters& file, const RunOptions& o);
 
