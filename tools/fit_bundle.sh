@@ -45,6 +45,8 @@ ldd "$build/mwsep" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | while read 
   case "$host_side" in *" $name "*) continue ;; esac
   cp -L "$path" "$out/lib/$name"
 done
+# Symbols are not needed to run, and the bundle travels within a size limit.
+strip "$out/bin/"* && strip --strip-unneeded "$out/lib/"*
 if ldd "$build/mwsep" | grep -q "not found"; then
   echo "fit_bundle: unresolved libraries:" >&2; ldd "$build/mwsep" | grep "not found" >&2; exit 1
 fi
