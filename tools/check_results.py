@@ -69,7 +69,10 @@ def check_file(path, entry, study):
         rows = list(csv.DictReader(f))
     if not rows:
         return errors + [f"{path}: no rows"]
-    columns = list(study.COLUMNS.get(kind, []))
+    # A kind may write a second table, <name>_progress.csv, with columns of its own (COLUMNS["<kind>_progress"]).
+    progress_key = f"{kind}_progress"
+    columns = list(study.COLUMNS.get(progress_key if path.stem.endswith("_progress") and progress_key in study.COLUMNS
+                                     else kind, []))
     if kind == "ncu_metrics":
         definition = json.loads((ROOT / "experiments" / "definitions" / meta["study"] / f"{meta['experiment']}.json").read_text())
         columns += list(definition["metrics"])

@@ -90,9 +90,7 @@ class Manifest:
 
     def finish(self, host, build, criterion):
         for name, e in self.data["experiments"].items():
-            statuses = list(e["jobs"].values())
-            e["status"] = "done" if all(s == "done" for s in statuses) else \
-                ("skipped" if all(str(s).startswith("skipped") for s in statuses) else "incomplete")
+            e["status"] = experiment_status(e["jobs"].values())
         for rel, entry in self.data["files"].items():
             entry["status"] = self.data["experiments"].get(entry["experiment"], {}).get("status", "unknown")
         self.data.update({"host": host, "build": build, "sampling": criterion})
@@ -111,6 +109,15 @@ class Manifest:
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(self.data, indent=1, sort_keys=True) + "\n")
         tmp.replace(self.path)
+
+
+def experiment_status(job_statuses):
+    """done when every job is done or skipped (a run a smaller host cannot make, say) and one is done;
+    skipped when all are; incomplete when a job failed or has not run."""
+    statuses = [str(s) for s in job_statuses]
+    if statuses and all(s == "done" or s.startswith("skipped") for s in statuses):
+        return "done" if "done" in statuses else "skipped"
+    return "incomplete"
 
 
 def qualified(experiment, study="mwsep"):

@@ -419,6 +419,8 @@ class Study:
 COLUMNS["fit"] = ["experiment", "work_unit", "algorithm", "devices", "ranks", "population", "generations",
                   "evaluations", "global_evaluations", "global_seconds", "evaluations_per_second", "seconds",
                   "seconds_per_evaluation", "start_likelihood", "likelihood", "max_abs_pull", "parameters", "evaluator"]
+COLUMNS["fit_progress"] = ["experiment", "work_unit", "algorithm", "evaluator", "generation", "evaluations",
+                           "best_likelihood", "seconds"]
 NUMERIC |= {"evaluations_per_second", "seconds_per_evaluation", "max_abs_pull", "global_seconds"}
 
 
