@@ -133,3 +133,10 @@ class Study:
                 raise e
             return outputs
         yield Job("gpu tests", job, [f"KIRK_HWU_GPU_RESULTS=<out> {binary.relative_to(ROOT) if binary.is_relative_to(ROOT) else binary}"])
+
+
+# compute-sanitizer over the study's GPU tests (experiments/harness/sanitize.py).
+from harness import sanitize  # noqa: E402
+
+Study.kind_sanitizer_tests = sanitize.kind_sanitizer_tests
+TEXT_MARKERS["sanitizer_tests"] = sanitize.CLEAN

@@ -183,3 +183,10 @@ class Study:
                 raise e
             return {log.name: log}
         yield Job("gpu tests", job, ["build/tests/munch/munch_gpu_tests"])
+
+
+# compute-sanitizer over the study's GPU tests (experiments/harness/sanitize.py).
+from harness import sanitize  # noqa: E402
+
+Study.kind_sanitizer_tests = sanitize.kind_sanitizer_tests
+TEXT_MARKERS["sanitizer_tests"] = sanitize.CLEAN

@@ -257,7 +257,8 @@ class Study:
                             e.outputs = {log.name: log}
                             raise e
                         return {log.name: log}
-                    yield Job(f"{tool}|{v}", job, [f"compute-sanitizer --tool {tool} mwsep run (tiny) --variant {v}"])
+                    yield Job(f"{tool}|{v}", job, [f"compute-sanitizer --tool {tool} mwsep run (tiny) --variant {v}"],
+                              needs_gpus=1)
 
     def kind_listing(self, d):
         for run in d["runs"]:
@@ -567,3 +568,10 @@ def _kind_checkpoint(self, d):
 
 
 Study.kind_checkpoint = _kind_checkpoint
+
+
+# compute-sanitizer over the study's GPU tests (experiments/harness/sanitize.py).
+from harness import sanitize  # noqa: E402
+
+Study.kind_sanitizer_tests = sanitize.kind_sanitizer_tests
+TEXT_MARKERS["sanitizer_tests"] = sanitize.CLEAN

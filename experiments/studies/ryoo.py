@@ -282,3 +282,10 @@ class Study:
                     w.writerow(dict(variant=variant, **loop_mix(loops[symbol])))
             return {part.name: part}
         yield Job("ryoo", job, ["cuobjdump -sass build/ryoo | innermost loop of each kernel (experiments/studies/ryoo.py)"])
+
+
+# compute-sanitizer over the study's GPU tests (experiments/harness/sanitize.py).
+from harness import sanitize  # noqa: E402
+
+Study.kind_sanitizer_tests = sanitize.kind_sanitizer_tests
+TEXT_MARKERS["sanitizer_tests"] = sanitize.CLEAN
