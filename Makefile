@@ -7,7 +7,7 @@
 #   make test-sanitize  the tests again, built with AddressSanitizer and UndefinedBehaviorSanitizer (CPU only)
 #   make fuzz      the input readers under libFuzzer (clang), FUZZ_SECONDS each (default 20)
 #   make bench-cpu CPU integrator throughput and skipping counts (no GPU needed), into a fresh folder
-#   make experiments  every experiment on this machine's GPU into a fresh folder (OUT=, QUICK=1, ONLY=, PEER=)
+#   make experiments  every experiment on this machine's GPU into a fresh folder (OUT=, QUICK=1, ONLY=, STUDY=, PEER=)
 #   make compare   compare a fresh results folder (NEW=) with a committed one (REF=): a verdict per result
 #   make docs      the reader's documentation (HTML) in docs/_build/html
 #   make paper     the thesis-style report (HTML, and PDF unless PDF=0) from the recorded results
@@ -23,6 +23,7 @@ BACKEND   ?= $(shell nvidia-smi -L >/dev/null 2>&1 && echo cuda || echo cpu)
 CMAKE_ARGS ?=
 MWSEP     := $(BUILD)/mwsep
 WORKUNITS := 3s-large 2s-large 3s-small 2s-small tiny
+comma     := ,
 
 .PHONY: all build run test test-gpu test-sanitize fuzz bench-cpu stars experiments compare docs figures paper reproduce venv deps clean help
 
@@ -148,11 +149,12 @@ reproduce: build
 
 # Every declared experiment (experiments/definitions/<study>/) on this machine's GPU, by the one runner, into
 # a fresh folder experiments/results/local/<gpu>-<date>/ (OUT= names one; running again on the same OUT
-# resumes it). QUICK=1: small work units only; ONLY=a,b: those experiments; PEER=path: also time the
+# resumes it). QUICK=1: small work units only; ONLY=a,b: those experiments; STUDY=ryoo,munch: those studies; PEER=path: also time the
 # public application (docs/peer.md). Without a GPU it says so and fails.
 experiments: build
 	python3 experiments/run.py --build $(BUILD) $(if $(OUT),--out $(OUT)) $(if $(QUICK),--quick) \
-	  $(if $(ONLY),--only $(ONLY)) $(if $(PEER),--peer $(PEER))
+	  $(if $(ONLY),--only $(ONLY)) $(if $(STUDY),$(foreach s,$(subst $(comma), ,$(STUDY)),--study $(s))) \
+	  $(if $(PEER),--peer $(PEER))
 
 # A fresh results folder against the committed results of the same GPU: a verdict per result file, with the
 # tolerances stated in experiments/compare.py. NEW= the fresh folder, REF= the committed one.
