@@ -190,3 +190,4 @@ from harness import sanitize  # noqa: E402
 
 Study.kind_sanitizer_tests = sanitize.kind_sanitizer_tests
 TEXT_MARKERS["sanitizer_tests"] = sanitize.CLEAN
+COLUMNS["sanitizer_tests"] = []  # logs only

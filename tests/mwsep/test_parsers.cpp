@@ -990,3 +990,37 @@ TEST(ParserMessages, LongOffendingTextIsCut) {
         EXPECT_NE(what.find(std::string(79, 'z') + "...'"), std::string::npos) << what.substr(0, 300);
     }
 }
+
+// A value that the parameter vector supplies and the model refuses (q = 0, sigma = 0) is blamed on the vector
+// and its position in it, not on the work unit's line that held the replaced value (probe finding F12).
+TEST(SearchParameters, ARefusedValueFromTheVectorNamesTheVector) {
+    using namespace testsupport;
+    auto ap = mwsep::model::read_astronomy_parameters(workunit("tiny").string());
+    ASSERT_EQ(ap.optimize_background.at(1), 1);  // tiny optimizes q: the vector's first value
+    std::vector<std::string> tokens;
+    for (int i = 0; i < mwsep::model::optimized_parameter_count(ap); ++i) tokens.push_back(i == 0 ? "0" : "1");
+    const auto v = mwsep::model::search_vector_from_arguments(static_cast<int>(tokens.size()), tokens);
+    mwsep::model::apply_search_vector(ap, v);
+    try {
+        mwsep::model::build_model(ap);
+        FAIL() << "q = 0 was accepted";
+    } catch (const mwsep::model::InputError& e) {
+        EXPECT_EQ(e.file(), "command line");
+        EXPECT_NE(std::string(e.what()).find("value 1 of the parameter vector"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("q (flattening"), std::string::npos) << e.what();
+    }
+}
+
+// The same value refused in the work unit itself is still reported at its line there.
+TEST(SearchParameters, ARefusedValueOfTheWorkUnitNamesItsLine) {
+    using namespace testsupport;
+    auto ap = mwsep::model::read_astronomy_parameters(workunit("tiny").string());
+    ap.background_parameters[1] = 0;
+    try {
+        mwsep::model::build_model(ap);
+        FAIL() << "q = 0 was accepted";
+    } catch (const mwsep::model::InputError& e) {
+        EXPECT_EQ(e.file(), ap.source);
+        EXPECT_GT(e.line(), 0);
+    }
+}

@@ -5,6 +5,7 @@
 
 #include "mwsep/math/constants.hpp"
 #include "mwsep/model/input_error.hpp"
+#include "mwsep/model/search_parameters.hpp"
 
 namespace mwsep::model {
 namespace {
@@ -24,6 +25,17 @@ public:
         const std::string lookup = repeat > 0 ? key + "#" + std::to_string(repeat) : key;
         const auto it = ap_.key_lines.find(lookup);
         throw InputError(ap_.source, it == ap_.key_lines.end() ? 0 : it->second, key, message);
+    }
+
+    /// As fail(), for value @p index of @p key in block @p repeat: when a parameter vector supplied that value,
+    /// the message names the vector and the value's position in it, not the work unit's line.
+    [[noreturn]] void fail_value(const std::string& key, int repeat, int index, const std::string& message) const {
+        const auto it = ap_.from_vector.find(vector_slot(key, repeat, index));
+        if (it != ap_.from_vector.end())
+            throw InputError(it->second.first, 0, "parameters",
+                             "value " + std::to_string(it->second.second + 1) + " of the parameter vector (" + key +
+                                 "[" + std::to_string(index) + "] of " + ap_.source + "): " + message);
+        fail(key, repeat, message);
     }
 
     void flags(const std::vector<int>& values, const std::string& key, int repeat) const {
@@ -77,11 +89,11 @@ Model build_model(const AstronomyParameters& ap, RBinning r_binning) {
     m.delta = bg.at(3);
     check.flags(ap.optimize_background, "optimize_parameter", 0);
     if (!(m.q > 0))
-        check.fail("background_parameters", 0,
+        check.fail_value("background_parameters", 0, 1,
                    "q (flattening, index 1) must be positive, found " + num(m.q) +
                        " (the original code silently reused stale coordinates for q = 0)");
     if (!(m.r0 > 0))
-        check.fail("background_parameters", 0, "r0 (core radius, index 2) must be positive, found " + num(m.r0));
+        check.fail_value("background_parameters", 0, 2, "r0 (core radius, index 2) must be positive, found " + num(m.r0));
 
     const int aux = ap.aux_bg_profile.value_or(0);
     if (aux != 0 && aux != 1) check.fail("aux_bg_profile", 0, "must be 0 or 1, found " + std::to_string(aux));
@@ -108,7 +120,7 @@ Model build_model(const AstronomyParameters& ap, RBinning r_binning) {
             check.fail("optimize_weight", rep, "must be 0 or 1, found " + std::to_string(b.optimize_weight));
         const Stream st{b.weight, b.parameters[0], b.parameters[1], b.parameters[2], b.parameters[3], b.parameters[4]};
         if (std::fabs(st.sigma) < constants::min_stream_sigma)
-            check.fail("stream_parameters", rep,
+            check.fail_value("stream_parameters", rep, 4,
                        "stream " + std::to_string(s + 1) + " sigma (index 4) must satisfy |sigma| >= 1e-4 kpc, found " +
                            num(st.sigma) + " (the original code produced NaN likelihoods)");
         m.streams.push_back(st);

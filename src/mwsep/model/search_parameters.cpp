@@ -76,6 +76,10 @@ int optimized_parameter_count(const AstronomyParameters& ap) {
     return n;
 }
 
+std::string vector_slot(const std::string& key, int repeat, int index) {
+    return key + "#" + std::to_string(repeat) + "[" + std::to_string(index) + "]";
+}
+
 void apply_search_vector(AstronomyParameters& ap, const SearchVector& v) {
     const int needed = optimized_parameter_count(ap);
     if (static_cast<int>(v.values.size()) != needed)
@@ -83,12 +87,16 @@ void apply_search_vector(AstronomyParameters& ap, const SearchVector& v) {
                          "the vector has " + std::to_string(v.values.size()) + " values but " + ap.source +
                              " sets " + std::to_string(needed) + " optimize flags");
     std::size_t k = 0;
+    const auto mark = [&](const std::string& key, std::size_t repeat, std::size_t index) {
+        ap.from_vector[vector_slot(key, static_cast<int>(repeat), static_cast<int>(index))] = {v.source, static_cast<int>(k)};
+    };
     for (std::size_t i = 0; i < ap.background_parameters.size(); ++i)
-        if (ap.optimize_background[i]) ap.background_parameters[i] = v.values[k++];
-    for (auto& s : ap.streams) {
-        if (s.optimize_weight) s.weight = v.values[k++];
+        if (ap.optimize_background[i]) mark("background_parameters", 0, i), ap.background_parameters[i] = v.values[k++];
+    for (std::size_t r = 0; r < ap.streams.size(); ++r) {
+        auto& s = ap.streams[r];
+        if (s.optimize_weight) mark("stream_weight", r, 0), s.weight = v.values[k++];
         for (std::size_t j = 0; j < s.parameters.size(); ++j)
-            if (s.optimize[j]) s.parameters[j] = v.values[k++];
+            if (s.optimize[j]) mark("stream_parameters", r, j), s.parameters[j] = v.values[k++];
     }
 }
 

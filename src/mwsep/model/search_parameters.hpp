@@ -22,7 +22,11 @@ SearchVector search_vector_from_arguments(int declared_count, const std::vector<
 /// Number of parameters a search vector must carry for @p ap: the number of set optimize flags.
 int optimized_parameter_count(const AstronomyParameters& ap);
 
-/// Overwrites the optimized parameters of @p ap with @p v in the "set" order of spec 1.2.
+/// The name under which AstronomyParameters::from_vector records value @p index of @p key (block @p repeat).
+std::string vector_slot(const std::string& key, int repeat, int index);
+
+/// Overwrites the optimized parameters of @p ap with @p v in the "set" order of spec 1.2, and records in
+/// ap.from_vector which values came from @p v.
 /// Throws InputError if the vector's length differs from the number of set flags.
 void apply_search_vector(AstronomyParameters& ap, const SearchVector& v);
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <utility>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,6 +68,9 @@ struct AstronomyParameters {
     std::string source = "astronomy_parameters.txt";  ///< file name, for error messages
     /// Line of each key in the file (see LineReader::key_lines), for messages about values.
     std::map<std::string, int> key_lines;
+    /// Values a parameter vector has replaced (apply_search_vector): "key#repeat[index]" -> the vector's
+    /// source and the value's position in it, so that a message about such a value names the vector.
+    std::map<std::string, std::pair<std::string, int>> from_vector;
 };
 
 /// The parameter vector of a search (spec 1.2), from `search_parameters.txt` or the command line.
