@@ -36,6 +36,15 @@ latex_elements = {
 \DeclareUnicodeCharacter{202F}{\,}
 \DeclareUnicodeCharacter{2212}{\ensuremath{-}}
 \DeclareUnicodeCharacter{200B}{\hspace{0pt}}
+% Symbols the case-study chapters use in prose and tables.
+\DeclareUnicodeCharacter{03C6}{\ensuremath{\varphi}}
+\DeclareUnicodeCharacter{03BC}{\ensuremath{\mu}}
+\DeclareUnicodeCharacter{2192}{\ensuremath{\rightarrow}}
+\DeclareUnicodeCharacter{2248}{\ensuremath{\approx}}
+\DeclareUnicodeCharacter{2265}{\ensuremath{\geq}}
+\DeclareUnicodeCharacter{2016}{\ensuremath{\Vert}}
+\DeclareUnicodeCharacter{2082}{\ensuremath{_2}}
+\DeclareUnicodeCharacter{00B9}{\ensuremath{^1}}
 \usepackage{etoolbox}
 \usepackage{caption}
 \captionsetup{labelformat=empty,labelsep=none}

@@ -23,6 +23,9 @@ sys.path.insert(0, str(HERE))
 from report.common import ROOT, Context, MissingData, compare_folders, rel  # noqa: E402
 
 STUDIES = ["mwsep", "ryoo", "kirk_hwu", "munch"]
+# The letter of each study's own tables and figures ("Table K3"), so that no two share a number and none can
+# pass for the thesis's or the papers' own numbers.
+PREFIX = {"mwsep": "R", "ryoo": "P", "kirk_hwu": "K", "munch": "M"}
 
 
 def chapters(study):
@@ -38,8 +41,9 @@ def number_tables(study, tables):
     for name in order:
         if name in tables and "Table R@" in tables[name]:
             counter += 1
-            tables[name] = tables[name].replace("Table R@", f"Table R{counter}")
-            refs[f"ref_{name}"] = f"Table R{counter}"
+            label = f"Table {PREFIX.get(study, 'R')}{counter}"
+            tables[name] = tables[name].replace("Table R@", label)
+            refs[f"ref_{name}"] = label
     left = [k for k, v in tables.items() if "Table R@" in v]
     if left:
         raise MissingData(f"tables generated but included by no chapter of paper/{study}: {', '.join(left)}")

@@ -24,7 +24,7 @@ EXEMPT = [
     r"`[^`]*`",                              # code and file names
     r"\{doc\}`[^`]*`",
     r"\b(Tables?|Figures?|Fig\.|Sections?|section|sections|chapter|Chapter|Appendix|Algorithm|Listing)\s+[\d.]+(\s*(and|to|-)\s*[\d.]+)?",
-    r"\b(Table|Figure) R\d+\b",              # the report's own tables and figures
+    r"\b(Table|Figure) [RPKM]\d+\b",          # the report's own tables and figures (a letter per study)
     r"\b\d\d-[a-z-]+\b|\ba\d-[a-z-]+\b",       # chapter document names in {doc} links
     r"\b(19|20)\d\d\b",                      # years
     r"\bstripe[- ]\d+\b",                     # names of SDSS stripes

@@ -10,7 +10,7 @@ def build(ctx):
     for path in sorted(ctx.read, key=str):
         meta_path = pathlib.Path(path).with_name(pathlib.Path(path).name.rsplit(".", 1)[0] + ".meta.json")
         meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-        body.append([rel(path), meta.get("experiment", ""), meta.get("git_commit", "")[:10], meta.get("date_utc", ""),
+        body.append([rel(path), meta.get("experiment", ""), meta.get("git_commit", "")[:7], meta.get("date_utc", ""),
                      meta.get("gpu_name", "host only")])
     ctx.tables["kh_provenance"] = table(
         "Table R@: the result files this study's chapters read, with the experiment that wrote each, the "
