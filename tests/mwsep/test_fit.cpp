@@ -16,6 +16,7 @@
 #include "mwsep/fit/optimizer.hpp"
 #include "mwsep/fit/space.hpp"
 #include "mwsep/generate/catalogue.hpp"
+#include "mwsep/likelihood/stream_skipping.hpp"
 #include "mwsep/geometry/tables.hpp"
 #include "mwsep/model/astronomy_parameters.hpp"
 #include "mwsep/model/build_model.hpp"
@@ -272,4 +273,22 @@ TEST(FitCandidateSetup, ChangingTheParametersGivesTheSetupBuiltAfresh) {
     other.areas[0].mu.steps += 1;
     EXPECT_FALSE(mwsep::fit::same_geometry(base.model, other));
     EXPECT_THROW(mwsep::fit::set_parameters(changed, other), std::invalid_argument);
+}
+
+// A fit computes every candidate's skip thresholds over several threads; the kernels take them as inputs,
+// so any number of threads must give the serial values bit for bit, wherever the parts' boundaries fall.
+TEST(FitSkipThresholds, EveryThreadCountGivesTheSerialValues) {
+    const auto ap = mwsep::model::read_astronomy_parameters(testsupport::workunit("2s-small").string());
+    const auto s = mwsep::geometry::make_setup(mwsep::model::build_model(ap));
+    for (const auto& a : s.areas) {
+        ASSERT_GE(a.cells(), 3u * 4096u) << "too few cells to split";
+        const auto los = mwsep::geometry::fold_line_of_sight(a);
+        const auto serial = mwsep::cpu::stream_skip_thresholds(s, a, los);
+        for (const double t : serial) EXPECT_GT(t, 0.0);
+        for (const unsigned threads : {2u, 3u, 7u, 16u, 1000u}) {
+            const auto parallel = mwsep::cpu::stream_skip_thresholds(s, a, los, threads);
+            ASSERT_EQ(parallel.size(), serial.size());
+            for (std::size_t t = 0; t < serial.size(); ++t) EXPECT_EQ(parallel[t], serial[t]) << threads << " threads, stream " << t;
+        }
+    }
 }

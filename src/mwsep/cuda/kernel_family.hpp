@@ -26,9 +26,11 @@ public:
     virtual std::vector<std::vector<double>> area_sums() = 0;
     /// Takes the parameters of @p setup (stream constants, skip thresholds), a setup of the same geometry
     /// as the one prepared, so that the next launch() integrates it without uploading the tables again.
-    /// Returns false where the family cannot (the caller then prepares afresh).
-    virtual bool retarget(const geometry::IntegrationSetup& setup) {
+    /// Returns false where the family cannot (the caller then prepares afresh). @p host_threads CPU
+    /// threads compute the skip thresholds (the same values for any number).
+    virtual bool retarget(const geometry::IntegrationSetup& setup, unsigned host_threads = 1) {
         (void)setup;
+        (void)host_threads;
         return false;
     }
     /// Checkpointing (`mwsep run --checkpoint`): the number of groups the work splits into, each a range of

@@ -186,10 +186,10 @@ public:
     }
 
     /// New stream constants and skip thresholds; the outputs poisoned again, as at preparation.
-    bool retarget(const geometry::IntegrationSetup& setup) override {
+    bool retarget(const geometry::IntegrationSetup& setup, unsigned host_threads = 1) override {
         if (static_cast<int>(setup.streams.size()) != n_streams_ || setup.areas.size() != n_areas_) return false;
         streams_ = tidal_streams(setup, nullptr);
-        for (std::size_t i = 0; i < n_areas_; ++i) host_[i].thresholds = cpu::stream_skip_thresholds(setup, setup.areas[i], host_[i].los);
+        for (std::size_t i = 0; i < n_areas_; ++i) host_[i].thresholds = cpu::stream_skip_thresholds(setup, setup.areas[i], host_[i].los, host_threads);
         const std::size_t real = variant_.kernels.double_precision ? sizeof(double) : sizeof(float);
         for (auto& slice : slices_) {
             harness::use_device(slice->device(), "select a slice's device");

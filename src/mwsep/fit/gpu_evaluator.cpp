@@ -2,7 +2,9 @@
 // batch, one host thread per GPU taking the batch's next candidate until none is left. Every candidate
 // runs the same kernels with the same launch configuration on one device, and its sums are added in a
 // fixed order, so its value does not depend on which device took it.
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cmath>
 #include <exception>
 #include <limits>
@@ -59,10 +61,16 @@ public:
         // The tables depend on the work unit's geometry alone: built once here, from its own parameters.
         const auto base = geometry::make_setup(model::build_model(data_.work_unit, data_.r_binning));
         devices_.resize(devices.size());
+        // The host's cores shared between this process's devices and, under mpirun, the ranks of this
+        // host: each candidate's skip thresholds are computed by that many threads.
+        unsigned local_ranks = 1;
+        if (const char* size = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE")) local_ranks = std::max(1, std::atoi(size));
+        const unsigned host_threads =
+            std::max(1u, std::thread::hardware_concurrency() / static_cast<unsigned>(devices.size() * local_ranks));
         // Each device's context, tables and stars are set up at once, not inside the first batch's timing.
         on_each(devices.size(), [&](std::size_t k) {
             harness::use_device(devices[k], "select a fit device");
-            devices_[k] = std::make_unique<ResidentDevice>(base, data_.stars, variant_, devices[k]);
+            devices_[k] = std::make_unique<ResidentDevice>(base, data_.stars, variant_, devices[k], host_threads);
         });
         cudaDeviceProp prop{};
         cuda::check(cudaGetDeviceProperties(&prop, devices.front()), "query the device");

@@ -1,5 +1,6 @@
 #include "mwsep/fit/hessian.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -74,16 +75,42 @@ std::vector<double> inverse_spd(const std::vector<double>& a, std::size_t n) {
     return inv;
 }
 
-Uncertainty uncertainty_at(BatchEvaluator& evaluator, const std::vector<double>& x, const std::vector<double>& width,
-                           double step_fraction, std::size_t stars) {
+std::vector<double> steps_of_one_sigma(BatchEvaluator& evaluator, const std::vector<double>& x,
+                                       const std::vector<double>& width, double step_fraction, std::size_t stars,
+                                       std::size_t& evaluations) {
     const std::size_t n = x.size();
     std::vector<double> h(n);
     for (std::size_t i = 0; i < n; ++i) h[i] = step_fraction * width[i];
-    const Batch stencil = hessian_stencil(x, h);
-    const auto f = evaluator.evaluate(stencil);
+    Batch diagonal{x};
+    for (std::size_t i = 0; i < n; ++i)
+        for (const double s : {1.0, -1.0}) {
+            auto p = x;
+            p[i] += s * h[i];
+            diagonal.push_back(p);
+        }
+    const auto f = evaluator.evaluate(diagonal);
+    evaluations += diagonal.size();
+    const double per_unit = static_cast<double>(stars) * std::numbers::ln10;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double curvature = (f[1 + 2 * i] - 2 * f[0] + f[2 + 2 * i]) / (h[i] * h[i]);
+        // A maximum along i: the step becomes that parameter's own 1-sigma width 1 / sqrt(N ln10 |H_ii|),
+        // kept within [1e-7, 0.1] of the box. Elsewhere (no curvature seen, or the wrong sign) the
+        // first step stays, and the Hessian will say that this is no maximum.
+        if (curvature < 0 && std::isfinite(curvature))
+            h[i] = std::clamp(1.0 / std::sqrt(per_unit * -curvature), 1e-7 * width[i], 0.1 * width[i]);
+    }
+    return h;
+}
+
+Uncertainty uncertainty_at(BatchEvaluator& evaluator, const std::vector<double>& x, const std::vector<double>& width,
+                           double step_fraction, std::size_t stars) {
+    const std::size_t n = x.size();
     Uncertainty u;
-    u.evaluations = stencil.size();
-    u.hessian = hessian_from_stencil(f, h);
+    u.steps = steps_of_one_sigma(evaluator, x, width, step_fraction, stars, u.evaluations);
+    const Batch stencil = hessian_stencil(x, u.steps);
+    const auto f = evaluator.evaluate(stencil);
+    u.evaluations += stencil.size();
+    u.hessian = hessian_from_stencil(f, u.steps);
     u.sigma.assign(n, std::numeric_limits<double>::quiet_NaN());
     // L is the mean of log10 probabilities: ln likelihood = N ln(10) L, and its Fisher information -N ln(10) H.
     const double scale = -static_cast<double>(stars) * std::numbers::ln10;

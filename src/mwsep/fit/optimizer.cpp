@@ -59,29 +59,62 @@ struct Shared {
     }
 };
 
-/// The likelihood as a pagmo problem: minimise -L within the box. Copies share one Shared.
+/// The search's coordinates: every parameter scaled to [0, 1] by its box, u = (x - lower) / (upper - lower).
+/// Parameters whose ranges differ by orders of magnitude (a weight, a distance in kpc, an angle) then
+/// share one scale, so that a swarm's velocities, CMA-ES's step size and the polish's trust region
+/// mean the same fraction of every box.
+struct UnitBox {
+    const FitSpace* space = nullptr;
+
+    std::vector<double> to_x(const std::vector<double>& u) const {
+        std::vector<double> x(u.size());
+        for (std::size_t i = 0; i < u.size(); ++i) x[i] = space->lower[i] + u[i] * (space->upper[i] - space->lower[i]);
+        return x;
+    }
+    std::vector<double> to_u(const std::vector<double>& x) const {
+        std::vector<double> u(x.size());
+        for (std::size_t i = 0; i < x.size(); ++i) u[i] = (x[i] - space->lower[i]) / (space->upper[i] - space->lower[i]);
+        return u;
+    }
+};
+
+/// The likelihood as a pagmo problem in the unit box: minimise -L. Copies share one Shared.
 struct LikelihoodProblem {
     LikelihoodProblem() = default;
-    LikelihoodProblem(Shared* shared, const FitSpace* space) : shared_(shared), space_(space) {}
+    LikelihoodProblem(Shared* shared, const FitSpace* space) : shared_(shared), box_{space} {}
 
-    pagmo::vector_double fitness(const pagmo::vector_double& x) const { return {shared_->fitness({x})[0]}; }
+    pagmo::vector_double fitness(const pagmo::vector_double& u) const { return {shared_->fitness({box_.to_x(u)})[0]}; }
 
     /// pagmo's member_bfe calls this with every candidate of a generation, concatenated.
     pagmo::vector_double batch_fitness(const pagmo::vector_double& flat) const {
-        const std::size_t n = space_->size();
+        const std::size_t n = box_.space->size();
         Batch batch;
-        for (std::size_t at = 0; at < flat.size(); at += n) batch.emplace_back(flat.begin() + at, flat.begin() + at + n);
+        for (std::size_t at = 0; at < flat.size(); at += n)
+            batch.push_back(box_.to_x(std::vector<double>(flat.begin() + at, flat.begin() + at + n)));
         return shared_->fitness(batch);
     }
 
-    std::pair<pagmo::vector_double, pagmo::vector_double> get_bounds() const { return {space_->lower, space_->upper}; }
+    std::pair<pagmo::vector_double, pagmo::vector_double> get_bounds() const {
+        const std::size_t n = box_.space->size();
+        return {pagmo::vector_double(n, 0.0), pagmo::vector_double(n, 1.0)};
+    }
     pagmo::thread_safety get_thread_safety() const { return pagmo::thread_safety::none; }
     std::string get_name() const { return "mwsep likelihood"; }
 
 private:
     Shared* shared_ = nullptr;
-    const FitSpace* space_ = nullptr;
+    UnitBox box_;
 };
+
+/// CMA-ES's initial step in the unit box: the search starts with a spread of 0.3 of every box around the
+/// mean, wide enough to cross a box of +- 5 % of a range around a start 1 % away from the optimum.
+constexpr double cmaes_initial_step = 0.3;
+
+/// The polish's initial trust region in the unit box (BOBYQA's first steps), and its stopping rule: a
+/// change of the mean log10 likelihood below 1e-12 between steps, far below the 0.5 / (N ln 10) that one
+/// unit of ln likelihood is worth for any catalogue of fewer than 10^11 stars.
+constexpr double polish_initial_step = 0.05;
+constexpr double polish_ftol_abs = 1e-12;
 
 pagmo::algorithm make_algorithm(const FitOptions& o) {
     // One generation per evolve call, so that the fit can report, checkpoint and stop between
@@ -98,7 +131,7 @@ pagmo::algorithm make_algorithm(const FitOptions& o) {
     }
     if (o.algorithm == "cmaes") {
         if (o.population < 5) throw std::invalid_argument("cmaes needs a population of at least 5");
-        return pagmo::algorithm{pagmo::cmaes(1u, -1, -1, -1, -1, 0.5, 0.0, 0.0, true, true, o.seed)};
+        return pagmo::algorithm{pagmo::cmaes(1u, -1, -1, -1, -1, cmaes_initial_step, 0.0, 0.0, true, true, o.seed)};
     }
     throw std::invalid_argument("unknown algorithm '" + o.algorithm + "' (expected pso, de or cmaes)");
 }
@@ -128,7 +161,7 @@ struct Checkpoint {
 
 void write_checkpoint(const std::string& path, const Checkpoint& c) {
     harness::write_file_atomically(path, [&](std::ostream& out) {
-        out << "mwsep-fit-checkpoint 1\n";
+        out << "mwsep-fit-checkpoint 2\n";
         boost::archive::text_oarchive archive(out);
         archive << c;
     });
@@ -138,8 +171,8 @@ Checkpoint read_checkpoint(const std::string& path) {
     std::ifstream in(path);
     std::string header;
     std::getline(in, header);
-    if (header != "mwsep-fit-checkpoint 1")
-        throw std::runtime_error(path + ": line 1: not a fit checkpoint (expected 'mwsep-fit-checkpoint 1')");
+    if (header != "mwsep-fit-checkpoint 2")
+        throw std::runtime_error(path + ": line 1: not a fit checkpoint (expected 'mwsep-fit-checkpoint 2', the unit-box coordinates)");
     Checkpoint c;
     try {
         boost::archive::text_iarchive archive(in);
@@ -150,39 +183,43 @@ Checkpoint read_checkpoint(const std::string& path) {
     return c;
 }
 
-/// The polish: NLopt's BOBYQA (Nelder-Mead for one parameter) from @p x within the box.
+/// The polish: NLopt's BOBYQA (Nelder-Mead for one parameter) from @p u within the unit box.
 struct PolishState {
     Shared* shared;
-    std::vector<double> best_x;
+    UnitBox box;
+    std::vector<double> best_u;
     double best_f = std::numeric_limits<double>::infinity();
 };
 
-double polish_objective(unsigned n, const double* x, double* gradient, void* data) {
+double polish_objective(unsigned n, const double* u, double* gradient, void* data) {
     (void)gradient;  // derivative-free algorithms pass none
     auto& s = *static_cast<PolishState*>(data);
-    std::vector<double> v(x, x + n);
-    const double f = s.shared->fitness({v})[0];
-    if (f < s.best_f) s.best_f = f, s.best_x = v;
+    std::vector<double> v(u, u + n);
+    const double f = s.shared->fitness({s.box.to_x(v)})[0];
+    if (f < s.best_f) s.best_f = f, s.best_u = v;
     return f;
 }
 
-void polish(const FitSpace& space, Shared& shared, unsigned max_evaluations, std::vector<double>& x, double& f) {
+void polish(const FitSpace& space, Shared& shared, unsigned max_evaluations, std::vector<double>& u, double& f) {
     const unsigned n = static_cast<unsigned>(space.size());
     nlopt_opt opt = nlopt_create(n >= 2 ? NLOPT_LN_BOBYQA : NLOPT_LN_NELDERMEAD, n);
     if (!opt) throw std::runtime_error("NLopt could not create the polish");
-    PolishState state{&shared, x, f};
-    nlopt_set_lower_bounds(opt, space.lower.data());
-    nlopt_set_upper_bounds(opt, space.upper.data());
+    PolishState state{&shared, UnitBox{&space}, u, f};
+    const std::vector<double> zero(n, 0.0), one(n, 1.0);
+    nlopt_set_lower_bounds(opt, zero.data());
+    nlopt_set_upper_bounds(opt, one.data());
     nlopt_set_min_objective(opt, polish_objective, &state);
     nlopt_set_maxeval(opt, static_cast<int>(max_evaluations));
+    nlopt_set_initial_step1(opt, polish_initial_step);
+    nlopt_set_ftol_abs(opt, polish_ftol_abs);
     nlopt_set_xtol_rel(opt, 1e-10);
-    std::vector<double> start = x;
+    std::vector<double> start = u;
     double minimum = f;
     const nlopt_result status = nlopt_optimize(opt, start.data(), &minimum);
     nlopt_destroy(opt);
     // A failed polish (NLopt's negative codes) keeps the global search's best; a fault of the evaluator
     // has already propagated as an exception.
-    if (status > 0 && state.best_f < f) x = state.best_x, f = state.best_f;
+    if (status > 0 && state.best_f < f) u = state.best_u, f = state.best_f;
 }
 
 }  // namespace
@@ -196,6 +233,7 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
     Shared shared;
     shared.evaluator = &evaluator;
     const pagmo::problem problem{LikelihoodProblem(&shared, &space)};
+    const UnitBox box{&space};
     if (o.algorithm == "pso" && !o.checkpoint.empty())
         throw std::invalid_argument("pso cannot be checkpointed: pagmo's pso_gen leaves its swarm's memory (velocities, "
                                     "best positions) out of its saved state, so a resumed swarm would not continue the "
@@ -221,7 +259,7 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
         pop = o.algorithm == "pso" ? pagmo::population(problem, pagmo::bfe{pagmo::member_bfe{}}, o.population, o.seed)
                                    : pagmo::population(problem, o.population, o.seed);
         // The start is one of the initial candidates, so that the search never ends worse than it began.
-        pop.set_x(0, start);
+        pop.set_x(0, box.to_u(start));
     }
     const auto record = [&] {
         GenerationRecord g{generation, shared.evaluations, -pop.champion_f()[0], seconds_since(t0)};
@@ -247,17 +285,18 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
     r.generations = generation;
     r.global_evaluations = shared.evaluations;
     r.global_seconds = seconds_since(t0);
-    r.best = pop.champion_x();
+    std::vector<double> best_u = pop.champion_x();
     double f = pop.champion_f()[0];
     r.global_likelihood = -f;
 
     if (r.completed && o.polish_evaluations > 0) {
         const auto t1 = Clock::now();
         const long long before = shared.evaluations;
-        polish(space, shared, o.polish_evaluations, r.best, f);
+        polish(space, shared, o.polish_evaluations, best_u, f);
         r.polish_evaluations = shared.evaluations - before;
         r.polish_seconds = seconds_since(t1);
     }
+    r.best = box.to_x(best_u);
     r.likelihood = -f;
     r.sigma.assign(space.size(), std::numeric_limits<double>::quiet_NaN());
     if (r.completed && o.uncertainties) {

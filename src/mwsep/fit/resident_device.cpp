@@ -11,8 +11,8 @@
 namespace mwsep::fit {
 
 ResidentDevice::ResidentDevice(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
-                               const std::string& variant, int device)
-    : device_(device), variant_(cuda::find_variant(variant)), setup_(setup) {
+                               const std::string& variant, int device, unsigned host_threads)
+    : device_(device), host_threads_(host_threads), variant_(cuda::find_variant(variant)), setup_(setup) {
     const int S = static_cast<int>(setup_.streams.size());
     if (S > cuda::max_streams)
         throw cuda::CudaError("the CUDA kernels support at most " + std::to_string(cuda::max_streams) +
@@ -42,7 +42,7 @@ cuda::GpuResult ResidentDevice::evaluate(const model::Model& model) {
     set_parameters(setup_, model);
     if (!setup_.hernquist_fast_path || setup_.model.aux_profile)
         throw cuda::CudaError("a candidate leaves the alpha = delta = 1 background the CUDA kernels implement");
-    if (!integral_->retarget(setup_)) throw cuda::CudaError("the prepared integral refused a candidate");
+    if (!integral_->retarget(setup_, host_threads_)) throw cuda::CudaError("the prepared integral refused a candidate");
     r.prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     integral_->launch();
     r.integral_seconds = integral_->wait() / 1000.0;

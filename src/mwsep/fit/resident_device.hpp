@@ -22,8 +22,9 @@ public:
     /// Uploads the tables of @p setup and the stars @p stars to @p device for kernel variant @p variant
     /// (one whose family can retarget a prepared integral, e.g. modern-f64). Throws CudaError where the
     /// CUDA kernels cannot evaluate the work unit, std::invalid_argument for a variant that cannot retarget.
+    /// Each candidate's skip thresholds are computed by @p host_threads CPU threads (the same values for any number).
     ResidentDevice(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
-                   const std::string& variant, int device);
+                   const std::string& variant, int device, unsigned host_threads = 1);
     ~ResidentDevice();
     ResidentDevice(const ResidentDevice&) = delete;             ///< owns device memory
     ResidentDevice& operator=(const ResidentDevice&) = delete;  ///< owns device memory
@@ -37,6 +38,7 @@ public:
 
 private:
     int device_;
+    unsigned host_threads_;
     const cuda::VariantInfo& variant_;
     std::string device_name_;
     geometry::IntegrationSetup setup_;  // the tables, with the parameters of the last candidate

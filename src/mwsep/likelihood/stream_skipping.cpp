@@ -1,28 +1,62 @@
 #include "mwsep/likelihood/stream_skipping.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <thread>
+#include <utility>
 
 #include "mwsep/math/sightline.hpp"
 
 namespace mwsep::cpu {
 
+namespace {
+
+/// The first cell of [first, last) with the largest line-of-sight bound of stream @p g, and that bound
+/// (-1 and @p first when no bound exceeds -1).
+std::pair<double, std::size_t> largest_bound(const geometry::StreamGeometry& g, const geometry::AreaTables& a,
+                                             const geometry::FoldedLineOfSight& los, std::size_t first,
+                                             std::size_t last) {
+    double best_bound = -1;
+    std::size_t best_cell = first;
+    for (std::size_t p = first; p < last; ++p) {
+        const double cbcl = a.cosb[p] * a.cosl[p], cbsl = a.cosb[p] * a.sinl[p];
+        const auto e = math::stream_exponent_quadratic(cbcl, cbsl, a.sinb[p], g.centre, g.axis, g.inv_two_sigma_sq);
+        const double bound = a.ids[p % a.n_nu()] * los.weight_sum * math::stream_term_bound(e, los.r_min, los.r_max);
+        if (bound > best_bound) best_bound = bound, best_cell = p;
+    }
+    return {best_bound, best_cell};
+}
+
+/// Cells per thread below which more threads do not pay for starting them.
+constexpr std::size_t min_cells_per_thread = 4096;
+
+}  // namespace
+
 std::vector<double> stream_skip_thresholds(const geometry::IntegrationSetup& s, const geometry::AreaTables& a,
-                                           const geometry::FoldedLineOfSight& los) {
+                                           const geometry::FoldedLineOfSight& los, unsigned threads) {
     const std::size_t n_streams = s.streams.size();
     std::vector<double> thresholds(n_streams, 0.0);
     const std::size_t cells = a.cells();
+    const std::size_t parts = std::clamp<std::size_t>(cells / min_cells_per_thread, 1, std::max(1u, threads));
+    // Part k covers cells [k cells / parts, (k + 1) cells / parts) of every stream.
+    std::vector<std::pair<double, std::size_t>> found(n_streams * parts);
+    const auto search = [&](std::size_t k) {
+        const std::size_t first = k * cells / parts, last = (k + 1) * cells / parts;
+        for (std::size_t t = 0; t < n_streams; ++t) found[t * parts + k] = largest_bound(s.streams[t], a, los, first, last);
+    };
+    {
+        std::vector<std::jthread> workers;
+        for (std::size_t k = 1; k < parts; ++k) workers.emplace_back(search, k);
+        search(0);
+    }
     for (std::size_t t = 0; t < n_streams; ++t) {
         const auto& g = s.streams[t];
-        double best_bound = -1;
-        std::size_t best_cell = 0;
-        for (std::size_t p = 0; p < cells; ++p) {
-            const double cbcl = a.cosb[p] * a.cosl[p], cbsl = a.cosb[p] * a.sinl[p];
-            const auto e = math::stream_exponent_quadratic(cbcl, cbsl, a.sinb[p], g.centre, g.axis, g.inv_two_sigma_sq);
-            const double bound = a.ids[p % a.n_nu()] * los.weight_sum * math::stream_term_bound(e, los.r_min, los.r_max);
-            if (bound > best_bound) best_bound = bound, best_cell = p;
-        }
+        // The parts in cell order, a later one only where strictly larger: the first largest bound of all.
+        auto best = found[t * parts];
+        for (std::size_t k = 1; k < parts; ++k)
+            if (found[t * parts + k].first > best.first) best = found[t * parts + k];
         // The exact stream sum of that cell, with the library exp: a lower bound of the integral.
-        const std::size_t p = best_cell;
+        const std::size_t p = best.second;
         const double cbcl = a.cosb[p] * a.cosl[p], cbsl = a.cosb[p] * a.sinl[p];
         double exact = 0;
         for (std::size_t m = 0; m < los.r_point.size(); ++m) {

@@ -17,9 +17,11 @@
 
 namespace mwsep::cpu {
 
-/// The per-bin threshold T of every stream for one area (0 where nothing may be skipped).
+/// The per-bin threshold T of every stream for one area (0 where nothing may be skipped), the search
+/// for each stream's largest bound split over @p threads threads (bit-identical for any number: each
+/// thread finds the first largest bound of its range of cells, and the ranges are compared in order).
 std::vector<double> stream_skip_thresholds(const geometry::IntegrationSetup& s, const geometry::AreaTables& area,
-                                           const geometry::FoldedLineOfSight& los);
+                                           const geometry::FoldedLineOfSight& los, unsigned threads = 1);
 
 /// How many r bins of every cell of one area pass the bound, per stream: the stream exponentials the fast
 /// integrator and the modern kernels evaluate there are these counts times the points per bin.
