@@ -1,5 +1,5 @@
 // Every GPU variant against the CPU reference, on sizes that exercise the padding, several filter
-// chunks, filters longer than the signal, and partial tiles; and the limits and IEEE kernels.
+// chunks, filters longer than the signal, partial tiles and the direct kernel's chunk sizes and grid steps; and the limits and IEEE kernels.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -30,7 +30,10 @@ bool have_gpu() {
 
 using Size = std::pair<std::size_t, std::size_t>;
 
-const std::vector<Size> convolution_sizes = {{1, 1}, {10, 9}, {1000, 1}, {1000, 99}, {100, 999}, {5000, 999}, {3000, 9000}, {100000, 9}, {20000, 8193}};
+const std::vector<Size> convolution_sizes = {{1, 1}, {10, 9}, {1000, 1}, {1000, 99}, {100, 999}, {5000, 999}, {3000, 9000}, {100000, 9}, {20000, 8193},
+    // The direct kernel: chunk sizes 1 to 32 taps, several accumulating launches (33, 65), outputs
+    // not a multiple of four, and more groups than one grid step covers on an H200 (grid-stride loop).
+    {1001, 2}, {100, 3}, {7, 5}, {1000, 13}, {3, 17}, {50, 23}, {999, 32}, {4099, 33}, {2050, 65}, {5000003, 9}};
 const std::vector<Size> rolling_ball_sizes = {{10, 9}, {1, 1}, {1000, 99}, {100, 999}, {5000, 999}, {20000, 8193}, {100000, 9}};
 
 }  // namespace
