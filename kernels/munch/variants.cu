@@ -6,6 +6,7 @@ namespace munch::gpu {
 std::vector<VariantEntry> convolution_variants() {
     auto all = thesis_convolution_variants();
     for (auto& v : tiled_convolution_variants()) all.push_back(std::move(v));
+    for (auto& v : direct_convolution_variants()) all.push_back(std::move(v));
     for (auto& v : fft_convolution_variants()) all.push_back(std::move(v));
     return all;
 }

@@ -36,7 +36,8 @@ struct VariantEntry {
     std::function<std::unique_ptr<Variant>()> make;  ///< a fresh, unprepared instance
 };
 
-/// Every convolution variant: the thesis's two attempts, the tiled kernels, the cuFFT convolution.
+/// Every convolution variant: the thesis's two attempts, the tiled kernels, the direct (streaming) kernel
+/// for short filters, the cuFFT convolution.
 std::vector<VariantEntry> convolution_variants();
 
 /// Every rolling-ball variant: the thesis's kernels and the tiled one.
@@ -46,6 +47,7 @@ std::vector<VariantEntry> rolling_ball_variants();
 // The families, each defined with its kernels; the two lists above concatenate them.
 std::vector<VariantEntry> thesis_convolution_variants();
 std::vector<VariantEntry> tiled_convolution_variants();
+std::vector<VariantEntry> direct_convolution_variants();
 std::vector<VariantEntry> fft_convolution_variants();
 std::vector<VariantEntry> thesis_rolling_ball_variants();
 std::vector<VariantEntry> tiled_rolling_ball_variants();

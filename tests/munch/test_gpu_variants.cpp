@@ -1,5 +1,5 @@
 // Every GPU variant against the CPU reference, on sizes that exercise the padding, several filter
-// chunks, filters longer than the signal, and partial tiles; and the limits and IEEE kernels.
+// chunks, filters longer than the signal, partial tiles and the direct kernel's chunk sizes and grid steps; and the limits and IEEE kernels.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -30,7 +30,10 @@ bool have_gpu() {
 
 using Size = std::pair<std::size_t, std::size_t>;
 
-const std::vector<Size> convolution_sizes = {{1, 1}, {10, 9}, {1000, 1}, {1000, 99}, {100, 999}, {5000, 999}, {3000, 9000}, {100000, 9}, {20000, 8193}};
+const std::vector<Size> convolution_sizes = {{1, 1}, {10, 9}, {1000, 1}, {1000, 99}, {100, 999}, {5000, 999}, {3000, 9000}, {100000, 9}, {20000, 8193},
+    // The direct kernel: chunk sizes 1 to 32 taps, several accumulating launches (33, 65), outputs
+    // not a multiple of four.
+    {1001, 2}, {100, 3}, {7, 5}, {1000, 13}, {3, 17}, {50, 23}, {999, 32}, {4099, 33}, {2050, 65}};
 const std::vector<Size> rolling_ball_sizes = {{10, 9}, {1, 1}, {1000, 99}, {100, 999}, {5000, 999}, {20000, 8193}, {100000, 9}};
 
 }  // namespace
@@ -51,6 +54,29 @@ TEST(GpuConvolution, EveryVariantEqualsTheCpuReference) {
             EXPECT_EQ(verdict.checked, "all");
         }
     }
+}
+
+// The direct kernel over more output groups than one step of its grid covers (an H200 holds at most a
+// million or so groups of four at once), so that the grid-stride loop takes several steps. A test of its own:
+// the sanitizer runs (filter GpuConvolution.*) keep to the small sizes.
+TEST(GpuDirectConvolution, StridesOverItsGrid) {
+    REQUIRE_GPU();
+    const std::size_t n = 20000003, w = 9;
+    const auto m = convolution_signal(n), f = convolution_filter(w);
+    const check::ConvolutionReference ref(m, f, 4);
+    bool found = false;
+    for (const auto& entry : gpu::convolution_variants()) {
+        if (entry.name.rfind("direct-", 0) != 0) continue;
+        found = true;
+        auto v = entry.make();
+        v->prepare(m, f, nullptr);
+        v->run(nullptr);
+        v->run(nullptr);
+        const auto verdict = ref.check(v->result(nullptr), 0.0);
+        EXPECT_TRUE(verdict.valid) << entry.name << ": " << verdict.first_failure;
+        EXPECT_EQ(verdict.checked, "all");
+    }
+    EXPECT_TRUE(found) << "no direct variant registered";
 }
 
 TEST(GpuRollingBall, EveryVariantEqualsTheCpuReferenceExactly) {

@@ -65,7 +65,7 @@ int command_bench(const Args& args) {
     const bool conv = computation == "convolution";
     const auto entries = conv ? gpu::convolution_variants() : gpu::rolling_ball_variants();
     const auto variants = o.choices("--variants", names_of(entries), names_of(entries).front());
-    const auto n = static_cast<std::size_t>(o.integer("--signal", 100000, 1, 100'000'000));
+    const auto n = static_cast<std::size_t>(o.integer("--signal", 100000, 1, 400'000'000));
     const auto w = static_cast<std::size_t>(o.integer("--filter", 999, 1, 10'000'000));
     const int repeats = static_cast<int>(o.integer("--repeats", 5, 1, 1000));
     const int max_samples = static_cast<int>(o.integer("--max-samples", std::max(repeats, 20), repeats, 1000));
