@@ -72,19 +72,26 @@ def main():
         base += (["--backend", "cuda", "--variant", "modern-f64"] if args.integrator == "cuda"
                  else ["--cpu", args.integrator, "--threads", "1"])
 
+        # Timed up to the result's last line, not to the process's exit: the BOINC build's boinc_finish waits
+        # about 2 s before exiting, which is no start-up before the integral.
         t0 = time.monotonic()
-        whole = subprocess.run(base, check=True, capture_output=True, text=True, cwd=tmp)
+        whole = subprocess.Popen(base, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp)
+        result_lines = []
+        for line in whole.stdout:
+            result_lines.append(line)
+            if line.rstrip() == "}":  # the JSON object's closing brace, alone on its line
+                break
         full_seconds = time.monotonic() - t0
-        expected = json.loads(whole.stdout)
+        result_lines.append(whole.stdout.read())
+        whole_err = whole.stderr.read()
+        if whole.wait() != 0:
+            log(f"the uninterrupted run failed: {whole_err}")
+            return 1
+        expected = json.loads("".join(result_lines))
         integral_seconds = expected["timings"]["integral"]
-        # What the program takes to start and end around any command (`run --help`; about 2 s in the BOINC
-        # build, whose boinc_finish waits before exiting) is not start-up before the integral.
-        t0 = time.monotonic()
-        subprocess.run([args.mwsep, "run", "--help"], check=True, capture_output=True, cwd=tmp)
-        overhead = time.monotonic() - t0
-        startup = max(0.0, full_seconds - integral_seconds - expected["timings"]["likelihood"] - overhead)
-        log(f"uninterrupted run ({args.integrator}, grid mu x nu x r = {grid}): {full_seconds:.2f} s, of which "
-            f"{integral_seconds:.2f} s integral, {overhead:.2f} s start and end; likelihood {expected['likelihood']!r}")
+        startup = max(0.0, full_seconds - integral_seconds - expected["timings"]["likelihood"])
+        log(f"uninterrupted run ({args.integrator}, grid mu x nu x r = {grid}): {full_seconds:.2f} s to its result, "
+            f"of which {integral_seconds:.2f} s integral; likelihood {expected['likelihood']!r}")
 
         checkpoint = tmp / "run.checkpoint"
         # Checkpoints as often as possible (interval 0: after every row), so that every kill finds one.
