@@ -51,6 +51,9 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--log", type=pathlib.Path)
     args = ap.parse_args()
+    if os.sep in args.mwsep:  # a path: the runs start in another folder
+        args.mwsep = os.path.abspath(args.mwsep)
+    args.workunits = args.workunits.resolve()
     rng = random.Random(args.seed)
     log_lines = []
 
