@@ -5,6 +5,7 @@
 #   make test      build and run every test that this machine can run (GPU tests skip without a GPU)
 #   make test-gpu  run the GPU correctness checks (needs an NVIDIA GPU)
 #   make test-sanitize  the tests again, built with AddressSanitizer and UndefinedBehaviorSanitizer (CPU only)
+#   make test-boinc  mwsep built as a BOINC application (needs libboinc-app-dev), tested standalone
 #   make fuzz      the input readers under libFuzzer (clang), FUZZ_SECONDS each (default 20)
 #   make bench-cpu CPU integrator throughput and skipping counts (no GPU needed), into a fresh folder
 #   make experiments  every experiment on this machine's GPU into a fresh folder (OUT=, QUICK=1, ONLY=, STUDY=, PEER=)
@@ -25,12 +26,12 @@ MWSEP     := $(BUILD)/mwsep
 WORKUNITS := 3s-large 2s-large 3s-small 2s-small tiny
 comma     := ,
 
-.PHONY: all build run test test-gpu test-sanitize fuzz bench-cpu stars experiments compare docs figures paper reproduce venv deps clean help
+.PHONY: all build run test test-gpu test-sanitize test-boinc fuzz bench-cpu stars experiments compare docs figures paper reproduce venv deps clean help
 
 all: build
 
 help:
-	@sed -n "2,19p" Makefile
+	@sed -n "2,20p" Makefile
 
 deps:
 	@bash tools/check_deps.sh
@@ -75,6 +76,16 @@ $(SANITIZE_BUILD)/CMakeCache.txt:
 test-sanitize: $(SANITIZE_BUILD)/CMakeCache.txt
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	cd $(SANITIZE_BUILD) && ctest --output-on-failure -j $(JOBS) $(SANITIZE_CTEST)
+
+# mwsep run as a BOINC application (MWSEP_BOINC, docs/mwsep/boinc.md), in its own folder, CPU only and
+# without the fit: only the program is built, and only its BOINC tests run, standalone (no BOINC client).
+BOINC_BUILD ?= build-boinc
+$(BOINC_BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BOINC_BUILD) -DCMAKE_BUILD_TYPE=Release -DMWSEP_CUDA=OFF -DMWSEP_FIT=OFF -DMWSEP_BOINC=ON $(CMAKE_ARGS)
+
+test-boinc: $(BOINC_BUILD)/CMakeCache.txt
+	cmake --build $(BOINC_BUILD) -j $(JOBS) --target mwsep
+	cd $(BOINC_BUILD) && ctest --output-on-failure -j $(JOBS) -L boinc
 
 # The three input readers (astronomy parameters, search parameters, star catalogues) under libFuzzer with
 # the sanitizers, FUZZ_SECONDS each, from a seed corpus of the checkout's inputs (tests/fuzz/run.sh).

@@ -4,6 +4,9 @@ the result of an uninterrupted run, bit for bit; so does one stopped by SIGINT a
 
     checkpoint_kill_test.py MWSEP WORKUNIT_DIR ENGINE [--kills N] [--seed S] [--log FILE]
 
+Every run starts in the test's own temporary folder, its working folder (which a BOINC build of mwsep uses
+as its slot folder, for its lock file).
+
 ENGINE is a CPU integrator (fast, reference, one thread) or cuda (the modern-f64 kernels, on a grid large
 enough for the GPU to take seconds).
 
@@ -48,6 +51,9 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--log", type=pathlib.Path)
     args = ap.parse_args()
+    if os.sep in args.mwsep:  # a path: the runs start in another folder
+        args.mwsep = os.path.abspath(args.mwsep)
+    args.workunits = args.workunits.resolve()
     rng = random.Random(args.seed)
     log_lines = []
 
@@ -64,19 +70,31 @@ def main():
         unit.write_text(finer_unit(tiny, *grid))
         stars = tmp / "stars.txt"
         subprocess.run([args.mwsep, "generate", "-a", str(unit), "-o", str(stars), "--count", "500", "--seed", "3",
-                        "--threads", "1"], check=True, capture_output=True)
+                        "--threads", "1"], check=True, capture_output=True, cwd=tmp)
         base = [args.mwsep, "run", "-a", str(unit), "-s", str(stars), "--json"]
         base += (["--backend", "cuda", "--variant", "modern-f64"] if args.integrator == "cuda"
                  else ["--cpu", args.integrator, "--threads", "1"])
 
+        # Timed up to the result's last line, not to the process's exit: the BOINC build's boinc_finish waits
+        # about 2 s before exiting, which is no start-up before the integral.
         t0 = time.monotonic()
-        whole = subprocess.run(base, check=True, capture_output=True, text=True)
+        whole = subprocess.Popen(base, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp)
+        result_lines = []
+        for line in whole.stdout:
+            result_lines.append(line)
+            if line.rstrip() == "}":  # the JSON object's closing brace, alone on its line
+                break
         full_seconds = time.monotonic() - t0
-        expected = json.loads(whole.stdout)
+        result_lines.append(whole.stdout.read())
+        whole_err = whole.stderr.read()
+        if whole.wait() != 0:
+            log(f"the uninterrupted run failed: {whole_err}")
+            return 1
+        expected = json.loads("".join(result_lines))
         integral_seconds = expected["timings"]["integral"]
         startup = max(0.0, full_seconds - integral_seconds - expected["timings"]["likelihood"])
-        log(f"uninterrupted run ({args.integrator}, grid mu x nu x r = {grid}): {full_seconds:.2f} s, of which "
-            f"{integral_seconds:.2f} s integral; likelihood {expected['likelihood']!r}")
+        log(f"uninterrupted run ({args.integrator}, grid mu x nu x r = {grid}): {full_seconds:.2f} s to its result, "
+            f"of which {integral_seconds:.2f} s integral; likelihood {expected['likelihood']!r}")
 
         checkpoint = tmp / "run.checkpoint"
         # Checkpoints as often as possible (interval 0: after every row), so that every kill finds one.
@@ -86,7 +104,7 @@ def main():
         share = 0.8 * integral_seconds / args.kills
         kills = 0
         while kills < args.kills:
-            proc = subprocess.Popen(resumable, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            proc = subprocess.Popen(resumable, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp)
             delay = startup + rng.uniform(0.5, 1.5) * share
             time.sleep(delay)
             if proc.poll() is not None:
@@ -102,7 +120,7 @@ def main():
             state = "present" if checkpoint.exists() else "none yet"
             log(f"kill {kills:2d} after {delay:.3f} s: checkpoint {state}")
         for sig in (signal.SIGINT, signal.SIGTERM):
-            proc = subprocess.Popen(resumable, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            proc = subprocess.Popen(resumable, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp)
             time.sleep(startup + rng.uniform(0.5, 1.5) * share)
             proc.send_signal(sig)
             out, err = proc.communicate()
@@ -110,7 +128,7 @@ def main():
             log(f"{sig.name}: rc {proc.returncode} {message}")
             if proc.returncode not in (0, 128 + sig):
                 return 1
-        final = subprocess.run(resumable, capture_output=True, text=True)
+        final = subprocess.run(resumable, capture_output=True, text=True, cwd=tmp)
         if final.returncode != 0:
             log(f"the last run failed: {final.stderr}")
             return 1

@@ -142,17 +142,17 @@ std::size_t quadrature_points(const geometry::IntegrationSetup& s) {
 
 }  // namespace
 
-int command_run(const Args& args) {
-    const Options opt(args,
-                      input_options({{"--backend", OptionKind::value},
-                                     {"--cpu", OptionKind::value},
-                                     {"--threads", OptionKind::value},
-                                     {"--json", OptionKind::flag},
-                                     {"--variant", OptionKind::value},
-                                     {"--device", OptionKind::value},
-                                     {"--checkpoint", OptionKind::value},
-                                     {"--checkpoint-interval", OptionKind::value}}),
-                      "mwsep run");
+int command_run(const Args& args, const RunHooks& hooks) {
+    std::vector<OptionSpec> specs = input_options({{"--backend", OptionKind::value},
+                                                   {"--cpu", OptionKind::value},
+                                                   {"--threads", OptionKind::value},
+                                                   {"--json", OptionKind::flag},
+                                                   {"--variant", OptionKind::value},
+                                                   {"--device", OptionKind::value},
+                                                   {"--checkpoint", OptionKind::value},
+                                                   {"--checkpoint-interval", OptionKind::value}});
+    if (hooks.resolve) specs.push_back({"--result", OptionKind::value});
+    const Options opt(args, specs, "mwsep run");
     if (wants_help(opt)) {
         std::printf(
             "usage: mwsep run -a astronomy_parameters.txt -s stars.txt [options]\n%s"
@@ -168,11 +168,21 @@ int command_run(const Args& args) {
             "                             and on SIGINT/SIGTERM) and resume from it when the same command runs again;\n"
             "                             the result is bit-identical to an uninterrupted run (CPU integrators;\n"
             "                             on the GPU the modern variants, run in 64 groups on one device)\n"
-            "  --checkpoint-interval S    seconds between checkpoints (default 60)\n",
-            input_help);
+            "  --checkpoint-interval S    seconds between checkpoints (default 60)\n%s",
+            input_help,
+            hooks.resolve ? "  --result FILE              also write the --json object to FILE (a BOINC output file)\n"
+                            "BOINC application: every file name is resolved by the BOINC runtime (standalone: as given)\n"
+                          : "");
         return 0;
     }
     RunOptions o = input_run_options(opt, true);
+    // A host runtime's logical file names become the files to open before anything checks or reads them.
+    const auto physical = [&](const std::string& name) { return hooks.resolve ? hooks.resolve(name) : name; };
+    o.astronomy_path = physical(o.astronomy_path);
+    o.stars_path = physical(o.stars_path);
+    if (o.search_path) o.search_path = physical(*o.search_path);
+    o.checkpoint_due = hooks.checkpoint_due;
+    o.checkpoint_saved = hooks.checkpoint_saved;
     o.backend = opt.choice("--backend", {"cpu", "cuda"}, "cpu");
     o.cpu_integrator = opt.choice("--cpu", {"reference", "fast"}, "fast");
     o.threads = static_cast<int>(opt.integer("--threads", 0, 0, INT_MAX));
@@ -181,7 +191,7 @@ int command_run(const Args& args) {
     if (opt.has("--checkpoint-interval") && !opt.has("--checkpoint"))
         throw opt.error("--checkpoint-interval", "needs --checkpoint FILE");
     if (opt.has("--checkpoint")) {
-        o.checkpoint_path = opt.text("--checkpoint");
+        o.checkpoint_path = physical(opt.text("--checkpoint"));
         o.checkpoint_interval = opt.real("--checkpoint-interval", 60.0);
         if (!(o.checkpoint_interval >= 0) || o.checkpoint_interval > 1e7)
             throw opt.error("--checkpoint-interval", "must be a number of seconds between 0 and 1e7");
@@ -191,6 +201,13 @@ int command_run(const Args& args) {
             if (same_file(*o.checkpoint_path, *input))
                 throw opt.error("--checkpoint", "would overwrite the input " + *input);
         harness::check_output_path(*o.checkpoint_path);  // before any work: a bad path costs nothing
+    }
+    std::optional<std::string> result_path;
+    if (opt.has("--result")) {
+        result_path = physical(opt.text("--result"));
+        for (const std::string* input : {&o.astronomy_path, &o.stars_path})
+            if (same_file(*result_path, *input)) throw opt.error("--result", "would overwrite the input " + *input);
+        harness::check_output_path(*result_path);
     }
 
     // What the run will cost, before anything long starts (the work unit alone is read twice: it is small).
@@ -207,7 +224,10 @@ int command_run(const Args& args) {
     ProgressBar bar("integrating");
     RunResult r;
     try {
-        r = evaluate(in, o, [&](std::size_t done, std::size_t total) { bar.update(done, total); });
+        r = evaluate(in, o, [&](std::size_t done, std::size_t total) {
+            bar.update(done, total);
+            if (hooks.progress) hooks.progress(done, total);
+        });
     } catch (const resume::Interrupted& e) {
         std::fprintf(stderr, "\nmwsep: %s\n", e.what());
         return 128 + e.signal;  // the shell's convention for a process ended by that signal
@@ -217,8 +237,9 @@ int command_run(const Args& args) {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     const std::string engine = o.backend == "cpu" ? "cpu " + o.cpu_integrator : "cuda " + o.variant;
-    if (opt.has("--json")) {
-        harness::JsonObject j(std::cout);
+    // The result as one JSON object: on standard output with --json, into the --result file if named.
+    const auto write_json = [&](std::ostream& out) {
+        harness::JsonObject j(out);
         j.number("background_integral", r.integrals.background)
             .numbers("stream_integrals", r.integrals.streams)
             .number("likelihood", r.likelihood.likelihood)
@@ -245,7 +266,11 @@ int command_run(const Args& args) {
         if (o.backend == "cpu" && o.cpu_integrator == "fast") s.integer("threads", cpu::resolve_threads(o.threads));
         s.close();
         j.close();
-        std::cout << '\n';
+        out << '\n';
+    };
+    if (result_path) harness::write_file_atomically(*result_path, write_json);
+    if (opt.has("--json")) {
+        write_json(std::cout);
         return 0;
     }
     std::printf("work unit               %s\n", o.astronomy_path.c_str());

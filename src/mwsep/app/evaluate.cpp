@@ -156,6 +156,8 @@ RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressF
             std::fprintf(stderr, "mwsep: resuming from %s: %zu of %zu work items were done\n",
                          o.checkpoint_path->c_str(), done, items);
         };
+        checkpoint->also_due = o.checkpoint_due;
+        checkpoint->on_saved = o.checkpoint_saved;
         resume::install_stop_handlers();
     }
     resume::Checkpoint* ck = checkpoint ? &*checkpoint : nullptr;

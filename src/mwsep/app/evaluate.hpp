@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <optional>
 #include <string>
@@ -31,6 +32,8 @@ struct RunOptions {
     /// checkpoint_interval and on SIGINT/SIGTERM, removed once the run has finished.
     std::optional<std::string> checkpoint_path;
     double checkpoint_interval = 60;  ///< seconds between periodic checkpoints
+    std::function<bool()> checkpoint_due;    ///< the checkpoint's also_due (empty: the interval alone)
+    std::function<void()> checkpoint_saved;  ///< the checkpoint's on_saved (empty: nothing)
 };
 
 /// Above these sizes a work unit is refused unless forced: each would take hours or more memory than a

@@ -36,7 +36,11 @@ int main(int argc, char** argv) {
     const std::string command = argv[1];
     const mwsep::app::Args args(argv + 2, argv + argc);
     try {
+#if defined(MWSEP_WITH_BOINC)
+        if (command == "run") return mwsep::app::command_run_boinc(args);
+#else
         if (command == "run") return mwsep::app::command_run(args);
+#endif
         if (command == "generate") return mwsep::app::command_generate(args);
         if (command == "bench-cpu") return mwsep::app::command_bench_cpu(args);
         if (command == "skipping") return mwsep::app::command_skipping(args);

@@ -168,7 +168,10 @@ bool Checkpoint::load(Progress& p) const {
     return true;
 }
 
-bool Checkpoint::due() const { return now_ns() - last_save_ns_.load() >= static_cast<std::int64_t>(interval_ * 1e9); }
+bool Checkpoint::due() const {
+    if (now_ns() - last_save_ns_.load() >= static_cast<std::int64_t>(interval_ * 1e9)) return true;
+    return also_due && also_due();
+}
 
 void Checkpoint::save(const Progress& p) {
     const std::lock_guard lock(mutex_);
@@ -208,6 +211,7 @@ void Checkpoint::save_locked(const Progress& p) {
         out.write(w.bytes.data(), static_cast<std::streamsize>(w.bytes.size()));
     });
     last_save_ns_.store(now_ns());
+    if (on_saved) on_saved();
 }
 
 void Checkpoint::stop_if_requested(const Progress& p) {

@@ -71,7 +71,7 @@ public:
     /// std::runtime_error, naming the file and what differs, when it belongs to other inputs, settings or
     /// engine, has another shape than @p p, or is damaged. @p p must be Progress::empty of the right shape.
     bool load(Progress& p) const;
-    /// Whether the interval has passed since the last save (or the start).
+    /// Whether the interval has passed since the last save (or the start), or also_due says yes.
     bool due() const;
     /// Saves @p p now, atomically. @p p may be read while other threads finish items: a done flag is
     /// read with acquire order and set by the integrator with release order after the item's numbers.
@@ -86,6 +86,11 @@ public:
     const std::string& path() const { return path_; }
     /// Told, by load(), how much of the work a resumed run finds done (the program prints it).
     std::function<void(std::size_t done, std::size_t items)> on_resume;
+    /// Asked by due() when the interval has not passed: another reason to save now (a BOINC client's
+    /// "time to checkpoint"). Empty: the interval alone decides. Called under no lock, from any thread.
+    std::function<bool()> also_due;
+    /// Told after each save, once the file is in place (a BOINC client's "checkpoint completed").
+    std::function<void()> on_saved;
 
 private:
     void save_locked(const Progress& p);
