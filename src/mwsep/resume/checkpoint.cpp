@@ -50,6 +50,7 @@ public:
     }
     void take(void* out, std::size_t n, const char* what) {
         if (n > bytes_.size() - at_) throw std::runtime_error(path_ + ": checkpoint ends inside its " + what);
+        if (n == 0) return;  // an empty vector's data() may be null, which memcpy must not be given
         std::memcpy(out, bytes_.data() + at_, n);
         at_ += n;
     }
