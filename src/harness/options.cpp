@@ -36,6 +36,8 @@ Options::Options(const std::vector<std::string>& args, const std::vector<OptionS
                 break;
             case OptionKind::value:
                 if (i + 1 >= args.size()) throw error(a, "needs a value");
+                // Given twice, one value would silently win: refused, so that the command line says one thing.
+                if (values_.count(a)) throw error(a, "is given twice (" + values_[a] + " and " + args[i + 1] + ")");
                 values_[a] = args[++i];
                 break;
             case OptionKind::list: {

@@ -66,6 +66,15 @@ TEST(CommandLine, RunRefusesUnknownOptionsAndMalformedNumbers) {
     expect_refused("run " + inputs + " --cpu fastx", "mwsep run: --cpu must be one of reference, fast, found 'fastx'");
 }
 
+// Options that would be ignored or overridden without a word are refused (probe finding F12): a second -a,
+// a GPU option on the CPU backend and a CPU option on the GPU backend.
+TEST(CommandLine, RunRefusesRepeatedAndInapplicableOptions) {
+    expect_refused("run " + inputs + " -a other.txt", "mwsep run: -a is given twice");
+    expect_refused("run " + inputs + " --variant modern-f64", "mwsep run: --variant applies to --backend cuda only");
+    expect_refused("run " + inputs + " --device 0", "mwsep run: --device applies to --backend cuda only");
+    expect_refused("run " + inputs + " --backend cuda --threads 2", "mwsep run: --threads applies to --backend cpu only");
+}
+
 TEST(CommandLine, GenerateRefusesUnknownOptionsAndMalformedNumbers) {
     expect_refused("generate -a x.txt -o y.txt --bogus 1", "mwsep generate: unknown option '--bogus'");
     expect_refused("generate -a x.txt -o y.txt --count 1e3", "mwsep generate: --count expects an integer, found '1e3'");

@@ -1024,3 +1024,40 @@ TEST(SearchParameters, ARefusedValueOfTheWorkUnitNamesItsLine) {
         EXPECT_GT(e.line(), 0);
     }
 }
+
+// A UTF-8 byte-order mark in front of the first key is invisible; every reader names it (probe finding F12:
+// the astronomy reader said "expected key 'number_parameters', found 'number_parameters'", and the search
+// reader took the mark into the search name).
+TEST(Parsers, AByteOrderMarkIsRefusedByName) {
+    const std::string bom = "\xEF\xBB\xBF";
+    const auto named = [](const std::function<void()>& read) {
+        try {
+            read();
+        } catch (const InputError& e) {
+            return std::string(e.what()).find("byte-order mark") != std::string::npos && e.line() == 1;
+        }
+        return false;
+    };
+    EXPECT_TRUE(named([&] {
+        std::istringstream in(bom + join(base_lines()));
+        mwsep::model::parse_astronomy_parameters(in, kFile);
+    }));
+    EXPECT_TRUE(named([&] {
+        std::istringstream in(bom + "name\nparameters [2]: 1 2\nmetadata: x\n");
+        mwsep::model::parse_search_parameters(in, "search.txt");
+    }));
+    EXPECT_TRUE(named([&] {
+        std::istringstream in(bom + "1\n10 20 30\n");
+        mwsep::model::parse_stars(in, "stars.txt");
+    }));
+}
+
+// A NUL byte inside a number ends it for strtod; the rest of the token must not be dropped silently.
+TEST(Parsers, AnEmbeddedNulByteInANumberIsRefused) {
+    auto lines = base_lines();
+    const std::string with_nul = std::string("background_weight: 0.0") + '\0' + "junk";
+    for (auto& l : lines)
+        if (l.rfind("background_weight:", 0) == 0) l = with_nul;
+    std::istringstream in(join(lines));
+    EXPECT_THROW(mwsep::model::parse_astronomy_parameters(in, kFile), InputError);
+}

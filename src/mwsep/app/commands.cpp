@@ -188,6 +188,13 @@ int command_run(const Args& args, const RunHooks& hooks) {
     o.threads = static_cast<int>(opt.integer("--threads", 0, 0, INT_MAX));
     o.variant = opt.text("--variant", o.variant);
     o.device = static_cast<int>(opt.integer("--device", -1, -1, INT_MAX));
+    // Options of one backend given to the other would be ignored without a word.
+    if (o.backend == "cpu")
+        for (const char* gpu_only : {"--variant", "--device"})
+            if (opt.has(gpu_only)) throw opt.error(gpu_only, "applies to --backend cuda only");
+    if (o.backend == "cuda")
+        for (const char* cpu_only : {"--cpu", "--threads"})
+            if (opt.has(cpu_only)) throw opt.error(cpu_only, "applies to --backend cpu only");
     if (opt.has("--checkpoint-interval") && !opt.has("--checkpoint"))
         throw opt.error("--checkpoint-interval", "needs --checkpoint FILE");
     if (opt.has("--checkpoint")) {

@@ -27,7 +27,8 @@ double parse_double(std::string_view token, const std::string& file, int line, c
     char* end = nullptr;
     errno = 0;
     const double v = std::strtod(text.c_str(), &end);
-    if (end == text.c_str() || *end != '\0')
+    // The whole token must be the number: strtod stops at an embedded NUL byte as at the end of the text.
+    if (end == text.c_str() || end != text.c_str() + text.size())
         throw InputError(file, line, key, "expected a number, found " + harness::quoted(text));
     if (!std::isfinite(v) || (errno == ERANGE && std::fabs(v) > 1.0))
         throw InputError(file, line, key, "expected a finite number, found " + harness::quoted(text));
@@ -71,6 +72,16 @@ std::vector<std::string_view> split_whitespace(std::string_view s) {
     return out;
 }
 
+namespace {
+/// A UTF-8 byte-order mark is invisible in an editor: a key it precedes looks right and is not, so the
+/// first line of every input is checked for one and refused by name.
+void refuse_byte_order_mark(const std::string& text, const std::string& file, int line) {
+    if (line == 1 && text.rfind("\xEF\xBB\xBF", 0) == 0)
+        throw InputError(file, 1, "", "the file begins with a UTF-8 byte-order mark (three invisible bytes); "
+                                      "save it as plain text without one");
+}
+}  // namespace
+
 bool read_line(std::istream& in, std::string& text, const std::string& file, int line) {
     text.clear();
     std::streambuf* buffer = in.rdbuf();
@@ -81,9 +92,13 @@ bool read_line(std::istream& in, std::string& text, const std::string& file, int
         if (c == std::char_traits<char>::eof()) {
             // As std::getline: a last line without a line break counts, an empty remainder does not.
             in.setstate(text.empty() ? std::ios::eofbit | std::ios::failbit : std::ios::eofbit);
+            refuse_byte_order_mark(text, file, line);
             return !text.empty();
         }
-        if (c == '\n') return true;
+        if (c == '\n') {
+            refuse_byte_order_mark(text, file, line);
+            return true;
+        }
         if (text.size() >= max_line_bytes)
             throw InputError(file, line, "", "line longer than " + std::to_string(max_line_bytes) +
                                                  " bytes (not a text input of this program), starting " +
