@@ -145,6 +145,26 @@ def table(caption, header, body, name=None, widths=None):
     return "\n".join(lines) + "\n"
 
 
+def meta_path_of(path):
+    """The provenance file the runner writes beside a result: <name>.meta.json for <name>.<suffix>."""
+    return path.with_name(path.name.rsplit(".", 1)[0] + ".meta.json")
+
+
+def provenance_table(ctx, caption, meta_path=meta_path_of):
+    """The provenance of every result file a study's chapters read (ctx.read): its GPU or host, driver, CUDA,
+    short commits and date, from the provenance file `meta_path(path)` beside it."""
+    body = []
+    for path in sorted(ctx.read, key=str):
+        meta = meta_path(path)
+        m = json.loads(meta.read_text()) if meta.exists() else {}
+        commits = m.get("git_commits") or [m.get("git_commit", "")]
+        body.append([rel(path).replace("experiments/results/", "").replace("/", "/\u200b"),
+                     (m.get("gpu_name") or m.get("host_cpu", "")).replace("NVIDIA ", ""), m.get("driver_version", ""),
+                     m.get("cuda_version", ""), ", ".join(str(x)[:7] for x in commits), m.get("date_utc", "")[:10]])
+    return table(caption, ["result", "GPU / host", "driver", "CUDA", "commits", "date"], body,
+                 widths=[34, 14, 12, 7, 18, 15])
+
+
 def gpu_folders_with_manifest(exclude):
     """Every single-GPU host's folder with a manifest.json, except `exclude` (the main GPU). Folders of hosts
     with several GPUs ("<gpu>-x2") hold only the multi-GPU results and are read beside their GPU's folder."""

@@ -1,21 +1,16 @@
 """One provenance table: every result file the report read, its GPU or host, driver, CUDA, commits, date."""
-import json
+from report.common import provenance_table
 
-from report.common import rel, table
+
+def meta_path(path):
+    """The provenance file of a result; a text listing without its own takes that of memory_spaces."""
+    meta = path.with_name(path.name.replace(".csv", "").replace(".txt", "") + ".meta.json")
+    if path.suffix == ".txt" and not meta.exists():
+        meta = path.with_name("memory_spaces.meta.json")
+    return meta
 
 
 def build(ctx):
-    body = []
-    for path in sorted(ctx.read, key=str):
-        meta = path.with_name(path.name.replace(".csv", "").replace(".txt", "") + ".meta.json")
-        if path.suffix == ".txt":
-            meta = path.with_name("memory_spaces.meta.json") if not meta.exists() else meta
-        m = json.loads(meta.read_text()) if meta.exists() else {}
-        commits = m.get("git_commits") or [m.get("git_commit", "")]
-        body.append([rel(path).replace("experiments/results/", "").replace("/", "/\u200b"),
-                     (m.get("gpu_name") or m.get("host_cpu", "")).replace("NVIDIA ", ""), m.get("driver_version", ""),
-                     m.get("cuda_version", ""), ", ".join(str(x)[:7] for x in commits), m.get("date_utc", "")[:10]])
-    ctx.tables["table_provenance"] = table(
-        "Table R@: provenance of every recorded result the report reads (paths under the results folder). Each has "
-        "a provenance file beside it with the exact command, compiler flags and host.",
-        ["result", "GPU / host", "driver", "CUDA", "commits", "date"], body, widths=[34, 14, 12, 7, 18, 15])
+    ctx.tables["table_provenance"] = provenance_table(
+        ctx, "Table R@: provenance of every recorded result the report reads (paths under the results folder). Each "
+        "has a provenance file beside it with the exact command, compiler flags and host.", meta_path)
