@@ -479,8 +479,10 @@ def _kind_fit(self, d):
                 out = {part.name: part, f"{name}_progress.csv": tmp / "progress.csv"}
                 out[f"{name}_report_{wu}_{devices or 'all'}_{ranks}.json"] = tmp / f"{name}_report_{wu}_{devices or 'all'}_{ranks}.json"
                 return out
+            # A build without pagmo2 and NLopt has no fit command: its jobs are recorded as skipped.
+            skip = None if _has_fit(self) else "this mwsep was built without the fit command (pagmo2 and NLopt were not found)"
             yield Job(f"{wu}|{devices or 'all'}|{ranks}", job, [f"mwsep fit -a {wu} (see the log)"],
-                      needs_gpus=0 if devices == "cpu" else run.get("needs_gpus", d.get("needs_gpus", 1)))
+                      needs_gpus=0 if devices == "cpu" else run.get("needs_gpus", d.get("needs_gpus", 1)), skip=skip)
 
 
 Study.kind_fit = _kind_fit
@@ -494,18 +496,6 @@ def _has_fit(self):
     return self._fit_built
 
 
-_fit_jobs = _kind_fit
-
-
-def _kind_fit_or_skip(self, d):
-    """The fit jobs, each recorded as skipped when the build has no fit command."""
-    for job in _fit_jobs(self, d):
-        if not _has_fit(self):
-            job.skip = "this mwsep was built without the fit command (pagmo2 and NLopt were not found)"
-        yield job
-
-
-Study.kind_fit = _kind_fit_or_skip
 
 
 # ---- a GoogleTest program of the build, run as a whole ---------------------------------------------------
