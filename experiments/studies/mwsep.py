@@ -419,10 +419,11 @@ class Study:
 # ranks (mpirun), each with `devices`. `needs_gpus` (per run, else per definition) skips a run on a smaller host.
 COLUMNS["fit"] = ["experiment", "work_unit", "algorithm", "devices", "ranks", "population", "generations",
                   "evaluations", "global_evaluations", "global_seconds", "evaluations_per_second", "seconds",
-                  "seconds_per_evaluation", "start_likelihood", "likelihood", "max_abs_pull", "parameters", "evaluator"]
+                  "seconds_per_evaluation", "start_likelihood", "likelihood", "truth_likelihood", "max_abs_pull",
+                  "parameters", "evaluator"]
 COLUMNS["fit_progress"] = ["experiment", "work_unit", "algorithm", "evaluator", "generation", "evaluations",
                            "best_likelihood", "seconds"]
-NUMERIC |= {"evaluations_per_second", "seconds_per_evaluation", "max_abs_pull", "global_seconds"}
+NUMERIC |= {"evaluations_per_second", "seconds_per_evaluation", "max_abs_pull", "global_seconds", "truth_likelihood"}
 
 
 def search_space(mwsep, workunit):
@@ -469,7 +470,7 @@ def _kind_fit(self, d):
                 row = [name, wu, rep["algorithm"], devices or "all", ranks, rep["population"], rep["generations"],
                        rep["evaluations"], rep["global_evaluations"], rep["global_seconds"], rep["evaluations_per_second"],
                        rep["seconds"], rep["seconds_per_evaluation"], rep["start_likelihood"], rep["likelihood"],
-                       max(pulls) if pulls else "", len(rep["parameters"]), rep["evaluator"]]
+                       rep["truth_likelihood"], max(pulls) if pulls else "", len(rep["parameters"]), rep["evaluator"]]
                 part = tmp / f"{name}.csv"
                 with part.open("w", newline="") as f:
                     w = csv.writer(f)

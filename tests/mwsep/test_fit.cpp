@@ -117,6 +117,58 @@ TEST(FitOptimizer, EveryAlgorithmFindsTheMaximumOfAQuadratic) {
     }
 }
 
+/// Two peaks in [-2, 2]^2: a broad one of height 1.5 at (-1, -1) that most of the box leans towards, and a
+/// narrow one of height 2 at (1.5, 1.5), on top of the broad one's tail: the global maximum (L about 2.75).
+class TwoPeaks : public mwsep::fit::BatchEvaluator {
+public:
+    std::vector<double> evaluate(const Batch& batch) override {
+        std::vector<double> out;
+        for (const auto& x : batch) {
+            const double broad = (x[0] + 1) * (x[0] + 1) + (x[1] + 1) * (x[1] + 1);
+            const double narrow = (x[0] - 1.5) * (x[0] - 1.5) + (x[1] - 1.5) * (x[1] - 1.5);
+            out.push_back(1.5 * std::exp(-broad / 18.0) + 2.0 * std::exp(-narrow / 0.02));
+        }
+        return out;
+    }
+    std::string description() const override { return "two peaks"; }
+};
+
+TEST(FitOptimizer, ThePolishFromTheStartFindsThePeakTheGlobalSearchMissed) {
+    // The start (1.35, 1.6) lies on the narrow peak's flank with L about 1.15; random candidates near the
+    // broad peak score up to 1.5, so the initial population's best (no generations follow) is there, and
+    // a polish from it climbs only the broad peak. The polish from the start reaches the narrow one.
+    mwsep::fit::FitSpace s;
+    s.names = {"x", "y"};
+    s.lower = {-2, -2};
+    s.upper = {2, 2};
+    s.start = {1.35, 1.6};
+    mwsep::fit::FitOptions o;
+    o.algorithm = "cmaes";
+    o.population = 16;
+    o.generations = 0;
+    o.polish_evaluations = 400;
+    o.uncertainties = false;
+    o.polish_from_start = false;
+    TwoPeaks peaks;
+    const auto global_only = mwsep::fit::run_fit(s, peaks, o, 100);
+    ASSERT_EQ(global_only.polishes.size(), 1u);
+    EXPECT_EQ(global_only.polishes[0].from, "global best");
+    EXPECT_LT(global_only.likelihood, 1.6);  // the broad peak's 1.5 (its own tail adds a little)
+    EXPECT_GT(global_only.global_likelihood, peaks.evaluate({s.start})[0]);
+    o.polish_from_start = true;
+    const auto both = mwsep::fit::run_fit(s, peaks, o, 100);
+    ASSERT_EQ(both.polishes.size(), 2u);
+    EXPECT_EQ(both.polishes[1].from, "start");
+    EXPECT_EQ(both.polishes[0].likelihood, global_only.polishes[0].likelihood);
+    EXPECT_TRUE(std::isnan(both.polishes[1].begin));
+    const double top = 2.0 + 1.5 * std::exp(-12.5 / 18.0);  // the narrow peak's height, plus the broad tail there
+    EXPECT_NEAR(both.likelihood, top, 1e-3);
+    EXPECT_EQ(both.likelihood, both.polishes[1].likelihood);
+    EXPECT_NEAR(both.best[0], 1.5, 0.01);
+    EXPECT_NEAR(both.best[1], 1.5, 0.01);
+    EXPECT_EQ(both.evaluations, both.global_evaluations + both.polishes[0].evaluations + both.polishes[1].evaluations);
+}
+
 TEST(FitOptimizer, SameSeedSameTrajectoryAndAResumedFitContinuesIt) {
     const auto dir = std::filesystem::temp_directory_path() / ("mwsep_fit_resume_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);

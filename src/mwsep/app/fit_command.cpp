@@ -49,7 +49,9 @@ const char* fit_help =
     "  --population N             candidates per generation (default 24)\n"
     "  --generations N            generations (default 30)\n"
     "  --seed N                   the same seed gives the same fit for any split of the batches (default 1)\n"
-    "  --polish N                 most evaluations of the local polish (default 300; 0: none)\n"
+    "  --polish N                 most evaluations of each local polish (default 300; 0: none); one polish\n"
+    "                             starts from the global search's best, one from the start vector\n"
+    "  --no-polish-from-start     polish from the global search's best only\n"
     "  --hessian-step F           first finite-difference step as a fraction of each box width (default\n"
     "                             1e-3); the Hessian then steps one sigma of each parameter\n"
     "  --no-uncertainties         skip the Hessian\n"
@@ -88,6 +90,7 @@ int run_fit_command(const Args& args) {
                                 {"--algorithm", OptionKind::value},  {"--population", OptionKind::value},
                                 {"--generations", OptionKind::value}, {"--seed", OptionKind::value},
                                 {"--polish", OptionKind::value},     {"--hessian-step", OptionKind::value},
+                                {"--no-polish-from-start", OptionKind::flag},
                                 {"--no-uncertainties", OptionKind::flag}, {"--checkpoint", OptionKind::value},
                                 {"--resume", OptionKind::flag},      {"--stop-after", OptionKind::value},
                                 {"-o", OptionKind::value},           {"--report", OptionKind::value},
@@ -121,6 +124,7 @@ int run_fit_command(const Args& args) {
     fo.generations = static_cast<unsigned>(opt.integer("--generations", 30, 0, 1000000));
     fo.seed = static_cast<unsigned>(opt.integer("--seed", 1, 0, UINT_MAX));
     fo.polish_evaluations = static_cast<unsigned>(opt.integer("--polish", 300, 0, 10000000));
+    fo.polish_from_start = !opt.has("--no-polish-from-start");
     fo.hessian_step = opt.real("--hessian-step", 1e-3);
     if (!(fo.hessian_step > 0 && fo.hessian_step < 0.5))
         throw opt.error("--hessian-step", "must lie in (0, 0.5), found '" + opt.text("--hessian-step") + "'");
@@ -193,6 +197,8 @@ int run_fit_command(const Args& args) {
     ctx.options = fo;
     ctx.truth = truth;
     ctx.start_likelihood = evaluator.evaluate({space.start})[0];
+    // The truth's own likelihood on this catalogue: a fit that ends below it has not found the maximum.
+    if (truth) ctx.truth_likelihood = evaluator.evaluate({*truth})[0];
     if (!quiet)
         std::fprintf(stderr, "mwsep fit: %zu parameters, %zu stars, %s on %s; start L = %.10g\n", space.size(),
                      data.stars.size(), fo.algorithm.c_str(), ctx.evaluator.c_str(), ctx.start_likelihood);
@@ -209,8 +215,12 @@ int run_fit_command(const Args& args) {
     }
     fit::end_batches();
 
-    std::printf("likelihood %.17g (global search %.17g, start %.17g)\n", result.likelihood, result.global_likelihood,
+    std::printf("likelihood %.17g (global search %.17g, start %.17g", result.likelihood, result.global_likelihood,
                 ctx.start_likelihood);
+    if (truth) std::printf(", truth %.17g", ctx.truth_likelihood);
+    std::printf(")\n");
+    for (const auto& p : result.polishes)
+        std::printf("polish from the %s: %.17g after %lld evaluations\n", p.from.c_str(), p.likelihood, p.evaluations);
     for (std::size_t i = 0; i < space.size(); ++i)
         std::printf("%-16s %.12g +- %.3g%s\n", space.names[i].c_str(), result.best[i], result.sigma[i],
                     truth ? (" (true " + std::to_string((*truth)[i]) + ")").c_str() : "");

@@ -217,7 +217,7 @@ void polish(const FitSpace& space, Shared& shared, unsigned max_evaluations, std
     double minimum = f;
     const nlopt_result status = nlopt_optimize(opt, start.data(), &minimum);
     nlopt_destroy(opt);
-    // A failed polish (NLopt's negative codes) keeps the global search's best; a fault of the evaluator
+    // A failed polish (NLopt's negative codes) keeps the point it began from; a fault of the evaluator
     // has already propagated as an exception.
     if (status > 0 && state.best_f < f) u = state.best_u, f = state.best_f;
 }
@@ -289,10 +289,23 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
     double f = pop.champion_f()[0];
     r.global_likelihood = -f;
 
+    // The polish climbs from the global search's best; from the start too (unless that is the same point),
+    // because a global search over a wide box can settle on another mode than the one the start lies in,
+    // and a fit should never end below what a local search from its start reaches. The better one is kept.
     if (r.completed && o.polish_evaluations > 0) {
         const auto t1 = Clock::now();
         const long long before = shared.evaluations;
-        polish(space, shared, o.polish_evaluations, best_u, f);
+        const auto climb = [&](const char* from, std::vector<double> u, double fu) {
+            const long long e0 = shared.evaluations;
+            const double begin = std::isfinite(fu) ? -fu : std::numeric_limits<double>::quiet_NaN();
+            polish(space, shared, o.polish_evaluations, u, fu);
+            r.polishes.push_back({from, begin, -fu, shared.evaluations - e0});
+            if (fu < f) best_u = std::move(u), f = fu;
+        };
+        const std::vector<double> from_global = best_u, from_start = box.to_u(start);
+        climb("global best", from_global, f);
+        if (o.polish_from_start && from_start != from_global)
+            climb("start", from_start, std::numeric_limits<double>::infinity());
         r.polish_evaluations = shared.evaluations - before;
         r.polish_seconds = seconds_since(t1);
     }

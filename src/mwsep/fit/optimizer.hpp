@@ -1,7 +1,7 @@
 /// @file optimizer.hpp
 /// @brief The fit: a global search by a pagmo2 algorithm, one generation at a time, each generation's
 /// candidates evaluated as one batch where the algorithm allows it; then a local polish by NLopt's
-/// BOBYQA; checkpoints between generations.
+/// BOBYQA from the global search's best and from the start, the better kept; checkpoints between generations.
 #pragma once
 
 #include <functional>
@@ -23,7 +23,8 @@ struct FitOptions {
     unsigned population = 24;       ///< candidates per generation
     unsigned generations = 30;      ///< generations of the global search
     unsigned seed = 1;              ///< the same seed gives the same trajectory, however the batches are split
-    unsigned polish_evaluations = 300;  ///< most evaluations of the local polish (0: no polish)
+    unsigned polish_evaluations = 300;  ///< most evaluations of each local polish (0: no polish)
+    bool polish_from_start = true;  ///< polish from the start vector too, and keep the better of the two polishes
     double hessian_step = 1e-3;     ///< finite-difference step, as a fraction of each parameter's box
     bool uncertainties = true;      ///< compute the Hessian's uncertainties at the optimum
     std::string checkpoint;         ///< written after every generation (atomically); empty: none. de and cmaes only
@@ -39,6 +40,14 @@ struct GenerationRecord {
     double seconds = 0;          ///< wall time since the fit started (this run)
 };
 
+/// One local polish: where it began and what it reached.
+struct PolishRecord {
+    std::string from;            ///< "global best" or "start"
+    double begin = 0;            ///< L where it began (NaN when that point was not evaluated before)
+    double likelihood = 0;       ///< the best L it reached
+    long long evaluations = 0;   ///< evaluations it made
+};
+
 /// The outcome of a fit.
 struct FitResult {
     std::vector<double> best;              ///< the best vector after the polish
@@ -49,7 +58,8 @@ struct FitResult {
     bool positive_definite = false;        ///< whether the Hessian showed a maximum
     long long evaluations = 0;             ///< every candidate evaluated (global, polish, Hessian)
     long long global_evaluations = 0;      ///< of which in the global search
-    long long polish_evaluations = 0;      ///< of which in the polish
+    long long polish_evaluations = 0;      ///< of which in the polishes
+    std::vector<PolishRecord> polishes;    ///< each polish, in the order they ran
     long long hessian_evaluations = 0;     ///< of which for the Hessian
     long long invalid_evaluations = 0;     ///< candidates without a finite likelihood
     unsigned generations = 0;              ///< generations completed (all runs of a resumed fit)

@@ -37,12 +37,24 @@ void write_report(const std::string& path, const FitSpace& space, const FitResul
         top.integer("generations_requested", c.options.generations).integer("seed", c.options.seed);
         top.integer("polish_evaluations_limit", c.options.polish_evaluations).number("hessian_step", c.options.hessian_step);
         top.number("start_likelihood", c.start_likelihood);
+        if (c.truth) top.number("truth_likelihood", c.truth_likelihood);
         top.number("global_likelihood", r.global_likelihood).number("likelihood", r.likelihood);
         top.boolean("completed", r.completed).boolean("positive_definite", r.positive_definite);
         top.integer("generations", r.generations).integer("resumed_from", r.resumed_from);
         top.integer("evaluations", r.evaluations).integer("global_evaluations", r.global_evaluations);
         top.integer("polish_evaluations", r.polish_evaluations).integer("hessian_evaluations", r.hessian_evaluations);
         top.integer("invalid_evaluations", r.invalid_evaluations);
+        top.boolean("polish_from_start", c.options.polish_from_start);
+        {
+            // One entry per polish, named by where it began.
+            auto polishes = top.object("polishes");
+            for (const auto& p : r.polishes) {
+                auto one = polishes.object(p.from);
+                one.number("begin_likelihood", p.begin).number("likelihood", p.likelihood).integer("evaluations", p.evaluations);
+                one.close();
+            }
+            polishes.close();
+        }
         top.number("seconds", r.seconds).number("global_seconds", r.global_seconds);
         top.number("polish_seconds", r.polish_seconds).number("hessian_seconds", r.hessian_seconds);
         top.number("evaluation_seconds", r.evaluation_seconds);

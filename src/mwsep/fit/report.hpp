@@ -26,6 +26,7 @@ struct ReportContext {
     std::size_t stars = 0;      ///< stars in the catalogue
     FitOptions options;         ///< how the fit ran
     double start_likelihood = 0;          ///< L at the start vector
+    double truth_likelihood = 0;          ///< L at the true vector (when truth is set)
     std::optional<std::vector<double>> truth;  ///< the true vector, when known (recovery)
 };
 
