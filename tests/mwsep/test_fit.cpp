@@ -83,6 +83,41 @@ TEST(FitHessian, InverseTimesMatrixIsIdentityAndIndefiniteIsRefused) {
     EXPECT_TRUE(mwsep::fit::inverse_spd({1.0, 2.0, 2.0, 1.0}, 2).empty());  // eigenvalues 3 and -1
 }
 
+TEST(FitHessian, EigenDecompositionOfKnownSymmetricMatrices) {
+    // [[2, 1], [1, 2]]: eigenvalues 1 and 3, eigenvectors (1, -1) / sqrt 2 and (1, 1) / sqrt 2, by hand.
+    const auto two = mwsep::fit::symmetric_eigen({2, 1, 1, 2}, 2);
+    ASSERT_EQ(two.values.size(), 2u);
+    EXPECT_NEAR(two.values[0], 1, 1e-14);
+    EXPECT_NEAR(two.values[1], 3, 1e-14);
+    EXPECT_NEAR(std::abs(two.vectors[0][0] * two.vectors[0][1] + 0.5), 0, 1e-14);  // components of opposite sign
+    EXPECT_NEAR(two.vectors[1][0] * two.vectors[1][1], 0.5, 1e-14);
+    // The 3 x 3 test matrix and an indefinite one: A v = lambda v for every pair, the trace is the sum of
+    // the eigenvalues and the determinant their product, and the eigenvectors are orthonormal.
+    const std::vector<double> indefinite = {1.0, 2.0, 0.0, 2.0, -1.0, 0.5, 0.0, 0.5, 0.25};
+    for (const auto& a : {matrix, indefinite}) {
+        const auto e = mwsep::fit::symmetric_eigen(a, 3);
+        const double det = a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) +
+                           a[2] * (a[3] * a[7] - a[4] * a[6]);
+        EXPECT_NEAR(e.values[0] + e.values[1] + e.values[2], a[0] + a[4] + a[8], 1e-13);
+        EXPECT_NEAR(e.values[0] * e.values[1] * e.values[2], det, 1e-12);
+        EXPECT_LE(e.values[0], e.values[1]);
+        EXPECT_LE(e.values[1], e.values[2]);
+        for (int k = 0; k < 3; ++k) {
+            for (int i = 0; i < 3; ++i) {
+                double av = 0;
+                for (int j = 0; j < 3; ++j) av += a[i * 3 + j] * e.vectors[k][j];
+                EXPECT_NEAR(av, e.values[k] * e.vectors[k][i], 1e-13) << k << ' ' << i;
+            }
+            for (int l = 0; l < 3; ++l) {
+                double dot = 0;
+                for (int i = 0; i < 3; ++i) dot += e.vectors[k][i] * e.vectors[l][i];
+                EXPECT_NEAR(dot, k == l ? 1.0 : 0.0, 1e-14);
+            }
+        }
+    }
+    EXPECT_LT(mwsep::fit::symmetric_eigen(indefinite, 3).values[0], 0);
+}
+
 TEST(FitHessian, UncertaintiesAreTheInverseFisherInformation) {
     // With N stars, ln likelihood = N ln(10) L, so the covariance is (N ln(10) A)^-1.
     const std::size_t stars = 1000;
@@ -164,6 +199,7 @@ TEST(FitOptimizer, ThePolishFromTheStartFindsThePeakTheGlobalSearchMissed) {
     const double top = 2.0 + 1.5 * std::exp(-12.5 / 18.0);  // the narrow peak's height, plus the broad tail there
     EXPECT_NEAR(both.likelihood, top, 1e-3);
     EXPECT_EQ(both.likelihood, both.polishes[1].likelihood);
+    EXPECT_EQ(both.polishes[1].stopped_by, "tolerance");  // 400 evaluations are plenty for two parameters
     EXPECT_NEAR(both.best[0], 1.5, 0.01);
     EXPECT_NEAR(both.best[1], 1.5, 0.01);
     EXPECT_EQ(both.evaluations, both.global_evaluations + both.polishes[0].evaluations + both.polishes[1].evaluations);

@@ -75,6 +75,58 @@ std::vector<double> inverse_spd(const std::vector<double>& a, std::size_t n) {
     return inv;
 }
 
+SymmetricEigen symmetric_eigen(const std::vector<double>& a, std::size_t n) {
+    std::vector<double> m = a;
+    std::vector<double> v(n * n, 0.0);  // columns: the eigenvectors
+    for (std::size_t i = 0; i < n; ++i) v[i * n + i] = 1;
+    const auto off_diagonal = [&] {
+        double s = 0;
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = 0; j < n; ++j)
+                if (i != j) s += m[i * n + j] * m[i * n + j];
+        return s;
+    };
+    double scale = 0;
+    for (double x : m) scale += x * x;
+    // Each sweep rotates every off-diagonal pair (p, q) to zero; the off-diagonal mass falls quadratically
+    // once it is small, so a few sweeps reach rounding.
+    for (int sweep = 0; sweep < 100 && off_diagonal() > 1e-30 * scale; ++sweep)
+        for (std::size_t p = 0; p < n; ++p)
+            for (std::size_t q = p + 1; q < n; ++q) {
+                const double apq = m[p * n + q];
+                if (apq == 0) continue;
+                const double theta = (m[q * n + q] - m[p * n + p]) / (2 * apq);
+                const double t = (theta >= 0 ? 1.0 : -1.0) / (std::abs(theta) + std::sqrt(theta * theta + 1));
+                const double c = 1 / std::sqrt(t * t + 1), s = t * c;
+                for (std::size_t k = 0; k < n; ++k) {  // columns p and q of m, then rows p and q
+                    const double mkp = m[k * n + p], mkq = m[k * n + q];
+                    m[k * n + p] = c * mkp - s * mkq;
+                    m[k * n + q] = s * mkp + c * mkq;
+                }
+                for (std::size_t k = 0; k < n; ++k) {
+                    const double mpk = m[p * n + k], mqk = m[q * n + k];
+                    m[p * n + k] = c * mpk - s * mqk;
+                    m[q * n + k] = s * mpk + c * mqk;
+                }
+                for (std::size_t k = 0; k < n; ++k) {
+                    const double vkp = v[k * n + p], vkq = v[k * n + q];
+                    v[k * n + p] = c * vkp - s * vkq;
+                    v[k * n + q] = s * vkp + c * vkq;
+                }
+            }
+    std::vector<std::size_t> order(n);
+    for (std::size_t i = 0; i < n; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return m[x * n + x] < m[y * n + y]; });
+    SymmetricEigen out;
+    for (const std::size_t k : order) {
+        out.values.push_back(m[k * n + k]);
+        std::vector<double> e(n);
+        for (std::size_t i = 0; i < n; ++i) e[i] = v[i * n + k];
+        out.vectors.push_back(std::move(e));
+    }
+    return out;
+}
+
 std::vector<double> steps_of_one_sigma(BatchEvaluator& evaluator, const std::vector<double>& x,
                                        const std::vector<double>& width, double step_fraction, std::size_t stars,
                                        std::size_t& evaluations) {
@@ -116,6 +168,13 @@ Uncertainty uncertainty_at(BatchEvaluator& evaluator, const std::vector<double>&
     const double scale = -static_cast<double>(stars) * std::numbers::ln10;
     std::vector<double> fisher(n * n);
     for (std::size_t k = 0; k < n * n; ++k) fisher[k] = scale * u.hessian[k];
+    // Where the point is no maximum, the Fisher matrix in units of the steps says along which combination.
+    std::vector<double> scaled(n * n);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n; ++j) scaled[i * n + j] = u.steps[i] * fisher[i * n + j] * u.steps[j];
+    const SymmetricEigen eigen = symmetric_eigen(scaled, n);
+    u.scaled_fisher_eigenvalues = eigen.values;
+    if (n > 0) u.weakest_direction = eigen.vectors.front();
     u.covariance = inverse_spd(fisher, n);
     u.positive_definite = !u.covariance.empty();
     if (u.positive_definite)

@@ -21,6 +21,16 @@ std::vector<double> hessian_from_stencil(const std::vector<double>& f, const std
 /// empty if @p a is not positive definite.
 std::vector<double> inverse_spd(const std::vector<double>& a, std::size_t n);
 
+/// Eigenvalues (ascending) and unit eigenvectors of a symmetric matrix.
+struct SymmetricEigen {
+    std::vector<double> values;                ///< ascending
+    std::vector<std::vector<double>> vectors;  ///< vectors[k] belongs to values[k]
+};
+
+/// The eigen-decomposition of the symmetric @p a (row-major, n x n) by cyclic Jacobi rotations, converged
+/// to rounding; for the small matrices of a fit (tens of parameters).
+SymmetricEigen symmetric_eigen(const std::vector<double>& a, std::size_t n);
+
 /// What the Hessian says about a fitted vector.
 struct Uncertainty {
     std::vector<double> hessian;     ///< d^2 L / dx_i dx_j of the mean log10 likelihood L (row-major)
@@ -28,6 +38,11 @@ struct Uncertainty {
     std::vector<double> sigma;       ///< sqrt of the covariance's diagonal; NaN when it is not positive definite
     bool positive_definite = false;  ///< whether -H was positive definite (a maximum)
     std::vector<double> steps;       ///< the finite-difference step of every parameter
+    /// Eigenvalues (ascending) of the Fisher information in units of the steps, D F D with D = diag(steps):
+    /// near 1 along a parameter that the data pin down to one step; zero or negative along a direction in
+    /// which the point is no maximum.
+    std::vector<double> scaled_fisher_eigenvalues;
+    std::vector<double> weakest_direction;  ///< the unit eigenvector of the smallest of them, in step units
     std::size_t evaluations = 0;     ///< candidates evaluated (both stencils)
 };
 

@@ -200,7 +200,8 @@ double polish_objective(unsigned n, const double* u, double* gradient, void* dat
     return f;
 }
 
-void polish(const FitSpace& space, Shared& shared, unsigned max_evaluations, std::vector<double>& u, double& f) {
+/// Returns how NLopt stopped: "tolerance", "evaluation limit" or "failure".
+std::string polish(const FitSpace& space, Shared& shared, unsigned max_evaluations, std::vector<double>& u, double& f) {
     const unsigned n = static_cast<unsigned>(space.size());
     nlopt_opt opt = nlopt_create(n >= 2 ? NLOPT_LN_BOBYQA : NLOPT_LN_NELDERMEAD, n);
     if (!opt) throw std::runtime_error("NLopt could not create the polish");
@@ -220,6 +221,7 @@ void polish(const FitSpace& space, Shared& shared, unsigned max_evaluations, std
     // A failed polish (NLopt's negative codes) keeps the point it began from; a fault of the evaluator
     // has already propagated as an exception.
     if (status > 0 && state.best_f < f) u = state.best_u, f = state.best_f;
+    return status == NLOPT_MAXEVAL_REACHED ? "evaluation limit" : status > 0 ? "tolerance" : "failure";
 }
 
 }  // namespace
@@ -298,8 +300,8 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
         const auto climb = [&](const char* from, std::vector<double> u, double fu) {
             const long long e0 = shared.evaluations;
             const double begin = std::isfinite(fu) ? -fu : std::numeric_limits<double>::quiet_NaN();
-            polish(space, shared, o.polish_evaluations, u, fu);
-            r.polishes.push_back({from, begin, -fu, shared.evaluations - e0});
+            const std::string stopped = polish(space, shared, o.polish_evaluations, u, fu);
+            r.polishes.push_back({from, begin, -fu, shared.evaluations - e0, stopped});
             if (fu < f) best_u = std::move(u), f = fu;
         };
         const std::vector<double> from_global = best_u, from_start = box.to_u(start);
@@ -321,6 +323,8 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
         r.sigma = u.sigma;
         r.covariance = u.covariance;
         r.positive_definite = u.positive_definite;
+        r.scaled_fisher_eigenvalues = u.scaled_fisher_eigenvalues;
+        r.weakest_direction = u.weakest_direction;
         r.hessian_seconds = seconds_since(t2);
     }
     r.evaluations = shared.evaluations + r.hessian_evaluations;

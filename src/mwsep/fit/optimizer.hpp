@@ -46,6 +46,7 @@ struct PolishRecord {
     double begin = 0;            ///< L where it began (NaN when that point was not evaluated before)
     double likelihood = 0;       ///< the best L it reached
     long long evaluations = 0;   ///< evaluations it made
+    std::string stopped_by;      ///< "tolerance", "evaluation limit" or "failure" (NLopt's outcome)
 };
 
 /// The outcome of a fit.
@@ -56,6 +57,8 @@ struct FitResult {
     std::vector<double> sigma;             ///< 1-sigma uncertainties from the Hessian (NaN: none)
     std::vector<double> covariance;        ///< their covariance (row-major; empty: none)
     bool positive_definite = false;        ///< whether the Hessian showed a maximum
+    std::vector<double> scaled_fisher_eigenvalues;  ///< see Uncertainty (empty: no Hessian)
+    std::vector<double> weakest_direction;          ///< see Uncertainty
     long long evaluations = 0;             ///< every candidate evaluated (global, polish, Hessian)
     long long global_evaluations = 0;      ///< of which in the global search
     long long polish_evaluations = 0;      ///< of which in the polishes

@@ -51,6 +51,7 @@ void write_report(const std::string& path, const FitSpace& space, const FitResul
             for (const auto& p : r.polishes) {
                 auto one = polishes.object(p.from);
                 one.number("begin_likelihood", p.begin).number("likelihood", p.likelihood).integer("evaluations", p.evaluations);
+                one.string("stopped_by", p.stopped_by);
                 one.close();
             }
             polishes.close();
@@ -74,6 +75,14 @@ void write_report(const std::string& path, const FitSpace& space, const FitResul
                 p.close();
             }
             params.close();
+        }
+        if (!r.scaled_fisher_eigenvalues.empty()) {
+            // The Fisher information in units of the Hessian's steps: its eigenvalues, and the direction of
+            // the smallest one by parameter (where the point is no maximum, this is the combination to blame).
+            top.numbers("scaled_fisher_eigenvalues", r.scaled_fisher_eigenvalues);
+            auto w = top.object("weakest_direction");
+            for (std::size_t i = 0; i < space.size(); ++i) w.number(space.names[i], r.weakest_direction[i]);
+            w.close();
         }
         {
             auto h = top.object("history");
