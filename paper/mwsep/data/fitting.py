@@ -114,27 +114,27 @@ def _recovery(ctx):
             f"likelihood against the global best after {p['evaluations']} evaluations (stopped by its "
             f"{p['stopped_by']})" for frm, p in polishes.items())
         kept = max(polishes, key=lambda f: float(polishes[f]["likelihood"])) if polishes else None
-        body.append([wu, k, f"{rep['algorithm']} {rep['population']} x {rep['generations']}",
-                     r["evaluations"], f"{float(r['seconds']):.1f}", f"{1000 * float(r['seconds_per_evaluation']):.1f}",
-                     f"{float(r['start_likelihood']):.6f}", f"{float(r['truth_likelihood']):.6f}",
-                     f"{float(r['likelihood']):.6f}", f"{gain:+.2f}",
+        body.append([wu, r["evaluations"], f"{float(r['seconds']):.1f}", f"{1000 * float(r['seconds_per_evaluation']):.1f}",
+                     f"{float(r['start_likelihood']):.5f}", f"{float(r['truth_likelihood']):.5f}",
+                     f"{float(r['likelihood']):.5f}", f"{gain:+.2f}",
                      "yes" if rep["positive_definite"] else "no",
                      f"{max(pulls):.2f}" if pulls else "n/a", len(at_edge)])
         lines.append(
-            f"- **{wu}** ({k} parameters, {stars} stars): {verdict}. {against_truth}. The global search "
+            f"- **{wu}** ({k} parameters, {stars} stars; global search {rep['algorithm']} with a population of "
+            f"{rep['population']} for {rep['generations']} generations): {verdict}. {against_truth}. The global search "
             + ("had stopped improving" if settled else "was still improving")
             + f" (its best ln likelihood rose by {rise:.2f} over its last {window} generations). The polishes: "
             + polish_text + (f"; the one from the {kept} was kept" if kept else "")
             + f". {len(at_edge)} of the fitted parameters lie on the edge of the search box"
             + (f" ({', '.join(at_edge)})" if at_edge else "") + ".")
     ctx.tables["table_fit_recovery"] = table(
-        "Table R@: recovery fits of the small units from a perturbed start: the global search (algorithm, population "
-        "x generations), evaluations (global search, both polishes and Hessian), wall time, time per evaluation, the "
+        "Table R@: recovery fits of the small units from a perturbed start (their parameter counts and global searches "
+        "are in the text): evaluations (global search, both polishes and Hessian), wall time, time per evaluation (ms each), the "
         "mean log10 likelihood L at the start, at the truth and at the fit on the same catalogue, the fit's gain over "
         "the truth in ln likelihood (N ln10 x the difference of L), whether the Hessian showed a maximum, the largest "
         "|fitted - true| / sigma, and the fitted parameters on the edge of the search box.",
-        ["work unit", "parameters", "search", "evaluations", "seconds", "ms / evaluation", "L start", "L truth",
-         "L fit", "ln L fit - truth", "maximum", "largest pull", "on the box edge"], body)
+        ["work unit", "evaluations", "seconds", "ms each", "L start", "L truth",
+         "L fit", "ln L fit - truth", "maximum", "largest pull", "at the box edge"], body)
     ctx.tables["para_fit_recovery"] = "\n".join(lines) + "\n" + _twin_streams(ctx, rec)
     longest = max(float(r["seconds"]) for r in rec)
     n["fit_recovery_max_seconds"] = f"{longest:.1f}"
@@ -150,8 +150,8 @@ def _recovery(ctx):
         raise MissingData(f"fit_recovery: the runs used different boxes {sorted(boxes)}")
     n["fit_recovery_box"] = f"{100 * float(boxes.pop()):g}"
     n["fit_recovery_perturb"] = f"{100 * float(run.get('perturb', 0.01)):g}"
-    recovered = sum(1 for row in body if row[10] == "yes" and row[11] != "n/a" and float(row[11]) <= RECOVERY_PULLS)
-    above = sum(1 for row in body if float(row[9]) >= 0)
+    recovered = sum(1 for row in body if row[8] == "yes" and row[9] != "n/a" and float(row[9]) <= RECOVERY_PULLS)
+    above = sum(1 for row in body if float(row[7]) >= 0)
     n["fit_recovery_outcome"] = (
         (f"all {len(rec)} fits recovered the truth" if recovered == len(rec) else
          f"{recovered} of {len(rec)} fits recovered the truth")
@@ -190,7 +190,7 @@ def _scaling_rows(ctx, folder, host):
     for key, v in sorted(rate.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         g = per_generation[key]
         med = statistics.median(g)
-        body.append([host, key[1], key[0], f"{v:.2f}", f"{med:.2f}", f"{100 * (max(g) - min(g)) / med:.1f}", len(g),
+        body.append([host, key[1], key[0], f"{v:.2f}", f"{med:.2f}", f"{100 * (max(g) - min(g)) / med:.1f}",
                      f"{v / one:.2f}" if one else "n/a", f"{1000.0 / v:.1f}"])
     return body, rate
 
@@ -207,10 +207,11 @@ def _scaling(ctx):
     ctx.tables["table_fit_scaling"] = table(
         "Table R@: evaluations per second of the fit's global search on the 3-stream large unit (fit_scaling), by "
         "results folder (host), GPU count, as one process driving every GPU and as one MPI rank per GPU: over the "
-        "whole run, and the median of its generations with their range (max - min, % of the median); the speed-up "
+        "whole run, and the median of its generations after the first (one batch of the population each) with their "
+        "range (max - min, % of the median); the speed-up "
         "is against one GPU in one process of the same host and run. Only the runs the hosts had GPUs for appear.",
-        ["host", "GPUs", "mode", "evaluations / s", "median per generation", "range %", "generations", "speed-up",
-         "ms / evaluation (wall)"], (main_body or []) + (multi_body or []))
+        ["host", "GPUs", "mode", "per second", "median per generation", "range %", "speed-up",
+         "ms each (wall)"], (main_body or []) + (multi_body or []))
     wanted = json.loads((pathlib.Path(__file__).resolve().parents[3] / "experiments/definitions/mwsep/fit_scaling.json")
                         .read_text())
     have = {g for _, g in main_rate} | {g for _, g in multi_rate}
