@@ -114,26 +114,11 @@ class Study:
         args = ["variants", "--experiment", d["name"]]
         yield self._rows_job(d["name"], "variants", args, 1, "listing the kernels' resources failed")
 
-    def kind_correctness(self, d):
-        binary = self.build / "tests" / "kirk_hwu" / "kirk_hwu_gpu_tests"
 
-        def job(tmp):
-            log = tmp / "gpu_correctness.log"
-            r = self._run([str(binary)], env={"KIRK_HWU_GPU_RESULTS": str(tmp)}, log=log)
-            summary = [l for l in r.stdout.splitlines() if l.startswith("[  PASSED") or l.startswith("[  FAILED") or "SKIPPED" in l]
-            print("\n".join(summary[-4:]), flush=True)
-            csv_path = tmp / "gpu_correctness.csv"
-            if not csv_path.exists():
-                raise RuntimeError("the GPU tests wrote no comparisons (no GPU?)")
-            outputs = {"gpu_correctness.csv": csv_path, "gpu_correctness.log": log}
-            failed = [l for l in csv_path.read_text().splitlines()[1:] if not l.endswith(",true")]
-            if r.returncode != 0 or failed or re.search(r"\[  SKIPPED \] [1-9]", r.stdout):
-                e = JobFailed(f"GPU tests exit {r.returncode}, {len(failed)} comparisons failed")
-                e.outputs = outputs
-                raise e
-            return outputs
-        yield Job("gpu tests", job, [f"KIRK_HWU_GPU_RESULTS=<out> {binary.relative_to(ROOT) if binary.is_relative_to(ROOT) else binary}"])
+# The GPU tests with their comparisons (experiments/harness/gpu_tests.py).
+from harness import gpu_tests  # noqa: E402
 
+Study.kind_correctness = gpu_tests.correctness_kind("tests/kirk_hwu/kirk_hwu_gpu_tests", "KIRK_HWU_GPU_RESULTS")
 
 # compute-sanitizer over the study's GPU tests (experiments/harness/sanitize.py).
 from harness import sanitize  # noqa: E402

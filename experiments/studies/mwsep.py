@@ -211,26 +211,6 @@ class Study:
                     return {f"{name}.csv": part}
                 yield Job(wu, job, ["mwsep " + " ".join(args)], needs_gpus=0)
 
-    def kind_correctness(self, d):
-        binary = self.build / "tests" / "mwsep" / "mwsep_gpu_tests"
-
-        def job(tmp):
-            log = tmp / "gpu_correctness.log"
-            r = self._run([str(binary)], env={"MWSEP_GPU_RESULTS": str(tmp)}, log=log)
-            summary = [l for l in r.stdout.splitlines() if l.startswith("[  PASSED") or l.startswith("[  FAILED") or "SKIPPED" in l]
-            print("\n".join(summary[-4:]), flush=True)
-            csv_path = tmp / "gpu_correctness.csv"
-            if not csv_path.exists():
-                raise RuntimeError("the GPU tests wrote no comparisons (no GPU?)")
-            outputs = {"gpu_correctness.csv": csv_path, "gpu_correctness.log": log}
-            failed = [l for l in csv_path.read_text().splitlines()[1:] if not l.endswith(",true")]
-            if r.returncode != 0 or failed or "SKIPPED" in r.stdout.replace("0 SKIPPED", ""):
-                e = JobFailed(f"GPU tests exit {r.returncode}, {len(failed)} comparisons failed")
-                e.outputs = outputs
-                raise e
-            return outputs
-        yield Job("gpu tests", job, [f"MWSEP_GPU_RESULTS=<out> {binary.relative_to(ROOT)}"])
-
     def _tiny_stars(self):
         path = self.build / "reference" / "tiny-2000.txt"
         if not path.exists():
@@ -560,6 +540,11 @@ def _kind_checkpoint(self, d):
 
 Study.kind_checkpoint = _kind_checkpoint
 
+
+# The GPU tests with their comparisons (experiments/harness/gpu_tests.py).
+from harness import gpu_tests  # noqa: E402
+
+Study.kind_correctness = gpu_tests.correctness_kind("tests/mwsep/mwsep_gpu_tests", "MWSEP_GPU_RESULTS")
 
 # compute-sanitizer over the study's GPU tests (experiments/harness/sanitize.py).
 from harness import sanitize  # noqa: E402

@@ -175,25 +175,6 @@ class Study:
         return Job(key, job, ["ryoo " + " ".join(map(str, args))], needs_gpus=needs_gpus)
 
     # ---- kinds --------------------------------------------------------------------------------------
-    def kind_correctness(self, d):
-        binary = self.build / "tests" / "ryoo" / "ryoo_gpu_tests"
-
-        def job(tmp):
-            log = tmp / "gpu_correctness.log"
-            r = self._run([binary], env={"RYOO_GPU_RESULTS": str(tmp)}, log=log)
-            summary = [l for l in r.stdout.splitlines() if l.startswith("[  PASSED") or l.startswith("[  FAILED") or "SKIPPED" in l]
-            print("\n".join(summary[-4:]), flush=True)
-            path = tmp / "gpu_correctness.csv"
-            if not path.exists():
-                raise RuntimeError("the GPU tests wrote no comparisons (no GPU?)")
-            outputs = {"gpu_correctness.csv": path, "gpu_correctness.log": log}
-            failed = [l for l in path.read_text().splitlines()[1:] if not l.endswith(",true")]
-            if r.returncode != 0 or failed or "SKIPPED" in r.stdout.replace("0 SKIPPED", ""):
-                e = JobFailed(f"GPU tests exit {r.returncode}, {len(failed)} comparisons failed")
-                e.outputs = outputs
-                raise e
-            return outputs
-        yield Job("gpu tests", job, [f"RYOO_GPU_RESULTS=<out> {binary.relative_to(ROOT) if binary.is_relative_to(ROOT) else binary}"])
 
     def kind_listing(self, d):
         def job(tmp):
@@ -283,6 +264,11 @@ class Study:
             return {part.name: part}
         yield Job("ryoo", job, ["cuobjdump -sass build/ryoo | innermost loop of each kernel (experiments/studies/ryoo.py)"])
 
+
+# The GPU tests with their comparisons (experiments/harness/gpu_tests.py).
+from harness import gpu_tests  # noqa: E402
+
+Study.kind_correctness = gpu_tests.correctness_kind("tests/ryoo/ryoo_gpu_tests", "RYOO_GPU_RESULTS")
 
 # compute-sanitizer over the study's GPU tests (experiments/harness/sanitize.py).
 from harness import sanitize  # noqa: E402

@@ -11,7 +11,7 @@ import unittest
 EXPERIMENTS = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(EXPERIMENTS))
 
-from harness import runner  # noqa: E402
+from harness import gpu_tests, runner  # noqa: E402
 from harness.runner import Job, JobFailed  # noqa: E402
 
 
@@ -137,6 +137,62 @@ class RunnerTest(unittest.TestCase):
         m = runner.Manifest(out)
         self.assertEqual(m.status("mwsep/x", "k"), "done")
         self.assertEqual(m.data["files"]["mwsep/x.csv"]["experiment"], "mwsep/x")
+
+
+class GpuTestsKindTest(unittest.TestCase):
+    """The shared `correctness` kind on a stand-in for a GPU test program: a script that prints GoogleTest's
+    summary lines and writes gpu_correctness.csv into the folder its environment variable names."""
+
+    PROGRAM = """#!/usr/bin/env python3
+import os, pathlib, sys
+mode = pathlib.Path(__file__).with_name("mode").read_text().strip()
+out = pathlib.Path(os.environ["FAKE_GPU_RESULTS"])
+if mode != "no-csv":
+    rows = ["a,1e-13,true", "b,2e-13," + ("false" if mode == "disagree" else "true")]
+    (out / "gpu_correctness.csv").write_text("test,error,passed\\n" + "\\n".join(rows) + "\\n")
+if mode == "skipped":
+    print("[  SKIPPED ] Gpu.Variant")
+print("[  PASSED  ] 2 tests.")
+sys.exit(1 if mode == "exit" else 0)
+"""
+
+    def run_kind(self, mode):
+        build = pathlib.Path(self.tmp.name) / "build"
+        program = build / "tests" / "fake" / "fake_gpu_tests"
+        program.parent.mkdir(parents=True, exist_ok=True)
+        program.write_text(self.PROGRAM)
+        program.chmod(0o755)
+        (program.parent / "mode").write_text(mode)
+        kind = gpu_tests.correctness_kind("tests/fake/fake_gpu_tests", "FAKE_GPU_RESULTS")
+        [job] = list(kind(types.SimpleNamespace(build=build), {"name": "correctness"}))
+        scratch = pathlib.Path(self.tmp.name) / f"scratch-{mode}"
+        scratch.mkdir()
+        return job, scratch
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_every_comparison_passed(self):
+        job, scratch = self.run_kind("pass")
+        self.assertEqual(job.commands, [f"FAKE_GPU_RESULTS=<out> {pathlib.Path(self.tmp.name) / 'build/tests/fake/fake_gpu_tests'}"])
+        out = job.run(scratch)
+        self.assertEqual(sorted(out), ["gpu_correctness.csv", "gpu_correctness.log"])
+        self.assertIn("[  PASSED  ] 2 tests.", out["gpu_correctness.log"].read_text())
+
+    def test_a_failed_comparison_a_skipped_test_or_an_exit_code_fails_the_job_and_keeps_its_files(self):
+        for mode in ("disagree", "skipped", "exit"):
+            job, scratch = self.run_kind(mode)
+            with self.assertRaises(JobFailed, msg=mode) as caught:
+                job.run(scratch)
+            self.assertEqual(sorted(caught.exception.outputs), ["gpu_correctness.csv", "gpu_correctness.log"], mode)
+
+    def test_no_comparisons_is_an_error(self):
+        job, scratch = self.run_kind("no-csv")
+        with self.assertRaisesRegex(RuntimeError, "wrote no comparisons"):
+            job.run(scratch)
 
 
 class CompareTest(unittest.TestCase):
