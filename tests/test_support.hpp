@@ -1,7 +1,10 @@
 // Paths and helpers shared by the tests.
 #pragma once
 
+#include <sys/wait.h>
+
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -77,6 +80,24 @@ inline std::filesystem::path oracle_stars(const std::filesystem::path& case_dir)
     while (std::getline(in, line))
         if (line.rfind("copy: ", 0) == 0) return require_file((case_dir / line.substr(6)).lexically_normal());
     throw std::runtime_error(ref.string() + ": no 'copy:' line naming the committed catalogue");
+}
+
+/// What a shell command printed and how it ended.
+struct CommandOutcome {
+    int status = -1;     ///< exit status (-1: it did not exit normally, or could not start)
+    std::string output;  ///< standard output and standard error together
+};
+
+/// Runs @p command_line in the shell and collects what it printed, for tests of a program's command line.
+inline CommandOutcome shell(const std::string& command_line) {
+    CommandOutcome out;
+    FILE* pipe = popen(("(" + command_line + ") 2>&1").c_str(), "r");
+    if (!pipe) return out;
+    char buffer[4096];
+    while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.output.append(buffer, n);
+    const int raw = pclose(pipe);
+    out.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    return out;
 }
 
 }  // namespace testsupport

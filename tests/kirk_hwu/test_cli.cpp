@@ -1,28 +1,16 @@
 // The program refuses bad options before any work, with a message naming the command and the option.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
 #include <cstdio>
 #include <string>
 
+#include "test_support.hpp"
+
 namespace {
 
-struct Outcome {
-    int status = -1;     ///< exit status
-    std::string output;  ///< standard output and error together
-};
+using Outcome = testsupport::CommandOutcome;
 
-Outcome run(const std::string& arguments) {
-    Outcome out;
-    FILE* pipe = popen(("(" + std::string(KIRK_HWU_BINARY) + " " + arguments + ") 2>&1").c_str(), "r");
-    if (!pipe) return out;
-    char buffer[4096];
-    while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.output.append(buffer, n);
-    const int raw = pclose(pipe);
-    out.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    return out;
-}
+Outcome run(const std::string& arguments) { return testsupport::shell(std::string(KIRK_HWU_BINARY) + " " + arguments); }
 
 void expect_refused(const std::string& arguments, const std::string& message) {
     const Outcome o = run(arguments);

@@ -12,17 +12,13 @@
 
 #include "gpu_variants.hpp"
 #include "kirk_hwu/reference.hpp"
+#include "gpu_support.hpp"
 
 using namespace kirk_hwu;
 
 namespace {
 
-bool have_gpu() {
-    int n = 0;
-    const bool ok = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-    (void)cudaGetLastError();
-    return ok;
-}
+using testsupport::have_gpu;
 
 int cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 

@@ -15,15 +15,13 @@
 #include "munch/inputs.hpp"
 #include "munch/limits.hpp"
 #include "munch/variants.hpp"
+#include "gpu_support.hpp"
 
 using namespace munch;
 
 namespace {
 
-bool have_gpu() {
-    int count = 0;
-    return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
+using testsupport::have_gpu;
 
 #define REQUIRE_GPU() \
     if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: the GPU variants were NOT checked (run make test-gpu on a GPU)"

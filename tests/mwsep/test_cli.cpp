@@ -2,8 +2,6 @@
 // with a message that names the command, the option and the text, and a non-zero exit status.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,23 +16,8 @@
 
 namespace {
 
-struct Outcome {
-    int status = -1;     ///< exit status of mwsep
-    std::string output;  ///< standard output and standard error together
-};
-
-/// Runs @p command_line in the shell and collects what it printed.
-Outcome shell(const std::string& command_line) {
-    Outcome out;
-    const std::string command = "(" + command_line + ") 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    if (!pipe) return out;
-    char buffer[4096];
-    while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.output.append(buffer, n);
-    const int raw = pclose(pipe);
-    out.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    return out;
-}
+using Outcome = testsupport::CommandOutcome;
+using testsupport::shell;
 
 /// Runs the built mwsep with @p arguments (shell words) and collects what it printed.
 Outcome mwsep(const std::string& arguments) { return shell(std::string(MWSEP_BINARY) + " " + arguments); }

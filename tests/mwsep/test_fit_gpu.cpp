@@ -20,15 +20,11 @@
 #include "mwsep/model/astronomy_parameters.hpp"
 #include "mwsep/model/build_model.hpp"
 #include "test_support.hpp"
+#include "gpu_support.hpp"
 
 namespace {
 
-bool have_gpu() {
-    int n = 0;
-    const bool ok = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-    (void)cudaGetLastError();
-    return ok;
-}
+using testsupport::have_gpu;
 
 #define REQUIRE_GPU()                                                                  \
     if (!have_gpu()) GTEST_SKIP() << "no CUDA device: the resident fit evaluator is not tested here"

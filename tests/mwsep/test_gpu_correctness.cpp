@@ -31,17 +31,13 @@
 #include "mwsep/modern_kernels.hpp"
 #include "mwsep/cuda/variants.hpp"
 #include "harness/registry.hpp"
+#include "gpu_support.hpp"
 
 namespace {
 
 using namespace testsupport;
 
-bool have_gpu() {
-    int n = 0;
-    const bool ok = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-    (void)cudaGetLastError();
-    return ok;
-}
+using testsupport::have_gpu;
 
 /// One work unit with its stars and the CPU's answer, computed once per test program.
 struct Workload {

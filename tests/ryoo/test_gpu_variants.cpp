@@ -17,14 +17,12 @@
 #include "ryoo/core/product_check.hpp"
 #include "ryoo/point_math.hpp"
 #include "ryoo/variants.hpp"
+#include "gpu_support.hpp"
 
 namespace ryoo {
 namespace {
 
-bool have_gpu() {
-    int count = 0;
-    return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
+using testsupport::have_gpu;
 
 /// The results file, when RYOO_GPU_RESULTS names a folder.
 harness::CsvAppender* results() {
