@@ -6,16 +6,30 @@
 #include <numbers>
 
 namespace mwsep::fit {
+namespace {
 
-Batch hessian_stencil(const std::vector<double>& x, const std::vector<double>& h) {
-    const std::size_t n = x.size();
+/// The first 1 + 2n points of every stencil: x, then x + h_i e_i and x - h_i e_i for each i.
+Batch diagonal_stencil(const std::vector<double>& x, const std::vector<double>& h) {
     Batch out{x};
-    for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t i = 0; i < x.size(); ++i)
         for (const double s : {1.0, -1.0}) {
             auto p = x;
             p[i] += s * h[i];
             out.push_back(p);
         }
+    return out;
+}
+
+/// d^2 L / dx_i^2 from the values of diagonal_stencil() (the start of @p f).
+double diagonal_curvature(const std::vector<double>& f, const std::vector<double>& h, std::size_t i) {
+    return (f[1 + 2 * i] - 2 * f[0] + f[2 + 2 * i]) / (h[i] * h[i]);
+}
+
+}  // namespace
+
+Batch hessian_stencil(const std::vector<double>& x, const std::vector<double>& h) {
+    const std::size_t n = x.size();
+    Batch out = diagonal_stencil(x, h);
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t j = i + 1; j < n; ++j)
             for (const double s : {1.0, -1.0})
@@ -31,9 +45,7 @@ Batch hessian_stencil(const std::vector<double>& x, const std::vector<double>& h
 std::vector<double> hessian_from_stencil(const std::vector<double>& f, const std::vector<double>& h) {
     const std::size_t n = h.size();
     std::vector<double> H(n * n);
-    const double f0 = f[0];
-    for (std::size_t i = 0; i < n; ++i)
-        H[i * n + i] = (f[1 + 2 * i] - 2 * f0 + f[2 + 2 * i]) / (h[i] * h[i]);
+    for (std::size_t i = 0; i < n; ++i) H[i * n + i] = diagonal_curvature(f, h, i);
     std::size_t k = 1 + 2 * n;
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t j = i + 1; j < n; ++j, k += 4) {
@@ -133,18 +145,12 @@ std::vector<double> steps_of_one_sigma(BatchEvaluator& evaluator, const std::vec
     const std::size_t n = x.size();
     std::vector<double> h(n);
     for (std::size_t i = 0; i < n; ++i) h[i] = step_fraction * width[i];
-    Batch diagonal{x};
-    for (std::size_t i = 0; i < n; ++i)
-        for (const double s : {1.0, -1.0}) {
-            auto p = x;
-            p[i] += s * h[i];
-            diagonal.push_back(p);
-        }
+    const Batch diagonal = diagonal_stencil(x, h);
     const auto f = evaluator.evaluate(diagonal);
     evaluations += diagonal.size();
     const double per_unit = static_cast<double>(stars) * std::numbers::ln10;
     for (std::size_t i = 0; i < n; ++i) {
-        const double curvature = (f[1 + 2 * i] - 2 * f[0] + f[2 + 2 * i]) / (h[i] * h[i]);
+        const double curvature = diagonal_curvature(f, h, i);
         // A maximum along i: the step becomes that parameter's own 1-sigma width 1 / sqrt(N ln10 |H_ii|),
         // kept within [1e-7, 0.1] of the box. Elsewhere (no curvature seen, or the wrong sign) the
         // first step stays, and the Hessian will say that this is no maximum.
