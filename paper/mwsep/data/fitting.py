@@ -114,26 +114,27 @@ def _recovery(ctx):
             f"likelihood against the global best after {p['evaluations']} evaluations (stopped by its "
             f"{p['stopped_by']})" for frm, p in polishes.items())
         kept = max(polishes, key=lambda f: float(polishes[f]["likelihood"])) if polishes else None
-        body.append([wu, r["evaluations"], f"{float(r['seconds']):.1f}", f"{1000 * float(r['seconds_per_evaluation']):.1f}",
+        body.append([wu, r["evaluations"], f"{float(r['seconds']):.1f}",
                      f"{float(r['start_likelihood']):.5f}", f"{float(r['truth_likelihood']):.5f}",
                      f"{float(r['likelihood']):.5f}", f"{gain:+.2f}",
                      "yes" if rep["positive_definite"] else "no",
                      f"{max(pulls):.2f}" if pulls else "n/a", len(at_edge)])
         lines.append(
             f"- **{wu}** ({k} parameters, {stars} stars; global search {rep['algorithm']} with a population of "
-            f"{rep['population']} for {rep['generations']} generations): {verdict}. {against_truth}. The global search "
+            f"{rep['population']} for {rep['generations']} generations; "
+            f"{1000 * float(r['seconds_per_evaluation']):.1f} ms per evaluation): {verdict}. {against_truth}. The global search "
             + ("had stopped improving" if settled else "was still improving")
             + f" (its best ln likelihood rose by {rise:.2f} over its last {window} generations). The polishes: "
             + polish_text + (f"; the one from the {kept} was kept" if kept else "")
             + f". {len(at_edge)} of the fitted parameters lie on the edge of the search box"
             + (f" ({', '.join(at_edge)})" if at_edge else "") + ".")
     ctx.tables["table_fit_recovery"] = table(
-        "Table R@: recovery fits of the small units from a perturbed start (their parameter counts and global searches "
-        "are in the text): evaluations (global search, both polishes and Hessian), wall time, time per evaluation (ms each), the "
+        "Table R@: recovery fits of the small units from a perturbed start (their parameter counts, global searches "
+        "and times per evaluation are in the text): evaluations (global search, both polishes and Hessian), wall time, the "
         "mean log10 likelihood L at the start, at the truth and at the fit on the same catalogue, the fit's gain over "
         "the truth in ln likelihood (N ln10 x the difference of L), whether the Hessian showed a maximum, the largest "
         "|fitted - true| / sigma, and the fitted parameters on the edge of the search box.",
-        ["work unit", "evaluations", "seconds", "ms each", "L start", "L truth",
+        ["work unit", "evaluations", "seconds", "L start", "L truth",
          "L fit", "ln L fit - truth", "maximum", "largest pull", "at the box edge"], body)
     ctx.tables["para_fit_recovery"] = "\n".join(lines) + "\n" + _twin_streams(ctx, rec)
     longest = max(float(r["seconds"]) for r in rec)
@@ -150,8 +151,8 @@ def _recovery(ctx):
         raise MissingData(f"fit_recovery: the runs used different boxes {sorted(boxes)}")
     n["fit_recovery_box"] = f"{100 * float(boxes.pop()):g}"
     n["fit_recovery_perturb"] = f"{100 * float(run.get('perturb', 0.01)):g}"
-    recovered = sum(1 for row in body if row[8] == "yes" and row[9] != "n/a" and float(row[9]) <= RECOVERY_PULLS)
-    above = sum(1 for row in body if float(row[7]) >= 0)
+    recovered = sum(1 for row in body if row[7] == "yes" and row[8] != "n/a" and float(row[8]) <= RECOVERY_PULLS)
+    above = sum(1 for row in body if float(row[6]) >= 0)
     n["fit_recovery_outcome"] = (
         (f"all {len(rec)} fits recovered the truth" if recovered == len(rec) else
          f"{recovered} of {len(rec)} fits recovered the truth")
