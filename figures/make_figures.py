@@ -11,8 +11,11 @@ import sys
 
 import common as c
 
-# One line per study: its package of figure modules under figures/<study>/.
-STUDIES = ["mwsep", "ryoo", "kirk_hwu", "munch"]
+sys.path.append(str(pathlib.Path(__file__).resolve().parents[1] / "experiments"))
+from harness import registry  # noqa: E402
+
+# The declared studies (experiments/studies.json): each has its package of figure modules under figures/<study>/.
+STUDIES = registry.names()
 
 
 def main():

@@ -93,7 +93,8 @@ class Manifest:
             e["status"] = experiment_status(e["jobs"].values())
         for rel, entry in self.data["files"].items():
             entry["status"] = self.data["experiments"].get(entry["experiment"], {}).get("status", "unknown")
-        self.data.update({"host": host, "build": build, "sampling": criterion})
+        # gpu_count: the host's GPUs; single- and multi-GPU results of one host share its folder.
+        self.data.update({"host": host, "build": build, "sampling": criterion, "gpu_count": host.get("gpu_count", 0)})
         self.save()
 
     def forget(self, experiment, folder):
@@ -215,7 +216,8 @@ def write_meta(result, definition, study, commands, commit, dirty, host, build_f
         "experiment": definition["name"], "study": definition["study"], "kind": definition["kind"],
         "thesis": definition.get("thesis", ""), "question": definition.get("question", ""),
         "git_commit": commit, "git_commits": commits, "git_dirty": dirty, "date_utc": prov.now_utc(),
-        "command": "python3 experiments/run.py" + (" --quick" if quick else "") + f" --only {definition['name']}",
+        "command": "python3 experiments/run.py" + (" --quick" if quick else "")
+                   + f" --study {definition['study']} --only {definition['name']}",
         "job_commands": commands, "quick": quick, "build": build_facts, "cuda_version": prov.cuda_version(),
         "sampling": study.criterion_description(),
     }
