@@ -225,6 +225,10 @@ def write_meta(result, definition, study, commands, commit, dirty, host, build_f
     if host["gpus"]:
         g = host["gpus"][0]
         meta.update({k: g[k] for k in ("gpu_name", "driver_version", "gpu_memory", "sm_clock_max")})
+        # What the device reports about itself (provenance.device_facts): the report's peaks come from these.
+        meta.update({k: g[k] for k in ("compute_capability", "sm_clock_max_khz", "memory_clock_khz",
+                                       "memory_bus_width_bits", "l2_cache_bytes", "memory_bandwidth_gb_s",
+                                       "device_facts_source") if k in g})
         meta["sm_count"] = study.sm_count()
     if definition.get("emulation"):
         meta["emulation"] = definition["emulation"]
