@@ -26,8 +26,11 @@ class StudyEntry:
     appendices: tuple = ()
 
 
-class DeclarationError(ValueError):
-    pass
+class DeclarationError(SystemExit):
+    """A wrong declaration: ends a command with its message (as a wrong experiment definition does)."""
+
+    def __str__(self):
+        return str(self.code)
 
 
 def load(path=None):
