@@ -1,9 +1,9 @@
-# mwsep: the MilkyWay@Home separation likelihood study, rebuilt.
+# gpu_studies: the MilkyWay@Home separation likelihood study and the GPU case studies (experiments/studies.json), rebuilt.
 # This Makefile is the user interface; CMake builds the C++/CUDA code underneath.
 #
 #   make run       evaluate the default work unit (GPU if one is present, else all CPU cores)
 #   make test      build and run every test that this machine can run (GPU tests skip without a GPU)
-#   make test-gpu  run the GPU correctness checks (needs an NVIDIA GPU)
+#   make test-gpu  run the GPU correctness checks, one process per test program, concurrently; time recorded (needs a GPU)
 #   make test-sanitize  the tests again, built with AddressSanitizer and UndefinedBehaviorSanitizer (CPU only)
 #   make test-boinc  mwsep built as a BOINC application (needs libboinc-app-dev), tested standalone
 #   make fuzz      the input readers under libFuzzer (clang), FUZZ_SECONDS each (default 20)
@@ -11,7 +11,7 @@
 #   make experiments  every experiment on this machine's GPU into a fresh folder (OUT=, QUICK=1, ONLY=, STUDY=, PEER=)
 #   make compare   compare a fresh results folder (NEW=) with a committed one (REF=): a verdict per result
 #   make docs      the reader's documentation (HTML) in docs/_build/html
-#   make paper     the thesis-style report (HTML, and PDF unless PDF=0) from the recorded results
+#   make paper     the thesis-style report (HTML, and PDF unless PDF=0) from the recorded results (RESULTS=, STUDY=)
 #   make reproduce everything: build, tests, experiments (with a GPU), figures, report, docs
 #   make stars     generate the synthetic star catalogues of every work unit
 #   make clean

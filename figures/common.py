@@ -1,7 +1,7 @@
 """Shared loading and style for the figure scripts.
 
 Measured numbers come only from the result files of one GPU (experiments/results/<gpu>/); published
-numbers come only from paper/published.json. A figure whose source data is missing or empty raises
+numbers come only from paper/mwsep/published.json (each study its own paper/<study>/published.json). A figure whose source data is missing or empty raises
 MissingData instead of drawing anything; figures/make_figures.py then writes an image that says the figure
 was not measured on this GPU, and why.
 """
@@ -21,7 +21,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.append(str(ROOT / "experiments"))
 from harness import results  # noqa: E402
 RESULTS = ROOT / "experiments" / "results" / "nvidia-h200"
-PUBLISHED = ROOT / "paper" / "published.json"
+PUBLISHED = ROOT / "paper" / "mwsep" / "published.json"
 OUT = ROOT / "figures" / "out"
 
 WORK_UNITS = ["3s-large", "2s-large", "3s-small", "2s-small"]

@@ -1,4 +1,4 @@
-"""Draws every figure of the report from one GPU's recorded results and paper/published.json.
+"""Draws every figure of the report from one GPU's recorded results and the published numbers (paper/<study>/published.json).
 
     .venv/bin/python figures/make_figures.py [--results DIR] [--published FILE] [--out DIR]
 

@@ -103,9 +103,11 @@ def build_study(entry, results_gpu):
 
 
 def published_path(study):
-    """The study's published numbers: paper/<study>/published.json (the first study's still at paper/)."""
-    own = HERE / study / "published.json"
-    return own if own.exists() else HERE / "published.json"
+    """The study's published numbers: paper/<study>/published.json."""
+    path = HERE / study / "published.json"
+    if not path.exists():
+        raise MissingData(f"{rel(path)}: every study keeps its published numbers there (an empty object when none)")
+    return path
 
 
 def fill_not_measured(entry, ctx, results_gpu, missing):

@@ -65,12 +65,12 @@ def _cudart():
     return None
 
 
-def device_facts(index, smi=None):
+def device_facts(index, smi=None, lib=None):
     """What device @p index reports about itself: compute capability, SM count, maximum SM and memory clock,
     memory bus width, L2 size, and the memory bandwidth they give (2 transfers per memory clock x bus width).
     From the CUDA runtime (cudaDeviceGetAttribute) when it loads, else what nvidia-smi reported (compute
     capability and memory clock only). `device_facts_source` says which."""
-    lib = _cudart()
+    lib = lib if lib is not None else _cudart()
     facts = {}
     if lib is not None:
         value = ctypes.c_int()
