@@ -154,6 +154,13 @@ def run_study(study_name, out, build, only=(), quick=False, options=None, redo=(
     manifest = Manifest(out)
     for d in load_definitions(study_name, redo) if redo else ():
         manifest.forget(f"{study_name}/{d['name']}", folder)
+    kinds = study.kinds() if hasattr(study, "kinds") else None
+    if kinds is not None:
+        # A definition of a kind the study does not declare is refused before any job runs.
+        unknown = [f"{d['name']} ({d['kind']})" for d in load_definitions(study_name, only) if d["kind"] not in kinds]
+        if unknown:
+            raise SystemExit(f"run: experiments/definitions/{study_name}: kind not declared by the study: "
+                             f"{', '.join(unknown)} (its kinds: {', '.join(sorted(kinds))})")
     failures = 0
     for d in load_definitions(study_name, only):
         name = f"{study_name}/{d['name']}"

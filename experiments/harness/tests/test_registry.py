@@ -55,6 +55,14 @@ class Declaration(unittest.TestCase):
             self.assertIsNotNone(cls, s.name)
             self.assertEqual(cls.PROGRAM, s.program)
 
+    def test_every_definition_is_of_a_declared_kind_the_study_can_run(self):
+        from harness import runner
+        for s in registry.load():
+            cls = study_class(s.name)
+            for d in runner.load_definitions(s.name):
+                self.assertIn(d["kind"], cls.kinds(), f"{s.name}/{d['name']}")
+                self.assertTrue(callable(getattr(cls, "kind_" + d["kind"], None)), f"{s.name}/{d['name']}")
+
     def test_the_docs_table_of_contents_names_every_study_entry(self):
         text = (ROOT / "docs" / "index.md").read_text()
         for entry in registry.docs_entries(registry.load()):

@@ -111,6 +111,15 @@ class RunnerTest(unittest.TestCase):
             runner.check_names(["fake"], ["counts", "nope"])
         runner.check_names(["fake"], ["counts"])
 
+    def test_a_definition_of_an_undeclared_kind_is_refused_before_any_job(self):
+        FakeStudy.kinds = classmethod(lambda cls: {"bench": None})
+        try:
+            with self.assertRaisesRegex(SystemExit, r"kind not declared by the study: counts \(host\)"):
+                runner.run_study("fake", self.tmp / "out", self.build)
+            self.assertEqual(FakeStudy.calls, [])
+        finally:
+            del FakeStudy.kinds
+
     def test_two_studies_may_name_an_experiment_alike(self):
         # A second study with an experiment of the same name runs its own jobs into the same folder: done
         # in one study is not done in the other.
