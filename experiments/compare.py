@@ -243,11 +243,15 @@ def main(argv=None):
     p.add_argument("--out", type=pathlib.Path, help="also write the verdicts as a Markdown table")
     p.add_argument("--json", type=pathlib.Path, help="also write the verdicts as JSON")
     args = p.parse_args(argv)
-    for out in (args.out, args.json):
-        if out is not None and out.resolve().parent in (args.ref.resolve(),) and out.exists() and out.name == "manifest.json":
-            print(f"compare: {out} would overwrite an input", file=sys.stderr)
-            return 2
     try:
+        inputs = set()
+        for folder in (args.new, args.ref):
+            f = ResultFolder(folder)
+            inputs |= {(f.path / rel).resolve() for rel in f.files} | {(f.path / "manifest.json").resolve()}
+        for out in (args.out, args.json):
+            if out is not None and out.resolve() in inputs:
+                print(f"compare: {out} is one of the compared files; choose another output", file=sys.stderr)
+                return 2
         verdicts = compare(args.new, args.ref)
         text, counts = report(args.new, args.ref, verdicts)
     except NotAResultFolder as e:
