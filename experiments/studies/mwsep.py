@@ -99,6 +99,8 @@ KINDS = {
     "checkpoint": text_kind(r"bit-identical to the uninterrupted run"),
 }
 STARS_COUNT, STARS_SEED = 100000, 1
+# The study's own helper scripts (end-to-end rows, SASS instruction mix, profiler sections), beside its kinds.
+TOOLS = ROOT / "experiments" / "studies" / "mwsep_tools"
 
 
 # ---- mwsep fit: parameter recovery and evaluation throughput ---------------------------------------------
@@ -261,10 +263,11 @@ class Study(study.Study):
 
     # ---- kinds ----------------------------------------------------------------------------------------
     def _summarised(self, tmp, cmd, raw, summary_tool, name):
-        """Runs a tool, keeps its output in @p raw, and turns it into <name>.csv with tools/<summary_tool>."""
+        """Runs a tool, keeps its output in @p raw, and turns it into <name>.csv with
+        experiments/studies/mwsep_tools/<summary_tool>."""
         r = self._run(cmd)
         raw.write_text(r.stdout)
-        s = self._run([sys.executable, str(ROOT / "tools" / summary_tool), str(raw)])
+        s = self._run([sys.executable, str(TOOLS / summary_tool), str(raw)])
         if r.returncode != 0 or s.returncode != 0 or len(s.stdout.splitlines()) < 2:
             raise RuntimeError(f"{cmd[0]} or {summary_tool} failed: {r.stderr.strip()[-300:]} {s.stderr.strip()[-300:]}")
         part = tmp / f"{name}.csv"
@@ -438,7 +441,7 @@ class Study(study.Study):
                 raise RuntimeError(f"expected one object {run['object']} in the build, found {len(objects)}")
             return self._summarised(tmp, ["cuobjdump", "-sass", str(objects[0])], tmp / "kernel.sass", "sass_mix.py",
                                     d["name"])
-        yield Job(run["object"], job, [f"cuobjdump -sass {run['object']} | tools/sass_mix.py"])
+        yield Job(run["object"], job, [f"cuobjdump -sass {run['object']} | experiments/studies/mwsep_tools/sass_mix.py"])
 
     def kind_e2e(self, d):
         for run in d["runs"]:
@@ -446,7 +449,7 @@ class Study(study.Study):
             for wu in self.units(run):
                 def job(tmp, wu=wu):
                     part = tmp / f"{d['name']}.csv"
-                    header = self._run([sys.executable, str(ROOT / "tools" / "e2e_row.py"), "--header"] + (["--devices"] if devices else []))
+                    header = self._run([sys.executable, str(TOOLS / "e2e_row.py"), "--header"] + (["--devices"] if devices else []))
                     lines = [header.stdout.strip()]
                     # One untimed run first: the first process on a host pays for loading the driver and
                     # reading the files from disk, which no later run does.
@@ -463,7 +466,7 @@ class Study(study.Study):
                         if r.returncode != 0:
                             raise RuntimeError(f"mwsep run failed: {r.stderr.strip()[-300:]}")
                         js.write_text(r.stdout)
-                        row = self._run([sys.executable, str(ROOT / "tools" / "e2e_row.py"), str(js), wu, str(rep), str(wall_ms)] +
+                        row = self._run([sys.executable, str(TOOLS / "e2e_row.py"), str(js), wu, str(rep), str(wall_ms)] +
                                         (["--devices"] if devices else []))
                         lines.append(row.stdout.strip())
                     part.write_text("\n".join(lines) + "\n")
