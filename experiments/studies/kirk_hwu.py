@@ -9,9 +9,6 @@ Each kind turns one run of a definition (experiments/definitions/kirk_hwu/*.json
   correctness  every GPU variant against the FP64 reference on whole small inputs (the GPU tests):
                gpu_correctness.csv and its log
 """
-import os
-import re
-import subprocess
 
 from harness import study
 from harness.kinds import TIMING, Compare, Kind

@@ -19,7 +19,6 @@ thesis's tables (a signal at least as long as the filter) whose work (signal x f
 minutes.
 """
 import os
-import re
 import subprocess
 
 from harness import study

@@ -18,7 +18,6 @@ or a tool, writes its rows or text into a scratch folder and verifies them:
 """
 import csv
 import json
-import os
 import pathlib
 import re
 import subprocess

@@ -10,7 +10,6 @@ import json
 import math
 import os
 import pathlib
-import re
 import statistics
 import sys
 from collections import defaultdict
