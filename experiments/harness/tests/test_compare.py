@@ -131,6 +131,24 @@ class CommittedFolders(unittest.TestCase):
         self.assertEqual(v["mwsep/sass_mix.csv"][0], "differs")
         self.assertEqual(v["mwsep/skipping.csv"][0], "differs")
 
+    def test_another_gpu_model_s_sm_count_is_set_aside_and_the_change_measured(self):
+        new = self.copy(H200)
+        path = new / "mwsep/memory_spaces.csv"
+        with path.open(newline="") as f:
+            reader = csv.DictReader(f)
+            fields, rows = reader.fieldnames, list(reader)
+        for r in rows:
+            r["sm_count"] = "108"
+            r["kernel_ms"] = repr(float(r["kernel_ms"]) * 1.3)
+        with path.open("w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
+            w.writeheader()
+            w.writerows(rows)
+        verdict, detail = verdicts(new, H200)["mwsep/memory_spaces.csv"]
+        self.assertEqual(verdict, "differs")
+        self.assertIn("16 configurations of kernel_ms; median change +30.0%", detail)
+        self.assertIn("set aside: sm_count 108 (reference 132)", detail)
+
     def test_an_undeclared_kind_is_not_compared_never_agrees(self):
         new = self.copy(H200)
         ref = self.copy(H200, "ref")
