@@ -74,6 +74,20 @@ class CommittedFolders(unittest.TestCase):
                 self.assertIsNotNone(kind, f"{folder.name}/{rel}: kind {f.files[rel]['kind']} not declared")
                 self.assertNotEqual(kind.compare.method, "none", f"{folder.name}/{rel}")
 
+    def test_a_key_names_one_row_of_every_exact_correctness_or_points_kind(self):
+        # Rows compared one to one (counts, listings, comparisons, profiler percentages) must each have their
+        # own configuration: two rows under one key would be compared as one.
+        from harness.results import read_csv
+        for folder in sorted(p for p in RESULTS.iterdir() if (p / "manifest.json").exists()):
+            f = ResultFolder(folder)
+            for rel in f.files:
+                kind = f.kind(rel)
+                if kind.suffix != ".csv" or kind.compare.method not in ("exact", "correctness", "points"):
+                    continue
+                rows = read_csv(folder / rel)
+                keys = [tuple(r.get(k, "") for k in kind.key) for r in rows]
+                self.assertEqual(len(set(keys)), len(keys), f"{folder.name}/{rel}: key {kind.key} is not unique")
+
     def test_a_timing_ten_percent_slower_differs(self):
         new = self.copy(H200)
         # One configuration of each study's timings, 10 % slower (each with a spread well under 10 / 3 %).
