@@ -8,7 +8,8 @@
 #        times the small inputs cold and warm; times the same benches with the base build and this build,
 #        alternating, and writes OUT/no_regression.csv with each variant's median before and after. A short
 #        table ends the output.
-# all (default): both.
+# all (default): both. On a 16-core H100 host the two builds take a few minutes and the check about five:
+# with a 10-minute limit per command, run `build` and then `check` on the same warm machine.
 # The base tree comes from $BASE_TAR (a `git archive` of 083e5ca), from .device-input/base-083e5ca.tar, or
 # from git when the host's copy has the repository; GoogleTest from .device-input/googletest when the host
 # has none (as experiments/gpu_host.sh).
@@ -106,7 +107,7 @@ check() {
     [ $tag = new ] && { opts_mwsep+=(--throttle keep); opts_kirk+=(--throttle keep); opts_ryoo+=(--throttle keep); opts_munch+=(--throttle keep); }
     "$b/mwsep" bench -a data/workunits/3s-large/astronomy_parameters.txt -s data/stars/3s-large.txt --expect "${expect[3s-large]}" \
       --variants all --work-unit 3s-large --experiment "$build_name" "${opts_mwsep[@]}" --csv "$out/cmp_mwsep_$tag.csv" > "$out/cmp_mwsep_$build_name.log"
-    "$b/kirk_hwu" bench --variants "$kirk_variants" --size medium --experiment "$build_name" "${opts_kirk[@]}" \
+    "$b/kirk_hwu" bench --variants "$kirk_variants" --size small --experiment "$build_name" "${opts_kirk[@]}" \
       --csv "$out/cmp_kirk_hwu_$tag.csv" > "$out/cmp_kirk_hwu_$build_name.log"
     "$b/ryoo" bench --variants all --n 2048 --experiment "$build_name" "${opts_ryoo[@]}" --csv "$out/cmp_ryoo_$tag.csv" > "$out/cmp_ryoo_$build_name.log"
     "$b/munch" bench --computation convolution --variants "$("$new/munch" variants | awk '$1 == "convolution" {print $2}' | paste -sd, -)" \
