@@ -56,8 +56,11 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@nvidia-smi -L >/dev/null 2>&1 || echo "note: no GPU on this machine: the GPU correctness tests were skipped (run 'make test-gpu' where there is an NVIDIA GPU)"
 
+# The GPU tests, one process per GoogleTest program, all at once; the wall time and counts are recorded in
+# $(TEST_GPU_RECORD) (tools/test_gpu.py), which is where a stated time comes from.
+TEST_GPU_RECORD ?= $(BUILD)/test-gpu.json
 test-gpu: build
-	cd $(BUILD) && ctest --output-on-failure -L gpu
+	python3 tools/test_gpu.py $(BUILD) --record $(TEST_GPU_RECORD)
 
 # The tests built with AddressSanitizer and UndefinedBehaviorSanitizer, in their own folder (CPU only): a
 # memory error, a leak or undefined behaviour fails the test that triggers it. Debug information makes the
@@ -130,14 +133,20 @@ RESULTS ?= experiments/results/nvidia-h200
 export COMPARE
 PDF ?= 1
 figures: $(VENV)/.installed
-	$(VENV)/bin/python figures/make_figures.py --results $(RESULTS) --out figures/out
+	$(VENV)/bin/python figures/make_figures.py --results $(RESULTS) --out figures/out $(foreach s,$(STUDY),--study $(s))
 
 paper: figures
+ifneq ($(STUDY),)
+	$(VENV)/bin/python paper/report_data.py $(RESULTS) $(foreach s,$(STUDY),--study $(s))
+	PAPER_STUDY="$(STUDY)" $(VENV)/bin/sphinx-build -W --keep-going -q -b html paper paper/_build/preview
+	@echo "report preview ($(STUDY)): paper/_build/preview/_preview/index.html"
+else
 	$(VENV)/bin/python paper/report_data.py $(RESULTS)
 	python3 tools/check_report.py
 	$(VENV)/bin/sphinx-build -W --keep-going -q -b html paper paper/_build/html
 	@echo "report: paper/_build/html/index.html"
-ifneq ($(PDF),0)
+endif
+ifeq ($(STUDY)$(PDF),1)
 	@bash tools/check_deps.sh pdf
 	$(VENV)/bin/sphinx-build -W --keep-going -q -b latex paper paper/_build/latex
 	$(MAKE) -C paper/_build/latex LATEXMKOPTS="-interaction=nonstopmode -halt-on-error" all-pdf > paper/_build/latex.log 2>&1 || \

@@ -93,7 +93,8 @@ class Manifest:
             e["status"] = experiment_status(e["jobs"].values())
         for rel, entry in self.data["files"].items():
             entry["status"] = self.data["experiments"].get(entry["experiment"], {}).get("status", "unknown")
-        self.data.update({"host": host, "build": build, "sampling": criterion})
+        # gpu_count: the host's GPUs; single- and multi-GPU results of one host share its folder.
+        self.data.update({"host": host, "build": build, "sampling": criterion, "gpu_count": host.get("gpu_count", 0)})
         self.save()
 
     def forget(self, experiment, folder):
@@ -215,7 +216,8 @@ def write_meta(result, definition, study, commands, commit, dirty, host, build_f
         "experiment": definition["name"], "study": definition["study"], "kind": definition["kind"],
         "thesis": definition.get("thesis", ""), "question": definition.get("question", ""),
         "git_commit": commit, "git_commits": commits, "git_dirty": dirty, "date_utc": prov.now_utc(),
-        "command": "python3 experiments/run.py" + (" --quick" if quick else "") + f" --only {definition['name']}",
+        "command": "python3 experiments/run.py" + (" --quick" if quick else "")
+                   + f" --study {definition['study']} --only {definition['name']}",
         "job_commands": commands, "quick": quick, "build": build_facts, "cuda_version": prov.cuda_version(),
         "sampling": study.criterion_description(),
     }
@@ -223,6 +225,10 @@ def write_meta(result, definition, study, commands, commit, dirty, host, build_f
     if host["gpus"]:
         g = host["gpus"][0]
         meta.update({k: g[k] for k in ("gpu_name", "driver_version", "gpu_memory", "sm_clock_max")})
+        # What the device reports about itself (provenance.device_facts): the report's peaks come from these.
+        meta.update({k: g[k] for k in ("compute_capability", "sm_clock_max_khz", "memory_clock_khz",
+                                       "memory_bus_width_bits", "l2_cache_bytes", "memory_bandwidth_gb_s",
+                                       "device_facts_source") if k in g})
         meta["sm_count"] = study.sm_count()
     if definition.get("emulation"):
         meta["emulation"] = definition["emulation"]
