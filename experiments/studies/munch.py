@@ -94,16 +94,11 @@ def merged_cells(runs, names_key):
 class Study(study.Study):
     KINDS = KINDS
     PROGRAM = "munch"
+    TIMING_COMMANDS = ('bench', 'bench-cpu', 'launch', 'pattern', 'copy', 'roofline')  # each prints its criterion (--print-criterion): the results record that
 
     def __init__(self, build, quick, devices, options):
         super().__init__(build, quick, devices, options)
         self.munch = self.program
-
-    def criterion_description(self):
-        return {"bench": "at least `repeats` samples (CUDA events around the run), then until 0.5 % relative standard deviation, "
-                         "`max_samples` or `time_limit` seconds", "clock": "SM clock and throttle reasons polled through NVML per sample",
-                "cpu": "at least `repeats` samples (steady clock), then until 1 % or 10 samples or the time limit",
-                "limits": "at least `repeats` samples, then until 1 % relative standard deviation or 20 samples or the time limit"}
 
     def _munch(self, tmp, name, args, env=None, expect_rows=True):
         part = tmp / f"{name}.csv"

@@ -210,6 +210,7 @@ def _kind_checkpoint(self, d):
 class Study(study.Study):
     KINDS = KINDS
     PROGRAM = "mwsep"
+    TIMING_COMMANDS = ('bench', 'bench-cpu')  # each prints its criterion (--print-criterion): the results record that
     GPU_TESTS = ("tests/mwsep/mwsep_gpu_tests", "MWSEP_GPU_RESULTS")
     SM_COUNT_ARGS = ("variants", "--streams", "3")
 
@@ -255,11 +256,6 @@ class Study(study.Study):
         wus = run["work_units"]
         return [w for w in wus if w in SMALL] or SMALL[1:] if self.quick else wus
 
-    def criterion_description(self):
-        return {"min_samples": self.default_repeats, "max_samples": 50, "noise_target_pct": 0.5, "time_limit_s": 30,
-                "clock": "SM clock and throttle reasons polled through NVML while each sample runs"}
-
-    # ---- kinds ----------------------------------------------------------------------------------------
     def _summarised(self, tmp, cmd, raw, summary_tool, name):
         """Runs a tool, keeps its output in @p raw, and turns it into <name>.csv with tools/<summary_tool>."""
         r = self._run(cmd)

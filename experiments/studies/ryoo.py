@@ -129,6 +129,7 @@ def loop_mix(mnemonics):
 class Study(study.Study):
     KINDS = KINDS
     PROGRAM = "ryoo"
+    TIMING_COMMANDS = ('bench', 'stream')  # each prints its criterion (--print-criterion): the results record that
     GPU_TESTS = ("tests/ryoo/ryoo_gpu_tests", "RYOO_GPU_RESULTS")
 
     def __init__(self, build, quick, devices, options):
@@ -136,11 +137,6 @@ class Study(study.Study):
         self.ryoo = self.program
         self.default_repeats = 3 if quick else 5
         self._info = None
-
-    def criterion_description(self):
-        return {"min_samples": self.default_repeats, "max_samples": 50, "noise_target_pct": 0.5,
-                "time_limit_s": "per definition (time_limit_s), default 2",
-                "clock": "SM clock and throttle reasons polled through NVML while each sample runs"}
 
     def info(self):
         if self._info is None:
