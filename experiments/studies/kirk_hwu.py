@@ -86,7 +86,7 @@ class Study(study.Study):
 
     def kind_rates(self, d):
         run = d["runs"][0]
-        args = ["rates", "--experiment", d["name"], "--repeats", str(run.get("repeats", 5))]
+        args = ["rates", "--experiment", d["name"], "--min-samples", str(run.get("repeats", 5))]
         yield self._rows_job(d["name"], "rates", args, 1, "the rate microbenchmark failed")
 
     def kind_resources(self, d):

@@ -288,7 +288,7 @@ class Study(study.Study):
     def _bench_job(self, d, key, wu, variants, flags, repeats):
         name = d["name"]
         base = [self.mwsep, "bench", "-a", f"data/workunits/{wu}/astronomy_parameters.txt", "-s", f"data/stars/{wu}.txt",
-                "--work-unit", wu, "--experiment", name, "--variants", ",".join(variants), "--repeats", str(repeats)] + flags
+                "--work-unit", wu, "--experiment", name, "--variants", ",".join(variants), "--min-samples", str(repeats)] + flags
 
         def run(tmp):
             part = tmp / f"{name}.csv"
@@ -312,7 +312,7 @@ class Study(study.Study):
                 slices = run.get("slices", 1)
                 args = ["bench-cpu", "-a", f"data/workunits/{wu}/astronomy_parameters.txt", "--work-unit", wu,
                         "--experiment", name, "--integrators", run["integrators"],
-                        "--repeats", str(run.get("repeats", 3)), "--slices", str(slices), *extra]
+                        "--min-samples", str(run.get("repeats", 3)), "--slices", str(slices), *extra]
 
                 def job(tmp, args=args):
                     part = tmp / f"{name}.csv"

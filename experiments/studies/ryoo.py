@@ -182,13 +182,13 @@ class Study(study.Study):
             sizes = run["n"][:1] if self.quick else run["n"]
             for n in sizes:
                 args = ["bench", "--variants", ",".join(run["variants"]), "--n", n,
-                        "--repeats", run.get("repeats", self.default_repeats), "--time-limit", run.get("time_limit_s", 2)]
+                        "--min-samples", run.get("repeats", self.default_repeats), "--time-limit", run.get("time_limit_s", 2)]
                 yield self._csv_job(d, f"{','.join(run['variants'])}|n={n}", args)
 
     def kind_stream_bench(self, d):
         for run in d["runs"]:
             args = ["stream", "--variants", ",".join(run["variants"]), "--count", run["count"],
-                    "--repeats", run.get("repeats", self.default_repeats), "--time-limit", run.get("time_limit_s", 2)]
+                    "--min-samples", run.get("repeats", self.default_repeats), "--time-limit", run.get("time_limit_s", 2)]
             yield self._csv_job(d, f"{','.join(run['variants'])}|count={run['count']}", args)
 
     def kind_bench_cpu(self, d):
