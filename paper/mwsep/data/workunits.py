@@ -25,6 +25,18 @@ def grid(unit):
             "cuts": int(re.search(r"^number_cuts:\s*(\d+)", text, re.M).group(1))}
 
 
+def discarded_sentence(recorded):
+    """What happened to samples taken while the GPU throttled: dropped and retaken (counted once per measurement,
+    on its first row), or kept, flagged, in results recorded before the engine could drop them."""
+    firsts = [r for r in recorded if "discarded_throttled" in r and r.get("repeat") == "0"]
+    if not firsts:
+        return ("A throttled sample was kept, flagged: these results were recorded before the benches could drop "
+                "and retake it.")
+    dropped = sum(int(r["discarded_throttled"]) for r in firsts)
+    return (f"Samples taken while the GPU throttled were dropped and taken again: {dropped} in "
+            f"{len(firsts)} measurements.")
+
+
 def build(ctx):
     n, pub = ctx.n, ctx.published
     grids = {u: grid(u) for u in UNITS}
@@ -116,7 +128,7 @@ def build(ctx):
             f"Each timed configuration also records the relative spread of its samples (median {statistics.median(noise):.2f}%, "
             f"at most {max(noise):.1f}%), the median SM clock while it ran ("
             + (f"{clocks[0]:.0f} MHz in every row" if clocks[0] == clocks[-1] else f"{clocks[0]:.0f} to {clocks[-1]:.0f} MHz") + ") "
-            f"and whether the GPU throttled: {thr} of {len(recorded)} rows did.\n")
+            f"and whether the GPU throttled: {thr} of {len(recorded)} rows did. " + discarded_sentence(recorded) + "\n")
     else:
         ctx.tables["para_clock"] = ("The SM clock and the GPU's throttle state during these runs were not recorded; "
                                     "the spreads above are the only check on their stability.\n")
