@@ -22,7 +22,7 @@ namespace {
 
 /// The CSV columns of `kirk_hwu bench`, one row per timed sample (experiments/studies/kirk_hwu.py).
 const std::vector<std::string> bench_columns = harness::with_timing_columns(
-    {"experiment", "problem", "variant", "step", "size", "threads_per_block", "chunk", "sample", "kernel_ms", "pairs",
+    {"experiment", "problem", "variant", "step", "precision", "size", "threads_per_block", "chunk", "sample", "kernel_ms", "pairs",
      "pairs_per_second", "valid", "max_abs_err", "max_rel_err", "rel_l2_err", "tolerance"});
 
 /// The CSV columns of `kirk_hwu variants --csv`: each variant's kernel as the GPU runs it.
@@ -176,7 +176,7 @@ int command_bench(const std::vector<std::string>& args) {
         const int chunk = ls.chunk > 0 && v.default_chunk > 0 ? std::min(ls.chunk, v.default_chunk) : v.default_chunk;
         for (std::size_t s = 0; s < ms.size(); ++s)
             csv->row(harness::with_timing_values(
-                {experiment, gpu::problem_name(v.problem), v.name, v.step, size_name(size), std::to_string(threads),
+                {experiment, gpu::problem_name(v.problem), v.name, v.step, v.fp64 ? "f64" : "f32", size_name(size), std::to_string(threads),
                  std::to_string(chunk), std::to_string(s), harness::csv_number(ms[s]), harness::csv_number(p.pairs),
                  harness::csv_number(p.pairs / (ms[s] / 1e3)), valid ? "true" : "false", harness::csv_number(e.max_abs),
                  harness::csv_number(e.max_rel), harness::csv_number(e.rel_l2), harness::csv_number(v.tolerance)},
