@@ -62,10 +62,10 @@ TEST(GpuMeasure, FollowsTheCriterionAndRecordsEverySample) {
 
 TEST(GpuMeasure, AColdCopyOfAnInputThatFitsInL2IsSlowerThanAWarmOne) {
     NEED_GPU();
-    // 1/8 of the L2 read and written: warm, both stay in L2; cold, the source comes from memory.
+    // A quarter of the L2 read and a quarter written: warm, both stay in L2; cold, the source comes from memory.
     harness::L2Flush probe;
     if (probe.l2_bytes() < (1u << 20)) GTEST_SKIP() << "the device reports an L2 below 1 MiB";
-    const std::size_t n = probe.l2_bytes() / 8 / sizeof(float);
+    const std::size_t n = probe.l2_bytes() / 4 / sizeof(float);
     harness::DeviceMemory memory;
     float* a = memory.allocate<float>(n, "a");
     float* b = memory.allocate<float>(n, "b");
