@@ -265,9 +265,12 @@ ThesisVariant describe_variant() {
     return info;
 }
 
-/// The choices of each axis a memory family is crossed with, in registry order (precision outermost).
+/// The division and square root choices a memory family is crossed with (registry order: precision, then
+/// division, then loop).
 using DivSqrtChoices = std::tuple<math::IeeeDivSqrt, math::MixedPrecisionDivSqrt>;
+/// The loop choices a memory family is crossed with.
 using LoopChoices = std::tuple<RuntimeLoop, Unrolled>;
+/// The precisions a memory family is crossed with.
 using PrecisionChoices = std::tuple<double, float>;
 
 /// Calls @p f with a value of each type of tuple @p Tuple, in order.

@@ -28,10 +28,12 @@ enum class Throttle {
 
 /// How to measure: when to stop, cold or warm caches, what to do with throttled samples.
 struct MeasureOptions {
+    /// When to stop sampling.
     StopCriterion stop;
     /// Flush the GPU's L2 cache before each sample (a cold input); false: the input stays in cache from the
     /// previous sample (warm).
     bool cold = false;
+    /// What to do with a sample taken while the GPU throttled.
     Throttle throttle = Throttle::discard;
     /// Pause after a discarded sample, so that the GPU can cool [ms].
     int cool_down_ms = 100;
