@@ -4,14 +4,12 @@ modern-f64 variant beyond the thesis (log scale).
 CPU single-core times are the summed CPU time of the concurrent single-threaded slices (cpu_seconds);
 the all-core time is wall time; GPU times are kernel time (integral plus likelihood), as in the thesis.
 Published: 3-S large only, CPU 346 min, original CUDA 10.2 min, optimised CUDA 8.7 min."""
-import json
 import pathlib
 
 import common as c
 
 FIRST, MODERN = "global-ieee-loop-f64", "modern-f64"
-# The thesis's final variant, named once for the report and the figures (paper/published.json).
-FINAL = json.loads((c.ROOT / "paper" / "published.json").read_text())["final_variant"]
+FINAL = c.VARIANTS.FINAL  # the thesis's final variant, named once (paper/published.json)
 
 
 def reproduced_seconds(results_dir):
