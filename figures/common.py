@@ -6,6 +6,7 @@ MissingData instead of drawing anything; figures/make_figures.py then writes an 
 was not measured on this GPU, and why.
 """
 import csv
+import importlib.util
 import json
 import pathlib
 import statistics
@@ -21,6 +22,18 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.append(str(ROOT / "experiments"))
 from harness import results  # noqa: E402
 RESULTS = ROOT / "experiments" / "results" / "nvidia-h200"
+
+
+def _report_module(path, name):
+    """A module of the report's data code, loaded from its file (the report's packages are not on this path)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# How the report reads mwsep's variants: the final variant, named once, and each row's policy axes.
+VARIANTS = _report_module("paper/mwsep/data/variants.py", "report_mwsep_variants")
 PUBLISHED = ROOT / "paper" / "mwsep" / "published.json"
 OUT = ROOT / "figures" / "out"
 
@@ -170,13 +183,14 @@ def paired_panels(published, reproduced, gpu, ylabel, title, fmt=lambda y: f"{y:
 def optimization_gain_figure(results_dir, published, out_dir, experiment, table, without, with_, ylabel, title,
                              filename):
     """Figures 4.4 and 4.5: the gain of one optimization per memory space and work unit, published
-    (thesis table `table` over Table 4.2, columns as read) beside reproduced (variant `without` over
-    variant `with_`, both format strings of the memory space, from `experiment`)."""
-    med = medians(read_rows(results_dir, experiment))
+    (thesis table `table` over Table 4.2, columns as read) beside reproduced (the variant whose other axes
+    are `without` over the one whose other axes are `with_`, each (divsqrt, loop, precision), from
+    `experiment`, read by the rows' axes)."""
+    med = VARIANTS.medians_by_axes(read_rows(results_dir, experiment))
     gpu = gpu_name(results_dir, experiment)
     with_opt, without_opt = table_as_read(published, "4.2"), table_as_read(published, table)
     pub = {wu: {m: (without_opt[m][wu] / with_opt[m][wu] - 1) * 100 for m in MEMORIES} for wu in WORK_UNITS}
-    rep = {wu: {m: (need(med, (without.format(m), wu), experiment)
-                    / need(med, (with_.format(m), wu), experiment) - 1) * 100 for m in MEMORIES}
+    rep = {wu: {m: (need(med, (m, *without, wu), experiment)
+                    / need(med, (m, *with_, wu), experiment) - 1) * 100 for m in MEMORIES}
            for wu in WORK_UNITS}
     return save(paired_panels(pub, rep, gpu, ylabel, title), out_dir, filename)

@@ -226,7 +226,7 @@ def write_meta(result, definition, study, commands, commit, dirty, host, build_f
         "command": "python3 experiments/run.py" + (" --quick" if quick else "")
                    + f" --study {definition['study']} --only {definition['name']}",
         "job_commands": commands, "quick": quick, "build": build_facts, "cuda_version": prov.cuda_version(),
-        "sampling": study.criterion_description(),
+        "sampling": study.criterion_description(commands),
     }
     meta.update(host)
     if host["gpus"]:

@@ -8,6 +8,8 @@ A study's module declares `class Study(harness.study.Study)` with
   PROGRAM     the program of the build its jobs run (the study's `program` in experiments/studies.json)
   GPU_TESTS   (build-relative path of its GoogleTest GPU program, the environment variable naming the folder
               it writes gpu_correctness.csv into), for the shared `correctness` kind
+  TIMING_COMMANDS  the program's subcommands that time through the harness's measurement engine: each prints
+              its criterion with `--print-criterion`, and that printed criterion is what the results record
 and one method `kind_<name>(self, definition)` per own kind, yielding runner.Job objects.
 
 Shared kinds:
@@ -15,8 +17,11 @@ Shared kinds:
   sanitizer_tests  compute-sanitizer over the GPU tests: <name>_<tool>.log
   gtest            any GoogleTest program of the build, run whole: <name>.log
 """
+import json
 import os
+import pathlib
 import re
+import shlex
 import subprocess
 
 from . import gpu_tests, sanitize
@@ -71,8 +76,42 @@ class Study:
             self._sm_count = int(m.group(1)) if m else None
         return self._sm_count
 
-    def criterion_description(self):
-        return {}
+    TIMING_COMMANDS = ()
+
+    def _printed_criterion(self, words):
+        """The criterion the program prints for its command line @p words (without the program), as a dict; the
+        program reads no file and touches no GPU for it."""
+        r = self._run([self.program, *words, "--print-criterion"])
+        try:
+            return json.loads(r.stdout)
+        except ValueError:
+            return {"command": f"{self.PROGRAM} {' '.join(words)}",
+                    "not_printed": (r.stderr.strip() or r.stdout.strip())[-300:] or f"exit {r.returncode}"}
+
+    def criterion_description(self, commands=None):
+        """What the program says its measurement criterion is, never a description typed here.
+        With @p commands (the display commands of an experiment's jobs): each one of a timing command run again
+        with `--print-criterion`, the distinct criteria listed once. Without: the defaults of every timing
+        command. A program that is not built says so instead."""
+        if not self.TIMING_COMMANDS:
+            return {}
+        if not pathlib.Path(self.program).exists():
+            return {"not_printed": f"{self.program} is not built"}
+        if commands is None:
+            return {f"{self.PROGRAM} {c}": self._printed_criterion([c]) for c in self.TIMING_COMMANDS}
+        criteria = []
+        for command in commands:
+            try:
+                words = shlex.split(command)
+            except ValueError:
+                continue
+            if len(words) < 2 or pathlib.Path(words[0]).name != self.PROGRAM or words[1] not in self.TIMING_COMMANDS:
+                continue
+            c = self._printed_criterion(words[1:])
+            if c not in criteria:
+                criteria.append(c)
+        return {"source": "printed by the program (--print-criterion) for each job's command", "criteria": criteria} \
+            if criteria else {}
 
     @staticmethod
     def _run(cmd, env=None, log=None):

@@ -41,12 +41,8 @@ KINDS = {
 class Study(study.Study):
     KINDS = KINDS
     PROGRAM = "kirk_hwu"
+    TIMING_COMMANDS = ('bench', 'rates')  # each prints its criterion (--print-criterion): the results record that
     GPU_TESTS = ("tests/kirk_hwu/kirk_hwu_gpu_tests", "KIRK_HWU_GPU_RESULTS")
-
-    def criterion_description(self):
-        return {"min_samples": 3, "max_samples": 10, "noise_target_pct": 0.5, "time_limit_s": 1.0,
-                "clock": "SM clock and throttle reasons polled through NVML while each sample runs",
-                "note": "per variant: one untimed run checked against the FP64 reference, then the samples"}
 
     def _rows_job(self, name, key, args, needs_gpus, invalid_message):
         def run(tmp):
@@ -87,7 +83,7 @@ class Study(study.Study):
 
     def kind_rates(self, d):
         run = d["runs"][0]
-        args = ["rates", "--experiment", d["name"], "--repeats", str(run.get("repeats", 5))]
+        args = ["rates", "--experiment", d["name"], "--min-samples", str(run.get("repeats", 5))]
         yield self._rows_job(d["name"], "rates", args, 1, "the rate microbenchmark failed")
 
     def kind_resources(self, d):

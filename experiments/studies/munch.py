@@ -93,16 +93,11 @@ def merged_cells(runs, names_key):
 class Study(study.Study):
     KINDS = KINDS
     PROGRAM = "munch"
+    TIMING_COMMANDS = ('bench', 'bench-cpu', 'launch', 'pattern', 'copy', 'roofline')  # each prints its criterion (--print-criterion): the results record that
 
     def __init__(self, build, quick, devices, options):
         super().__init__(build, quick, devices, options)
         self.munch = self.program
-
-    def criterion_description(self):
-        return {"bench": "at least `repeats` samples (CUDA events around the run), then until 0.5 % relative standard deviation, "
-                         "`max_samples` or `time_limit` seconds", "clock": "SM clock and throttle reasons polled through NVML per sample",
-                "cpu": "at least `repeats` samples (steady clock), then until 1 % or 10 samples or the time limit",
-                "limits": "at least `repeats` samples, then until 1 % relative standard deviation or 20 samples or the time limit"}
 
     def _munch(self, tmp, name, args, env=None, expect_rows=True):
         part = tmp / f"{name}.csv"
@@ -122,7 +117,7 @@ class Study(study.Study):
     def kind_bench(self, d):
         for n, w, run, variants in merged_cells(d["runs"], "variants"):
             args = ["bench", "--computation", run["computation"], "--variants", ",".join(variants),
-                    "--signal", str(n), "--filter", str(w), "--repeats", str(run.get("repeats", 3)),
+                    "--signal", str(n), "--filter", str(w), "--min-samples", str(run.get("repeats", 3)),
                     "--max-samples", str(run.get("max_samples", 20)), "--time-limit", str(run.get("time_limit", 1.0))]
             if run.get("with_overhead"):
                 args.append("--with-overhead")
@@ -132,14 +127,14 @@ class Study(study.Study):
     def kind_bench_cpu(self, d):
         for n, w, run, implementations in merged_cells(d["runs"], "implementations"):
             args = ["bench-cpu", "--computation", run["computation"], "--implementations", ",".join(implementations),
-                    "--signal", str(n), "--filter", str(w), "--repeats", str(run.get("repeats", 3)),
+                    "--signal", str(n), "--filter", str(w), "--min-samples", str(run.get("repeats", 3)),
                     "--time-limit", str(run.get("time_limit", 1.0))]
             key = f"{run['computation']}|{','.join(implementations)}|{n}|{w}"
             yield Job(key, lambda tmp, args=args: self._munch(tmp, d["name"], args), ["munch " + " ".join(args)], needs_gpus=0)
 
     def kind_launch(self, d):
         run = d["runs"][0]
-        args = ["launch", "--launches", str(run.get("launches", 1000)), "--repeats", str(run.get("repeats", 5))]
+        args = ["launch", "--launches", str(run.get("launches", 1000)), "--min-samples", str(run.get("repeats", 5))]
         yield Job("launch", lambda tmp: self._munch(tmp, d["name"], args), ["munch " + " ".join(args)])
 
     def kind_launch_first(self, d):
@@ -155,17 +150,17 @@ class Study(study.Study):
 
     def kind_pattern(self, d):
         run = d["runs"][0]
-        args = ["pattern", "--launches-per-evaluation", str(run["launches_per_evaluation"]), "--repeats", str(run.get("repeats", 3))]
+        args = ["pattern", "--launches-per-evaluation", str(run["launches_per_evaluation"]), "--min-samples", str(run.get("repeats", 3))]
         yield Job("pattern", lambda tmp: self._munch(tmp, d["name"], args), ["munch " + " ".join(args)])
 
     def kind_copy(self, d):
         run = d["runs"][0]
-        args = ["copy", "--min-bytes", str(run["min_bytes"]), "--max-bytes", str(run["max_bytes"]), "--repeats", str(run.get("repeats", 5))]
+        args = ["copy", "--min-bytes", str(run["min_bytes"]), "--max-bytes", str(run["max_bytes"]), "--min-samples", str(run.get("repeats", 5))]
         yield Job("copy", lambda tmp: self._munch(tmp, d["name"], args), ["munch " + " ".join(args)])
 
     def kind_roofline(self, d):
         run = d["runs"][0]
-        args = ["roofline", "--repeats", str(run.get("repeats", 5))]
+        args = ["roofline", "--min-samples", str(run.get("repeats", 5))]
         yield Job("roofline", lambda tmp: self._munch(tmp, d["name"], args), ["munch " + " ".join(args)])
 
     def kind_ieee(self, d):

@@ -211,6 +211,7 @@ def _kind_checkpoint(self, d):
 class Study(study.Study):
     KINDS = KINDS
     PROGRAM = "mwsep"
+    TIMING_COMMANDS = ('bench', 'bench-cpu')  # each prints its criterion (--print-criterion): the results record that
     GPU_TESTS = ("tests/mwsep/mwsep_gpu_tests", "MWSEP_GPU_RESULTS")
     SM_COUNT_ARGS = ("variants", "--streams", "3")
 
@@ -256,11 +257,6 @@ class Study(study.Study):
         wus = run["work_units"]
         return [w for w in wus if w in SMALL] or SMALL[1:] if self.quick else wus
 
-    def criterion_description(self):
-        return {"min_samples": self.default_repeats, "max_samples": 50, "noise_target_pct": 0.5, "time_limit_s": 30,
-                "clock": "SM clock and throttle reasons polled through NVML while each sample runs"}
-
-    # ---- kinds ----------------------------------------------------------------------------------------
     def _summarised(self, tmp, cmd, raw, summary_tool, name):
         """Runs a tool, keeps its output in @p raw, and turns it into <name>.csv with
         experiments/studies/mwsep_tools/<summary_tool>."""
@@ -294,7 +290,7 @@ class Study(study.Study):
     def _bench_job(self, d, key, wu, variants, flags, repeats):
         name = d["name"]
         base = [self.mwsep, "bench", "-a", f"data/workunits/{wu}/astronomy_parameters.txt", "-s", f"data/stars/{wu}.txt",
-                "--work-unit", wu, "--experiment", name, "--variants", ",".join(variants), "--repeats", str(repeats)] + flags
+                "--work-unit", wu, "--experiment", name, "--variants", ",".join(variants), "--min-samples", str(repeats)] + flags
 
         def run(tmp):
             part = tmp / f"{name}.csv"
@@ -318,7 +314,7 @@ class Study(study.Study):
                 slices = run.get("slices", 1)
                 args = ["bench-cpu", "-a", f"data/workunits/{wu}/astronomy_parameters.txt", "--work-unit", wu,
                         "--experiment", name, "--integrators", run["integrators"],
-                        "--repeats", str(run.get("repeats", 3)), "--slices", str(slices), *extra]
+                        "--min-samples", str(run.get("repeats", 3)), "--slices", str(slices), *extra]
 
                 def job(tmp, args=args):
                     part = tmp / f"{name}.csv"

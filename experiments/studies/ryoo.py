@@ -129,6 +129,7 @@ def loop_mix(mnemonics):
 class Study(study.Study):
     KINDS = KINDS
     PROGRAM = "ryoo"
+    TIMING_COMMANDS = ('bench', 'stream')  # each prints its criterion (--print-criterion): the results record that
     GPU_TESTS = ("tests/ryoo/ryoo_gpu_tests", "RYOO_GPU_RESULTS")
 
     def __init__(self, build, quick, devices, options):
@@ -136,11 +137,6 @@ class Study(study.Study):
         self.ryoo = self.program
         self.default_repeats = 3 if quick else 5
         self._info = None
-
-    def criterion_description(self):
-        return {"min_samples": self.default_repeats, "max_samples": 50, "noise_target_pct": 0.5,
-                "time_limit_s": "per definition (time_limit_s), default 2",
-                "clock": "SM clock and throttle reasons polled through NVML while each sample runs"}
 
     def info(self):
         if self._info is None:
@@ -186,13 +182,13 @@ class Study(study.Study):
             sizes = run["n"][:1] if self.quick else run["n"]
             for n in sizes:
                 args = ["bench", "--variants", ",".join(run["variants"]), "--n", n,
-                        "--repeats", run.get("repeats", self.default_repeats), "--time-limit", run.get("time_limit_s", 2)]
+                        "--min-samples", run.get("repeats", self.default_repeats), "--time-limit", run.get("time_limit_s", 2)]
                 yield self._csv_job(d, f"{','.join(run['variants'])}|n={n}", args)
 
     def kind_stream_bench(self, d):
         for run in d["runs"]:
             args = ["stream", "--variants", ",".join(run["variants"]), "--count", run["count"],
-                    "--repeats", run.get("repeats", self.default_repeats), "--time-limit", run.get("time_limit_s", 2)]
+                    "--min-samples", run.get("repeats", self.default_repeats), "--time-limit", run.get("time_limit_s", 2)]
             yield self._csv_job(d, f"{','.join(run['variants'])}|count={run['count']}", args)
 
     def kind_bench_cpu(self, d):

@@ -9,11 +9,12 @@ import common as c
 
 def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> list[pathlib.Path]:
     name = "memory_spaces"
-    med = c.medians(c.read_rows(results_dir, name))
+    med = c.VARIANTS.medians_by_axes(c.read_rows(results_dir, name))
+    fa = c.VARIANTS.final_axes()  # every memory space with the final variant's other axes
     gpu = c.gpu_name(results_dir, name)
     table = c.table_as_read(published, "4.2")
     ms_pub = {wu: {m: table[m][wu] for m in c.MEMORIES} for wu in c.WORK_UNITS}
-    ms_rep = {wu: {m: c.need(med, (f"{m}-fast-unrolled-f64", wu), name) for m in c.MEMORIES}
+    ms_rep = {wu: {m: c.need(med, (m, fa["divsqrt"], fa["loop"], fa["precision"], wu), name) for m in c.MEMORIES}
               for wu in c.WORK_UNITS}
 
     def slower(d):

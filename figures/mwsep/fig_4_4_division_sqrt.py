@@ -9,7 +9,7 @@ import common as c
 
 def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> list[pathlib.Path]:
     return c.optimization_gain_figure(
-        results_dir, published, out_dir, "division_sqrt", "4.4", "{}-ieee-unrolled-f64", "{}-fast-unrolled-f64",
+        results_dir, published, out_dir, "division_sqrt", "4.4", ("ieee", "unrolled", "f64"), ("fast", "unrolled", "f64"),
         "gain of fast div/sqrt (%)\n(time IEEE / time fast - 1)",
         "Fast division and square root (Fig. 4.4): gain per memory space, double precision, unrolled\n"
         "published = Table 4.4 / Table 4.2 - 1 (Table 4.4 read as the version without it, columns 2-3 swapped)",

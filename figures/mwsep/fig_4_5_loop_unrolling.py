@@ -9,7 +9,7 @@ import common as c
 
 def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> list[pathlib.Path]:
     return c.optimization_gain_figure(
-        results_dir, published, out_dir, "loop_unrolling", "4.3", "{}-fast-loop-f64", "{}-fast-unrolled-f64",
+        results_dir, published, out_dir, "loop_unrolling", "4.3", ("fast", "loop", "f64"), ("fast", "unrolled", "f64"),
         "gain of unrolling (%)\n(time loop / time unrolled - 1)",
         "Loop unrolling (Fig. 4.5): gain per memory space, double precision, fast div/sqrt\n"
         "published = Table 4.3 / Table 4.2 - 1 (Table 4.3 read as the version without it, columns 2-3 swapped)",

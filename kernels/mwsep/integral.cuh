@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <string>
 #include <vector>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -250,8 +251,10 @@ std::string variant_kernel_identity(int streams, bool capped) {
 template <class V>
 ThesisVariant describe_variant() {
     ThesisVariant info;
-    info.kernels.name = std::string(V::Memory::name) + "-" + DivSqrtName<typename V::DivSqrt>::name + "-" +
-                        V::Loop::name + "-" + PrecisionName<typename V::Real>::name;
+    info.kernels.axes = {"thesis", V::Memory::name, DivSqrtName<typename V::DivSqrt>::name, V::Loop::name,
+                         PrecisionName<typename V::Real>::name};
+    const VariantAxes& a = info.kernels.axes;
+    info.kernels.name = a.memory + "-" + a.divsqrt + "-" + a.loop + "-" + a.precision;
     info.kernels.double_precision = std::is_same_v<typename V::Real, double>;
     info.kernels.unrolled = V::Loop::fixed_count;
     info.kernels.kernel = &variant_kernel<V>;
@@ -262,21 +265,41 @@ ThesisVariant describe_variant() {
     return info;
 }
 
+/// The division and square root choices a memory family is crossed with (registry order: precision, then
+/// division, then loop).
+using DivSqrtChoices = std::tuple<math::IeeeDivSqrt, math::MixedPrecisionDivSqrt>;
+/// The loop choices a memory family is crossed with.
+using LoopChoices = std::tuple<RuntimeLoop, Unrolled>;
+/// The precisions a memory family is crossed with.
+using PrecisionChoices = std::tuple<double, float>;
+
+/// Calls @p f with a value of each type of tuple @p Tuple, in order.
+template <class Tuple, class F>
+void for_each_type(F&& f) {
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+        (f(std::tuple_element_t<I, Tuple>{}), ...);
+    }(std::make_index_sequence<std::tuple_size_v<Tuple>>{});
+}
+
 // [variant-family-begin]
-/// The eight variants of one memory family: every division, loop and precision choice.
+/// The variants of one memory family: the product of every division, loop and precision choice,
+/// generated from the choice lists above (2 x 2 x 2 = 8).
 template <class Memory>
 void add_memory_family(std::vector<ThesisVariant>& out) {
-    using math::IeeeDivSqrt;
-    using math::MixedPrecisionDivSqrt;
-    out.push_back(describe_variant<Variant<Memory, IeeeDivSqrt, RuntimeLoop, double>>());
-    out.push_back(describe_variant<Variant<Memory, IeeeDivSqrt, Unrolled, double>>());
-    out.push_back(describe_variant<Variant<Memory, MixedPrecisionDivSqrt, RuntimeLoop, double>>());
-    out.push_back(describe_variant<Variant<Memory, MixedPrecisionDivSqrt, Unrolled, double>>());
-    out.push_back(describe_variant<Variant<Memory, IeeeDivSqrt, RuntimeLoop, float>>());
-    out.push_back(describe_variant<Variant<Memory, IeeeDivSqrt, Unrolled, float>>());
-    out.push_back(describe_variant<Variant<Memory, MixedPrecisionDivSqrt, RuntimeLoop, float>>());
-    out.push_back(describe_variant<Variant<Memory, MixedPrecisionDivSqrt, Unrolled, float>>());
+    for_each_type<PrecisionChoices>([&](auto real) {
+        for_each_type<DivSqrtChoices>([&](auto divsqrt) {
+            for_each_type<LoopChoices>([&](auto loop) {
+                using V = Variant<Memory, decltype(divsqrt), decltype(loop), decltype(real)>;
+                out.push_back(describe_variant<V>());
+            });
+        });
+    });
 }
+
+/// How many variants add_memory_family adds.
+inline constexpr std::size_t variants_per_memory_family = std::tuple_size_v<DivSqrtChoices> *
+                                                         std::tuple_size_v<LoopChoices> *
+                                                         std::tuple_size_v<PrecisionChoices>;
 // [variant-family-end]
 
 }  // namespace kernels

@@ -58,10 +58,22 @@ using KernelIdentityFn = std::string (*)(int streams, bool capped);
 /// Dynamic shared memory [bytes] per block of a variant, for a block size.
 using SharedBytesFn = std::size_t (*)(int threads_per_block);
 
+/// The policy axes of a variant, each as its name is spelled in the variant's name; written beside every
+/// timing so that results are grouped by axis, not by re-composing names.
+struct VariantAxes {
+    std::string family;     ///< thesis or modern
+    std::string memory;     ///< global, constant, texture or shared; empty for the modern family (not its axis)
+    std::string divsqrt;    ///< ieee or fast; empty for the modern family
+    std::string loop;       ///< loop or unrolled; empty for the modern family
+    std::string precision;  ///< f64 or f32
+};
+
 /// The kernels of one variant, whichever family it belongs to.
 struct KernelSet {
     /// The variant's name, composed from its policies (memory-divsqrt-loop-precision) or its family's.
     std::string name;
+    /// Its policy axes.
+    VariantAxes axes;
     /// Real is double: the device must support FP64.
     bool double_precision = true;
     /// The stream count is fixed at compile time (one instance for each of 0 to max_streams streams);

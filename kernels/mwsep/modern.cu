@@ -313,6 +313,7 @@ inline size_t modern_shared_bytes(int) { return 0; }
 template <class Real>
 ModernVariant describe_modern() {
     ModernVariant info;
+    info.kernels.axes = {"modern", "", "", "", PrecisionName<Real>::name};
     info.kernels.name = std::string("modern-") + PrecisionName<Real>::name;
     info.kernels.double_precision = sizeof(Real) == 8;
     info.kernels.unrolled = true;

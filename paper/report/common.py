@@ -226,3 +226,57 @@ def compare_folders(results_gpu):
 def short_gpu(name):
     """'NVIDIA H100 80GB HBM3' -> 'H100 80GB HBM3'."""
     return name.replace("NVIDIA ", "")
+
+
+def _host_only(meta):
+    """Whether a result's kind is measured on the host alone (its study's kind declaration says so)."""
+    try:
+        import importlib
+        study = importlib.import_module(f"studies.{meta['study']}").Study
+        return study.kinds()[meta["kind"]].host_only
+    except (KeyError, ImportError, AttributeError):
+        return False
+
+
+def cache_paragraph(ctx):
+    """A generated paragraph: for every result of sampled timings (a `noise_pct` column) that the chapters read,
+    whether its samples were taken cold (the L2 flushed before each, `--cold`) or warm (what the previous sample
+    left in the L2 still there). Results recorded before the benches could flush have no `cache` column and
+    were warm. An input smaller than the L2, timed warm, is read from the L2: its rates are no memory figures."""
+    kinds = {"cold": [], "warm": [], "cold and warm": [], "unflushed": []}
+    l2_bytes = set()
+    for path in sorted((pathlib.Path(p) for p in ctx.read), key=str):
+        if path.suffix != ".csv" or not path.exists():
+            continue
+        with path.open() as f:
+            reader = csv.DictReader(f)
+            header = reader.fieldnames or []
+            if "noise_pct" not in header:
+                continue
+            caches = {r.get("cache", "") for r in reader} if "cache" in header else None
+        meta_path = path.with_name(path.stem + ".meta.json")
+        meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+        if _host_only(meta):
+            continue  # a host timing: no GPU cache to flush
+        name = f"`{path.stem}`"
+        if any(name in v for v in kinds.values()):
+            continue  # the same experiment on another GPU: stated once
+        if caches is None:
+            kinds["unflushed"].append(name)
+        else:
+            kinds["cold and warm" if caches >= {"cold", "warm"} else "cold" if caches == {"cold"} else "warm"].append(name)
+        if meta.get("l2_cache_bytes"):
+            l2_bytes.add(int(meta["l2_cache_bytes"]))
+    if not any(kinds.values()):
+        return "No result these chapters read was timed by sampling: no cache state to state.\n"
+    parts = []
+    if kinds["unflushed"]:
+        parts.append("warm, the L2 never flushed (recorded before the benches could flush it): " + ", ".join(kinds["unflushed"]))
+    for k in ("warm", "cold", "cold and warm"):
+        if kinds[k]:
+            parts.append(f"{k}: " + ", ".join(kinds[k]))
+    l2 = (f" ({fmt(max(l2_bytes) / 2**20, 3)} MiB on this GPU, as the device reports it)" if len(l2_bytes) == 1 else "")
+    return ("Cache state of the timed inputs. " + "; ".join(parts)[0].upper() + "; ".join(parts)[1:] + ". A warm sample "
+            f"finds in the L2{l2} what the sample before it left there: an input smaller than the L2 is then read from "
+            "the L2, not from memory, so its rates are not memory-bandwidth figures; a cold sample starts after the L2 "
+            "was flushed (`--cold`). Memory-bandwidth claims rest on cold runs or on inputs larger than the L2.\n")

@@ -100,6 +100,32 @@ TEST(Registry, FindsExactNamesAndListsTheValidOnes) {
     EXPECT_THROW(r.add({"alpha", 3}), std::logic_error);
 }
 
+TEST(Registry, GlobMatchesStarsAndQuestionMarks) {
+    EXPECT_TRUE(harness::glob_match("*-fast-unrolled-f64", "shared-fast-unrolled-f64"));
+    EXPECT_FALSE(harness::glob_match("*-fast-unrolled-f64", "shared-fast-unrolled-f32"));
+    EXPECT_TRUE(harness::glob_match("*", ""));
+    EXPECT_TRUE(harness::glob_match("a*b*c", "aXbYbZc"));
+    EXPECT_FALSE(harness::glob_match("a*b*c", "aXbYbZ"));
+    EXPECT_TRUE(harness::glob_match("f?st", "fast"));
+    EXPECT_FALSE(harness::glob_match("f?st", "fst"));
+}
+
+TEST(Registry, SelectsListsOfNamesAndPatternsInTheirOrderOnce) {
+    harness::Registry<Entry> r("thing");
+    for (const char* n : {"global-fast-f64", "shared-fast-f64", "shared-ieee-f64", "global-ieee-f32"}) r.add({n, 0});
+    const auto names = [](const std::vector<const Entry*>& v) {
+        std::string out;
+        for (const Entry* e : v) out += (out.empty() ? "" : " ") + e->name;
+        return out;
+    };
+    EXPECT_EQ(names(r.select("*-fast-f64")), "global-fast-f64 shared-fast-f64");
+    EXPECT_EQ(names(r.select("shared-ieee-f64,*-f64")), "shared-ieee-f64 global-fast-f64 shared-fast-f64");
+    EXPECT_EQ(names(r.select("all")).size(), std::string("global-fast-f64 shared-fast-f64 shared-ieee-f64 global-ieee-f32").size());
+    EXPECT_THROW(r.select("*-f16"), harness::UnknownName);
+    EXPECT_THROW(r.select("global-fast-f64,"), harness::UnknownName);
+    EXPECT_THROW(r.select("nothing"), harness::UnknownName);
+}
+
 namespace spelled {
 template <class A, int N>
 struct Pair {};

@@ -312,6 +312,26 @@ TEST(CommandLine, BenchRefusesUnknownOptionsMalformedNumbersAndSlicesOfThesisVar
                    "mwsep bench: --variants: unknown kernel variant 'nope'");
 }
 
+// The measurement options are the harness's: checked before any file is read, printed on request as the
+// criterion the runner records, and patterns select variants.
+TEST(CommandLine, BenchTakesTheHarnesssMeasurementOptions) {
+    if (!cuda_built()) GTEST_SKIP() << "no CUDA backend in this build";
+    const Outcome printed = mwsep("bench --print-criterion --min-samples 7 --max-samples 9 --cold --throttle keep");
+    EXPECT_EQ(printed.status, 0) << printed.output;
+    for (const char* field : {"\"min_samples\": 7", "\"max_samples\": 9", "\"cache\": \"cold\"", "\"throttle\": \"keep\"",
+                              "\"command\": \"mwsep bench\""})
+        EXPECT_NE(printed.output.find(field), std::string::npos) << field << " in " << printed.output;
+    expect_refused("bench " + inputs + " --min-samples 9 --max-samples 3",
+                   "mwsep bench: --max-samples must be at least the minimum (9), found '3'");
+    expect_refused("bench " + inputs + " --repeats 3 --min-samples 3", "mwsep bench: --repeats is the older name of --min-samples");
+    expect_refused("bench " + inputs + " --throttle never", "mwsep bench: --throttle must be one of discard, keep, found 'never'");
+    expect_refused("bench " + inputs + " --variants '*-fast-unrolled-f16'",
+                   "mwsep bench: --variants: no kernel variant matches '*-fast-unrolled-f16'");
+    // A pattern that matches: parsing passes and the missing file is the error.
+    expect_refused("bench " + inputs + " --variants '*-fast-unrolled-f64'", "no-such-unit.txt");
+    expect_refused("bench-cpu -a x.txt --cold", "mwsep bench-cpu: --cold flushes a GPU's cache");
+}
+
 // bench reads its inputs as run does: the parameter-vector options are accepted (and checked) there too.
 TEST(CommandLine, BenchTakesTheInputOptionsOfRun) {
     if (!cuda_built()) GTEST_SKIP() << "no CUDA backend in this build";

@@ -271,7 +271,37 @@ TEST(GpuResources, KernelIdentitiesAreDistinct) {
     for (const auto& v : mwsep::cuda::variants())
         for (int s = 0; s <= (v.kernels.unrolled ? mwsep::cuda::max_streams : 0); ++s)
             EXPECT_TRUE(seen.insert(v.kernels.identity(s, false)).second) << v.name << " S=" << s;
-    EXPECT_EQ(mwsep::cuda::variants().size(), 34u);
+}
+
+// The thesis's variants are the full product of their four axes, each combination once, and each name is
+// composed from its axes; the count follows from the axes' values, whatever families are registered.
+TEST(GpuResources, ThesisVariantsAreTheProductOfTheirAxes) {
+    std::set<std::string> memories, divsqrts, loops, precisions, modern_precisions, combinations;
+    std::size_t thesis = 0, modern = 0;
+    for (const auto& v : mwsep::cuda::variants()) {
+        const auto& a = v.kernels.axes;
+        if (a.family == "modern") {
+            ++modern;
+            modern_precisions.insert(a.precision);
+            EXPECT_EQ(v.name, "modern-" + a.precision);
+            continue;
+        }
+        ASSERT_EQ(a.family, "thesis") << v.name;
+        ++thesis;
+        memories.insert(a.memory);
+        divsqrts.insert(a.divsqrt);
+        loops.insert(a.loop);
+        precisions.insert(a.precision);
+        const std::string composed = a.memory + "-" + a.divsqrt + "-" + a.loop + "-" + a.precision;
+        EXPECT_EQ(v.name, composed);
+        EXPECT_TRUE(combinations.insert(composed).second) << composed << " twice";
+    }
+    EXPECT_EQ(divsqrts, (std::set<std::string>{"ieee", "fast"}));
+    EXPECT_EQ(loops, (std::set<std::string>{"loop", "unrolled"}));
+    EXPECT_EQ(precisions, (std::set<std::string>{"f64", "f32"}));
+    EXPECT_EQ(thesis, memories.size() * divsqrts.size() * loops.size() * precisions.size());
+    EXPECT_EQ(modern, modern_precisions.size());
+    EXPECT_EQ(mwsep::cuda::variants().size(), thesis + modern);
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ class FakeStudy:
     def __init__(self, build, quick, devices, options):
         self.flaky_failed = False
 
-    def criterion_description(self):
+    def criterion_description(self, commands=None):
         return {"min_samples": 1}
 
     def sm_count(self):

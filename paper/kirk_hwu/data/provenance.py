@@ -2,10 +2,11 @@
 import json
 import pathlib
 
-from report.common import rel, table
+from report.common import cache_paragraph, rel, table
 
 
 def build(ctx):
+    ctx.tables["para_cache"] = cache_paragraph(ctx)
     body = []
     for path in sorted(ctx.read, key=str):
         meta_path = pathlib.Path(path).with_name(pathlib.Path(path).name.rsplit(".", 1)[0] + ".meta.json")

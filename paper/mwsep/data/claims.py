@@ -4,6 +4,7 @@ a claim of published.json has no row."""
 import json
 
 from report.common import ROOT, MissingData, fmt, num, pct, table
+from .variants import FINAL
 
 VERDICTS = ["reproduced", "reproduced qualitatively", "differs", "not testable here"]
 OUT = ROOT / "paper" / "mwsep" / "_generated"
@@ -27,7 +28,7 @@ def build(ctx):
     def graded(x, good, direction):
         return "reproduced" if good else ("reproduced qualitatively" if direction else "differs")
 
-    final, l3 = "shared-fast-unrolled-f64", "3s-large"
+    final, l3 = FINAL, "3s-large"
     pipe = {m: f["fp64_pipe"][f"{m}-fast-unrolled-f64"] for m in ("constant", "global", "shared", "texture")}
     busiest = max(pipe, key=pipe.get)
     fastest = n["memory_fastest"]
@@ -136,7 +137,7 @@ def build(ctx):
         "reproduced" if f["best_f64_variant"] == final else "differs", "" if f["best_f64_variant"] == final else memory_reason)
     s2, s3 = num(n["opt_gain_2s_large"]), num(n["opt_gain_3s_large"])
     row(["optimised_gain_more_2s"], "4.4", "the optimisations gain more on 2-stream units", "2-S gains more",
-        f"{n['opt_gain_2s_large']}x (2-S) against {n['opt_gain_3s_large']}x (3-S)", "global-ieee-loop over shared-fast-unrolled-f64",
+        f"{n['opt_gain_2s_large']}x (2-S) against {n['opt_gain_3s_large']}x (3-S)", f"global-ieee-loop over {FINAL}",
         "the 2-stream gain larger", "reproduced" if s2 > s3 else "differs", "" if s2 > s3 else "the cause was not established")
     x = f["exp_table_vs_library"]
     row(["faster_exp_slower"], "4.4", "a hand-written exponential was slower than CUDA's", "slower",
@@ -147,7 +148,7 @@ def build(ctx):
     ratio2, rr2, dp2, dr2 = f["precision_2s_large"]
     effects += [("double / single 3-S", ratio3, rr3), ("double / single 2-S", ratio2, rr2)]
     row(["table_4_5"], "Table 4.5", "double precision costs 6.92x (3-S) and 5.93x (2-S) the single time", f"{ratio3:.2f}x, {ratio2:.2f}x",
-        f"{rr3:.2f}x, {rr2:.2f}x", "shared-fast-unrolled-f64/f32", "reproduced: within a factor 1.5; qualitatively: double slower",
+        f"{rr3:.2f}x, {rr2:.2f}x", f"{FINAL}/f32", "reproduced: within a factor 1.5; qualitatively: double slower",
         graded(0, 2 / 3 <= rr3 / ratio3 <= 1.5, rr3 > 1), f"FP32:FP64 peak {n['gtx285_fp32_fp64']}:1 then, {n['gpu_fp32_fp64']}:1 now")
     row(["single_precision_digits"], "4.5", "single precision good to 6-7 digits",
         f"{c['single_precision_digits']['min']}-{c['single_precision_digits']['max']} (measured alike: {dp3:.1f}, {dp2:.1f})",
@@ -160,7 +161,7 @@ def build(ctx):
     row(["cpu_gpu_differ_12th_digit"], "4.5", "CPU and GPU differ around the 12th decimal place", "12th",
         f"{dd:.1f} digits agree", "as above", "as above", "reproduced" if dd >= 12 else "differs")
     row(["ppam_single_extra_nvidia"], "PPAM 2009", "single precision a further 7.8x on NVIDIA", f"{c['ppam_single_extra_nvidia']['value']}x",
-        f"{rr3:.2f}x", "shared-fast-unrolled-f64/f32, 3-S large", "as Table 4.5", graded(0, 2 / 3 <= rr3 / c["ppam_single_extra_nvidia"]["value"] <= 1.5, rr3 > 1),
+        f"{rr3:.2f}x", f"{FINAL}/f32, 3-S large", "as Table 4.5", graded(0, 2 / 3 <= rr3 / c["ppam_single_extra_nvidia"]["value"] <= 1.5, rr3 > 1),
         "FP32:FP64 peak ratio of the GPU")
     # Scaling (section 4.6): an emulation cannot test a comparison of two chips.
     lo, hi = f["scaling_16_32"]
@@ -176,7 +177,7 @@ def build(ctx):
                           ("cuda_optimised_time_3s_large", "optimised CUDA version, 3-S large", f"{fmt(s['final'], 3)} s"),
                           ("cuda_original_time_3s_large", "original CUDA version, 3-S large", f"{fmt(s['first'], 3)} s"),
                           ("cuda_optimised_minus_cpu", "CPU minus optimised CUDA", f"{fmt((s['ref'] - s['final']) / 60, 3)} min")]:
-        row([k], "ch. 5, Fig. 5.1", label, f"{c[k]['value']} {c[k]['unit']}", rep, "reference CPU; global-ieee-loop / shared-fast-unrolled-f64",
+        row([k], "ch. 5, Fig. 5.1", label, f"{c[k]['value']} {c[k]['unit']}", rep, f"reference CPU; global-ieee-loop / {FINAL}",
             "an absolute time on other hardware", "not testable here", "other hardware, grid size unknown")
     for k, label, rep in [("cuda_optimised_speedup", "optimised CUDA about 40x one CPU core", f"{n['speedup_final_3s_large']}x"),
                           ("cuda_original_speedup", "original CUDA about 34x one CPU core", f"{n['speedup_first_3s_large']}x")]:
@@ -186,7 +187,7 @@ def build(ctx):
     rf = s["first"] / s["final"]
     effects.append(("first / final version", pf, rf))
     row(["cuda_original_time_3s_large"], "ch. 5 (derived)", "the optimisations together: original over optimised time", f"{pf:.2f}x",
-        f"{rf:.2f}x", "global-ieee-loop / shared-fast-unrolled-f64", "reproduced: within 10%; qualitatively: a gain",
+        f"{rf:.2f}x", f"global-ieee-loop / {FINAL}", "reproduced: within 10%; qualitatively: a gain",
         graded(0, abs(rf / pf - 1) <= 0.1, rf > 1))
     for k in ["ati_speedup", "ppam_double_speedup_hd5870", "ppam_single_extra_ati"]:
         row([k], "ch. 5" if k == "ati_speedup" else "PPAM 2009", c[k]["text"], f"{c[k]['value']}x", "no ATI GPU or CAL application",

@@ -4,11 +4,11 @@ import csv
 import statistics
 
 from report.common import MissingData, big, fmt, groups, medians, pct, table
+from .variants import FINAL, medians_by_axes
 
 UNITS = ["3s-large", "2s-large", "3s-small", "2s-small"]
 UNIT_LABEL = {"3s-large": "3-S large", "2s-large": "2-S large", "3s-small": "3-S small", "2s-small": "2-S small"}
 MEMORY = ["constant", "global", "shared", "texture"]  # the thesis's row order
-FINAL = "shared-fast-unrolled-f64"
 
 
 def read_variants_listing(path):
@@ -36,13 +36,14 @@ def build(ctx):
     n, pub, gpu = ctx.n, ctx.published, ctx.facts["gpu"]
     short = gpu["short"]
     mem = ctx.facts["memory_medians"]
-    div = medians(ctx.rows("division_sqrt"))
-    loop = medians(ctx.rows("loop_unrolling"))
-    reproduced = {
-        "4.2": {m: {u: mem[(f"{m}-fast-unrolled-f64", u)] for u in UNITS} for m in MEMORY},
-        "4.3": {m: {u: loop[(f"{m}-fast-loop-f64", u)] for u in UNITS} for m in MEMORY},
-        "4.4": {m: {u: div[(f"{m}-ieee-unrolled-f64", u)] for u in UNITS} for m in MEMORY},
-    }
+    # Each table varies the memory space with the other axes fixed: every optimisation on (4.2), the loop
+    # not unrolled (4.3), IEEE division and square root (4.4); its rows are read by their axis columns.
+    fixed = {"4.2": ("memory_spaces", ("fast", "unrolled", "f64")), "4.3": ("loop_unrolling", ("fast", "loop", "f64")),
+             "4.4": ("division_sqrt", ("ieee", "unrolled", "f64"))}
+    reproduced = {}
+    for t, (experiment, axes) in fixed.items():
+        by_axes = medians_by_axes(ctx.rows(experiment))
+        reproduced[t] = {m: {u: by_axes[(m,) + axes + (u,)] for u in UNITS} for m in MEMORY}
     ctx.facts["reproduced"] = reproduced
     published = {t: as_read(pub, t) for t in reproduced}
     ctx.facts["published_tables"] = published

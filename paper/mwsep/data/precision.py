@@ -2,7 +2,8 @@
 for the published pair and the reproduced one."""
 import math
 
-from report.common import fmt, medians, table
+from report.common import fmt, table
+from .variants import final_axes, medians_by_axes
 
 
 def digits(a, b):
@@ -13,23 +14,25 @@ def digits(a, b):
 def build(ctx):
     n, pub = ctx.n, ctx.published
     prec = ctx.rows("precision")
-    pm = medians(prec)
-    like = {(r["variant"], r["work_unit"]): float(r["likelihood"]) for r in prec}
+    pm = medians_by_axes(prec)
+    like = medians_by_axes(prec, value="likelihood")
+    fa = final_axes()
+    final = (fa["memory"], fa["divsqrt"], fa["loop"])  # the final variant, at each precision
     rel = {(r["variant"], r["work_unit"]): float(r["rel_diff_cpu"]) for r in prec}
     p45 = pub["tables"]["4.5"]
     body = []
     for u, label in [("3s-large", "3-S large"), ("2s-large", "2-S large")]:
         ls, ld, ts, td, ratio = p45[u]
         s, d = float(ls.replace(" ", "")), float(ld.replace(" ", ""))
-        f64, f32 = pm[("shared-fast-unrolled-f64", u)], pm[("shared-fast-unrolled-f32", u)]
-        l64, l32 = like[("shared-fast-unrolled-f64", u)], like[("shared-fast-unrolled-f32", u)]
+        f64, f32 = pm[final + ("f64", u)], pm[final + ("f32", u)]
+        l64, l32 = like[final + ("f64", u)], like[final + ("f32", u)]
         dp, dr = digits(s, d), digits(l32, l64)
         key = u.replace("-", "_")
         n[f"precision_ratio_{key}"] = f"{f64 / f32:.2f}"
         n[f"precision_ratio_pub_{key}"] = f"{ratio:.2f}"
         n[f"precision_digits_{key}"] = f"{dr:.1f}"
         n[f"precision_digits_pub_{key}"] = f"{dp:.1f}"
-        n[f"precision_ratio_fastest_{key}"] = f"{medians(prec)[('constant-fast-unrolled-f64', u)] / pm[('constant-fast-unrolled-f32', u)]:.2f}"
+        n[f"precision_ratio_fastest_{key}"] = f"{pm[('constant', 'fast', 'unrolled', 'f64', u)] / pm[('constant', 'fast', 'unrolled', 'f32', u)]:.2f}"
         ctx.facts[f"precision_{key}"] = (ratio, f64 / f32, dp, dr)
         body.append([f"{label}, GTX 285 (published)", ls.replace(" ", ""), ld.replace(" ", ""), fmt(ts / 1e3, 4) + " s",
                      fmt(td / 1e3, 4) + " s", f"{ratio:.2f}x", f"{dp:.1f}"])

@@ -1,5 +1,5 @@
 """One provenance table: every result file the report read, its GPU or host, driver, CUDA, commits, date."""
-from report.common import provenance_table
+from report.common import cache_paragraph, provenance_table
 
 
 def meta_path(path):
@@ -11,6 +11,7 @@ def meta_path(path):
 
 
 def build(ctx):
+    ctx.tables["para_cache"] = cache_paragraph(ctx)
     ctx.tables["table_provenance"] = provenance_table(
         ctx, "Table R@: provenance of every recorded result the report reads (paths under the results folder). Each "
         "has a provenance file beside it with the exact command, compiler flags and host.", meta_path)

@@ -10,7 +10,8 @@
 #include "harness/clock_monitor.hpp"
 #include "harness/csv.hpp"
 #include "harness/options.hpp"
-#include "harness/sampling.hpp"
+#include "harness/measure_cuda.hpp"
+#include "harness/measure_options.hpp"
 #include "kirk_hwu/app/commands.hpp"
 #include "kirk_hwu/reference.hpp"
 #include "rates.hpp"
@@ -20,25 +21,24 @@ namespace kirk_hwu::app {
 namespace {
 
 /// The CSV columns of `kirk_hwu bench`, one row per timed sample (experiments/studies/kirk_hwu.py).
-const std::vector<std::string> bench_columns = {
-    "experiment", "problem", "variant", "step", "size", "threads_per_block", "chunk", "sample", "kernel_ms", "pairs",
-    "pairs_per_second", "valid", "max_abs_err", "max_rel_err", "rel_l2_err", "tolerance", "sm_clock_mhz",
-    "throttled", "noise_pct", "samples", "stop_reason"};
+const std::vector<std::string> bench_columns = harness::with_timing_columns(
+    {"experiment", "problem", "variant", "step", "precision", "size", "threads_per_block", "chunk", "sample", "kernel_ms", "pairs",
+     "pairs_per_second", "valid", "max_abs_err", "max_rel_err", "rel_l2_err", "tolerance"});
 
 /// The CSV columns of `kirk_hwu variants --csv`: each variant's kernel as the GPU runs it.
 const std::vector<std::string> variant_columns = {"variant", "problem", "step", "tolerance", "registers",
                                                   "local_bytes", "threads_per_block", "occupancy_pct"};
 
 /// The CSV columns of `kirk_hwu rates`.
-const std::vector<std::string> rate_columns = {"experiment", "operation", "sample", "operations", "ms",
-                                               "ops_per_second", "sm_count", "sm_clock_mhz", "throttled"};
+const std::vector<std::string> rate_columns = harness::with_timing_columns(
+    {"experiment", "operation", "sample", "operations", "ms", "ops_per_second", "sm_count"});
 
-std::string pci_bus_id_of_current_device() {
-    int device = 0;
-    harness::check(cudaGetDevice(&device), "read the current device");
-    char id[32] = {};
-    harness::check(cudaDeviceGetPCIBusId(id, sizeof id, device), "query the device's PCI bus id");
-    return id;
+std::string pci_bus_id_of_current_device() { return harness::current_pci_bus_id(); }
+
+/// The measurement options of a timing command: the harness's, with @p extra before them.
+std::vector<harness::OptionSpec> with_measure_options(std::vector<harness::OptionSpec> extra) {
+    for (auto& s : harness::measure_option_specs()) extra.push_back(std::move(s));
+    return extra;
 }
 
 /// The input of one problem at one size on the device, with its FP64 reference at the check points.
@@ -126,9 +126,15 @@ int command_variants(const std::vector<std::string>& args) {
 
 int command_bench(const std::vector<std::string>& args) {
     const harness::Options o(args,
-                             {{"--variants"}, {"--size"}, {"--experiment"}, {"--csv"}, {"--threads-per-block"},
-                              {"--chunk"}, {"--min-samples"}, {"--max-samples"}, {"--time-limit"}, {"--check-points"}},
+                             with_measure_options({{"--variants"}, {"--size"}, {"--experiment"}, {"--csv"},
+                                                   {"--threads-per-block"}, {"--chunk"}, {"--check-points"}}),
                              "kirk_hwu bench");
+    harness::MeasureOptions defaults;
+    defaults.stop.min_samples = 3;
+    defaults.stop.max_samples = 20;
+    defaults.stop.time_limit_s = 2.0;
+    const harness::MeasureOptions measure = harness::parse_measure_options(o, defaults);
+    if (harness::print_criterion_if_asked(o, "kirk_hwu bench", measure, "one kernel run, CUDA events")) return 0;
     std::vector<std::string> names;
     for (const auto& v : gpu::variants().entries()) names.push_back(v.name);
     const auto chosen = o.choices("--variants", names, "");
@@ -137,11 +143,6 @@ int command_bench(const std::vector<std::string>& args) {
     gpu::LaunchSettings ls;
     ls.threads_per_block = static_cast<int>(o.integer("--threads-per-block", 0, 0, 1024));
     ls.chunk = static_cast<int>(o.integer("--chunk", 0, 0, 1 << 20));
-    harness::StopCriterion criterion;
-    criterion.min_samples = static_cast<int>(o.integer("--min-samples", 3, 1, 1000));
-    criterion.max_samples = static_cast<int>(o.integer("--max-samples", 20, criterion.min_samples, 1000));
-    criterion.time_limit_s = o.real("--time-limit", 2.0);
-    if (criterion.time_limit_s <= 0) throw o.error("--time-limit", "must be positive");
     const auto check_count = static_cast<std::size_t>(o.integer("--check-points", 2048, 1, 1 << 24));
     std::unique_ptr<harness::CsvAppender> csv;
     if (o.has("--csv")) csv = std::make_unique<harness::CsvAppender>(o.text("--csv"), bench_columns);
@@ -162,43 +163,38 @@ int command_bench(const std::vector<std::string>& args) {
         const ErrorStats e = compare(p.reference, result_at_check_points(v, p));
         const bool valid = e.rel_l2 <= v.tolerance && e.max_rel <= v.tolerance;
         invalid += valid ? 0 : 1;
-        harness::Sampling sampling(criterion);
-        std::vector<harness::ClockReading> readings;
-        do {
-            harness::Event start, stop;
-            clocks.start();
-            start.record(stream.get());
-            compute(v, p, ls, stream.get());
-            stop.record(stream.get());
-            harness::check(cudaStreamSynchronize(stream.get()), "run a timed sample");
-            readings.push_back(clocks.stop());
-            sampling.add(stop.since(start));
-        } while (!sampling.done());
-        const auto& ms = sampling.samples();
+        const harness::Measurement m =
+            harness::measure(stream.get(), measure, clocks, [&] { compute(v, p, ls, stream.get()); });
+        const auto ms = m.ms();
         const double best = *std::min_element(ms.begin(), ms.end());
-        std::printf("%-34s %s: %s, best %.3f ms (%.3g pairs/s, %zu samples, noise %.2f %%), rel L2 err %.3g, max rel err %.3g (tolerance %.0e)\n",
+        std::printf("%-34s %s: %s, best %.3f ms (%.3g pairs/s, %zu samples, noise %.2f %%, %s), rel L2 err %.3g, max rel err %.3g (tolerance %.0e)\n",
                     v.name.c_str(), v.step.c_str(), valid ? "valid" : "INVALID", best, p.pairs / (best / 1e3), ms.size(),
-                    sampling.noise_pct(), e.rel_l2, e.max_rel, v.tolerance);
+                    m.noise_pct, m.cold ? "cold" : "warm", e.rel_l2, e.max_rel, v.tolerance);
         std::fflush(stdout);
         if (!csv) continue;
         const int threads = ls.threads_per_block > 0 ? ls.threads_per_block : v.default_threads;
         const int chunk = ls.chunk > 0 && v.default_chunk > 0 ? std::min(ls.chunk, v.default_chunk) : v.default_chunk;
         for (std::size_t s = 0; s < ms.size(); ++s)
-            csv->row({experiment, gpu::problem_name(v.problem), v.name, v.step, size_name(size), std::to_string(threads),
-                      std::to_string(chunk), std::to_string(s), harness::csv_number(ms[s]), harness::csv_number(p.pairs),
-                      harness::csv_number(p.pairs / (ms[s] / 1e3)), valid ? "true" : "false",
-                      harness::csv_number(e.max_abs), harness::csv_number(e.max_rel), harness::csv_number(e.rel_l2),
-                      harness::csv_number(v.tolerance), harness::csv_number(readings[s].sm_clock_mhz),
-                      readings[s].throttled ? "true" : "false", harness::csv_number(sampling.noise_pct()),
-                      std::to_string(ms.size()), sampling.reason()});
+            csv->row(harness::with_timing_values(
+                {experiment, gpu::problem_name(v.problem), v.name, v.step, v.fp64 ? "f64" : "f32", size_name(size), std::to_string(threads),
+                 std::to_string(chunk), std::to_string(s), harness::csv_number(ms[s]), harness::csv_number(p.pairs),
+                 harness::csv_number(p.pairs / (ms[s] / 1e3)), valid ? "true" : "false", harness::csv_number(e.max_abs),
+                 harness::csv_number(e.max_rel), harness::csv_number(e.rel_l2), harness::csv_number(v.tolerance)},
+                m, s));
     }
     if (invalid) std::fprintf(stderr, "kirk_hwu bench: %d variant(s) outside their tolerance (rows marked valid=false)\n", invalid);
     return invalid ? 1 : 0;
 }
 
 int command_rates(const std::vector<std::string>& args) {
-    const harness::Options o(args, {{"--repeats"}, {"--experiment"}, {"--csv"}}, "kirk_hwu rates");
-    const int repeats = static_cast<int>(o.integer("--repeats", 5, 1, 1000));
+    const harness::Options o(args, with_measure_options({{"--experiment"}, {"--csv"}}), "kirk_hwu rates");
+    harness::MeasureOptions defaults;
+    defaults.stop.min_samples = 5;
+    defaults.stop.max_samples = 5;
+    defaults.stop.time_limit_s = 30;
+    const harness::MeasureOptions measure = harness::parse_measure_options(o, defaults);
+    if (measure.cold) throw o.error("--cold", "does not apply: the rate kernels read no memory");
+    if (harness::print_criterion_if_asked(o, "kirk_hwu rates", measure, "one rate kernel, CUDA events")) return 0;
     std::unique_ptr<harness::CsvAppender> csv;
     if (o.has("--csv")) csv = std::make_unique<harness::CsvAppender>(o.text("--csv"), rate_columns);
     int device = 0, sms = 0;
@@ -208,16 +204,22 @@ int command_rates(const std::vector<std::string>& args) {
     harness::ClockMonitor clocks(pci_bus_id_of_current_device());
     for (const auto& op : gpu::rate_operations()) {
         gpu::time_rate(op, stream.get());  // warm-up
-        for (int s = 0; s < repeats; ++s) {
-            clocks.start();
-            const gpu::RateSample r = gpu::time_rate(op, stream.get());
-            const harness::ClockReading c = clocks.stop();
+        // time_rate times its own kernel with events; the engine keeps its operation count beside each time.
+        std::vector<gpu::RateSample> taken;
+        const harness::Measurement m = harness::measure_self_timed(stream.get(), measure, clocks, [&] {
+            taken.push_back(gpu::time_rate(op, stream.get()));
+            return taken.back().ms;
+        });
+        for (std::size_t s = 0; s < m.samples.size(); ++s) {
+            const gpu::RateSample& r = taken.at(static_cast<std::size_t>(m.samples[s].attempt));
             const double rate = r.operations / (r.ms / 1e3);
-            std::printf("%-12s sample %d: %.4g ops/s (%.3f ms, SM clock %.0f MHz)\n", op.c_str(), s, rate, r.ms, c.sm_clock_mhz);
+            std::printf("%-12s sample %zu: %.4g ops/s (%.3f ms, SM clock %.0f MHz)\n", op.c_str(), s, rate, r.ms,
+                        m.samples[s].clock.sm_clock_mhz);
             if (csv)
-                csv->row({o.text("--experiment", "rates"), op, std::to_string(s), harness::csv_number(r.operations),
-                          harness::csv_number(r.ms), harness::csv_number(rate), std::to_string(sms),
-                          harness::csv_number(c.sm_clock_mhz), c.throttled ? "true" : "false"});
+                csv->row(harness::with_timing_values(
+                    {o.text("--experiment", "rates"), op, std::to_string(s), harness::csv_number(r.operations),
+                     harness::csv_number(r.ms), harness::csv_number(rate), std::to_string(sms)},
+                    m, s));
         }
     }
     return 0;

@@ -1,4 +1,4 @@
-// munch bench-cpu: the CPU baselines, timed with the harness's sampling rule and checked.
+// munch bench-cpu: the CPU baselines, timed with the harness's CPU measurement engine and checked.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -7,7 +7,8 @@
 
 #include "harness/csv.hpp"
 #include "harness/options.hpp"
-#include "harness/sampling.hpp"
+#include "harness/measure.hpp"
+#include "harness/measure_options.hpp"
 #include "munch/app/commands.hpp"
 #include "munch/check/reference.hpp"
 #include "munch/cpu/convolution.hpp"
@@ -18,8 +19,8 @@ namespace munch::app {
 
 namespace {
 
-const std::vector<std::string> cpu_columns = {"experiment", "computation", "implementation", "threads", "signal", "filter",
-                                              "repeat", "ms", "valid", "checked", "noise_pct", "samples", "stop_reason"};
+const std::vector<std::string> cpu_columns = harness::with_timing_columns(
+    {"experiment", "computation", "implementation", "threads", "signal", "filter", "repeat", "ms", "valid", "checked"});
 
 // The rolling ball has no cheap exact reference for long inputs; its timed output is checked for the
 // defining properties of an opening that cost O(n): finite, and nowhere above the signal, up to the
@@ -37,18 +38,24 @@ bool opening_plausible(const std::vector<float>& signal, const std::vector<float
 }  // namespace
 
 int command_bench_cpu(const Args& args) {
-    const harness::Options o(args,
-                             {{"--computation"}, {"--implementations"}, {"--signal"}, {"--filter"}, {"--threads"},
-                              {"--repeats"}, {"--experiment"}, {"--csv"}, {"--time-limit"}},
-                             "munch bench-cpu");
+    std::vector<harness::OptionSpec> specs = {{"--computation"}, {"--implementations"}, {"--signal"}, {"--filter"},
+                                              {"--threads"}, {"--experiment"}, {"--csv"}};
+    for (auto& s : harness::measure_option_specs()) specs.push_back(std::move(s));
+    const harness::Options o(args, specs, "munch bench-cpu");
+    harness::MeasureOptions defaults;
+    defaults.stop.min_samples = 3;
+    defaults.stop.max_samples = 10;
+    defaults.stop.noise_target_pct = 1.0;
+    defaults.stop.time_limit_s = 5.0;
+    const harness::MeasureOptions measure = harness::parse_measure_options(o, defaults);
+    if (measure.cold) throw o.error("--cold", "flushes a GPU's cache; bench-cpu times the host only");
+    if (harness::print_criterion_if_asked(o, "munch bench-cpu", measure, "one CPU run, host steady clock")) return 0;
     const auto computation = o.choice("--computation", {"convolution", "rolling-ball"}, "convolution");
     const auto implementations = o.choices("--implementations", {"sequential", "openmp"}, "sequential,openmp");
     const auto n = static_cast<std::size_t>(o.integer("--signal", 1000, 1, 100'000'000));
     const auto w = static_cast<std::size_t>(o.integer("--filter", 9, 1, 10'000'000));
     const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int threads = static_cast<int>(o.integer("--threads", hw, 1, 4096));
-    const int repeats = static_cast<int>(o.integer("--repeats", 3, 1, 1000));
-    const double limit = o.real("--time-limit", 5.0);
     const auto csv_path = o.require("--csv");
     const auto experiment = o.text("--experiment", "bench_cpu");
     const bool conv = computation == "convolution";
@@ -60,18 +67,15 @@ int command_bench_cpu(const Args& args) {
     int failures = 0;
     for (const auto& impl : implementations) {
         const int t = impl == "openmp" ? threads : 1;
-        harness::Sampling sampling({repeats, std::max(repeats, 10), 1.0, limit});
         std::vector<float> out;
-        do {
-            const auto start = std::chrono::steady_clock::now();
+        const harness::Measurement m = harness::measure_host(measure, [&] {
             if (conv) {
                 if (t == 1) cpu::convolution_sequential(signal, taps, out);
                 else cpu::convolution_openmp(signal, taps, out, t);
             } else {
                 out = cpu::rolling_ball(signal, taps, t);
             }
-            sampling.add(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-        } while (!sampling.done());
+        });
         bool valid;
         std::string checked;
         if (conv) {
@@ -85,13 +89,14 @@ int command_bench_cpu(const Args& args) {
             checked = "opening<=signal";
         }
         failures += valid ? 0 : 1;
-        const auto& s = sampling.samples();
+        const auto s = m.ms();
         for (std::size_t r = 0; r < s.size(); ++r)
-            csv.row({experiment, computation, impl, std::to_string(t), std::to_string(n), std::to_string(w), std::to_string(r),
-                     harness::csv_number(s[r]), valid ? "true" : "false", checked, harness::csv_number(sampling.noise_pct()),
-                     std::to_string(s.size()), sampling.reason()});
-        std::printf("%s %s n=%zu w=%zu threads=%d: %.4g ms (%zu samples, %s)%s\n", computation.c_str(), impl.c_str(), n, w, t,
-                    s.back(), s.size(), sampling.reason().c_str(), valid ? "" : "  WRONG OUTPUT");
+            csv.row(harness::with_timing_values({experiment, computation, impl, std::to_string(t), std::to_string(n),
+                                                 std::to_string(w), std::to_string(r), harness::csv_number(s[r]),
+                                                 valid ? "true" : "false", checked},
+                                                m, r));
+        std::printf("%s %s n=%zu w=%zu threads=%d: %.4g ms median (%zu samples, %s)%s\n", computation.c_str(), impl.c_str(),
+                    n, w, t, m.summary().median, s.size(), m.stop_reason.c_str(), valid ? "" : "  WRONG OUTPUT");
     }
     return failures ? 1 : 0;
 }

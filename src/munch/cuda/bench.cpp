@@ -11,7 +11,8 @@
 #include "harness/check.hpp"
 #include "harness/csv.hpp"
 #include "harness/options.hpp"
-#include "harness/sampling.hpp"
+#include "harness/measure_cuda.hpp"
+#include "harness/measure_options.hpp"
 #include "munch/app/commands.hpp"
 #include "munch/check/reference.hpp"
 #include "munch/cuda/device.hpp"
@@ -23,9 +24,9 @@ namespace munch::app {
 
 namespace {
 
-const std::vector<std::string> gpu_columns = {
-    "experiment", "computation", "variant", "signal", "filter", "repeat", "kernel_ms", "total_ms", "valid", "max_abs_err",
-    "tolerance", "checked", "gflops", "gbps", "sm_clock_mhz", "throttled", "noise_pct", "samples", "stop_reason"};
+const std::vector<std::string> gpu_columns = harness::with_timing_columns(
+    {"experiment", "computation", "variant", "signal", "filter", "repeat", "kernel_ms", "total_ms", "valid", "max_abs_err",
+     "tolerance", "checked", "gflops", "gbps"});
 
 std::vector<std::string> names_of(const std::vector<gpu::VariantEntry>& entries) {
     std::vector<std::string> names;
@@ -57,19 +58,21 @@ int command_variants(const Args& args) {
 }
 
 int command_bench(const Args& args) {
-    const harness::Options o(args,
-                             {{"--computation"}, {"--variants"}, {"--signal"}, {"--filter"}, {"--repeats"}, {"--max-samples"},
-                              {"--time-limit"}, {"--experiment"}, {"--csv"}, {"--with-overhead", harness::OptionKind::flag}},
-                             "munch bench");
+    std::vector<harness::OptionSpec> specs = {{"--computation"}, {"--variants"}, {"--signal"}, {"--filter"},
+                                              {"--experiment"}, {"--csv"}, {"--with-overhead", harness::OptionKind::flag}};
+    for (auto& s : harness::measure_option_specs()) specs.push_back(std::move(s));
+    const harness::Options o(args, specs, "munch bench");
+    harness::MeasureOptions defaults;
+    defaults.stop.max_samples = 20;
+    defaults.stop.time_limit_s = 2.0;
+    const harness::MeasureOptions measure = harness::parse_measure_options(o, defaults);
+    if (harness::print_criterion_if_asked(o, "munch bench", measure, "one run of the variant, CUDA events")) return 0;
     const auto computation = o.choice("--computation", {"convolution", "rolling-ball"}, "convolution");
     const bool conv = computation == "convolution";
     const auto entries = conv ? gpu::convolution_variants() : gpu::rolling_ball_variants();
     const auto variants = o.choices("--variants", names_of(entries), names_of(entries).front());
     const auto n = static_cast<std::size_t>(o.integer("--signal", 100000, 1, 400'000'000));
     const auto w = static_cast<std::size_t>(o.integer("--filter", 999, 1, 10'000'000));
-    const int repeats = static_cast<int>(o.integer("--repeats", 5, 1, 1000));
-    const int max_samples = static_cast<int>(o.integer("--max-samples", std::max(repeats, 20), repeats, 1000));
-    const double limit = o.real("--time-limit", 2.0);
     const bool with_overhead = o.has("--with-overhead");
     const auto csv_path = o.require("--csv");
     const auto experiment = o.text("--experiment", "bench");
@@ -108,42 +111,47 @@ int command_bench(const Args& args) {
                          name.c_str(), n, w, verdict.first_failure.c_str());
         }
         // [check-then-time-end]
-        harness::Sampling sampling({repeats, max_samples, 0.5, limit});
-        std::vector<double> totals;
-        std::vector<TimedSample> samples;
-        do {
-            if (with_overhead) {
-                // The thesis's "GPU time with overhead": allocation, uploads, the run and the download.
+        std::vector<double> totals;  // with --with-overhead: one per sample taken, discarded ones too
+        harness::Measurement m;
+        if (with_overhead) {
+            // The thesis's "GPU time with overhead": allocation, uploads, the run and the download, on the
+            // host's clock; the run alone between events is the sample the stop rule judges.
+            m = harness::measure_self_timed(stream.get(), measure, monitor, [&] {
                 const auto start = std::chrono::steady_clock::now();
                 auto fresh = entry.make();
                 fresh->prepare(signal, taps, stream.get());
-                const auto s = time_on_stream(stream.get(), monitor, [&] { fresh->run(stream.get()); });
+                harness::Event begin, end;
+                begin.record(stream.get());
+                fresh->run(stream.get());
+                end.record(stream.get());
+                harness::check(cudaStreamSynchronize(stream.get()), "wait for a timed run");
+                const double run_ms = end.since(begin);
                 const auto out = fresh->result(stream.get());
                 fresh.reset();
                 harness::check(cudaDeviceSynchronize(), "finish the frees");
                 totals.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-                samples.push_back(s);
-            } else {
-                samples.push_back(time_on_stream(stream.get(), monitor, [&] { variant->run(stream.get()); }));
-            }
-            sampling.add(samples.back().ms);
-        } while (!sampling.done());
+                return run_ms;
+            });
+        } else {
+            m = harness::measure(stream.get(), measure, monitor, [&] { variant->run(stream.get()); });
+        }
         const double ops = useful_operations(conv, static_cast<double>(n), static_cast<double>(w));
         const double bytes = least_bytes(conv, static_cast<double>(n), static_cast<double>(w));
-        for (std::size_t r = 0; r < samples.size(); ++r) {
-            const double ms = samples[r].ms;
-            csv.row({experiment, computation, name, std::to_string(n), std::to_string(w), std::to_string(r), harness::csv_number(ms),
-                     with_overhead ? harness::csv_number(totals[r]) : "", verdict.valid ? "true" : "false",
-                     harness::csv_number(verdict.max_abs_err), harness::csv_number(verdict.tolerance), verdict.checked,
-                     harness::csv_number(ops / ms / 1e6), harness::csv_number(bytes / ms / 1e6),
-                     harness::csv_number(samples[r].clock.sm_clock_mhz), samples[r].clock.throttled ? "true" : "false",
-                     harness::csv_number(sampling.noise_pct()), std::to_string(samples.size()), sampling.reason()});
+        for (std::size_t r = 0; r < m.samples.size(); ++r) {
+            const double ms = m.samples[r].ms;
+            const std::string total =
+                with_overhead ? harness::csv_number(totals.at(static_cast<std::size_t>(m.samples[r].attempt))) : "";
+            csv.row(harness::with_timing_values(
+                {experiment, computation, name, std::to_string(n), std::to_string(w), std::to_string(r),
+                 harness::csv_number(ms), total, verdict.valid ? "true" : "false",
+                 harness::csv_number(verdict.max_abs_err), harness::csv_number(verdict.tolerance), verdict.checked,
+                 harness::csv_number(ops / ms / 1e6), harness::csv_number(bytes / ms / 1e6)},
+                m, r));
         }
-        std::vector<double> sorted = sampling.samples();
-        std::sort(sorted.begin(), sorted.end());
-        std::printf("%s %-20s n=%-9zu w=%-8zu %10.4g ms median  %8.1f GFLOP/s  %7.1f GB/s  checked %s%s\n", computation.c_str(),
-                    name.c_str(), n, w, sorted[sorted.size() / 2], ops / sorted[sorted.size() / 2] / 1e6,
-                    bytes / sorted[sorted.size() / 2] / 1e6, verdict.checked.c_str(), verdict.valid ? "" : "  INVALID");
+        const double median = m.summary().median;
+        std::printf("%s %-20s n=%-9zu w=%-8zu %10.4g ms median (%s)  %8.1f GFLOP/s  %7.1f GB/s  checked %s%s\n",
+                    computation.c_str(), name.c_str(), n, w, median, m.cold ? "cold" : "warm", ops / median / 1e6,
+                    bytes / median / 1e6, verdict.checked.c_str(), verdict.valid ? "" : "  INVALID");
     }
     return failures ? 1 : 0;
 }

@@ -17,17 +17,4 @@ DeviceInfo current_device() {
     return d;
 }
 
-TimedSample time_on_stream(cudaStream_t stream, harness::ClockMonitor& monitor, const std::function<void()>& work) {
-    harness::Event start, stop;
-    monitor.start();
-    start.record(stream);
-    work();
-    stop.record(stream);
-    harness::check(cudaStreamSynchronize(stream), "wait for a sample");
-    TimedSample s;
-    s.ms = stop.since(start);
-    s.clock = monitor.stop();
-    return s;
-}
-
 }  // namespace munch::app

@@ -9,7 +9,8 @@
 #include "harness/check.hpp"
 #include "harness/csv.hpp"
 #include "harness/options.hpp"
-#include "harness/sampling.hpp"
+#include "harness/measure_cuda.hpp"
+#include "harness/measure_options.hpp"
 #include "munch/app/commands.hpp"
 #include "munch/cuda/device.hpp"
 #include "munch/limits.hpp"
@@ -27,13 +28,59 @@ std::string module_loading() {
     return v && *v ? v : "default";
 }
 
-// Samples one quantity with the harness's rule and writes a row per sample through @p write.
-void sample(const harness::StopCriterion& c, const std::function<double()>& measure,
-            const std::function<void(std::size_t, double, const harness::Sampling&)>& write) {
-    harness::Sampling s(c);
-    do s.add(measure());
-    while (!s.done());
-    for (std::size_t r = 0; r < s.samples().size(); ++r) write(r, s.samples()[r], s);
+/// The options of a measuring command: @p own, then the harness's measurement options.
+std::vector<harness::OptionSpec> with_measure_options(std::vector<harness::OptionSpec> own) {
+    for (auto& s : harness::measure_option_specs()) own.push_back(std::move(s));
+    return own;
+}
+
+/// The measurement options of @p o with this program's defaults for the limits: 5 to 20 samples, 1 %,
+/// @p limit_s seconds.
+harness::MeasureOptions limits_measure(const harness::Options& o, double limit_s) {
+    harness::MeasureOptions d;
+    d.stop.min_samples = 5;
+    d.stop.max_samples = 20;
+    d.stop.noise_target_pct = 1.0;
+    d.stop.time_limit_s = limit_s;
+    return harness::parse_measure_options(o, d);
+}
+
+/// How a batch of launches is issued.
+enum class LaunchMode { synchronised, asynchronous, graph };
+const char* mode_name(LaunchMode m) {
+    return m == LaunchMode::synchronised ? "synchronised" : m == LaunchMode::asynchronous ? "asynchronous" : "graph";
+}
+
+/// Times @p launches launches of @p launch_one on @p stream in each of the three modes, on the host's
+/// clock: each launch followed by a synchronisation (minus the same loop of synchronisations alone when
+/// @p subtract_bare_sync, the thesis's Algorithm 12), back to back with one synchronisation at the end, and
+/// captured once into a CUDA graph that is replayed. Each sample is the batch's milliseconds; @p write gets
+/// each mode's measurement.
+void time_launch_modes(cudaStream_t stream, const harness::MeasureOptions& measure, harness::ClockMonitor& monitor,
+                       int launches, bool subtract_bare_sync, const std::function<void(cudaStream_t)>& launch_one,
+                       const std::function<void(LaunchMode, const harness::Measurement&)>& write) {
+    const auto sync = [&] { harness::check(cudaStreamSynchronize(stream), "synchronise"); };
+    write(LaunchMode::synchronised, harness::measure_self_timed(stream, measure, monitor, [&] {
+              double bare = 0;
+              if (subtract_bare_sync) {
+                  const auto t = Clock::now();
+                  for (int i = 0; i < launches; ++i) sync();
+                  bare = ms_since(t);
+              }
+              const auto t = Clock::now();
+              for (int i = 0; i < launches; ++i) {
+                  launch_one(stream);
+                  sync();
+              }
+              return ms_since(t) - bare;
+          }));
+    write(LaunchMode::asynchronous, harness::measure_wall(stream, measure, monitor, [&] {
+              for (int i = 0; i < launches; ++i) launch_one(stream);
+          }));
+    const harness::Graph graph(stream, [&] {
+        for (int i = 0; i < launches; ++i) launch_one(stream);
+    });
+    write(LaunchMode::graph, harness::measure_wall(stream, measure, monitor, [&] { graph.launch(stream); }));
 }
 
 std::string dims(dim3 d) { return std::to_string(d.x) + "x" + std::to_string(d.y); }
@@ -41,14 +88,20 @@ std::string dims(dim3 d) { return std::to_string(d.x) + "x" + std::to_string(d.y
 }  // namespace
 
 int command_launch(const Args& args) {
-    const harness::Options o(args, {{"--csv"}, {"--experiment"}, {"--launches"}, {"--repeats"}, {"--first-only", harness::OptionKind::flag}},
+    const harness::Options o(args,
+                             with_measure_options({{"--csv"}, {"--experiment"}, {"--launches"},
+                                                   {"--first-only", harness::OptionKind::flag}}),
                              "munch launch");
+    const harness::MeasureOptions measure = limits_measure(o, 5.0);
+    if (harness::print_criterion_if_asked(o, "munch launch", measure,
+                                          "a batch of --launches empty launches, host steady clock"))
+        return 0;
     const auto csv_path = o.require("--csv");
     const auto experiment = o.text("--experiment", "launch");
     const int launches = static_cast<int>(o.integer("--launches", 2000, 1, 10'000'000));
-    const int repeats = static_cast<int>(o.integer("--repeats", 5, 1, 1000));
-    harness::CsvAppender csv(csv_path, {"experiment", "mode", "grid", "block", "blocks", "threads_per_block", "launches",
-                                        "module_loading", "repeat", "us_per_launch", "noise_pct", "samples", "stop_reason"});
+    harness::CsvAppender csv(csv_path, harness::with_timing_columns({"experiment", "mode", "grid", "block", "blocks",
+                                                                    "threads_per_block", "launches", "module_loading",
+                                                                    "repeat", "us_per_launch"}));
     const std::string loading = module_loading();
     if (o.has("--first-only")) {
         // A fresh process: the context's creation, then the first launch (which, with lazy loading, also
@@ -67,8 +120,12 @@ int command_launch(const Args& args) {
         harness::check(cudaDeviceSynchronize(), "finish the second launch");
         const double second_ms = ms_since(t1);
         const auto row = [&](const char* mode, double ms) {
-            csv.row({experiment, mode, dims(grid), dims(block), "256", "256", "1", loading, "0", harness::csv_number(ms * 1e3), "0",
-                     "1", "single"});
+            harness::Measurement single;
+            single.samples = {harness::Sample{ms, {}, 0}};
+            single.stop_reason = "single";
+            csv.row(harness::with_timing_values({experiment, mode, dims(grid), dims(block), "256", "256", "1", loading, "0",
+                                                 harness::csv_number(ms * 1e3)},
+                                                single, 0));
         };
         row("context_creation", init_ms);
         row("first_launch", first_ms);
@@ -77,131 +134,80 @@ int command_launch(const Args& args) {
                     first_ms * 1e3, second_ms * 1e3, loading.c_str());
         return 0;
     }
-    current_device();
+    const auto device = current_device();
+    harness::ClockMonitor monitor(device.pci_bus);
     harness::Stream stream;
     gpu::launch_empty(dim3(1), dim3(1), stream.get());  // load the module before anything is timed
     harness::check(cudaStreamSynchronize(stream.get()), "finish the warm-up launch");
-    const harness::StopCriterion c{repeats, std::max(repeats, 20), 1.0, 5.0};
 
     std::vector<std::pair<dim3, dim3>> configs;
     for (unsigned b : {1u, 4u, 8u, 16u, 22u, 32u}) configs.push_back({dim3(16, 16), dim3(b, b)});   // Fig. 6.1
     for (unsigned g : {1u, 4u, 64u, 127u, 256u}) configs.push_back({dim3(g, g), dim3(16, 16)});     // Fig. 6.2
     for (const auto& [grid, block] : configs) {
-        const auto write = [&](const char* mode) {
-            return [&, mode](std::size_t r, double us, const harness::Sampling& s) {
-                csv.row({experiment, mode, dims(grid), dims(block), std::to_string(grid.x * grid.y), std::to_string(block.x * block.y),
-                         std::to_string(launches), loading, std::to_string(r), harness::csv_number(us),
-                         harness::csv_number(s.noise_pct()), std::to_string(s.samples().size()), s.reason()});
-            };
-        };
-        // The thesis's method (Algorithm 12): the loop with launch and synchronisation, minus the loop with
-        // the synchronisation alone, per launch.
-        sample(c, [&] {
-            auto t = Clock::now();
-            for (int i = 0; i < launches; ++i) harness::check(cudaStreamSynchronize(stream.get()), "synchronise");
-            const double bare = ms_since(t);
-            t = Clock::now();
-            for (int i = 0; i < launches; ++i) {
-                gpu::launch_empty(grid, block, stream.get());
-                harness::check(cudaStreamSynchronize(stream.get()), "synchronise");
-            }
-            return (ms_since(t) - bare) * 1e3 / launches;
-        }, write("synchronised"));
-        // Back-to-back launches, one synchronisation at the end.
-        sample(c, [&] {
-            const auto t = Clock::now();
-            for (int i = 0; i < launches; ++i) gpu::launch_empty(grid, block, stream.get());
-            harness::check(cudaStreamSynchronize(stream.get()), "synchronise");
-            return ms_since(t) * 1e3 / launches;
-        }, write("asynchronous"));
-        // The same launches captured once into a CUDA graph and replayed.
-        cudaGraph_t graph{};
-        cudaGraphExec_t exec{};
-        harness::check(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal), "begin a capture");
-        for (int i = 0; i < launches; ++i) gpu::launch_empty(grid, block, stream.get());
-        harness::check(cudaStreamEndCapture(stream.get(), &graph), "end a capture");
-        harness::check(cudaGraphInstantiate(&exec, graph, 0), "instantiate a graph");
-        harness::check(cudaGraphLaunch(exec, stream.get()), "launch a graph");  // upload, untimed
-        harness::check(cudaStreamSynchronize(stream.get()), "synchronise");
-        sample(c, [&] {
-            const auto t = Clock::now();
-            harness::check(cudaGraphLaunch(exec, stream.get()), "launch a graph");
-            harness::check(cudaStreamSynchronize(stream.get()), "synchronise");
-            return ms_since(t) * 1e3 / launches;
-        }, write("graph"));
-        cudaGraphExecDestroy(exec);
-        cudaGraphDestroy(graph);
+        // Per launch: the loop's time over the launches, in microseconds.
+        time_launch_modes(stream.get(), measure, monitor, launches, true,
+                          [&](cudaStream_t s) { gpu::launch_empty(grid, block, s); },
+                          [&](LaunchMode mode, const harness::Measurement& m) {
+                              for (std::size_t r = 0; r < m.samples.size(); ++r)
+                                  csv.row(harness::with_timing_values(
+                                      {experiment, mode_name(mode), dims(grid), dims(block),
+                                       std::to_string(grid.x * grid.y), std::to_string(block.x * block.y),
+                                       std::to_string(launches), loading, std::to_string(r),
+                                       harness::csv_number(m.samples[r].ms * 1e3 / launches)},
+                                      m, r));
+                          });
         std::printf("grid %s block %s done\n", dims(grid).c_str(), dims(block).c_str());
     }
     return 0;
 }
 
 int command_pattern(const Args& args) {
-    const harness::Options o(args, {{"--csv"}, {"--experiment"}, {"--launches-per-evaluation"}, {"--repeats"}}, "munch pattern");
+    const harness::Options o(args, with_measure_options({{"--csv"}, {"--experiment"}, {"--launches-per-evaluation"}}),
+                             "munch pattern");
+    const harness::MeasureOptions measure = limits_measure(o, 10.0);
+    if (harness::print_criterion_if_asked(o, "munch pattern", measure,
+                                          "one evaluation's launches, host steady clock"))
+        return 0;
     const auto csv_path = o.require("--csv");
     const auto experiment = o.text("--experiment", "launch_pattern");
     const int launches = static_cast<int>(o.integer("--launches-per-evaluation", 22400, 1, 10'000'000));
-    const int repeats = static_cast<int>(o.integer("--repeats", 5, 1, 1000));
     const auto device = current_device();
+    harness::ClockMonitor monitor(device.pci_bus);
     harness::Stream stream;
     // One block per SM of 256 threads: an empty stand-in for a launch that fills the GPU once.
     const dim3 grid(static_cast<unsigned>(device.sm_count)), block(256);
     gpu::launch_empty(grid, block, stream.get());
     harness::check(cudaStreamSynchronize(stream.get()), "finish the warm-up launch");
-    harness::CsvAppender csv(csv_path, {"experiment", "mode", "launches", "repeat", "ms_per_evaluation", "us_per_launch", "noise_pct",
-                                        "samples", "stop_reason"});
-    const harness::StopCriterion c{repeats, std::max(repeats, 20), 1.0, 10.0};
-    const auto write = [&](const char* mode) {
-        return [&, mode](std::size_t r, double ms, const harness::Sampling& s) {
-            csv.row({experiment, mode, std::to_string(launches), std::to_string(r), harness::csv_number(ms),
-                     harness::csv_number(ms * 1e3 / launches), harness::csv_number(s.noise_pct()), std::to_string(s.samples().size()),
-                     s.reason()});
-        };
-    };
-    sample(c, [&] {
-        const auto t = Clock::now();
-        for (int i = 0; i < launches; ++i) {
-            gpu::launch_empty(grid, block, stream.get());
-            harness::check(cudaStreamSynchronize(stream.get()), "synchronise");
-        }
-        return ms_since(t);
-    }, write("synchronised"));
-    sample(c, [&] {
-        const auto t = Clock::now();
-        for (int i = 0; i < launches; ++i) gpu::launch_empty(grid, block, stream.get());
-        harness::check(cudaStreamSynchronize(stream.get()), "synchronise");
-        return ms_since(t);
-    }, write("asynchronous"));
-    cudaGraph_t graph{};
-    cudaGraphExec_t exec{};
-    harness::check(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal), "begin a capture");
-    for (int i = 0; i < launches; ++i) gpu::launch_empty(grid, block, stream.get());
-    harness::check(cudaStreamEndCapture(stream.get(), &graph), "end a capture");
-    harness::check(cudaGraphInstantiate(&exec, graph, 0), "instantiate a graph");
-    harness::check(cudaGraphLaunch(exec, stream.get()), "launch a graph");
-    harness::check(cudaStreamSynchronize(stream.get()), "synchronise");
-    sample(c, [&] {
-        const auto t = Clock::now();
-        harness::check(cudaGraphLaunch(exec, stream.get()), "launch a graph");
-        harness::check(cudaStreamSynchronize(stream.get()), "synchronise");
-        return ms_since(t);
-    }, write("graph"));
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
+    harness::CsvAppender csv(csv_path, harness::with_timing_columns(
+                                           {"experiment", "mode", "launches", "repeat", "ms_per_evaluation", "us_per_launch"}));
+    time_launch_modes(stream.get(), measure, monitor, launches, false,
+                      [&](cudaStream_t s) { gpu::launch_empty(grid, block, s); },
+                      [&](LaunchMode mode, const harness::Measurement& m) {
+                          for (std::size_t r = 0; r < m.samples.size(); ++r) {
+                              const double ms = m.samples[r].ms;
+                              csv.row(harness::with_timing_values(
+                                  {experiment, mode_name(mode), std::to_string(launches), std::to_string(r),
+                                   harness::csv_number(ms), harness::csv_number(ms * 1e3 / launches)},
+                                  m, r));
+                          }
+                      });
     std::printf("%d launches per evaluation replayed in three modes\n", launches);
     return 0;
 }
 
 int command_copy(const Args& args) {
-    const harness::Options o(args, {{"--csv"}, {"--experiment"}, {"--min-bytes"}, {"--max-bytes"}, {"--repeats"}}, "munch copy");
+    const harness::Options o(args, with_measure_options({{"--csv"}, {"--experiment"}, {"--min-bytes"}, {"--max-bytes"}}),
+                             "munch copy");
+    const harness::MeasureOptions measure = limits_measure(o, 2.0);
+    if (harness::print_criterion_if_asked(o, "munch copy", measure, "one copy, host steady clock")) return 0;
     const auto csv_path = o.require("--csv");
     const auto experiment = o.text("--experiment", "copy_bandwidth");
     const auto min_bytes = static_cast<std::size_t>(o.integer("--min-bytes", 1024, 16, 1LL << 34));
     const auto max_bytes = static_cast<std::size_t>(o.integer("--max-bytes", 1LL << 28, 16, 1LL << 34));
-    const int repeats = static_cast<int>(o.integer("--repeats", 5, 1, 1000));
     if (max_bytes < min_bytes) throw o.error("--max-bytes", "smaller than --min-bytes");
     if (min_bytes % 16 != 0) throw o.error("--min-bytes", "must be a multiple of 16 (the mapped copies move 16-byte vectors)");
-    current_device();
+    const auto device = current_device();
+    harness::ClockMonitor monitor(device.pci_bus);
     harness::Stream stream;
     float *d_a = nullptr, *d_b = nullptr, *pinned = nullptr, *mapped = nullptr, *mapped_device = nullptr;
     harness::check(cudaMalloc(&d_a, max_bytes), "allocate a device buffer");
@@ -213,9 +219,8 @@ int command_copy(const Args& args) {
     std::memset(pinned, 0, max_bytes);
     std::memset(mapped, 0, max_bytes);
     harness::check(cudaMemset(d_a, 0, max_bytes), "clear a device buffer");
-    harness::CsvAppender csv(csv_path, {"experiment", "memory", "direction", "bytes", "repeat", "ms", "gb_per_s", "noise_pct", "samples",
-                                        "stop_reason"});
-    const harness::StopCriterion c{repeats, std::max(repeats, 20), 1.0, 2.0};
+    harness::CsvAppender csv(csv_path, harness::with_timing_columns(
+                                           {"experiment", "memory", "direction", "bytes", "repeat", "ms", "gb_per_s"}));
     struct Case {
         const char* memory;
         const char* direction;
@@ -242,18 +247,16 @@ int command_copy(const Args& args) {
             harness::check(cudaStreamSynchronize(stream.get()), "finish a warm-up copy");
             // Wall time around each copy, as bandwidthTest times pageable copies (a pageable copy is staged by
             // the host, so events alone would miss part of it).
-            sample(c, [&] {
-                const auto t = Clock::now();
-                k.copy(bytes);
-                harness::check(cudaStreamSynchronize(stream.get()), "finish a copy");
-                return ms_since(t);
-            }, [&](std::size_t r, double ms, const harness::Sampling& s) {
+            const harness::Measurement m = harness::measure_wall(stream.get(), measure, monitor, [&] { k.copy(bytes); });
+            for (std::size_t r = 0; r < m.samples.size(); ++r) {
                 // Device to device moves the bytes twice through memory; the rate counts them once, as
                 // bandwidthTest does.
-                csv.row({experiment, k.memory, k.direction, std::to_string(bytes), std::to_string(r), harness::csv_number(ms),
-                         harness::csv_number(static_cast<double>(bytes) / ms / 1e6), harness::csv_number(s.noise_pct()),
-                         std::to_string(s.samples().size()), s.reason()});
-            });
+                const double ms = m.samples[r].ms;
+                csv.row(harness::with_timing_values({experiment, k.memory, k.direction, std::to_string(bytes),
+                                                     std::to_string(r), harness::csv_number(ms),
+                                                     harness::csv_number(static_cast<double>(bytes) / ms / 1e6)},
+                                                    m, r));
+            }
         }
         std::printf("%s %s done\n", k.memory, k.direction);
     }
@@ -265,16 +268,15 @@ int command_copy(const Args& args) {
 }
 
 int command_roofline(const Args& args) {
-    const harness::Options o(args, {{"--csv"}, {"--experiment"}, {"--repeats"}}, "munch roofline");
+    const harness::Options o(args, with_measure_options({{"--csv"}, {"--experiment"}}), "munch roofline");
+    const harness::MeasureOptions options = limits_measure(o, 10.0);
+    if (harness::print_criterion_if_asked(o, "munch roofline", options, "one peak or stream kernel, CUDA events")) return 0;
     const auto csv_path = o.require("--csv");
     const auto experiment = o.text("--experiment", "roofline");
-    const int repeats = static_cast<int>(o.integer("--repeats", 5, 1, 1000));
     const auto device = current_device();
     harness::ClockMonitor monitor(device.pci_bus);
     harness::Stream stream;
-    harness::CsvAppender csv(csv_path, {"experiment", "quantity", "unit", "repeat", "value", "ms", "sm_clock_mhz", "throttled", "noise_pct",
-                                        "samples", "stop_reason"});
-    const harness::StopCriterion c{repeats, std::max(repeats, 20), 1.0, 10.0};
+    harness::CsvAppender csv(csv_path, harness::with_timing_columns({"experiment", "quantity", "unit", "repeat", "value", "ms"}));
     float* f_sink = nullptr;
     double* d_sink = nullptr;
     harness::check(cudaMalloc(&f_sink, sizeof(float)), "allocate");
@@ -283,17 +285,13 @@ int command_roofline(const Args& args) {
     const auto measure = [&](const char* quantity, const char* unit, double amount, const std::function<void()>& work) {
         work();
         harness::check(cudaStreamSynchronize(stream.get()), "warm up");
-        std::vector<TimedSample> timed;
-        harness::Sampling s(c);
-        do {
-            timed.push_back(time_on_stream(stream.get(), monitor, work));
-            s.add(timed.back().ms);
-        } while (!s.done());
-        for (std::size_t r = 0; r < timed.size(); ++r)
-            csv.row({experiment, quantity, unit, std::to_string(r), harness::csv_number(amount / timed[r].ms / 1e6), harness::csv_number(timed[r].ms),
-                     harness::csv_number(timed[r].clock.sm_clock_mhz), timed[r].clock.throttled ? "true" : "false",
-                     harness::csv_number(s.noise_pct()), std::to_string(timed.size()), s.reason()});
-        std::printf("%s: %.1f %s (best sample)\n", quantity, amount / *std::min_element(s.samples().begin(), s.samples().end()) / 1e6, unit);
+        const harness::Measurement m = harness::measure(stream.get(), options, monitor, work);
+        for (std::size_t r = 0; r < m.samples.size(); ++r)
+            csv.row(harness::with_timing_values({experiment, quantity, unit, std::to_string(r),
+                                                 harness::csv_number(amount / m.samples[r].ms / 1e6),
+                                                 harness::csv_number(m.samples[r].ms)},
+                                                m, r));
+        std::printf("%s: %.1f %s (best sample)\n", quantity, amount / m.summary().min / 1e6, unit);
     };
     const int it32 = 2048, it64 = 1024;  // multiples of the unrolling
     const double threads = static_cast<double>(blocks) * gpu::peak_threads;

@@ -24,6 +24,8 @@
 #include "mwsep/app/progress_bar.hpp"
 #include "harness/atomic_file.hpp"
 #include "harness/csv.hpp"
+#include "harness/measure_options.hpp"
+#include "harness/registry.hpp"
 #include "harness/statistics.hpp"
 #include "mwsep/cpu/thread_pool.hpp"
 #include "mwsep/cpu/integrators.hpp"
@@ -436,34 +438,43 @@ int slice_load(const Options& opt, const std::vector<std::string>& which, const 
 }
 
 int command_bench_cpu(const Args& args) {
-    const Options opt(args,
-                      input_options({{"--repeats", OptionKind::value},
-                                     {"--threads", OptionKind::value},
-                                     {"--integrators", OptionKind::value},
-                                     {"--csv", OptionKind::value},
-                                     {"--work-unit", OptionKind::value},
-                                     {"--experiment", OptionKind::value},
-                                     {"--slices", OptionKind::value},
-                                     {"--slice-load", OptionKind::flag}}),
-                      "mwsep bench-cpu");
+    std::vector<harness::OptionSpec> specs = input_options({{"--threads", OptionKind::value},
+                                                            {"--integrators", OptionKind::value},
+                                                            {"--csv", OptionKind::value},
+                                                            {"--work-unit", OptionKind::value},
+                                                            {"--experiment", OptionKind::value},
+                                                            {"--slices", OptionKind::value},
+                                                            {"--slice-load", OptionKind::flag}});
+    for (auto& s : harness::measure_option_specs()) specs.push_back(std::move(s));
+    const Options opt(args, specs, "mwsep bench-cpu");
+    // An evaluation takes seconds to minutes: three samples unless more are asked for.
+    harness::MeasureOptions defaults;
+    defaults.stop.min_samples = 3;
+    defaults.stop.max_samples = 3;
+    defaults.stop.time_limit_s = 3600;
     if (wants_help(opt)) {
         std::printf(
             "usage: mwsep bench-cpu -a astronomy_parameters.txt [options]\n%s"
-            "  --repeats N                timed repeats per configuration (default 3; the median is reported)\n"
+            "%s"
             "  --threads N                thread count of the multithreaded configuration (default: all cores)\n"
             "  --integrators LIST         comma-separated subset of reference,fast1,fastN (default all three)\n"
             "  --slices N                 run each single-core integrator as N concurrent single-threaded slices\n"
             "                             of the mu range and report the sum of their CPU times (default 1)\n"
             "  --slice-load               instead: time slice 0 of --slices N alone, then while all N slices run\n"
-            "                             together (what the summed CPU time of loaded slices costs per slice)\n"
+            "                             together, --min-samples times (what the summed CPU time of loaded slices\n"
+            "                             costs per slice)\n"
             "  --work-unit NAME           name written in the CSV (default: the file name)\n"
             "  --experiment NAME          experiment name written in the CSV (default bench_cpu)\n"
-            "  --csv FILE                 append one row per repeat to FILE (header written if new)\n",
-            input_help);
+            "  --csv FILE                 append one row per sample to FILE (header written if new)\n",
+            input_help, harness::measure_options_help(defaults).c_str());
         return 0;
     }
+    const harness::MeasureOptions measure = harness::parse_measure_options(opt, defaults);
+    if (opt.has("--cold")) throw opt.error("--cold", "flushes a GPU's cache; bench-cpu times the host only");
+    if (harness::print_criterion_if_asked(opt, "mwsep bench-cpu", measure,
+                                          "one CPU evaluation of the integrals, host steady clock (wall time)"))
+        return 0;
     const RunOptions o = input_run_options(opt, false);
-    const int repeats = static_cast<int>(opt.integer("--repeats", 3, 1, INT_MAX));
     const int slices = static_cast<int>(opt.integer("--slices", 1, 1, INT_MAX));
     const int threads = static_cast<int>(opt.integer("--threads", 0, 0, INT_MAX));
     const std::vector<std::string> which = opt.choices("--integrators", {"reference", "fast1", "fastN"},
@@ -485,15 +496,15 @@ int command_bench_cpu(const Args& args) {
 
     if (opt.has("--slice-load")) {
         if (slices < 2) throw opt.error("--slice-load", "needs --slices 2 or more");
-        return slice_load(opt, which, parts, wu, experiment, repeats, cpu_name);
+        return slice_load(opt, which, parts, wu, experiment, measure.stop.min_samples, cpu_name);
     }
     std::unique_ptr<harness::CsvAppender> csv;
     if (opt.has("--csv"))
         csv = std::make_unique<harness::CsvAppender>(
             opt.text("--csv"),
-            std::vector<std::string>{"experiment", "integrator", "threads", "slices", "work_unit", "repeat", "seconds",
-                                     "cpu_seconds", "quadrature_points", "points_per_second",
-                                     "points_per_second_per_core", "background_integral", "host_cpu"});
+            harness::with_timing_columns({"experiment", "integrator", "threads", "slices", "work_unit", "repeat",
+                                          "seconds", "cpu_seconds", "quadrature_points", "points_per_second",
+                                          "points_per_second_per_core", "background_integral", "host_cpu"}));
     std::printf("%-10s %7s %7s %12s %12s %14s %18s\n", "integrator", "threads", "slices", "median_s", "cpu_s",
                 "points/s", "points/s/core");
     struct Config { std::string name; int threads; };
@@ -507,11 +518,13 @@ int command_bench_cpu(const Args& args) {
         // A single-core configuration may be split into concurrent single-threaded slices; its cost is
         // then the sum of the slices' CPU times, each measured, never extrapolated.
         const bool sliced = c.threads == 1 && slices > 1;
-        std::vector<double> wall, cpu_times;
-        for (int rep = 0; rep < repeats; ++rep) {
-            const auto run = [&](const geometry::IntegrationSetup& s) {
-                return c.name == "reference" ? cpu::integrate_reference(s) : cpu::integrate_fast(s, c.threads);
-            };
+        struct Taken { double seconds, cpu_seconds, background; };
+        std::vector<Taken> taken;
+        const auto run = [&](const geometry::IntegrationSetup& s) {
+            return c.name == "reference" ? cpu::integrate_reference(s) : cpu::integrate_fast(s, c.threads);
+        };
+        // The engine times the wall clock of each sample; the CPU times are kept beside it.
+        const harness::Measurement meas = harness::measure_host_samples(measure, [&] {
             const auto t0 = std::chrono::steady_clock::now();
             double cpu_seconds = 0, background = 0;
             if (sliced) {
@@ -528,15 +541,23 @@ int command_bench_cpu(const Args& args) {
                 cpu_seconds = c.threads == 1 ? thread_cpu_seconds() - c0 : NAN;
             }
             const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            taken.push_back({sec, cpu_seconds, background});
+            return sec * 1e3;
+        });
+        std::vector<double> wall, cpu_times;
+        for (std::size_t rep = 0; rep < meas.samples.size(); ++rep) {
+            const Taken& k = taken.at(static_cast<std::size_t>(meas.samples[rep].attempt));
             // One core's rate: the CPU time when sliced, else the wall time over the threads used.
-            const double core_seconds = sliced ? cpu_seconds : sec * c.threads;
-            wall.push_back(sec);
-            cpu_times.push_back(sliced ? cpu_seconds : sec);
+            const double core_seconds = sliced ? k.cpu_seconds : k.seconds * c.threads;
+            wall.push_back(k.seconds);
+            cpu_times.push_back(sliced ? k.cpu_seconds : k.seconds);
             if (csv)
-                csv->row({experiment, c.name, std::to_string(c.threads), std::to_string(sliced ? slices : 1), wu,
-                          std::to_string(rep), harness::csv_number(sec), harness::csv_number(cpu_seconds),
-                          std::to_string(points), harness::csv_number(points / sec),
-                          harness::csv_number(points / core_seconds), harness::csv_number(background), cpu_name});
+                csv->row(harness::with_timing_values(
+                    {experiment, c.name, std::to_string(c.threads), std::to_string(sliced ? slices : 1), wu,
+                     std::to_string(rep), harness::csv_number(k.seconds), harness::csv_number(k.cpu_seconds),
+                     std::to_string(points), harness::csv_number(points / k.seconds),
+                     harness::csv_number(points / core_seconds), harness::csv_number(k.background), cpu_name},
+                    meas, rep));
         }
         const auto w = harness::summarize(wall);
         const auto cs = harness::summarize(cpu_times);
@@ -577,34 +598,28 @@ int command_variants(const Args& args) {
 
 int command_bench(const Args& args) {
 #if defined(MWSEP_WITH_CUDA)
-    const Options opt(args,
-                      input_options({{"--csv", OptionKind::value},
-                                     {"--meta", OptionKind::value},
-                                     {"--work-unit", OptionKind::value},
-                                     {"--experiment", OptionKind::value},
-                                     {"--variants", OptionKind::value},
-                                     {"--repeats", OptionKind::value},
-                                     {"--max-samples", OptionKind::value},
-                                     {"--noise-target", OptionKind::value},
-                                     {"--time-limit", OptionKind::value},
-                                     {"--expect", OptionKind::value},
-                                     {"--sm-count", OptionKind::value},
-                                     {"--threads-per-block", OptionKind::value},
-                                     {"--blocks-per-launch", OptionKind::value},
-                                     {"--register-cap", OptionKind::flag},
-                                     {"--aos", OptionKind::flag},
-                                     {"--all-devices", OptionKind::flag},
-                                     {"--slices", OptionKind::value}}),
-                      "mwsep bench");
+    std::vector<harness::OptionSpec> specs = input_options({{"--csv", OptionKind::value},
+                                                            {"--meta", OptionKind::value},
+                                                            {"--work-unit", OptionKind::value},
+                                                            {"--experiment", OptionKind::value},
+                                                            {"--variants", OptionKind::value},
+                                                            {"--expect", OptionKind::value},
+                                                            {"--sm-count", OptionKind::value},
+                                                            {"--threads-per-block", OptionKind::value},
+                                                            {"--blocks-per-launch", OptionKind::value},
+                                                            {"--register-cap", OptionKind::flag},
+                                                            {"--aos", OptionKind::flag},
+                                                            {"--all-devices", OptionKind::flag},
+                                                            {"--slices", OptionKind::value}});
+    for (auto& s : harness::measure_option_specs()) specs.push_back(std::move(s));
+    const Options opt(args, specs, "mwsep bench");
+    const harness::MeasureOptions defaults;  // 5 to 50 samples, 0.5 %, 30 s, warm, throttled samples dropped
     if (wants_help(opt)) {
         std::printf(
             "usage: mwsep bench -a astronomy_parameters.txt -s stars.txt [options]\n%s"
             "  -s FILE                    star catalogue (count, then 'l b r' per line)\n"
-            "  --variants LIST            comma-separated variant names, or all (default)\n"
-            "  --repeats N                at least N timed samples after one warm-up (default 5)\n"
-            "  --max-samples N            at most N samples (default 50)\n"
-            "  --noise-target PCT         stop once the samples' relative standard deviation is <= PCT (default 0.5)\n"
-            "  --time-limit S             stop once the samples add up to S seconds (default 30)\n"
+            "  --variants LIST            comma-separated variant names or patterns (*-fast-unrolled-f64), or all (default)\n"
+            "%s"
             "  --expect L                 the CPU likelihood to check against (default: computed here)\n"
             "  --threads-per-block N      (default 64)   --blocks-per-launch N (default 0: all blocks)\n"
             "  --register-cap             the 48-register builds   --aos  array-of-structures star layout\n"
@@ -612,40 +627,23 @@ int command_bench(const Args& args) {
             "  --all-devices              modern variants: split the mu range over every GPU (sm_count: their sum)\n"
             "  --slices N                 modern variants only: split each area into N slices (default: one per GPU)\n"
             "  --work-unit NAME --experiment NAME   labels written in every row\n"
-            "  --csv FILE                 append one row per repeat   --meta FILE  write the device record\n",
-            input_help);
+            "  --csv FILE                 append one row per sample   --meta FILE  write the device record\n",
+            input_help, harness::measure_options_help(defaults).c_str());
         return 0;
     }
-    const RunOptions o = input_run_options(opt, true);
     cuda::BenchOptions b;
+    b.measure = harness::parse_measure_options(opt, defaults);
+    if (harness::print_criterion_if_asked(opt, "mwsep bench", b.measure,
+                                          "integral and likelihood kernels of one evaluation, CUDA events"))
+        return 0;
+    const RunOptions o = input_run_options(opt, true);
     b.command = "mwsep bench";
     for (const auto& a : args) b.command += " " + a;
-    const std::string list = opt.text("--variants", "all");
-    if (list == "all") {
-        for (const auto& v : cuda::variants()) b.variants.push_back(v.name);
-    } else {
-        std::size_t start = 0;
-        while (true) {
-            const std::size_t comma = list.find(',', start);
-            b.variants.push_back(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-            if (comma == std::string::npos) break;
-            start = comma + 1;
-        }
+    try {
+        b.variants = cuda::select_variants(opt.text("--variants", "all"));
+    } catch (const harness::UnknownName& e) {
+        throw harness::OptionError(std::string("mwsep bench: --variants: ") + e.what());
     }
-    for (const auto& name : b.variants) {
-        try {
-            (void)cuda::find_variant(name);
-        } catch (const harness::UnknownName& e) {
-            throw harness::OptionError(std::string("mwsep bench: --variants: ") + e.what());
-        }
-    }
-    b.stop.min_samples = static_cast<int>(opt.integer("--repeats", b.stop.min_samples, 1, INT_MAX));
-    b.stop.max_samples = static_cast<int>(opt.integer("--max-samples", b.stop.max_samples, 1, INT_MAX));
-    if (b.stop.max_samples < b.stop.min_samples) b.stop.max_samples = b.stop.min_samples;
-    b.stop.noise_target_pct = opt.real("--noise-target", b.stop.noise_target_pct);
-    if (b.stop.noise_target_pct < 0) throw opt.error("--noise-target", "must be 0 or more, found '" + opt.text("--noise-target") + "'");
-    b.stop.time_limit_s = opt.real("--time-limit", b.stop.time_limit_s);
-    if (b.stop.time_limit_s <= 0) throw opt.error("--time-limit", "must be positive, found '" + opt.text("--time-limit") + "'");
     b.expected = opt.real("--expect", NAN);
     b.sm_count = static_cast<int>(opt.integer("--sm-count", 0, 0, INT_MAX));
     b.launch.threads_per_block = static_cast<int>(opt.integer("--threads-per-block", 64, 32, 1024));
@@ -663,9 +661,9 @@ int command_bench(const Args& args) {
     if (!b.meta_path.empty()) harness::check_output_path(b.meta_path);
     if (b.all_devices && b.sm_count > 0) throw opt.error("--all-devices", "and --sm-count exclude each other");
     if (opt.has("--slices"))
-        for (const auto& name : b.variants)
-            if (!cuda::find_variant(name).family->spreads_over_devices())
-                throw opt.error("--slices", "applies to the modern variants only; " + name + " runs on one device");
+        for (const cuda::VariantInfo* v : b.variants)
+            if (!v->family->spreads_over_devices())
+                throw opt.error("--slices", "applies to the modern variants only; " + v->name + " runs on one device");
     const Inputs in = load_inputs(o);
     return cuda::run_bench(b, in.setup, in.stars);
 #else

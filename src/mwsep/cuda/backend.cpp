@@ -95,7 +95,13 @@ void initialise_devices(const std::string& variant, int device) {
 GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
                    const std::string& variant_name, int device, const LaunchOptions& launch_options, bool soa_stars,
                    resume::Checkpoint* checkpoint) {
-    const VariantInfo& v = find_variant(variant_name);
+    return evaluate(setup, stars, find_variant(variant_name), device, launch_options, soa_stars, checkpoint);
+}
+
+GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
+                   const VariantInfo& v, int device, const LaunchOptions& launch_options, bool soa_stars,
+                   resume::Checkpoint* checkpoint) {
+    const std::string& variant_name = v.name;
     const auto& m = setup.model;
     const int S = static_cast<int>(setup.streams.size());
     if (S > max_streams)

@@ -16,6 +16,8 @@
 
 namespace mwsep::cuda {
 
+struct VariantInfo;  // variants.hpp
+
 /// The outcome of one GPU evaluation.
 struct GpuResult {
     model::Integrals integrals;     ///< cell sums added in double on the host, cuts subtracted (spec 3.4)
@@ -45,6 +47,11 @@ void initialise_devices(const std::string& variant, int device);
 /// double precision, each area's mu range split between them (LaunchOptions::slices).
 /// With @p checkpoint (modern variants) the integral runs in groups on one device, resumed from and saved
 /// to the checkpoint, bit-identical to an uninterrupted run; a stop request throws resume::Interrupted.
+GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
+                   const VariantInfo& variant, int device, const LaunchOptions& launch = {}, bool soa_stars = true,
+                   resume::Checkpoint* checkpoint = nullptr);
+
+/// The same for the variant called @p variant (find_variant; harness::UnknownName for an unknown name).
 GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
                    const std::string& variant, int device, const LaunchOptions& launch = {}, bool soa_stars = true,
                    resume::Checkpoint* checkpoint = nullptr);

@@ -1,6 +1,7 @@
 // `mwsep bench`: times kernel variants the way the thesis did (integral plus likelihood kernel time with
-// CUDA events, after a warm-up evaluation, several repeats), also measures each evaluation end to end,
-// checks every timed likelihood against the CPU, and appends one CSV row per (variant, repeat).
+// CUDA events, after a warm-up evaluation) under the harness's measurement engine, also measures each
+// evaluation end to end, checks every timed likelihood against the CPU, and appends one CSV row per kept
+// sample with the variant's policy axes and the harness's timing columns.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -12,7 +13,8 @@
 #include "harness/clock_monitor.hpp"
 #include "harness/atomic_file.hpp"
 #include "harness/csv.hpp"
-#include "harness/sampling.hpp"
+#include "harness/measure_cuda.hpp"
+#include "harness/measure_options.hpp"
 #include "harness/statistics.hpp"
 #include "mwsep/cuda_check.hpp"
 #include "mwsep/cpu/integrators.hpp"
@@ -25,11 +27,10 @@
 namespace mwsep::cuda {
 namespace {
 
-const std::vector<std::string> columns = {
-    "experiment", "variant",  "work_unit",     "repeat",        "threads_per_block", "blocks_per_launch",
-    "register_cap", "star_layout", "sm_count",  "integral_ms",   "likelihood_ms",     "kernel_ms",
-    "total_ms",   "points_per_second", "likelihood", "rel_diff_cpu", "valid", "sm_clock_mhz", "throttled",
-    "noise_pct",  "samples",  "stop_reason"};
+const std::vector<std::string> columns = harness::with_timing_columns({
+    "experiment", "variant", "family", "memory", "divsqrt", "loop", "precision", "work_unit", "repeat",
+    "threads_per_block", "blocks_per_launch", "register_cap", "star_layout", "sm_count", "integral_ms",
+    "likelihood_ms", "kernel_ms", "total_ms", "points_per_second", "likelihood", "rel_diff_cpu", "valid"});
 
 /// Device facts for the provenance record.
 void write_meta(const std::string& path, int device, const std::string& command) {
@@ -64,7 +65,7 @@ TimedEvaluation time_one_evaluation(const geometry::IntegrationSetup& setup, con
                                     double expected) {
     TimedEvaluation t;
     const auto w0 = std::chrono::steady_clock::now();
-    t.result = evaluate(setup, stars, v.name, device, launch, soa);
+    t.result = evaluate(setup, stars, v, device, launch, soa);
     t.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count();
     t.integral_ms = t.result.integral_seconds * 1e3;
     t.likelihood_ms = t.result.likelihood_seconds * 1e3;
@@ -79,7 +80,7 @@ int run_bench(const BenchOptions& options, const geometry::IntegrationSetup& set
     LaunchOptions launch = options.launch;
     const bool aos = options.aos;
     const bool all_devices = options.all_devices;
-    const harness::StopCriterion stop = options.stop;
+    const harness::MeasureOptions& measure = options.measure;
     const int sm_count = options.sm_count;
     const std::string& experiment = options.experiment;
     const std::string& work_unit = options.work_unit;
@@ -90,8 +91,7 @@ int run_bench(const BenchOptions& options, const geometry::IntegrationSetup& set
         std::fprintf(stderr, "mwsep bench: CPU check value %.17g\n", expected);
     }
 
-    std::vector<const VariantInfo*> chosen;
-    for (const auto& name : options.variants) chosen.push_back(&find_variant(name));
+    const std::vector<const VariantInfo*>& chosen = options.variants;
     const int device = select_device(-1, true);
     check(cudaSetDevice(device), "select the device");
     if (!options.meta_path.empty()) write_meta(options.meta_path, device, options.command);
@@ -135,44 +135,39 @@ int run_bench(const BenchOptions& options, const geometry::IntegrationSetup& set
         const bool spread = all_devices && v->family->spreads_over_devices();
         const int run_device = spread ? -1 : device;
         const int run_sms = spread ? all_sms : sms_used;
-        evaluate(setup, stars, v->name, run_device, launch, !aos);  // warm-up: module load, first allocations
-        // Samples until the stopping rule is met; each sample's SM clock and throttle state are read while
-        // it runs (the selected GPU's; with --all-devices, that of the first).
-        harness::Sampling sampling(stop);
-        struct Row {
-            double integral_ms, like_ms, total_ms, likelihood, diff;
-            bool valid;
-            harness::ClockReading clock;
-        };
-        std::vector<Row> rows;
+        evaluate(setup, stars, *v, run_device, launch, !aos);  // warm-up: module load, first allocations
+        // Samples under the engine's stop rule; each sample's SM clock and throttle state are read while it
+        // runs (the selected GPU's; with --all-devices, that of the first). A cold sample starts after an
+        // L2 flush of the selected GPU.
+        std::vector<TimedEvaluation> taken;
         double worst = 0;
-        do {
-            clocks.start();
-            const TimedEvaluation t = time_one_evaluation(setup, stars, *v, run_device, launch, !aos, expected);
-            const harness::ClockReading clock = clocks.stop();
+        const harness::Measurement m = harness::measure_self_timed(nullptr, measure, clocks, [&] {
+            taken.push_back(time_one_evaluation(setup, stars, *v, run_device, launch, !aos, expected));
             if (green && !green->is_current())
                 throw CudaError("the evaluation left the green context of " + std::to_string(green->sm_count()) +
                                 " SMs: the sample ran on the whole GPU, not the emulated one");
-            invalid += !t.valid;
-            worst = std::max(worst, t.rel_diff);
-            rows.push_back({t.integral_ms, t.likelihood_ms, t.total_ms, t.likelihood, t.rel_diff, t.valid, clock});
-            sampling.add(t.integral_ms + t.likelihood_ms);
-        } while (!sampling.done());
-        const double noise = sampling.noise_pct();
-        for (std::size_t rep = 0; csv && rep < rows.size(); ++rep) {
-            const Row& r = rows[rep];
-            csv->row({experiment, v->name, work_unit, std::to_string(rep), std::to_string(launch.threads_per_block),
-                      std::to_string(launch.blocks_per_launch), launch.register_cap ? "48" : "none",
-                      aos ? "aos" : "soa", std::to_string(run_sms), harness::csv_number(r.integral_ms),
-                      harness::csv_number(r.like_ms), harness::csv_number(r.integral_ms + r.like_ms),
-                      harness::csv_number(r.total_ms), harness::csv_number(points / (r.integral_ms / 1e3)),
-                      harness::csv_number(r.likelihood), harness::csv_number(r.diff), r.valid ? "true" : "false",
-                      r.clock.polls ? harness::csv_number(r.clock.sm_clock_mhz) : "", r.clock.polls ? (r.clock.throttled ? "true" : "false") : "",
-                      harness::csv_number(noise), std::to_string(rows.size()), sampling.reason()});
+            return taken.back().integral_ms + taken.back().likelihood_ms;
+        });
+        const VariantAxes& a = v->kernels.axes;
+        for (std::size_t rep = 0; rep < m.samples.size(); ++rep) {
+            const TimedEvaluation& r = taken.at(static_cast<std::size_t>(m.samples[rep].attempt));
+            invalid += !r.valid;
+            worst = std::max(worst, r.rel_diff);
+            if (!csv) continue;
+            csv->row(harness::with_timing_values(
+                {experiment, v->name, a.family, a.memory, a.divsqrt, a.loop, a.precision, work_unit, std::to_string(rep),
+                 std::to_string(launch.threads_per_block), std::to_string(launch.blocks_per_launch),
+                 launch.register_cap ? "48" : "none", aos ? "aos" : "soa", std::to_string(run_sms),
+                 harness::csv_number(r.integral_ms), harness::csv_number(r.likelihood_ms),
+                 harness::csv_number(r.integral_ms + r.likelihood_ms), harness::csv_number(r.total_ms),
+                 harness::csv_number(points / (r.integral_ms / 1e3)), harness::csv_number(r.likelihood),
+                 harness::csv_number(r.rel_diff), r.valid ? "true" : "false"},
+                m, rep));
         }
-        const auto s = harness::summarize(sampling.samples());
-        std::printf("%-28s %10.3f %10.3f %10.3f %12.4g %10.2e %7.2f%% %4zu %s\n", v->name.c_str(), s.median, s.min, s.max,
-                    points / (s.median / 1e3), worst, noise, rows.size(), sampling.reason().c_str());
+        const auto s = m.summary();
+        std::printf("%-28s %10.3f %10.3f %10.3f %12.4g %10.2e %7.2f%% %4zu %s%s\n", v->name.c_str(), s.median, s.min, s.max,
+                    points / (s.median / 1e3), worst, m.noise_pct, m.samples.size(), m.stop_reason.c_str(),
+                    m.discarded_throttled ? (" (" + std::to_string(m.discarded_throttled) + " throttled dropped)").c_str() : "");
     }
     if (invalid) std::fprintf(stderr, "mwsep bench: %d timed runs disagreed with the CPU and are marked invalid\n", invalid);
     return invalid ? 1 : 0;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/sampling.hpp"
+#include "harness/measure.hpp"
 #include "mwsep/cuda/backend.hpp"
 #include "mwsep/cuda/variants.hpp"
 
@@ -53,10 +53,10 @@ int list_variants(const VariantsOptions& options);
 
 /// The options of `mwsep bench`, checked by the caller.
 struct BenchOptions {
-    /// The variants to time, in order (known names).
-    std::vector<std::string> variants;
-    /// When to stop sampling each variant (at least min_samples after one warm-up).
-    harness::StopCriterion stop;
+    /// The variants to time, in order.
+    std::vector<const VariantInfo*> variants;
+    /// How to measure each variant: the stop rule (after one warm-up), cold or warm, throttled samples.
+    harness::MeasureOptions measure;
     /// The likelihood every timed run is checked against; NaN: computed here with the fast CPU integrator.
     double expected = NAN;
     /// How to launch the kernels.
@@ -102,7 +102,7 @@ TimedEvaluation time_one_evaluation(const geometry::IntegrationSetup& setup, con
                                     const VariantInfo& v, int device, const LaunchOptions& launch, bool soa,
                                     double expected);
 
-/// `mwsep bench` on the loaded inputs: after a warm-up per variant, samples until options.stop is met,
+/// `mwsep bench` on the loaded inputs: after a warm-up per variant, samples under options.measure,
 /// their rows and a summary.
 /// Returns 1 if a timed run disagreed with the check value.
 int run_bench(const BenchOptions& options, const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars);

@@ -30,4 +30,6 @@ const std::vector<VariantInfo>& variants() { return registry().entries(); }
 
 const VariantInfo& find_variant(const std::string& name) { return registry().find(name); }
 
+std::vector<const VariantInfo*> select_variants(const std::string& list) { return registry().select(list); }
+
 }  // namespace mwsep::cuda

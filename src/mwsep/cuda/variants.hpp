@@ -27,5 +27,8 @@ struct VariantInfo {
 const std::vector<VariantInfo>& variants();
 /// The variant called exactly @p name; harness::UnknownName listing the valid names otherwise.
 const VariantInfo& find_variant(const std::string& name);
+/// The variants a comma-separated list selects: `all`, names, or patterns such as `*-fast-unrolled-f64`
+/// (harness::Registry::select); harness::UnknownName for an item that selects none.
+std::vector<const VariantInfo*> select_variants(const std::string& list);
 
 }  // namespace mwsep::cuda

@@ -16,7 +16,8 @@
 #include "harness/csv.hpp"
 #include "harness/device_memory.hpp"
 #include "harness/options.hpp"
-#include "harness/sampling.hpp"
+#include "harness/measure_cuda.hpp"
+#include "harness/measure_options.hpp"
 #include "ryoo/app/commands.hpp"
 #include "ryoo/core/matrix.hpp"
 #include "ryoo/core/product_check.hpp"
@@ -43,50 +44,22 @@ std::string describe_device() {
     return std::string(p.name) + " (" + std::to_string(p.multiProcessorCount) + " SMs)";
 }
 
-std::string pci_bus_id() {
-    int device = 0;
-    check(cudaGetDevice(&device), "read the current device");
-    char id[32] = {};
-    check(cudaDeviceGetPCIBusId(id, sizeof id, device), "read the PCI bus id");
-    return id;
+std::string pci_bus_id() { return harness::current_pci_bus_id(); }
+
+/// The timing options of a command: the harness's measurement options with @p extra before them.
+std::vector<harness::OptionSpec> with_measure_options(std::vector<harness::OptionSpec> extra) {
+    for (auto& s : harness::measure_option_specs()) extra.push_back(std::move(s));
+    return extra;
 }
 
-/// The timing rule every GPU measurement uses, from the command's options.
-harness::StopCriterion criterion(const harness::Options& o) {
-    harness::StopCriterion c;
-    c.min_samples = static_cast<int>(o.integer("--repeats", 5, 1, 1000));
-    c.max_samples = std::max(c.min_samples, 50);
-    c.time_limit_s = o.real("--time-limit", 2.0);
-    if (c.time_limit_s <= 0) throw o.error("--time-limit", "must be positive");
-    return c;
-}
-
-/// Samples of one launch each, timed with CUDA events, with the SM clock seen during each.
-struct Timing {
-    std::vector<double> ms;                      ///< one per sample
-    std::vector<harness::ClockReading> clocks;   ///< one per sample
-    double noise_pct = 0;                        ///< relative standard deviation at the stop
-    std::string stop_reason;                     ///< why sampling stopped
-};
-
-template <class Launch>
-Timing time_launches(const harness::StopCriterion& c, harness::ClockMonitor& monitor, cudaStream_t stream, Launch&& launch) {
-    harness::Sampling sampling(c);
-    Timing t;
-    harness::Event start, stop;
-    do {
-        monitor.start();
-        start.record(stream);
-        launch();
-        stop.record(stream);
-        check(cudaStreamSynchronize(stream), "wait for a timed launch");
-        t.clocks.push_back(monitor.stop());
-        sampling.add(stop.since(start));
-    } while (!sampling.done());
-    t.ms = sampling.samples();
-    t.noise_pct = sampling.noise_pct();
-    t.stop_reason = sampling.reason();
-    return t;
+/// The measurement every GPU timing of this program uses, from the command's options: 5 to 50 samples,
+/// 0.5 %, 2 s unless given.
+harness::MeasureOptions measure_options(const harness::Options& o) {
+    harness::MeasureOptions d;
+    d.stop.min_samples = 5;
+    d.stop.max_samples = 50;
+    d.stop.time_limit_s = 2.0;
+    return harness::parse_measure_options(o, d);
 }
 
 /// The matrices of one size on the host, their double-precision reference, and device copies padded to
@@ -184,28 +157,29 @@ int command_variants(const Args& args) {
 
 int command_bench(const Args& args) {
     const harness::Options o(args,
-                             {{"--help", harness::OptionKind::flag}, {"--variants"}, {"--n"}, {"--repeats"},
-                              {"--time-limit"}, {"--csv"}, {"--experiment"}, {"--seed"}, {"--sample"}},
+                             with_measure_options({{"--help", harness::OptionKind::flag}, {"--variants"}, {"--n"},
+                                                   {"--csv"}, {"--experiment"}, {"--seed"}, {"--sample"}}),
                              "ryoo bench");
     if (o.has("--help")) {
-        print_help("ryoo bench [--variants all|a,b,...] [--n 4096] [--repeats 5] [--time-limit 2] [--sample 65536]\n"
-                   "           [--seed 1] [--experiment NAME] [--csv FILE]\n"
+        print_help("ryoo bench [--variants all|a,b,...] [--n 4096] [--sample 65536] [--seed 1] [--experiment NAME]\n"
+                   "           [--csv FILE] [measurement options]\n"
                    "  checks each variant's product against a double-precision CPU product (every element, or a sample\n"
                    "  for large n) with the error bound gamma_n |A||B|, then times single launches with CUDA events\n"
-                   "  until the noise target (0.5 %) or the time limit; one CSV row per sample. Exit 1 when a check fails.");
+                   "  under the measurement options; one CSV row per sample. Exit 1 when a check fails.");
+        std::fputs(harness::measure_options_help(measure_options(o)).c_str(), stdout);
         return 0;
     }
+    const auto measure = measure_options(o);
+    if (harness::print_criterion_if_asked(o, "ryoo bench", measure, "one product launch, CUDA events")) return 0;
     const auto names = split_names(o.text("--variants", "all"), names_of(gemm_variants()));
     for (const auto& name : names) gemm_variants().find(name);  // an unknown name fails before any work
     const int n = static_cast<int>(o.integer("--n", 4096, 16, 16384));
-    const auto c = criterion(o);
     GemmProblem problem(n, static_cast<std::uint64_t>(o.integer("--seed", 1, 0)), o.integer("--sample", 65536, 4));
     std::optional<harness::CsvAppender> csv;
     if (o.has("--csv"))
         csv.emplace(o.require("--csv"),
-                    std::vector<std::string>{"experiment", "variant", "step", "n", "padded_n", "repeat", "kernel_ms", "gflops",
-                                             "valid", "max_error_ratio", "checked_elements", "sm_clock_mhz", "throttled",
-                                             "noise_pct", "samples", "stop_reason"});
+                    harness::with_timing_columns({"experiment", "variant", "step", "n", "padded_n", "repeat", "kernel_ms",
+                                                  "gflops", "valid", "max_error_ratio", "checked_elements"}));
     std::printf("GPU: %s\n", describe_device().c_str());
     harness::Stream stream;
     harness::ClockMonitor monitor(pci_bus_id());
@@ -218,20 +192,21 @@ int command_bench(const Args& args) {
         if (!r.pass()) ++failures;
         const int padded = round_up(n, v.multiple);
         const auto buf = problem.buffers(padded);
-        const Timing t = time_launches(c, monitor, stream.get(), [&] { l.run(buf.a, buf.b, buf.c, padded, stream.get()); });
-        std::vector<double> sorted = t.ms;
-        std::sort(sorted.begin(), sorted.end());
-        const double median = sorted[sorted.size() / 2];
+        const harness::Measurement t =
+            harness::measure(stream.get(), measure, monitor, [&] { l.run(buf.a, buf.b, buf.c, padded, stream.get()); });
+        const double median = t.summary().median;
         std::printf("%-36s %-7s n=%d: %9.3f ms  %9.1f GFLOP/s  %s  [%s]\n", v.name.c_str(), v.step.c_str(), n, median,
                     flops / median / 1e6, r.pass() ? "ok" : "WRONG", r.describe().c_str());
         std::fflush(stdout);
         if (csv)
-            for (std::size_t i = 0; i < t.ms.size(); ++i)
-                csv->row({o.text("--experiment", "bench"), v.name, v.step, std::to_string(n), std::to_string(padded),
-                          std::to_string(i), harness::csv_number(t.ms[i]), harness::csv_number(flops / t.ms[i] / 1e6),
-                          r.pass() ? "true" : "false", harness::csv_number(r.worst_ratio), std::to_string(r.checked),
-                          harness::csv_number(t.clocks[i].sm_clock_mhz), t.clocks[i].throttled ? "true" : "false",
-                          harness::csv_number(t.noise_pct), std::to_string(t.ms.size()), t.stop_reason});
+            for (std::size_t i = 0; i < t.samples.size(); ++i) {
+                const double ms = t.samples[i].ms;
+                csv->row(harness::with_timing_values(
+                    {o.text("--experiment", "bench"), v.name, v.step, std::to_string(n), std::to_string(padded),
+                     std::to_string(i), harness::csv_number(ms), harness::csv_number(flops / ms / 1e6),
+                     r.pass() ? "true" : "false", harness::csv_number(r.worst_ratio), std::to_string(r.checked)},
+                    t, i));
+            }
     }
     if (failures) std::fprintf(stderr, "ryoo bench: %d variant(s) failed their check\n", failures);
     return failures ? 1 : 0;
@@ -239,21 +214,23 @@ int command_bench(const Args& args) {
 
 int command_stream(const Args& args) {
     const harness::Options o(args,
-                             {{"--help", harness::OptionKind::flag}, {"--variants"}, {"--count"}, {"--repeats"},
-                              {"--time-limit"}, {"--csv"}, {"--experiment"}},
+                             with_measure_options({{"--help", harness::OptionKind::flag}, {"--variants"}, {"--count"},
+                                                   {"--csv"}, {"--experiment"}}),
                              "ryoo stream");
     if (o.has("--help")) {
-        print_help("ryoo stream [--variants all|a,b,...] [--count 268435456] [--repeats 5] [--time-limit 2]\n"
-                   "            [--experiment NAME] [--csv FILE]\n"
+        print_help("ryoo stream [--variants all|a,b,...] [--count 268435456] [--experiment NAME] [--csv FILE]\n"
+                   "            [measurement options]\n"
                    "  SAXPY (y <- alpha x + y) and copies over float arrays: each result is compared exactly with the CPU\n"
                    "  (the same single rounding, fmaf), then single launches are timed; one CSV row per sample.");
+        std::fputs(harness::measure_options_help(measure_options(o)).c_str(), stdout);
         return 0;
     }
+    const auto measure = measure_options(o);
+    if (harness::print_criterion_if_asked(o, "ryoo stream", measure, "one stream kernel launch, CUDA events")) return 0;
     const auto names = split_names(o.text("--variants", "all"), names_of(stream_variants()));
     for (const auto& name : names) stream_variants().find(name);
     const long long count = o.integer("--count", 1LL << 28, 1024, 1LL << 32);
     if (count % 4) throw o.error("--count", "must be a multiple of 4");
-    const auto c = criterion(o);
     const float alpha = 1.5f;
     const std::vector<float> x = random_vector(static_cast<std::size_t>(count), 11);
     const std::vector<float> y = random_vector(static_cast<std::size_t>(count), 12);
@@ -265,8 +242,8 @@ int command_stream(const Args& args) {
     std::optional<harness::CsvAppender> csv;
     if (o.has("--csv"))
         csv.emplace(o.require("--csv"),
-                    std::vector<std::string>{"experiment", "variant", "count", "bytes", "repeat", "kernel_ms", "gb_per_s",
-                                             "valid", "sm_clock_mhz", "throttled", "noise_pct", "samples", "stop_reason"});
+                    harness::with_timing_columns(
+                        {"experiment", "variant", "count", "bytes", "repeat", "kernel_ms", "gb_per_s", "valid"}));
     std::printf("GPU: %s\n", describe_device().c_str());
     harness::Stream stream;
     harness::ClockMonitor monitor(pci_bus_id());
@@ -283,21 +260,22 @@ int command_stream(const Args& args) {
         const bool valid = std::memcmp(got.data(), want.data(), n * sizeof(float)) == 0;
         if (!valid) ++failures;
         // SAXPY rewrites y in place on every timed launch; its traffic does not depend on the values.
-        const Timing t = time_launches(c, monitor, stream.get(), [&] { v.run(alpha, dx, dy, n, stream.get()); });
+        const harness::Measurement t =
+            harness::measure(stream.get(), measure, monitor, [&] { v.run(alpha, dx, dy, n, stream.get()); });
         const double bytes = static_cast<double>(v.bytes_per_element) * static_cast<double>(n);
-        std::vector<double> sorted = t.ms;
-        std::sort(sorted.begin(), sorted.end());
-        const double median = sorted[sorted.size() / 2];
+        const double median = t.summary().median;
         std::printf("%-14s %lld elements: %8.3f ms  %8.1f GB/s  %s\n", v.name.c_str(), count, median, bytes / median / 1e6,
                     valid ? "exact" : "WRONG");
         std::fflush(stdout);
         if (csv)
-            for (std::size_t i = 0; i < t.ms.size(); ++i)
-                csv->row({o.text("--experiment", "stream"), v.name, std::to_string(count), harness::csv_number(bytes),
-                          std::to_string(i), harness::csv_number(t.ms[i]), harness::csv_number(bytes / t.ms[i] / 1e6),
-                          valid ? "true" : "false", harness::csv_number(t.clocks[i].sm_clock_mhz),
-                          t.clocks[i].throttled ? "true" : "false", harness::csv_number(t.noise_pct),
-                          std::to_string(t.ms.size()), t.stop_reason});
+            for (std::size_t i = 0; i < t.samples.size(); ++i) {
+                const double ms = t.samples[i].ms;
+                csv->row(harness::with_timing_values(
+                    {o.text("--experiment", "stream"), v.name, std::to_string(count), harness::csv_number(bytes),
+                     std::to_string(i), harness::csv_number(ms), harness::csv_number(bytes / ms / 1e6),
+                     valid ? "true" : "false"},
+                    t, i));
+            }
     }
     if (failures) std::fprintf(stderr, "ryoo stream: %d variant(s) gave a wrong result\n", failures);
     return failures ? 1 : 0;
