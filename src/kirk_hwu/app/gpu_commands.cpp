@@ -129,6 +129,7 @@ int command_bench(const std::vector<std::string>& args) {
                              {{"--variants"}, {"--size"}, {"--experiment"}, {"--csv"}, {"--threads-per-block"},
                               {"--chunk"}, {"--min-samples"}, {"--max-samples"}, {"--time-limit"}, {"--check-points"}},
                              "kirk_hwu bench");
+    if (!o.has("--variants")) throw o.error("--variants", "name at least one variant ('kirk_hwu variants' lists them)");
     std::vector<std::string> names;
     for (const auto& v : gpu::variants().entries()) names.push_back(v.name);
     const auto chosen = o.choices("--variants", names, "");

@@ -7,6 +7,7 @@
 
 #include "harness/csv.hpp"
 #include "harness/options.hpp"
+#include "harness/output_paths.hpp"
 #include "harness/sampling.hpp"
 #include "munch/app/commands.hpp"
 #include "munch/check/reference.hpp"
@@ -39,8 +40,17 @@ bool opening_plausible(const std::vector<float>& signal, const std::vector<float
 int command_bench_cpu(const Args& args) {
     const harness::Options o(args,
                              {{"--computation"}, {"--implementations"}, {"--signal"}, {"--filter"}, {"--threads"},
-                              {"--repeats"}, {"--experiment"}, {"--csv"}, {"--time-limit"}},
+                              {"--repeats"}, {"--experiment"}, {"--csv"}, {"--time-limit"},
+                              {"--force", harness::OptionKind::flag}, {"--help", harness::OptionKind::flag}},
                              "munch bench-cpu");
+    if (o.has("--help")) {
+        std::puts("munch bench-cpu --csv FILE [--computation convolution|rolling-ball] [--implementations sequential,openmp]\n"
+                  "                [--signal 1000] [--filter 9] [--threads N] [--repeats 3] [--time-limit 5]\n"
+                  "                [--experiment NAME] [--force]\n"
+                  "  times the CPU baselines with the sampling rule and checks their output; work above 1e13\n"
+                  "  multiply-adds (signal x filter x repeats x implementations) needs --force");
+        return 0;
+    }
     const auto computation = o.choice("--computation", {"convolution", "rolling-ball"}, "convolution");
     const auto implementations = o.choices("--implementations", {"sequential", "openmp"}, "sequential,openmp");
     const auto n = static_cast<std::size_t>(o.integer("--signal", 1000, 1, 100'000'000));
@@ -49,10 +59,20 @@ int command_bench_cpu(const Args& args) {
     const int threads = static_cast<int>(o.integer("--threads", hw, 1, 4096));
     const int repeats = static_cast<int>(o.integer("--repeats", 3, 1, 1000));
     const double limit = o.real("--time-limit", 5.0);
+    if (!(limit > 0)) throw o.error("--time-limit", "must be a positive number of seconds, found '" + o.text("--time-limit") + "'");
     const auto csv_path = o.require("--csv");
+    harness::check_outputs("munch bench-cpu", {}, {{"--csv", csv_path}});
     const auto experiment = o.text("--experiment", "bench_cpu");
     const bool conv = computation == "convolution";
     if (!conv && w % 2 == 0) throw o.error("--filter", "a rolling ball's width must be odd, got " + std::to_string(w));
+    {
+        // What the timing will cost, before the inputs are built: every sample is one pass of n x w.
+        const double work = static_cast<double>(n) * static_cast<double>(w) * repeats * static_cast<double>(implementations.size());
+        std::fprintf(stderr, "munch bench-cpu: about %.3g multiply-adds (--signal x --filter x --repeats x implementations)\n", work);
+        if (work > 1e13 && !o.has("--force"))
+            throw o.error("--filter", "with --signal " + std::to_string(n) + " asks for about " + std::to_string(work / 1e12).substr(0, 6) +
+                                          "e12 operations, above the limit of 1e13: lower them, or give --force");
+    }
 
     const auto signal = conv ? convolution_signal(n) : baseline_signal(n);
     const auto taps = conv ? convolution_filter(w) : ball_profile(w);
