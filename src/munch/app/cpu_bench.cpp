@@ -68,7 +68,8 @@ int command_bench_cpu(const Args& args) {
     {
         // What the timing will cost, before the inputs are built: every sample is one pass of n x w.
         const double work = static_cast<double>(n) * static_cast<double>(w) * repeats * static_cast<double>(implementations.size());
-        std::fprintf(stderr, "munch bench-cpu: about %.3g multiply-adds (--signal x --filter x --repeats x implementations)\n", work);
+        if (work > 1e10)  // seconds or more: say so before starting
+            std::fprintf(stderr, "munch bench-cpu: about %.3g multiply-adds (--signal x --filter x --repeats x implementations)\n", work);
         if (work > 1e13 && !o.has("--force"))
             throw o.error("--filter", "with --signal " + std::to_string(n) + " asks for about " + std::to_string(work / 1e12).substr(0, 6) +
                                           "e12 operations, above the limit of 1e13: lower them, or give --force");
