@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 
@@ -9,6 +10,12 @@
 #include "harness/options.hpp"
 
 namespace harness {
+
+std::string short_number(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+}
 
 bool same_file(const std::string& a, const std::string& b) {
     namespace fs = std::filesystem;

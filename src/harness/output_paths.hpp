@@ -15,6 +15,9 @@ struct NamedPath {
     std::string path;    ///< the path it names
 };
 
+/// @p v with three significant digits ("2.8e+14"), for work estimates in messages.
+std::string short_number(double v);
+
 /// Whether @p a and @p b name the same file: the same device and inode when both exist (so links and
 /// every spelling of one file compare equal), else the same path once made absolute and resolved as far
 /// as it exists.

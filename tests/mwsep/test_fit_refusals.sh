@@ -85,7 +85,7 @@ cmp <(head -1 resumed.txt) <(head -1 whole.txt) || fail "resumed $(head -1 resum
 
 # CMA-ES killed during its polish, then run again: the uninterrupted result, and a finished fit run again too.
 K=(fit -a unit.txt -s stars.txt --box 0.05 --backend cpu --threads 1 --algorithm cmaes --population 8 --generations 12
-   --polish 300 --no-uncertainties --seed 2)
+   --polish 120 --no-uncertainties --seed 2)
 "$mwsep" "${K[@]}" --quiet > uninterrupted.txt
 "$mwsep" "${K[@]}" --checkpoint k.ck 2> k.log > /dev/null &
 pid=$!

@@ -69,8 +69,8 @@ int command_cpu(const std::vector<std::string>& args) {
         std::fprintf(stderr, "kirk_hwu cpu: about %.3g pair evaluations (%.3g pairs x %d repeats and the reference)\n", work,
                      pairs, repeats);
         if (work > max_cpu_pairs && !o.has("--force"))
-            throw o.error("--size", "with --repeats asks for about " + std::to_string(work / 1e12).substr(0, 5) +
-                                        "e12 pair evaluations, above the limit of 1e13: lower them, or give --force");
+            throw o.error("--size", "with --repeats asks for about " + harness::short_number(work) +
+                                        " pair evaluations, above the limit of 1e13: lower them, or give --force");
     };
     if (problem == "coulomb") {
         dcs = make_coulomb_input(size);

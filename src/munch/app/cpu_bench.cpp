@@ -71,8 +71,8 @@ int command_bench_cpu(const Args& args) {
         if (work > 1e10)  // seconds or more: say so before starting
             std::fprintf(stderr, "munch bench-cpu: about %.3g multiply-adds (--signal x --filter x --repeats x implementations)\n", work);
         if (work > 1e13 && !o.has("--force"))
-            throw o.error("--filter", "with --signal " + std::to_string(n) + " asks for about " + std::to_string(work / 1e12).substr(0, 6) +
-                                          "e12 operations, above the limit of 1e13: lower them, or give --force");
+            throw o.error("--filter", "with --signal " + std::to_string(n) + " asks for about " + harness::short_number(work) +
+                                          " operations, above the limit of 1e13: lower them, or give --force");
     }
 
     const auto signal = conv ? convolution_signal(n) : baseline_signal(n);

@@ -104,8 +104,8 @@ int command_bench_cpu(const Args& args) {
         std::fprintf(stderr, "ryoo bench-cpu: about %.3g floating-point operations (%zu thread count(s) x %d products of n = %d)\n",
                      flops, threads.size(), repeats + 1, n);
         if (flops > max_bench_cpu_flops && !o.has("--force"))
-            throw o.error("--n", "with --repeats and --threads asks for about " + std::to_string(flops / 1e15).substr(0, 5) +
-                                     "e15 operations, above the limit of 1e15: lower them, or give --force");
+            throw o.error("--n", "with --repeats and --threads asks for about " + harness::short_number(flops) +
+                                     " operations, above the limit of 1e15: lower them, or give --force");
     }
     std::optional<harness::CsvAppender> csv;
     if (o.has("--csv"))
