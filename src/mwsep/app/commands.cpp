@@ -23,6 +23,7 @@
 #include "harness/json.hpp"
 #include "mwsep/app/progress_bar.hpp"
 #include "harness/atomic_file.hpp"
+#include "harness/host_memory.hpp"
 #include "harness/output_paths.hpp"
 #include "harness/csv.hpp"
 #include "harness/statistics.hpp"
@@ -317,6 +318,8 @@ int command_generate(const Args& args) {
     std::vector<harness::NamedPath> inputs{{"-a", o.astronomy_path}};
     if (o.search_path) inputs.push_back({"--search-parameters", *o.search_path});
     harness::check_outputs("mwsep generate", inputs, {{"-o", out_path}});
+    // The catalogue is held in memory (three doubles a star) and written as text (about 60 bytes a star).
+    harness::check_host_bytes(opt, "--count", 90.0 * static_cast<double>(g.count), "the catalogue and its text");
     const auto setup = checked_setup(read_work_unit(o), o);
     const auto report = generate::generate_catalogue(setup, g);
     // Through a temporary and a rename: a failed or interrupted write keeps the previous catalogue.
