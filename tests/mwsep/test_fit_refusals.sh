@@ -90,7 +90,7 @@ K=(fit -a unit.txt -s stars.txt --box 0.05 --backend cpu --threads 1 --algorithm
 "$mwsep" "${K[@]}" --checkpoint k.ck 2> k.log > /dev/null &
 pid=$!
 for _ in $(seq 1 600); do grep -q "generation 12/12" k.log && break; sleep 0.05; done
-sleep 0.5
+sleep 0.2
 kill -9 "$pid" 2> /dev/null || fail "the fit ended before it could be killed in its polish"
 wait "$pid" 2> /dev/null || true
 [ -e k.ck ] || fail "no checkpoint after the kill"
