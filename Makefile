@@ -102,7 +102,7 @@ $(FUZZ_BUILD)/CMakeCache.txt:
 	CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Release -DMWSEP_FUZZ=ON -DMWSEP_WERROR=OFF -DBUILD_TESTING=OFF $(CMAKE_ARGS)
 
 fuzz: $(FUZZ_BUILD)/CMakeCache.txt
-	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_astronomy_parameters fuzz_search_parameters fuzz_stars
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_astronomy_parameters fuzz_search_parameters fuzz_stars fuzz_fit_checkpoint
 	bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 # The CPU experiments alone (no GPU needed), by the runner, into a fresh folder (OUT= names one).

@@ -3,7 +3,13 @@
 #include "harness/atomic_file.hpp"
 #include "harness/excerpt.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -34,42 +40,74 @@ std::string join(const std::vector<std::string>& fields) {
 }
 }  // namespace
 
+namespace {
+
+/// An exclusive flock on the folder that holds @p path, for as long as it lives: every writer of a CSV in
+/// that folder takes it around its read-append-replace, so two processes appending to one file keep each
+/// other's rows (the file itself is replaced by rename on every write, so it cannot carry the lock).
+class FolderLock {
+public:
+    explicit FolderLock(const std::string& path) {
+        const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+        fd_ = ::open(parent.empty() ? "." : parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd_ < 0) return;  // an unreadable folder: no lock to take, the write itself still is atomic
+        while (::flock(fd_, LOCK_EX) != 0)
+            if (errno != EINTR) {
+                ::close(fd_);
+                fd_ = -1;
+                return;
+            }
+    }
+    ~FolderLock() {
+        if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+    }
+    FolderLock(const FolderLock&) = delete;
+    FolderLock& operator=(const FolderLock&) = delete;
+
+private:
+    int fd_ = -1;
+};
+
+std::string read_all(const std::string& path) {
+    std::ifstream existing(path, std::ios::binary);
+    if (!existing) return {};
+    std::ostringstream all;
+    all << existing.rdbuf();
+    return all.str();
+}
+
+}  // namespace
+
 CsvAppender::CsvAppender(const std::string& path, std::vector<std::string> header)
     : path_(path), header_(std::move(header)) {
     // Refuses a directory, a device or a missing directory before reading: /dev/full, for one, reads as
     // an endless line of NULs.
     check_output_path(path_);
-    std::ifstream existing(path_, std::ios::binary);
-    if (existing) {
-        std::ostringstream all;
-        all << existing.rdbuf();
-        content_ = all.str();
-    }
-    const std::string first = content_.substr(0, content_.find('\n'));
-    const bool has_content = !first.empty();
-    if (has_content && first != join(header_))
-        throw std::runtime_error(path_ + ": existing header " + quoted(first) + " differs from the expected '" +
+    const FolderLock lock(path_);
+    check_header(read_all(path_));
+    // Nothing is written yet: a command refused after this point leaves no header-only file behind.
+}
+
+void CsvAppender::check_header(const std::string& content) const {
+    const std::string first = content.substr(0, content.find('\n'));
+    if (!first.empty() && first != join(header_))
+        throw std::runtime_error(path_ + ": existing header " + harness::quoted(first) + " differs from the expected '" +
                                  join(header_) + "'; write to a new file");
-    if (!has_content) {
-        content_ += join(header_) + '\n';
-        write_file_atomically(path_, [&](std::ostream& out) { out << content_; });
-    }
 }
 
 void CsvAppender::row(const std::vector<std::string>& values) {
     if (values.size() != header_.size())
         throw std::invalid_argument(path_ + ": a row has " + std::to_string(values.size()) + " values for " +
                                     std::to_string(header_.size()) + " columns");
-    // The rows so far plus this one replace the file as a whole; on failure the previous file stays and
-    // the row is not kept, so a later row cannot follow a gap.
-    const std::size_t before = content_.size();
-    content_ += join(values) + '\n';
-    try {
-        write_file_atomically(path_, [&](std::ostream& out) { out << content_; });
-    } catch (...) {
-        content_.resize(before);
-        throw;
-    }
+    // Under the folder's lock: the file as it is now (another process may have added rows since), plus this
+    // row, replaces the file as a whole; on failure the previous file stays.
+    const FolderLock lock(path_);
+    std::string content = read_all(path_);
+    check_header(content);
+    if (content.substr(0, content.find('\n')).empty()) content = join(header_) + '\n';
+    else if (content.back() != '\n') content += '\n';
+    content += join(values) + '\n';
+    write_file_atomically(path_, [&](std::ostream& out) { out << content; });
 }
 
 }  // namespace harness

@@ -1,7 +1,9 @@
 /// @file csv.hpp
 /// @brief Appends rows to a CSV file whose header is fixed: a new file gets the header, an existing file
 /// must already have exactly that header (so that a resumed sweep never mixes two layouts). Every write
-/// replaces the whole file atomically, so that an interruption leaves the header and complete rows only.
+/// replaces the whole file atomically, so that an interruption leaves the header and complete rows only;
+/// each row is added under an exclusive lock on the file's folder to the file as it is then, so that two
+/// processes appending to one file keep both their rows. Nothing is written before the first row.
 #pragma once
 
 #include <string>
@@ -15,7 +17,7 @@ std::string csv_field(const std::string& value);
 /// Appends rows to one CSV file under a fixed header, which must match the header the file already has.
 class CsvAppender {
 public:
-    /// Reads the existing @p path, if any, and writes the header to a new or empty one; throws
+    /// Checks the existing @p path, if any (the header goes into a new or empty one with the first row); throws
     /// std::runtime_error if its header differs from @p header or it is not a writable regular file.
     CsvAppender(const std::string& path, std::vector<std::string> header);
     /// Appends one row; throws std::invalid_argument if it has not one value per column.
@@ -24,7 +26,8 @@ public:
 private:
     std::string path_;
     std::vector<std::string> header_;
-    std::string content_;  ///< the whole file as written so far: each row rewrites it through a temporary
+    /// Throws unless @p content (a file's text) is empty or begins with this header.
+    void check_header(const std::string& content) const;
 };
 
 /// A number in the shortest form that reads back to the same double.

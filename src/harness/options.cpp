@@ -25,6 +25,15 @@ Options::Options(const std::vector<std::string>& args, const std::vector<OptionS
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         const auto it = known.find(a);
+        if (it == known.end() && (a == "--help" || a == "-h")) {
+            // A command that declares no help of its own still answers `<command> --help`: its options.
+            std::string text = "usage: " + command_ + (specs.empty() ? "" : " [options]") + "\n";
+            if (!specs.empty()) text += "options:\n";
+            for (const auto& sp : specs)
+                text += "  " + sp.name +
+                        (sp.kind == OptionKind::value ? " VALUE" : sp.kind == OptionKind::list ? " VALUE..." : "") + "\n";
+            throw HelpRequested(text);
+        }
         if (it == known.end()) {
             const bool looks_like_option = !a.empty() && a[0] == '-';
             throw OptionError(command_ + ": " + (looks_like_option ? "unknown option '" : "unexpected argument '") + a +

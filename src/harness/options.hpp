@@ -18,6 +18,13 @@ public:
     using std::invalid_argument::invalid_argument;
 };
 
+/// `--help` (or `-h`) given to a command that does not declare it: what() is the command's usage, built from
+/// its declared options, for the entry point to print on standard output with exit code 0.
+class HelpRequested : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 /// What follows an option's name.
 enum class OptionKind {
     flag,   ///< nothing: `--json`

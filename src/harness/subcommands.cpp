@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <exception>
 
+#include "harness/options.hpp"
+
 namespace harness {
 
 int run_subcommand(const char* program, const char* usage, const std::vector<Subcommand>& commands, int argc,
@@ -25,6 +27,9 @@ int run_subcommand(const char* program, const char* usage, const std::vector<Sub
         }
         try {
             return c.run(args);
+        } catch (const HelpRequested& help) {
+            std::fputs(help.what(), stdout);
+            return 0;
         } catch (const std::exception& e) {
             std::fprintf(stderr, "%s: error: %s\n", program, e.what());
             return 1;

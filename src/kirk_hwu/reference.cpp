@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "harness/threads.hpp"
+
 namespace kirk_hwu {
 
 template <class Real>
@@ -28,16 +30,11 @@ void mri_cpu_scatter(const MriInput& in, MriOutput out, std::vector<Real>& sum_r
 template void mri_cpu_scatter<float>(const MriInput&, MriOutput, std::vector<float>&, std::vector<float>&);
 template void mri_cpu_scatter<double>(const MriInput&, MriOutput, std::vector<double>&, std::vector<double>&);
 
-// Runs body(i) for i in [0, count) split into contiguous blocks over @p threads threads.
+// Runs body(i) for i in [0, count) over @p threads threads; a thread the system refuses to start leaves the
+// work to those that started (each index computes one voxel alone, so the result is the same).
 template <class Body>
 static void parallel_for(std::size_t count, int threads, const Body& body) {
-    const std::size_t t = static_cast<std::size_t>(std::max(1, threads));
-    std::vector<std::thread> pool;
-    for (std::size_t w = 0; w < t; ++w)
-        pool.emplace_back([&, w] {
-            for (std::size_t i = w * count / t; i < (w + 1) * count / t; ++i) body(i);
-        });
-    for (auto& th : pool) th.join();
+    harness::parallel_for(count, threads, body, "kirk_hwu");
 }
 
 std::vector<double> mri_reference(const MriInput& in, MriOutput out, const std::vector<std::size_t>& voxels,

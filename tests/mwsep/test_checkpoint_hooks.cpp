@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <limits>
+#include <stdexcept>
 #include <string>
 
 #include "mwsep/resume/checkpoint.hpp"
@@ -71,6 +73,34 @@ TEST(CheckpointHooks, AnIntervalSaveIsToldToo) {
     ck.save_if_due(mwsep::resume::Progress::empty(2, 1));
     EXPECT_EQ(saved, 1);
     ck.finish();
+}
+
+}  // namespace
+
+namespace {
+
+// A checkpoint whose saved partial sums are not finite numbers (a forgery with a valid checksum, or a fault
+// that saved them) is refused when it is loaded, naming the file, before any of the remaining work.
+TEST(CheckpointLoad, NonFiniteSavedSumsAreRefusedOnLoad) {
+    for (const double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+        const std::string path = scratch_path("nonfinite");
+        mwsep::resume::Checkpoint ck(path, 1e7, 1, "cpu fast");
+        auto progress = mwsep::resume::Progress::empty(4, 2);
+        progress.values[0] = 1.0;
+        progress.values[1] = bad;
+        mwsep::resume::mark_done(progress, 0);
+        ck.save(progress);
+        auto loaded = mwsep::resume::Progress::empty(4, 2);
+        try {
+            (void)ck.load(loaded);
+            ADD_FAILURE() << "a checkpoint holding " << bad << " was loaded";
+        } catch (const std::runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find(path + ": the checkpoint holds a partial sum that is not a finite number"),
+                      std::string::npos)
+                << e.what();
+        }
+        fs::remove(path);
+    }
 }
 
 }  // namespace

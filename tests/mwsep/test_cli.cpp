@@ -344,3 +344,18 @@ TEST(CommandLine, BenchTakesTheInputOptionsOfRun) {
 }
 
 }  // namespace
+
+namespace {
+
+// A catalogue whose arrays cannot fit in the host's memory is refused before anything is allocated, naming
+// --count (it used to end in std::bad_alloc after seconds of work).
+TEST(CommandLine, GenerateRefusesACountWhoseCatalogueCannotFit) {
+    const auto o = mwsep("generate -a " + testsupport::workunit("tiny").string() + " -o " +
+                         (std::filesystem::temp_directory_path() / "mwsep-never-written.txt").string() +
+                         " --count 1000000000000");
+    EXPECT_EQ(o.status, 1) << o.output;
+    EXPECT_NE(o.output.find("mwsep generate: --count needs"), std::string::npos) << o.output;
+    EXPECT_EQ(o.output.find("bad_alloc"), std::string::npos) << o.output;
+}
+
+}  // namespace

@@ -237,14 +237,82 @@ TEST(FitOptimizer, SameSeedSameTrajectoryAndAResumedFitContinuesIt) {
         Quadratic q3(centre, matrix);
         const auto rest = mwsep::fit::run_fit(box3(), q3, o, 100);
         EXPECT_EQ(rest.resumed_from, 3u);
-        ASSERT_EQ(rest.history.size(), 5u) << algorithm;
-        for (std::size_t g = 0; g < 5; ++g) EXPECT_EQ(rest.history[g].best, whole.history[4 + g].best) << algorithm << g;
+        // The history keeps the first run's generations too (the progress file of a resumed fit).
+        ASSERT_EQ(rest.history.size(), whole.history.size()) << algorithm;
+        for (std::size_t g = 0; g < whole.history.size(); ++g) {
+            EXPECT_EQ(rest.history[g].generation, whole.history[g].generation) << algorithm << g;
+            EXPECT_EQ(rest.history[g].best, whole.history[g].best) << algorithm << g;
+        }
         EXPECT_EQ(rest.best, whole.best) << algorithm;
         EXPECT_EQ(rest.evaluations, whole.evaluations) << algorithm;
         // A checkpoint of another fit is refused.
         o.seed = 8;
         Quadratic q4(centre, matrix);
         EXPECT_THROW(mwsep::fit::run_fit(box3(), q4, o, 100), std::runtime_error);
+    }
+    std::filesystem::remove_all(dir);
+}
+
+/// A rugged objective (a Rastrigin-like landscape): a population's best after a generation is often worse
+/// than the best point the search has seen, so a resume that kept only the population would lose it.
+class Rugged : public mwsep::fit::BatchEvaluator {
+public:
+    std::vector<double> evaluate(const Batch& batch) override {
+        std::vector<double> out;
+        for (const auto& x : batch) {
+            double v = 0;
+            for (double xi : x) v += xi * xi - 2.0 * std::cos(6.0 * xi);
+            out.push_back(-v);
+        }
+        return out;
+    }
+    std::string description() const override { return "rugged"; }
+};
+
+// Stopped after any generation and resumed, a fit ends exactly as the uninterrupted one: the same best, the
+// same likelihoods, the same evaluation count and every generation's record; so does a finished fit whose
+// checkpoint is resumed again (the champion, the population and the algorithm's state are all saved).
+TEST(FitOptimizer, StopAndResumeAtEveryGenerationGivesTheUninterruptedFit) {
+    const auto dir = std::filesystem::temp_directory_path() / ("mwsep_fit_every_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    mwsep::fit::FitSpace s;
+    s.names = {"a", "b", "c"};
+    s.lower = {-3, -3, -3};
+    s.upper = {3, 3, 3};
+    s.start = {2.2, -1.7, 2.9};
+    for (const std::string algorithm : {"cmaes", "de"}) {
+        mwsep::fit::FitOptions o;
+        o.algorithm = algorithm;
+        o.population = 6;
+        o.generations = 9;
+        o.seed = 3;
+        o.polish_evaluations = 30;
+        o.uncertainties = false;
+        Rugged f;
+        const auto whole = mwsep::fit::run_fit(s, f, o, 100);
+        o.checkpoint = (dir / (algorithm + ".ckpt")).string();
+        for (unsigned g = 1; g < o.generations; ++g) {
+            std::filesystem::remove(o.checkpoint);
+            o.resume = false;
+            o.stop_after = g;
+            EXPECT_FALSE(mwsep::fit::run_fit(s, f, o, 100).completed);
+            o.resume = true;
+            o.stop_after = 0;
+            const auto rest = mwsep::fit::run_fit(s, f, o, 100);
+            EXPECT_EQ(rest.resumed_from, g);
+            EXPECT_EQ(rest.global_likelihood, whole.global_likelihood) << algorithm << " resumed at " << g;
+            EXPECT_EQ(rest.likelihood, whole.likelihood) << algorithm << " resumed at " << g;
+            EXPECT_EQ(rest.best, whole.best) << algorithm << " resumed at " << g;
+            EXPECT_EQ(rest.evaluations, whole.evaluations) << algorithm << " resumed at " << g;
+            ASSERT_EQ(rest.history.size(), whole.history.size()) << algorithm << " resumed at " << g;
+            for (std::size_t k = 0; k < whole.history.size(); ++k)
+                EXPECT_EQ(rest.history[k].best, whole.history[k].best) << algorithm << " resumed at " << g << ", gen " << k;
+        }
+        // The checkpoint of the last generation (what a kill during the polish leaves) resumes to the same fit.
+        const auto again = mwsep::fit::run_fit(s, f, o, 100);
+        EXPECT_EQ(again.resumed_from, o.generations);
+        EXPECT_EQ(again.likelihood, whole.likelihood) << algorithm;
+        EXPECT_EQ(again.best, whole.best) << algorithm;
     }
     std::filesystem::remove_all(dir);
 }
@@ -379,4 +447,157 @@ TEST(FitSkipThresholds, EveryThreadCountGivesTheSerialValues) {
             for (std::size_t t = 0; t < serial.size(); ++t) EXPECT_EQ(parallel[t], serial[t]) << threads << " threads, stream " << t;
         }
     }
+}
+
+#include "mwsep/fit/fit_checkpoint.hpp"
+#include "mwsep/resume/checkpoint.hpp"
+
+namespace {
+
+mwsep::fit::FitCheckpointData small_checkpoint() {
+    mwsep::fit::FitCheckpointData c;
+    c.identity = {{"algorithm", "cmaes"}, {"stars", "0123456789abcdef"}};
+    c.generation = 2;
+    c.evaluations = 18;
+    c.invalid = 1;
+    for (int i = 0; i < 6; ++i) c.x.push_back({0.1 * i, 0.5, 1.0 - 0.1 * i}), c.f.push_back(2.0 - 0.1 * i);
+    c.champion_x = {0.25, 0.5, 0.75};
+    c.champion_f = 1.0;
+    for (int g = 0; g <= 2; ++g) c.history.push_back({double(g), 6.0 * (g + 1), -1.0 - g, 0.5 * g});
+    c.algorithm = "some opaque\nstate of the algorithm\n";
+    return c;
+}
+
+const mwsep::fit::FitCheckpointShape shape3x6{3, 6, 40, 1e3};
+
+/// @p text with line @p n (1-based) replaced by @p line and the checksum made right again: a forged file.
+std::string forged(const std::string& text, int n, const std::string& line) {
+    std::vector<std::string> lines;
+    std::size_t at = 0;
+    for (int k = 0; k < 200 && at < text.size(); ++k) {
+        const std::size_t end = text.find('\n', at);
+        lines.push_back(text.substr(at, end - at));
+        at = end + 1;
+    }
+    lines.at(static_cast<std::size_t>(n - 1)) = line;
+    std::string body;
+    for (std::size_t k = 2; k < lines.size(); ++k) body += lines[k] + "\n";
+    char sum[24];
+    std::snprintf(sum, sizeof sum, "%016llx",
+                  static_cast<unsigned long long>(mwsep::resume::fnv1a(body.data(), body.size())));
+    return lines[0] + "\nchecksum " + sum + "\n" + body;
+}
+
+std::string refusal(const std::string& text) {
+    try {
+        (void)mwsep::fit::parse_fit_checkpoint(text, "ck.txt", shape3x6);
+    } catch (const std::runtime_error& e) {
+        return e.what();
+    }
+    return "accepted";
+}
+
+}  // namespace
+
+// The checkpoint reads back exactly what was written; a damaged file is refused by its checksum, and a forged
+// one (checksum made right) by its values: every count bounded before allocation, every coordinate in the
+// unit box, every fitness finite, the generation within the fit.
+TEST(FitCheckpoint, ReadsBackWhatWasWrittenAndRefusesDamagedOrForgedFiles) {
+    const auto c = small_checkpoint();
+    const std::string text = mwsep::fit::format_fit_checkpoint(c);
+    const auto back = mwsep::fit::parse_fit_checkpoint(text, "ck.txt", shape3x6);
+    EXPECT_EQ(back.identity, c.identity);
+    EXPECT_EQ(back.generation, c.generation);
+    EXPECT_EQ(back.evaluations, c.evaluations);
+    EXPECT_EQ(back.x, c.x);
+    EXPECT_EQ(back.f, c.f);
+    EXPECT_EQ(back.champion_x, c.champion_x);
+    EXPECT_EQ(back.champion_f, c.champion_f);
+    EXPECT_EQ(back.history, c.history);
+    EXPECT_EQ(back.algorithm, c.algorithm);
+    // Damage: one byte changed, the file cut short.
+    std::string flipped = text;
+    flipped[text.size() / 2] ^= 1;
+    EXPECT_NE(refusal(flipped).find("checksum does not match"), std::string::npos) << refusal(flipped);
+    EXPECT_NE(refusal(text.substr(0, text.size() / 2)).find("ck.txt"), std::string::npos);
+    EXPECT_NE(refusal("").find("not a fit checkpoint"), std::string::npos);
+    // Forgeries with a valid checksum. Lines: 1 header, 2 checksum, 3-4 identity, 5 generation,
+    // 6 evaluations, 7 population, 8-13 x, 14 champion, 15 history.
+    const std::vector<std::pair<std::pair<int, std::string>, std::string>> cases = {
+        {{5, "generation -1"}, "generation: expected a whole number"},
+        {{5, "generation 41"}, "generation: expected at most 40"},
+        {{6, "evaluations 18 19"}, "invalid evaluations: expected at most 18"},
+        {{7, "population 1000000000 3"}, "population: expected at most 6"},
+        {{7, "population 6 1000000000000"}, "dimension: expected at most 3"},
+        {{8, "x 2 1000000 0.5 1"}, "coordinate 1 is 1000000: expected a point of the unit box"},
+        {{8, "x nan 0 0.5 1"}, "fitness: expected a finite number"},
+        {{8, "x 2 0 0.5"}, "'x' needs 4 values, found 3"},
+        {{14, "champion 1.0 0.25 inf 0.75"}, "coordinate: expected a finite number"},
+        {{14, "champion 5.0 0.25 0.5 0.75"}, "better than the champion"},
+        {{15, "history 1000000000000"}, "history: expected at most 3"},
+    };
+    for (const auto& [edit, message] : cases) {
+        const std::string why = refusal(forged(text, edit.first, edit.second));
+        EXPECT_NE(why.find(message), std::string::npos) << edit.second << ": " << why;
+        EXPECT_NE(why.find("ck.txt: line " + std::to_string(edit.first)), std::string::npos) << edit.second << ": " << why;
+    }
+    // An algorithm state whose declared length is not what follows.
+    const std::size_t at = text.find("\nalgorithm ");
+    const int algorithm_line = static_cast<int>(std::count(text.begin(), text.begin() + at, '\n')) + 2;
+    const std::string why = refusal(forged(text, algorithm_line, "algorithm 999999999"));
+    EXPECT_NE(why.find("algorithm bytes: expected at most"), std::string::npos) << why;
+    // What differs between two identities is named.
+    EXPECT_EQ(mwsep::fit::identity_difference(c.identity, c.identity), "");
+    EXPECT_NE(mwsep::fit::identity_difference(c.identity, {{"algorithm", "cmaes"}, {"stars", "ffff"}}).find("stars"),
+              std::string::npos);
+}
+
+// A fit checkpoint of other inputs or settings is refused by run_fit, naming what differs; one whose algorithm
+// state is damaged (a valid checksum over a broken archive) is refused without crashing the program.
+TEST(FitCheckpoint, AFitRefusesTheCheckpointOfAnotherFitOrABrokenAlgorithmState) {
+    const auto dir = std::filesystem::temp_directory_path() / ("mwsep_fit_foreign_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    mwsep::fit::FitOptions o;
+    o.algorithm = "cmaes";
+    o.population = 6;
+    o.generations = 4;
+    o.polish_evaluations = 0;
+    o.uncertainties = false;
+    o.checkpoint = (dir / "c.ckpt").string();
+    o.identity = {{"stars", "aaaa"}};
+    o.stop_after = 2;
+    Quadratic q(centre, matrix);
+    (void)mwsep::fit::run_fit(box3(), q, o, 100);
+    o.stop_after = 0;
+    o.resume = true;
+    const auto message = [&](mwsep::fit::FitOptions other) {
+        try {
+            Quadratic q2(centre, matrix);
+            (void)mwsep::fit::run_fit(box3(), q2, other, 100);
+        } catch (const std::runtime_error& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    auto other = o;
+    other.identity = {{"stars", "bbbb"}};
+    EXPECT_NE(message(other).find("its stars (checkpoint: aaaa, this fit: bbbb) differs"), std::string::npos) << message(other);
+    other = o;
+    other.generations = 5;
+    EXPECT_NE(message(other).find("generations"), std::string::npos) << message(other);
+    // The algorithm's archive replaced by numbers that do not parse as one, the checksum made right.
+    std::ifstream in(o.checkpoint);
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    const std::size_t at = text.find("\nalgorithm ") + 1;
+    const std::string junk = "22 serialization::archive 19 0 0 9999999999 -5 nonsense\n";
+    std::string body = text.substr(text.find('\n', text.find('\n') + 1) + 1);
+    body = body.substr(0, at - (text.size() - body.size())) + "algorithm " + std::to_string(junk.size()) + "\n" + junk;
+    char sum[24];
+    std::snprintf(sum, sizeof sum, "%016llx", static_cast<unsigned long long>(mwsep::resume::fnv1a(body.data(), body.size())));
+    {
+        std::ofstream out(o.checkpoint, std::ios::trunc);
+        out << "mwsep-fit-checkpoint 3\nchecksum " << sum << "\n" << body;
+    }
+    EXPECT_NE(message(o).find("the algorithm's saved state cannot be read"), std::string::npos) << message(o);
+    std::filesystem::remove_all(dir);
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # mwsep fit under MPI: the same fit as 1 process and as 2 ranks (each with one CPU thread) must write the
-# same best vector, bit for bit, and the same report values. Usage: test_fit_ranks.sh MWSEP MPIEXEC WORKDIR
+# same best vector, bit for bit, and the same report values; an input error under 2 ranks prints the program's
+# own message and ends the job with a non-zero exit. Usage: test_fit_ranks.sh MWSEP MPIEXEC WORKDIR
 set -euo pipefail
 mwsep=$1 mpiexec=$2 dir=$3
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir"
@@ -16,4 +17,10 @@ grep -q '"ranks": 2' two.json
 # Every number of the reports but the times and the evaluator's description agrees.
 strip() { grep -v -E 'seconds|per_second|"evaluator"|"ranks"|"command"' "$1" | grep -v -E '^\s*[-0-9.e]+,?$'; }
 diff <(strip one.json) <(strip two.json)
-echo "1 process and 2 ranks wrote the same fit"
+# An input error after MPI start-up ends every rank with the program's own message and a non-zero exit.
+rc=0
+out=$("$mpiexec" --allow-run-as-root --oversubscribe -np 2 "$mwsep" fit -a "$wu" -s missing.txt --box 0.05 --backend cpu \
+      --threads 1 --population 6 --generations 2 --quiet 2>&1) || rc=$?
+[ "$rc" != 0 ] || { echo "a missing catalogue under 2 ranks exited 0: $out"; exit 1; }
+grep -q "missing.txt: cannot open" <<< "$out" || { echo "the program's message was lost under mpirun: $out"; exit 1; }
+echo "1 process and 2 ranks wrote the same fit; an input error under 2 ranks keeps its message"

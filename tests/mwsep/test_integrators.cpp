@@ -219,10 +219,11 @@ TEST(Likelihoods, ACommonShiftOfTheWeightsChangesNothing) {
 // A weight that is not a number leaves no mixture: every star's term is NaN, and all of them are counted.
 TEST(Likelihoods, ANonFiniteWeightFailsForEveryStar) {
     for (double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
-        auto ap = tiny();
-        const auto integrals = mwsep::cpu::integrate_fast(setup_of(ap), 2);
-        ap.background_weight = bad;
-        const auto s = setup_of(ap);
+        const auto integrals = mwsep::cpu::integrate_fast(setup_of(tiny()), 2);
+        // build_model refuses a non-finite weight; set on the built model, to test the likelihood's own guard.
+        auto m = mwsep::model::build_model(tiny());
+        m.background_weight = bad;
+        const auto s = mwsep::geometry::make_setup(m);
         const auto stars = three_stars(15.0);
         const std::string fast = failure_of([&] { mwsep::cpu::likelihood_fast(s, stars, integrals, 1); });
         EXPECT_NE(fast.find("3 of 3 stars"), std::string::npos) << fast;
@@ -277,10 +278,11 @@ TEST(ThreadPool, RefusedThreadStartsLeaveTheResultUnchanged) {
 // integrators must carry that NaN into the stream's integral (which the likelihood then refuses), not
 // clamp it to exp(0) = 1 and report the integral of the weights alone (the probe's finding F3).
 TEST(Integrators, ANaNStreamExponentGivesANaNIntegralInBoth) {
-    auto ap = tiny();
-    ASSERT_FALSE(ap.streams.empty());
-    ap.streams.front().parameters[1] = 1e200;  // r of the stream centre, kpc
-    const auto s = setup_of(ap);
+    // Beyond the model's limits (build_model refuses it): set on the built model, to test the integrators' own guard.
+    auto m = mwsep::model::build_model(tiny());
+    ASSERT_FALSE(m.streams.empty());
+    m.streams.front().r = 1e200;  // r of the stream centre, kpc
+    const auto s = mwsep::geometry::make_setup(m);
     const auto ref = mwsep::cpu::integrate_reference(s);
     const auto fast = mwsep::cpu::integrate_fast(s, 2);
     EXPECT_TRUE(std::isnan(ref.streams.front())) << ref.streams.front();

@@ -565,10 +565,32 @@ TEST(ParserModelErrors, CutsMustLieInsideTheMainArea) {
     expect_model_error(with_line(27, "mu_cut[min,max,steps][3]: 139.0, 150.0, 2"), 27, "mu_cut");
     expect_model_error(with_line(28, "nu_cut[min,max,steps][3]: -1.5, 1.25, 2"), 28, "nu_cut");
     expect_model_error(with_line(28, "nu_cut[min,max,steps][3]: -1.25, 1.3, 2"), 28, "nu_cut");
-    // The whole main area, and a cut written one or two turns away from it, are inside.
-    EXPECT_NO_THROW(mwsep::model::build_model(parse_text(with_line(27, "mu_cut[min,max,steps][3]: 140.0, 160.0, 2"))));
+    // A cut over the whole main area leaves nothing to integrate: refused where it is read. One over all of
+    // mu but part of r is inside, and so is a cut written one or two turns away from the main area.
+    expect_model_error(with_line(27, "mu_cut[min,max,steps][3]: 140.0, 160.0, 2"), 27, "mu_cut");
+    auto part = base_lines();
+    part.at(25) = "r_cut[min,max,steps][3]: 16.0, 20.0, 5";
+    part.at(26) = "mu_cut[min,max,steps][3]: 140.0, 160.0, 2";
+    EXPECT_NO_THROW(mwsep::model::build_model(parse_text(join(part))));
     EXPECT_NO_THROW(mwsep::model::build_model(parse_text(with_line(27, "mu_cut[min,max,steps][3]: -215.0, -214.0, 2"))));
     EXPECT_NO_THROW(mwsep::model::build_model(parse_text(with_line(27, "mu_cut[min,max,steps][3]: 865.0, 866.0, 2"))));
+}
+
+// The model's limits are checked where the work unit is read, with the line and key: values that make a
+// density underflow or overflow over the wedge (an integral of 0 or inf, otherwise found after the whole
+// integration). The work unit's own values (q 0.57, r0 12, alpha 1, delta 1) lie well inside.
+TEST(ParserModelErrors, ValuesOutsideTheModelsLimitsAreRefusedWhereRead) {
+    const int bg = 3;  // background_parameters
+    ASSERT_NE(base_lines().at(bg - 1).find("background_parameters"), std::string::npos) << base_lines().at(bg - 1);
+    for (const char* bad : {"1.0, 1e-300, 12.3, 1.0", "1.0, 5e-324, 12.3, 1.0", "1.0, 1e300, 12.3, 1.0",
+                            "1.0, 0.57, 1e300, 1.0", "1e300, 0.57, 12.3, 1.0", "1.0, 0.57, 12.3, -1e300"})
+        expect_model_error(with_line(bg, std::string("background_parameters[4]: ") + bad), bg, "background_parameters");
+    EXPECT_NO_THROW(mwsep::model::build_model(parse_text(with_line(bg, "background_parameters[4]: 2.5, 0.2, 40.0, 4.0"))));
+    expect_model_error(with_line(22, "r[min,max,steps]: 16.0, 400.0, 4"), 22, "r");
+    expect_model_error(with_line(22, "r[min,max,steps]: -1e300, 22.5, 4"), 22, "r");
+    expect_model_error(with_line(23, "mu[min,max,steps]: -1e308, 1e308, 8"), 23, "mu");
+    expect_model_error(with_line(14, "stream_parameters[5]: 150.0, 1e300, 0.5, 1.0, 1.5"), 14, "stream_parameters");
+    expect_model_error(with_line(14, "stream_parameters[5]: 150.0, 20.0, 0.5, 1.0, 1e300"), 14, "stream_parameters");
 }
 
 TEST(ParserModelErrors, ConvolveMustBeAtLeastOne) {

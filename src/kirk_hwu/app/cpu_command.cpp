@@ -7,6 +7,7 @@
 
 #include "harness/csv.hpp"
 #include "harness/options.hpp"
+#include "harness/output_paths.hpp"
 #include "kirk_hwu/app/commands.hpp"
 #include "kirk_hwu/reference.hpp"
 
@@ -17,6 +18,9 @@ namespace {
 /// The CSV columns of `kirk_hwu cpu` (experiments/studies/kirk_hwu.py lists them too).
 const std::vector<std::string> cpu_columns = {"experiment", "problem", "precision", "size", "repeat", "seconds",
                                               "pairs", "pairs_per_second", "max_rel_err", "rel_l2_err"};
+
+/// Above this many pair evaluations (repeats and reference) `cpu` is refused unless --force.
+constexpr double max_cpu_pairs = 1e13;
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -34,14 +38,22 @@ std::vector<double> widened(const std::vector<Real>& r, const std::vector<Real>&
 int command_cpu(const std::vector<std::string>& args) {
     const harness::Options o(args,
                              {{"--problem"}, {"--precision"}, {"--size"}, {"--repeats"}, {"--experiment"}, {"--csv"},
-                              {"--threads"}},
+                              {"--threads"}, {"--force", harness::OptionKind::flag}, {"--help", harness::OptionKind::flag}},
                              "kirk_hwu cpu");
+    if (o.has("--help")) {
+        std::puts("kirk_hwu cpu [--problem mri-q|mri-fhd|coulomb] [--precision f64|f32] [--size tiny|small|medium|full]\n"
+                  "             [--repeats 3] [--threads N] [--experiment NAME] [--csv FILE] [--force]\n"
+                  "  times the documents' CPU baseline on one core, with its error against an FP64 reference computed\n"
+                  "  on --threads threads (default: all cores); work above 1e13 pair evaluations needs --force");
+        return 0;
+    }
     const std::string problem = o.choice("--problem", {"mri-q", "mri-fhd", "coulomb"}, "mri-q");
     const std::string precision = o.choice("--precision", {"f64", "f32"}, "f64");
     const std::string size_text = o.choice("--size", {"tiny", "small", "medium", "full"}, "small");
     const int repeats = static_cast<int>(o.integer("--repeats", 3, 1, 1000));
     const int threads = static_cast<int>(o.integer("--threads", std::max(1u, std::thread::hardware_concurrency()), 1, 4096));
     const Size size = parse_size(size_text);
+    if (o.has("--csv")) harness::check_outputs("kirk_hwu cpu", {}, {{"--csv", o.text("--csv")}});
     std::unique_ptr<harness::CsvAppender> csv;
     if (o.has("--csv")) csv = std::make_unique<harness::CsvAppender>(o.text("--csv"), cpu_columns);
 
@@ -51,13 +63,24 @@ int command_cpu(const std::vector<std::string>& args) {
     CoulombInput dcs;
     const MriOutput out = problem == "mri-q" ? MriOutput::q : MriOutput::fhd;
     // The FP64 reference of every output, on all cores (outside the timing).
+    // What the command will cost, before the reference: every repeat and the reference evaluate every pair.
+    const auto estimate = [&] {
+        const double work = pairs * (repeats + 1);
+        std::fprintf(stderr, "kirk_hwu cpu: about %.3g pair evaluations (%.3g pairs x %d repeats and the reference)\n", work,
+                     pairs, repeats);
+        if (work > max_cpu_pairs && !o.has("--force"))
+            throw o.error("--size", "with --repeats asks for about " + harness::short_number(work) +
+                                        " pair evaluations, above the limit of 1e13: lower them, or give --force");
+    };
     if (problem == "coulomb") {
         dcs = make_coulomb_input(size);
         pairs = static_cast<double>(dcs.points()) * dcs.atom_count();
+        estimate();
         reference = coulomb_reference(dcs, spread_subset(dcs.points(), dcs.points()), threads);
     } else {
         mri = make_mri_input(size);
         pairs = static_cast<double>(mri.voxels()) * mri.samples();
+        estimate();
         reference = mri_reference(mri, out, spread_subset(mri.voxels(), mri.voxels()), threads);
     }
     for (int rep = 0; rep < repeats; ++rep) {

@@ -9,6 +9,7 @@
 #include "harness/options.hpp"
 #include "harness/measure.hpp"
 #include "harness/measure_options.hpp"
+#include "harness/output_paths.hpp"
 #include "munch/app/commands.hpp"
 #include "munch/check/reference.hpp"
 #include "munch/cpu/convolution.hpp"
@@ -39,7 +40,8 @@ bool opening_plausible(const std::vector<float>& signal, const std::vector<float
 
 int command_bench_cpu(const Args& args) {
     std::vector<harness::OptionSpec> specs = {{"--computation"}, {"--implementations"}, {"--signal"}, {"--filter"},
-                                              {"--threads"}, {"--experiment"}, {"--csv"}};
+                                              {"--threads"}, {"--experiment"}, {"--csv"},
+                                              {"--force", harness::OptionKind::flag}};
     for (auto& s : harness::measure_option_specs()) specs.push_back(std::move(s));
     const harness::Options o(args, specs, "munch bench-cpu");
     harness::MeasureOptions defaults;
@@ -57,9 +59,20 @@ int command_bench_cpu(const Args& args) {
     const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int threads = static_cast<int>(o.integer("--threads", hw, 1, 4096));
     const auto csv_path = o.require("--csv");
+    harness::check_outputs("munch bench-cpu", {}, {{"--csv", csv_path}});
     const auto experiment = o.text("--experiment", "bench_cpu");
     const bool conv = computation == "convolution";
     if (!conv && w % 2 == 0) throw o.error("--filter", "a rolling ball's width must be odd, got " + std::to_string(w));
+    {
+        // What the timing will cost, before the inputs are built: every sample is one pass of n x w.
+        const double work = static_cast<double>(n) * static_cast<double>(w) * measure.stop.min_samples *
+                            static_cast<double>(implementations.size());
+        if (work > 1e10)  // seconds or more: say so before starting
+            std::fprintf(stderr, "munch bench-cpu: about %.3g multiply-adds (--signal x --filter x --min-samples x implementations)\n", work);
+        if (work > 1e13 && !o.has("--force"))
+            throw o.error("--filter", "with --signal " + std::to_string(n) + " asks for about " + harness::short_number(work) +
+                                          " operations, above the limit of 1e13: lower them, or give --force");
+    }
 
     const auto signal = conv ? convolution_signal(n) : baseline_signal(n);
     const auto taps = conv ? convolution_filter(w) : ball_profile(w);

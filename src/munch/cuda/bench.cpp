@@ -13,6 +13,7 @@
 #include "harness/options.hpp"
 #include "harness/measure_cuda.hpp"
 #include "harness/measure_options.hpp"
+#include "harness/output_paths.hpp"
 #include "munch/app/commands.hpp"
 #include "munch/check/reference.hpp"
 #include "munch/cuda/device.hpp"
@@ -75,12 +76,15 @@ int command_bench(const Args& args) {
     const auto w = static_cast<std::size_t>(o.integer("--filter", 999, 1, 10'000'000));
     const bool with_overhead = o.has("--with-overhead");
     const auto csv_path = o.require("--csv");
+    harness::check_outputs("munch bench", {}, {{"--csv", csv_path}});
     const auto experiment = o.text("--experiment", "bench");
     if (!conv && w % 2 == 0) throw o.error("--filter", "a rolling ball's width must be odd, got " + std::to_string(w));
     if (!conv && !check::rolling_ball_checkable(n, w))
         throw o.error("--filter", "no CPU reference of a rolling ball of " + std::to_string(w) + " over " + std::to_string(n) +
                                       " samples fits the checking budget: such a run could not be checked");
 
+    // The device before the CPU reference, which only the GPU's check needs (seconds for long signals).
+    (void)current_device();
     // Inputs and the CPU reference first: a bad size fails before any GPU work.
     const auto signal = conv ? convolution_signal(n) : baseline_signal(n);
     const auto taps = conv ? convolution_filter(w) : ball_profile(w);

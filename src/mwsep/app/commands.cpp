@@ -23,6 +23,8 @@
 #include "harness/json.hpp"
 #include "mwsep/app/progress_bar.hpp"
 #include "harness/atomic_file.hpp"
+#include "harness/host_memory.hpp"
+#include "harness/output_paths.hpp"
 #include "harness/csv.hpp"
 #include "harness/measure_options.hpp"
 #include "harness/registry.hpp"
@@ -91,18 +93,6 @@ const char* input_help =
     "                             (the December 2009 CPU code)\n"
     "  --force                    compute even a work unit above the size limits (quadrature points, tables,\n"
     "                             convolve), which are refused by default\n";
-
-/// Whether @p output would overwrite @p input: the same file where the output exists already (links
-/// included), else the same canonical path.
-bool same_file(const std::string& output, const std::string& input) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (fs::exists(output, ec)) return fs::equivalent(output, input, ec);
-    const fs::path a = fs::weakly_canonical(output, ec);
-    if (ec) return false;
-    const fs::path b = fs::weakly_canonical(input, ec);
-    return !ec && a == b;
-}
 
 /// One size of --envelope: decimal digits only, 1 to @p max (no sign, no overflow, no trailing text).
 bool envelope_size(std::string_view text, int max, int& out) {
@@ -206,17 +196,17 @@ int command_run(const Args& args, const RunHooks& hooks) {
             throw opt.error("--checkpoint-interval", "must be a number of seconds between 0 and 1e7");
         if (o.backend == "cuda" && o.variant.rfind("modern-", 0) != 0)
             throw opt.error("--checkpoint", "on the GPU needs a modern variant (--variant modern-f64 or modern-f32)");
-        for (const std::string* input : {&o.astronomy_path, &o.stars_path})
-            if (same_file(*o.checkpoint_path, *input))
-                throw opt.error("--checkpoint", "would overwrite the input " + *input);
-        harness::check_output_path(*o.checkpoint_path);  // before any work: a bad path costs nothing
     }
     std::optional<std::string> result_path;
-    if (opt.has("--result")) {
-        result_path = physical(opt.text("--result"));
-        for (const std::string* input : {&o.astronomy_path, &o.stars_path})
-            if (same_file(*result_path, *input)) throw opt.error("--result", "would overwrite the input " + *input);
-        harness::check_output_path(*result_path);
+    if (opt.has("--result")) result_path = physical(opt.text("--result"));
+    {
+        // Before any work: an output that is an input, or two outputs on one file, or a bad path costs nothing.
+        std::vector<harness::NamedPath> inputs{{"-a", o.astronomy_path}, {"-s", o.stars_path}};
+        if (o.search_path) inputs.push_back({"--search-parameters", *o.search_path});
+        std::vector<harness::NamedPath> outputs;
+        if (o.checkpoint_path) outputs.push_back({"--checkpoint", *o.checkpoint_path});
+        if (result_path) outputs.push_back({"--result", *result_path});
+        harness::check_outputs("mwsep run", inputs, outputs);
     }
 
     // What the run will cost, before anything long starts (the work unit alone is read twice: it is small).
@@ -326,13 +316,12 @@ int command_generate(const Args& args) {
     g.threads = static_cast<int>(opt.integer("--threads", 0, 0, INT_MAX));
     if (opt.has("--envelope")) parse_envelope(opt, g);
     // Checked before any work: writing the catalogue over an input would destroy it.
-    std::vector<std::string> inputs{o.astronomy_path};
-    if (o.search_path) inputs.push_back(*o.search_path);
-    for (const auto& input : inputs)
-        if (same_file(out_path, input))
-            throw opt.error("-o", "'" + out_path + "' is the same file as the input '" + input + "'");
     // A missing or read-only directory is found now, not after the whole generation.
-    harness::check_output_path(out_path);
+    std::vector<harness::NamedPath> inputs{{"-a", o.astronomy_path}};
+    if (o.search_path) inputs.push_back({"--search-parameters", *o.search_path});
+    harness::check_outputs("mwsep generate", inputs, {{"-o", out_path}});
+    // The catalogue is held in memory (three doubles a star) and written as text (about 60 bytes a star).
+    harness::check_host_bytes(opt, "--count", 90.0 * static_cast<double>(g.count), "the catalogue and its text");
     const auto setup = checked_setup(read_work_unit(o), o);
     const auto report = generate::generate_catalogue(setup, g);
     // Through a temporary and a rename: a failed or interrupted write keeps the previous catalogue.

@@ -10,7 +10,11 @@
 
 #if defined(MWSEP_WITH_FIT)
 #include "harness/atomic_file.hpp"
+#include "harness/output_paths.hpp"
 #include "mwsep/app/evaluate.hpp"
+#include "mwsep/cpu/integrators.hpp"
+#include "mwsep/model/build_model.hpp"
+#include "mwsep/resume/checkpoint.hpp"
 #include "mwsep/fit/evaluator.hpp"
 #include "mwsep/fit/optimizer.hpp"
 #include "mwsep/fit/ranks.hpp"
@@ -19,6 +23,9 @@
 #include "mwsep/model/astronomy_parameters.hpp"
 #include "mwsep/model/search_parameters.hpp"
 #include "mwsep/model/stars.hpp"
+#if defined(MWSEP_WITH_CUDA)
+#include "mwsep/cuda/variants.hpp"
+#endif
 #endif
 
 namespace mwsep::app {
@@ -56,7 +63,9 @@ const char* fit_help =
     "                             1e-3); the Hessian then steps one sigma of each parameter\n"
     "  --no-uncertainties         skip the Hessian\n"
     "  --checkpoint FILE          write the search's state after every generation   --resume  continue from it\n"
-    "  --stop-after N             stop after N generations of this run (tests of resuming)\n"
+    "  --stop-after N             stop after N generations of this run (tests of resuming; needs --checkpoint)\n"
+    "                             a completed fit removes its checkpoint\n"
+    "  --force                    run even when the estimated work exceeds the limit (2 hours)\n"
     "  -o FILE                    write the best vector as search_parameters.txt\n"
     "  --report FILE              write the JSON report   --progress FILE  the per-generation CSV\n"
     "  --work-unit NAME --experiment NAME   labels written in the report\n"
@@ -80,6 +89,29 @@ std::vector<int> parse_devices(const harness::Options& opt) {
     return out;
 }
 
+/// Above this estimated time a fit is refused unless --force is given.
+constexpr double max_fit_seconds = 2 * 3600.0;
+
+/// The identity of the fit's inputs and settings, for its checkpoint: the files' contents, the binning,
+/// the box and what evaluates the candidates (the CPU's value does not depend on the thread count).
+std::vector<std::pair<std::string, std::string>> fit_identity(const RunOptions& ro, double box, const std::string& evaluator) {
+    const auto hex = [](std::uint64_t h) {
+        char buf[24];
+        std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+        return std::string(buf);
+    };
+    const auto file_hash = [&](const std::string& path) { return hex(resume::hash_file(path, resume::fnv1a("", 0))); };
+    std::vector<std::pair<std::string, std::string>> id = {{"work-unit", file_hash(ro.astronomy_path)},
+                                                           {"stars", file_hash(ro.stars_path)}};
+    id.emplace_back("search-parameters", ro.search_path ? file_hash(*ro.search_path) : "none");
+    id.emplace_back("r-binning", ro.r_binning == model::RBinning::kpc ? "kpc" : "magnitude");
+    char b[40];
+    std::snprintf(b, sizeof b, "%.17g", box);
+    id.emplace_back("box", b);
+    id.emplace_back("evaluator", evaluator);
+    return id;
+}
+
 int run_fit_command(const Args& args) {
     const harness::Options opt(args,
                                {{"-a", OptionKind::value},           {"-s", OptionKind::value},
@@ -96,7 +128,7 @@ int run_fit_command(const Args& args) {
                                 {"-o", OptionKind::value},           {"--report", OptionKind::value},
                                 {"--progress", OptionKind::value},   {"--work-unit", OptionKind::value},
                                 {"--experiment", OptionKind::value}, {"--quiet", OptionKind::flag},
-                                {"--print-vector", OptionKind::flag},
+                                {"--print-vector", OptionKind::flag}, {"--force", OptionKind::flag},
                                 {"--help", OptionKind::flag},        {"-h", OptionKind::flag}},
                                "mwsep fit");
     if (opt.has("--help") || opt.has("-h")) {
@@ -109,7 +141,9 @@ int run_fit_command(const Args& args) {
     if (opt.has("--print-vector")) {
         // The work unit's search vector with its bounds, for scripts: no second parser of the format.
         if (opt.has("--search-parameters")) ro.search_path = opt.text("--search-parameters");
-        const fit::FitSpace space = fit::fit_space(read_work_unit(ro), true);
+        const model::AstronomyParameters unit = read_work_unit(ro);
+        (void)checked_setup(unit, ro);  // the unit a fit would refuse is refused here too
+        const fit::FitSpace space = fit::fit_space(unit, true);
         for (std::size_t i = 0; i < space.size(); ++i)
             std::printf("%s %.17g %.17g %.17g\n", space.names[i].c_str(), space.start[i], space.lower[i], space.upper[i]);
         return 0;
@@ -133,104 +167,185 @@ int run_fit_command(const Args& args) {
     fo.resume = opt.has("--resume");
     if (fo.resume && fo.checkpoint.empty()) throw opt.error("--resume", "needs --checkpoint FILE");
     fo.stop_after = static_cast<unsigned>(opt.integer("--stop-after", 0, 0, 1000000));
+    if (opt.has("--stop-after") && fo.checkpoint.empty())
+        throw opt.error("--stop-after", "needs --checkpoint FILE: a fit stopped early without one cannot be resumed");
+    if (fo.algorithm == "pso" && !fo.checkpoint.empty())
+        throw opt.error("--checkpoint", "needs --algorithm de or cmaes: pagmo's pso_gen leaves its swarm's memory "
+                                        "(velocities, best positions) out of its saved state");
+    if (fo.algorithm != "pso" && fo.population < 5)
+        throw opt.error("--population", "must be at least 5 for " + fo.algorithm + ", found '" + opt.text("--population") + "'");
     const double box = opt.real("--box", 1.0);
     if (!(box > 0 && box <= 1)) throw opt.error("--box", "must lie in (0, 1], found '" + opt.text("--box") + "'");
     const std::string backend = opt.choice("--backend", {"auto", "cpu", "cuda"}, "auto");
+    // Options of the GPU given to the CPU would be ignored without a word.
+    if (backend == "cpu")
+        for (const char* gpu_only : {"--variant", "--devices"})
+            if (opt.has(gpu_only)) throw opt.error(gpu_only, "applies to --backend cuda or auto only");
     const std::string variant = opt.text("--variant", "modern-f64");
+#if defined(MWSEP_WITH_CUDA)
+    if (opt.has("--variant")) try {
+            (void)cuda::find_variant(variant);
+        } catch (const std::exception& e) {
+            throw opt.error("--variant", e.what());
+        }
+#else
+    if (opt.has("--variant")) throw opt.error("--variant", "this build has no CUDA backend, so no kernel variant to choose");
+#endif
     const std::vector<int> devices = parse_devices(opt);
     const int threads = static_cast<int>(opt.integer("--threads", 0, 0, INT_MAX));
-    for (const char* o : {"-o", "--report", "--progress", "--checkpoint"})
-        if (opt.has(o)) harness::check_output_path(opt.text(o));
+    {
+        // Before any work: an output is never an input, nor the file of another output, and can be written.
+        std::vector<harness::NamedPath> inputs{{"-a", ro.astronomy_path}, {"-s", ro.stars_path}};
+        if (ro.search_path) inputs.push_back({"--search-parameters", *ro.search_path});
+        if (opt.has("--truth")) inputs.push_back({"--truth", opt.text("--truth")});
+        std::vector<harness::NamedPath> outputs;
+        for (const char* o : {"-o", "--report", "--progress", "--checkpoint"})
+            if (opt.has(o)) outputs.push_back({o, opt.text(o)});
+        harness::check_outputs("mwsep fit", inputs, outputs);
+    }
     const bool quiet = opt.has("--quiet");
 
     const fit::RankSession ranks;
-    // One GPU per rank: with --devices local-rank, or by default when several ranks run under Open MPI's
-    // mpirun, each rank takes the device of its node-local rank (mod the device count).
-    const char* local_rank_env = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
-    const bool per_rank_device = opt.text("--devices", "") == "local-rank" ||
-                                 (!opt.has("--devices") && ranks.size() > 1 && local_rank_env != nullptr);
-    const int local_rank = local_rank_env ? std::atoi(local_rank_env) : 0;
-    fit::FitData data;
-    data.work_unit = read_work_unit(ro);
-    data.stars = model::read_stars(ro.stars_path);
-    data.r_binning = ro.r_binning;
-    (void)checked_setup(data.work_unit, ro);  // the start's model: bad values and sizes stop here
-    const fit::FitSpace full = fit::fit_space(data.work_unit, box < 1);
-    const fit::FitSpace space = box < 1 ? fit::narrowed(full, box) : full;
-    std::optional<std::vector<double>> truth;
-    if (opt.has("--truth")) {
-        truth = model::read_search_parameters(opt.text("--truth")).values;
-        if (truth->size() != space.size())
-            throw opt.error("--truth", "has " + std::to_string(truth->size()) + " values; the work unit optimises " +
-                                           std::to_string(space.size()));
-    }
-
-    const bool gpu = backend == "cuda" || (backend == "auto" && fit::have_gpu_evaluator());
-    std::unique_ptr<fit::BatchEvaluator> local;
-    if (gpu) {
-        try {
-            const std::vector<int> chosen =
-                per_rank_device ? std::vector<int>{fit::device_for_local_rank(local_rank, variant)} : devices;
-            local = fit::make_gpu_evaluator(data, variant, chosen);
-        } catch (const std::exception& e) {
-            if (backend == "cuda") throw;
-            std::fprintf(stderr, "mwsep fit: no GPU (%s); evaluating on the CPU\n", e.what());
-        }
-    }
-    if (!local) local = fit::make_cpu_evaluator(data, threads);
-
-    if (ranks.rank() != 0) {
-        fit::serve_batches(*local);
-        return 0;
-    }
-    std::unique_ptr<fit::BatchEvaluator> spread = fit::make_rank_evaluator(*local);
-    fit::BatchEvaluator& evaluator = spread ? *spread : *local;
-
-    fit::ReportContext ctx;
-    ctx.command = "mwsep fit";
-    for (const auto& a : args) ctx.command += " " + a;
-    ctx.work_unit = opt.text("--work-unit", ro.astronomy_path);
-    ctx.experiment = opt.text("--experiment", "fit");
-    ctx.evaluator = evaluator.description();
-    ctx.ranks = ranks.size();
-    ctx.stars = data.stars.size();
-    ctx.options = fo;
-    ctx.truth = truth;
-    ctx.start_likelihood = evaluator.evaluate({space.start})[0];
-    // The truth's own likelihood on this catalogue: a fit that ends below it has not found the maximum.
-    if (truth) ctx.truth_likelihood = evaluator.evaluate({*truth})[0];
-    if (!quiet)
-        std::fprintf(stderr, "mwsep fit: %zu parameters, %zu stars, %s on %s; start L = %.10g\n", space.size(),
-                     data.stars.size(), fo.algorithm.c_str(), ctx.evaluator.c_str(), ctx.start_likelihood);
-    fit::FitResult result;
     try {
-        result = fit::run_fit(space, evaluator, fo, data.stars.size(), [&](const fit::GenerationRecord& g) {
-            if (!quiet)
-                std::fprintf(stderr, "generation %u/%u  evaluations %lld  best L %.12g  %.2f s\n", g.generation,
-                             fo.generations, g.evaluations, g.best, g.seconds);
-        });
-    } catch (...) {
+        // One GPU per rank: with --devices local-rank, or by default when several ranks run under Open MPI's
+        // mpirun, each rank takes the device of its node-local rank (mod the device count).
+        const char* local_rank_env = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+        const bool per_rank_device = opt.text("--devices", "") == "local-rank" ||
+                                     (!opt.has("--devices") && ranks.size() > 1 && local_rank_env != nullptr);
+        const int local_rank = local_rank_env ? std::atoi(local_rank_env) : 0;
+        fit::FitData data;
+        data.work_unit = read_work_unit(ro);
+        ro.force = opt.has("--force");
+        const geometry::IntegrationSetup start_setup = checked_setup(data.work_unit, ro);  // bad values and sizes stop here
+        const fit::FitSpace full = fit::fit_space(data.work_unit, box < 1);
+        const fit::FitSpace space = box < 1 ? fit::narrowed(full, box) : full;
+            data.stars = model::read_stars(ro.stars_path);
+        data.r_binning = ro.r_binning;
+        std::optional<std::vector<double>> truth;
+        if (opt.has("--truth")) {
+            truth = model::read_search_parameters(opt.text("--truth")).values;
+            if (truth->size() != space.size())
+                throw opt.error("--truth", "has " + std::to_string(truth->size()) + " values; the work unit optimises " +
+                                               std::to_string(space.size()));
+        }
+
+        const bool gpu = backend == "cuda" || (backend == "auto" && fit::have_gpu_evaluator());
+        std::unique_ptr<fit::BatchEvaluator> local;
+        if (gpu) {
+            try {
+                const std::vector<int> chosen =
+                    per_rank_device ? std::vector<int>{fit::device_for_local_rank(local_rank, variant)} : devices;
+                local = fit::make_gpu_evaluator(data, variant, chosen);
+            } catch (const std::exception& e) {
+                if (backend == "cuda") throw;
+                std::fprintf(stderr, "mwsep fit: no GPU (%s); evaluating on the CPU\n", e.what());
+            }
+        }
+        if (!local) local = fit::make_cpu_evaluator(data, threads);
+        {
+            // What the fit will cost, before it starts: every evaluation integrates the whole unit once.
+            const double n = static_cast<double>(space.size());
+            const double evaluations = double(fo.population) * (double(fo.generations) + 1) +
+                                       (fo.polish_from_start ? 2.0 : 1.0) * fo.polish_evaluations +
+                                       (fo.uncertainties ? 3 * n * n + 4 * n + 1 : 0);
+            const double points = work_size(start_setup.model).points;
+            const bool on_gpu = local->description().rfind("CPU", 0) != 0;
+            const double rate = on_gpu ? modern_gpu_points_per_second
+                                       : fast_points_per_second_per_thread * cpu::resolve_threads(threads);
+            const double seconds = evaluations * points / rate / std::max(1, ranks.size());
+            if (ranks.rank() == 0 && !quiet)
+                std::fprintf(stderr, "mwsep fit: about %.3g evaluations of %.3g quadrature points each; about %.3g h on %s\n",
+                             evaluations, points, seconds / 3600, on_gpu ? "the GPU" : "the CPU");
+            if (seconds > max_fit_seconds && !opt.has("--force"))
+                throw std::runtime_error("the fit would take about " + std::to_string(seconds / 3600).substr(0, 6) +
+                                         " h (" + std::to_string(static_cast<long long>(evaluations)) +
+                                         " evaluations: --population x (--generations + 1), the polishes and the Hessian), "
+                                         "above the limit of " + std::to_string(max_fit_seconds / 3600).substr(0, 4) +
+                                         " h: lower --population or --generations, or give --force");
+        }
+
+        if (ranks.rank() != 0) {
+            fit::serve_batches(*local);
+            return 0;
+        }
+        std::unique_ptr<fit::BatchEvaluator> spread = fit::make_rank_evaluator(*local);
+        fit::BatchEvaluator& evaluator = spread ? *spread : *local;
+
+        fo.identity = fit_identity(ro, box, local->description().rfind("CPU", 0) == 0 ? "cpu" : "cuda " + variant);
+        fit::ReportContext ctx;
+        ctx.command = "mwsep fit";
+        for (const auto& a : args) ctx.command += " " + a;
+        ctx.work_unit = opt.text("--work-unit", ro.astronomy_path);
+        ctx.experiment = opt.text("--experiment", "fit");
+        ctx.evaluator = evaluator.description();
+        ctx.ranks = ranks.size();
+        ctx.stars = data.stars.size();
+        ctx.options = fo;
+        ctx.truth = truth;
+        ctx.start_likelihood = evaluator.evaluate({space.start})[0];
+        // A start without a finite likelihood is refused as run refuses it: the fit would compare penalties.
+        if (!std::isfinite(ctx.start_likelihood)) {
+            fit::end_batches();
+            throw std::runtime_error("the start vector (" + (ro.search_path ? *ro.search_path : ro.astronomy_path) +
+                                     ") has no finite likelihood on " + ro.stars_path + ": " +
+                                     fit::why_not_finite(data, space.start) + "; a fit needs a start that run can evaluate");
+        }
+        // The truth's own likelihood on this catalogue: a fit that ends below it has not found the maximum.
+        if (truth) ctx.truth_likelihood = evaluator.evaluate({*truth})[0];
+        if (!quiet)
+            std::fprintf(stderr, "mwsep fit: %zu parameters, %zu stars, %s on %s; start L = %.10g\n", space.size(),
+                         data.stars.size(), fo.algorithm.c_str(), ctx.evaluator.c_str(), ctx.start_likelihood);
+        fit::FitResult result;
+        try {
+            result = fit::run_fit(space, evaluator, fo, data.stars.size(), [&](const fit::GenerationRecord& g) {
+                if (!quiet)
+                    std::fprintf(stderr, "generation %u/%u  evaluations %lld  best L %.12g  %.2f s\n", g.generation,
+                                 fo.generations, g.evaluations, g.best, g.seconds);
+            });
+        } catch (...) {
+            fit::end_batches();
+            throw;
+        }
         fit::end_batches();
+        if (!std::isfinite(result.likelihood) || !std::isfinite(result.global_likelihood))
+            throw std::runtime_error("the fit found no candidate with a finite likelihood (" +
+                                     std::to_string(result.invalid_evaluations) + " of " + std::to_string(result.evaluations) +
+                                     " evaluations invalid); nothing to report");
+
+        std::printf("likelihood %.17g (global search %.17g, start %.17g", result.likelihood, result.global_likelihood,
+                    ctx.start_likelihood);
+        if (truth) std::printf(", truth %.17g", ctx.truth_likelihood);
+        std::printf(")\n");
+        for (const auto& p : result.polishes)
+            std::printf("polish from the %s: %.17g after %lld evaluations\n", p.from.c_str(), p.likelihood, p.evaluations);
+        for (std::size_t i = 0; i < space.size(); ++i) {
+            // An uncertainty is printed only where one was computed; otherwise the line says why not.
+            char sigma[96];
+            if (std::isfinite(result.sigma[i])) std::snprintf(sigma, sizeof sigma, " +- %.3g", result.sigma[i]);
+            else if (!fo.uncertainties || !result.completed) std::snprintf(sigma, sizeof sigma, " (uncertainty not computed)");
+            else std::snprintf(sigma, sizeof sigma, " (no uncertainty: the Hessian is not negative definite here)");
+            std::printf("%-16s %.12g%s%s\n", space.names[i].c_str(), result.best[i], sigma,
+                        truth ? (" (true " + std::to_string((*truth)[i]) + ")").c_str() : "");
+        }
+        std::printf("evaluations %lld (global %lld, polish %lld, Hessian %lld), %.3f s%s\n", result.evaluations,
+                    result.global_evaluations, result.polish_evaluations, result.hessian_evaluations, result.seconds,
+                    result.completed ? "" : " (stopped early: resume with --resume)");
+        if (opt.has("-o")) fit::write_search_parameters(opt.text("-o"), "fit", result.best);
+        if (opt.has("--report")) fit::write_report(opt.text("--report"), space, result, ctx);
+        if (opt.has("--progress")) fit::write_progress(opt.text("--progress"), result, ctx);
+        // A completed fit's checkpoint has done its work: left behind, the same command would resume a finished
+        // search. Removed only once every output is written, so that a kill before then resumes to the same result.
+        if (result.completed && !fo.checkpoint.empty()) std::remove(fo.checkpoint.c_str());
+        return 0;
+    } catch (const std::exception& e) {
+        // Under mpirun a rank that leaves on an error ends the whole job (RankSession's destructor calls
+        // MPI_Abort), before the program's own message would be printed: print it here first.
+        if (ranks.size() > 1) {
+            std::fprintf(stderr, "mwsep fit: error on rank %d of %d: %s\n", ranks.rank(), ranks.size(), e.what());
+            std::fflush(stderr);
+        }
         throw;
     }
-    fit::end_batches();
-
-    std::printf("likelihood %.17g (global search %.17g, start %.17g", result.likelihood, result.global_likelihood,
-                ctx.start_likelihood);
-    if (truth) std::printf(", truth %.17g", ctx.truth_likelihood);
-    std::printf(")\n");
-    for (const auto& p : result.polishes)
-        std::printf("polish from the %s: %.17g after %lld evaluations\n", p.from.c_str(), p.likelihood, p.evaluations);
-    for (std::size_t i = 0; i < space.size(); ++i)
-        std::printf("%-16s %.12g +- %.3g%s\n", space.names[i].c_str(), result.best[i], result.sigma[i],
-                    truth ? (" (true " + std::to_string((*truth)[i]) + ")").c_str() : "");
-    std::printf("evaluations %lld (global %lld, polish %lld, Hessian %lld), %.3f s%s\n", result.evaluations,
-                result.global_evaluations, result.polish_evaluations, result.hessian_evaluations, result.seconds,
-                result.completed ? "" : " (stopped early: resume with --resume)");
-    if (opt.has("-o")) fit::write_search_parameters(opt.text("-o"), "fit", result.best);
-    if (opt.has("--report")) fit::write_report(opt.text("--report"), space, result, ctx);
-    if (opt.has("--progress")) fit::write_progress(opt.text("--progress"), result, ctx);
-    return 0;
 }
 
 }  // namespace

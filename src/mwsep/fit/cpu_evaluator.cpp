@@ -51,6 +51,19 @@ double cpu_likelihood(const FitData& data, const std::vector<double>& x, int thr
     }
 }
 
+std::string why_not_finite(const FitData& data, const std::vector<double>& x) {
+    try {
+        const auto setup = geometry::make_setup(model::build_model(with_parameters(data.work_unit, x), data.r_binning));
+        const auto integrals = cpu::integrate_fast(setup, 0);
+        cpu::check_integrals(integrals);
+        const double l = cpu::likelihood_fast(setup, data.stars, integrals, 0).likelihood;
+        if (!std::isfinite(l)) return "the likelihood is " + std::to_string(l);
+        return "the CPU finds the finite likelihood " + std::to_string(l) + " here; the evaluator used does not";
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+}
+
 std::unique_ptr<BatchEvaluator> make_cpu_evaluator(const FitData& data, int threads) {
     return std::make_unique<CpuEvaluator>(data, threads);
 }

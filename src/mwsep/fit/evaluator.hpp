@@ -41,6 +41,9 @@ public:
 /// likelihood. The value does not depend on @p threads (the fast integrator's sums are ordered).
 double cpu_likelihood(const FitData& data, const std::vector<double>& x, int threads);
 
+/// Why @p x has no finite likelihood on the CPU (the model's or the stars' message), for a refusal.
+std::string why_not_finite(const FitData& data, const std::vector<double>& x);
+
 /// The CPU evaluator: the candidates of a batch spread over @p threads threads (0: all cores), one
 /// candidate per thread; a batch of one candidate uses every thread for it.
 std::unique_ptr<BatchEvaluator> make_cpu_evaluator(const FitData& data, int threads);

@@ -1,6 +1,11 @@
 #include "mwsep/fit/optimizer.hpp"
 
 #include <nlopt.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
 
 #include <algorithm>
 #include <chrono>
@@ -26,6 +31,7 @@
 #include <pagmo/s11n.hpp>
 
 #include "harness/atomic_file.hpp"
+#include "mwsep/fit/fit_checkpoint.hpp"
 #include "mwsep/fit/hessian.hpp"
 
 namespace mwsep::fit {
@@ -136,51 +142,74 @@ pagmo::algorithm make_algorithm(const FitOptions& o) {
     throw std::invalid_argument("unknown algorithm '" + o.algorithm + "' (expected pso, de or cmaes)");
 }
 
-/// Identifies a fit, so that a checkpoint of another fit is refused.
-std::string fingerprint(const FitSpace& space, const FitOptions& o) {
-    std::ostringstream s;
-    s.precision(17);
-    s << o.algorithm << ' ' << o.population << ' ' << o.seed;
-    for (std::size_t i = 0; i < space.size(); ++i) s << ' ' << space.names[i] << ' ' << space.lower[i] << ' ' << space.upper[i];
-    return s.str();
+/// What a checkpoint belongs to: the search's own settings and the space (names, bounds, start), then
+/// what the caller adds (FitOptions::identity: the inputs' contents, the binning, the evaluator).
+std::vector<IdentityItem> identity(const FitSpace& space, const FitOptions& o) {
+    const auto num = [](double v) {
+        char buf[40];
+        std::snprintf(buf, sizeof buf, "%.17g", v);
+        return std::string(buf);
+    };
+    std::vector<IdentityItem> id = {{"algorithm", o.algorithm},
+                                    {"population", std::to_string(o.population)},
+                                    {"seed", std::to_string(o.seed)},
+                                    {"generations", std::to_string(o.generations)}};
+    std::string bounds, start;
+    for (std::size_t i = 0; i < space.size(); ++i) {
+        bounds += (i ? "," : "") + space.names[i] + ":" + num(space.lower[i]) + ":" + num(space.upper[i]);
+        start += (i ? "," : "") + num(space.start[i]);
+    }
+    id.emplace_back("bounds", bounds);
+    id.emplace_back("start", start);
+    for (const auto& item : o.identity) id.push_back(item);
+    return id;
 }
 
-/// Everything that determines the rest of the global search.
-struct Checkpoint {
-    std::string fingerprint;
-    unsigned generation = 0;
-    long long evaluations = 0, invalid = 0;
-    std::vector<std::vector<double>> x, f;
-    pagmo::algorithm algorithm;
-
-    template <class Archive>
-    void serialize(Archive& ar, unsigned) {
-        ar & fingerprint & generation & evaluations & invalid & x & f & algorithm;
-    }
-};
-
-void write_checkpoint(const std::string& path, const Checkpoint& c) {
-    harness::write_file_atomically(path, [&](std::ostream& out) {
-        out << "mwsep-fit-checkpoint 2\n";
+/// pagmo's archive of the algorithm (its generator and, for CMA-ES, the adapted state).
+std::string save_algorithm(const pagmo::algorithm& a) {
+    std::ostringstream out;
+    {
         boost::archive::text_oarchive archive(out);
-        archive << c;
-    });
+        archive << a;
+    }
+    return out.str();
 }
 
-Checkpoint read_checkpoint(const std::string& path) {
-    std::ifstream in(path);
-    std::string header;
-    std::getline(in, header);
-    if (header != "mwsep-fit-checkpoint 2")
-        throw std::runtime_error(path + ": line 1: not a fit checkpoint (expected 'mwsep-fit-checkpoint 2', the unit-box coordinates)");
-    Checkpoint c;
-    try {
-        boost::archive::text_iarchive archive(in);
-        archive >> c;
-    } catch (const std::exception& e) {
-        throw std::runtime_error(path + ": the checkpoint cannot be read (" + e.what() + ")");
+pagmo::algorithm load_algorithm(const std::string& text) {
+    std::istringstream in(text);
+    boost::archive::text_iarchive archive(in);
+    pagmo::algorithm a;
+    archive >> a;
+    return a;
+}
+
+/// Whether pagmo can read @p text back, tried in a child process first: a checkpoint's algorithm state is
+/// pagmo's own archive, and a forged one (a valid checksum over wrong sizes) can make the library abort
+/// inside its matrix code rather than throw. Empty when it reads; else what went wrong.
+std::string try_algorithm_in_child(const std::string& text) {
+    std::fflush(nullptr);
+    const pid_t child = ::fork();
+    if (child < 0) return {};  // cannot isolate: read it in this process (the checksum already matched)
+    if (child == 0) {
+        int code = 0;
+        try {
+            (void)load_algorithm(text);
+        } catch (...) {
+            code = 3;
+        }
+        ::_exit(code);
     }
-    return c;
+    int status = 0;
+    while (::waitpid(child, &status, 0) < 0)
+        if (errno != EINTR) return {};
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
+    if (WIFSIGNALED(status)) return "reading it ends the reader with signal " + std::to_string(WTERMSIG(status));
+    return "it is not a readable archive";
+}
+
+void write_checkpoint(const std::string& path, const FitCheckpointData& c) {
+    const std::string text = format_fit_checkpoint(c);
+    harness::write_file_atomically(path, [&](std::ostream& out) { out << text; });
 }
 
 /// The polish: NLopt's BOBYQA (Nelder-Mead for one parameter) from @p u within the unit box.
@@ -241,21 +270,44 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
                                     "best positions) out of its saved state, so a resumed swarm would not continue the "
                                     "same trajectory; use de or cmaes for a resumable fit");
     pagmo::algorithm algorithm = make_algorithm(o);
-    const std::string print = fingerprint(space, o);
+    const std::vector<IdentityItem> id = identity(space, o);
 
     pagmo::population pop;
     unsigned generation = 0;
+    // The best point seen so far (pagmo's champion of the uninterrupted population): a resumed population
+    // knows only its own members, and CMA-ES replaces all of them every generation, so the champion is
+    // kept here and saved with the checkpoint.
+    std::vector<double> champion_u;
+    double champion_f = std::numeric_limits<double>::infinity();
+    std::vector<GenerationRecord> earlier;  // a resumed fit's generations before this run
     if (o.resume && !o.checkpoint.empty() && std::filesystem::exists(o.checkpoint)) {
-        Checkpoint c = read_checkpoint(o.checkpoint);
-        if (c.fingerprint != print)
-            throw std::runtime_error(o.checkpoint + ": the checkpoint belongs to another fit (" + c.fingerprint +
-                                     "), not to this one (" + print + ")");
-        algorithm = std::move(c.algorithm);
+        const FitCheckpointShape shape{space.size(), o.population, o.generations, invalid_fitness};
+        FitCheckpointData c = read_fit_checkpoint(o.checkpoint, shape);
+        const std::string differs = identity_difference(c.identity, id);
+        if (!differs.empty())
+            throw std::runtime_error(o.checkpoint + ": the checkpoint belongs to another fit: its " + differs +
+                                     " differs; give another --checkpoint file, or delete this one to start afresh");
+        const std::string unreadable = try_algorithm_in_child(c.algorithm);
+        if (!unreadable.empty())
+            throw std::runtime_error(o.checkpoint + ": the algorithm's saved state cannot be read (" + unreadable +
+                                     "): the file is damaged");
+        try {
+            algorithm = load_algorithm(c.algorithm);
+        } catch (const std::exception& e) {
+            throw std::runtime_error(o.checkpoint + ": the algorithm's saved state cannot be read (" + e.what() + ")");
+        }
+        if (algorithm.get_name() != make_algorithm(o).get_name())
+            throw std::runtime_error(o.checkpoint + ": the algorithm's saved state is of " + algorithm.get_name() +
+                                     ", not of this fit's " + o.algorithm);
         pop = pagmo::population(problem, 0u, o.seed);
-        for (std::size_t i = 0; i < c.x.size(); ++i) pop.push_back(c.x[i], c.f[i]);
+        for (std::size_t i = 0; i < c.x.size(); ++i) pop.push_back(c.x[i], {c.f[i]});
         generation = c.generation;
         shared.evaluations = c.evaluations;
         shared.invalid = c.invalid;
+        champion_u = c.champion_x;
+        champion_f = c.champion_f;
+        for (const auto& h : c.history)
+            earlier.push_back({static_cast<unsigned>(h[0]), static_cast<long long>(h[1]), h[2], h[3]});
         r.resumed_from = generation;
     } else {
         pop = o.algorithm == "pso" ? pagmo::population(problem, pagmo::bfe{pagmo::member_bfe{}}, o.population, o.seed)
@@ -263,8 +315,15 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
         // The start is one of the initial candidates, so that the search never ends worse than it began.
         pop.set_x(0, box.to_u(start));
     }
+    // pagmo replaces its champion only by a strictly better point; so does this.
+    const auto update_champion = [&] {
+        if (champion_u.empty() || pop.champion_f()[0] < champion_f)
+            champion_u = pop.champion_x(), champion_f = pop.champion_f()[0];
+    };
+    update_champion();
+    r.history = earlier;
     const auto record = [&] {
-        GenerationRecord g{generation, shared.evaluations, -pop.champion_f()[0], seconds_since(t0)};
+        GenerationRecord g{generation, shared.evaluations, -champion_f, seconds_since(t0)};
         r.history.push_back(g);
         if (on_generation) on_generation(g);
     };
@@ -273,10 +332,20 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
     while (generation < o.generations) {
         pop = algorithm.evolve(pop);
         ++generation;
+        update_champion();
         record();
         if (!o.checkpoint.empty()) {
-            Checkpoint c{print, generation, shared.evaluations, shared.invalid, {}, {}, algorithm};
-            for (std::size_t i = 0; i < pop.size(); ++i) c.x.push_back(pop.get_x()[i]), c.f.push_back(pop.get_f()[i]);
+            FitCheckpointData c;
+            c.identity = id;
+            c.generation = generation;
+            c.evaluations = shared.evaluations;
+            c.invalid = shared.invalid;
+            for (std::size_t i = 0; i < pop.size(); ++i) c.x.push_back(pop.get_x()[i]), c.f.push_back(pop.get_f()[i][0]);
+            c.champion_x = champion_u;
+            c.champion_f = champion_f;
+            for (const auto& h : r.history)
+                c.history.push_back({double(h.generation), double(h.evaluations), h.best, h.seconds});
+            c.algorithm = save_algorithm(algorithm);
             write_checkpoint(o.checkpoint, c);
         }
         if (o.stop_after > 0 && ++this_run >= o.stop_after && generation < o.generations) {
@@ -287,8 +356,8 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
     r.generations = generation;
     r.global_evaluations = shared.evaluations;
     r.global_seconds = seconds_since(t0);
-    std::vector<double> best_u = pop.champion_x();
-    double f = pop.champion_f()[0];
+    std::vector<double> best_u = champion_u;
+    double f = champion_f;
     r.global_likelihood = -f;
 
     // The polish climbs from the global search's best; from the start too (unless that is the same point),

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mwsep/fit/evaluator.hpp"
@@ -30,6 +31,9 @@ struct FitOptions {
     std::string checkpoint;         ///< written after every generation (atomically); empty: none. de and cmaes only
     bool resume = false;            ///< continue from @ref checkpoint if it exists
     unsigned stop_after = 0;        ///< stop after this many generations of this run (0: none), for tests of resuming
+    /// What else the checkpoint belongs to (key, value): the inputs' contents, the binning, the evaluator. A
+    /// checkpoint is resumed only by a fit with the same items and the same search settings and space.
+    std::vector<std::pair<std::string, std::string>> identity;
 };
 
 /// One generation of the global search.
@@ -73,7 +77,7 @@ struct FitResult {
     double polish_seconds = 0;             ///< of which the polish
     double hessian_seconds = 0;            ///< of which the Hessian
     double evaluation_seconds = 0;         ///< time inside the evaluator (all phases)
-    std::vector<GenerationRecord> history; ///< one record per generation of this run
+    std::vector<GenerationRecord> history; ///< one record per generation, a resumed fit's earlier ones included
 };
 
 /// Fits @p space with @p evaluator (the start vector is one of the initial candidates; @p stars, the

@@ -1,5 +1,7 @@
 #include "mwsep/fit/space.hpp"
 
+#include <cmath>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -31,6 +33,22 @@ FitSpace fit_space(const model::AstronomyParameters& ap, bool allow_outside) {
             throw model::InputError(ap.source, line, key,
                                     "the search bounds of " + name + " are empty (min " + std::to_string(lo) +
                                         " >= max " + std::to_string(hi) + ")");
+        // The search works in the unit box u = (x - lo) / (hi - lo): a width that overflows makes every
+        // candidate NaN, and one so wide that the start does not survive the round trip searches another point.
+        if (!std::isfinite(hi - lo))
+            throw model::InputError(ap.source, line, key,
+                                    "the search bounds of " + name + " [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                        "] have a width that is not a finite number: expected finite bounds whose "
+                                        "difference is finite");
+        if (std::isfinite(value)) {
+            const double back = lo + (value - lo) / (hi - lo) * (hi - lo);
+            if (!(std::abs(back - value) <= 1e-6 * (std::abs(value) + 1)))
+                throw model::InputError(ap.source, line, key,
+                                        "the search bounds of " + name + " [" + std::to_string(lo) + ", " +
+                                            std::to_string(hi) + "] are too wide for its value " + std::to_string(value) +
+                                            ": in the search's unit box the value rounds to " + std::to_string(back) +
+                                            "; expected bounds of the value's own scale");
+        }
         if (!allow_outside && (value < lo || value > hi))
             throw model::InputError(ap.source, line, key,
                                     "the value of " + name + " (" + std::to_string(value) + ") lies outside its bounds [" +

@@ -117,18 +117,49 @@ Report generate_catalogue(const geometry::IntegrationSetup& setup, const Options
     report.stars.r.reserve(o.count);
     // Every proposal can be rejected (a cut over the whole main area, or densities the envelope never
     // admits); the sampler then fails rather than running forever. With the default margin a few proposals
-    // per star suffice, so a thousand per star (and at least a hundred thousand) is far beyond need.
-    const std::size_t max_proposals = std::max<std::size_t>(100000, o.count > SIZE_MAX / 1000 ? SIZE_MAX : o.count * 1000);
+    // per star suffice, but a narrow stream's density is a thin tube that the envelope's lattice brackets
+    // loosely, so its acceptance can be far lower. The cap therefore follows the acceptance seen so far:
+    // after a first budget (a thousand proposals per star, at least a hundred thousand) the sampler goes on
+    // as long as the rate seen predicts the count within max_total_proposals, and otherwise stops naming the
+    // component with the lowest acceptance.
+    constexpr double max_total_proposals = 4e9;
+    std::size_t cap = std::max<std::size_t>(100000, o.count > SIZE_MAX / 1000 ? SIZE_MAX : o.count * 1000);
+    std::vector<std::size_t> comp_proposals(n_comp, 0);
+    const auto give_up = [&] {
+        std::size_t worst = 0;
+        double worst_rate = 2;
+        for (std::size_t c = 0; c < n_comp; ++c) {
+            if (comp_proposals[c] == 0) continue;
+            const double rate = double(report.per_component[c]) / double(comp_proposals[c]);
+            if (rate < worst_rate) worst_rate = rate, worst = c;
+        }
+        std::ostringstream msg;
+        msg.precision(3);
+        msg << "generate: " << report.proposals << " proposals gave only " << report.stars.size() << " of the " << o.count
+            << " stars requested; the lowest acceptance is that of ";
+        if (worst == 0) msg << "the background";
+        else msg << "stream " << worst << " (sigma " << m.streams[worst - 1].sigma << ")";
+        msg << ": " << report.per_component[worst] << " of " << comp_proposals[worst] << " proposals accepted. ";
+        if (worst > 0)
+            msg << "A narrow stream's tube is bracketed loosely by the envelope grid: a finer --envelope (more cells "
+                   "across the stream) raises its acceptance; or a cut covers (nearly) all of the main area";
+        else
+            msg << "A cut covers (nearly) all of the main area, or the model leaves (almost) nothing to accept";
+        return std::runtime_error(msg.str());
+    };
     while (report.stars.size() < o.count) {
         const double pick = uniform01(rng) * component_cdf.back();
         const std::size_t c = std::upper_bound(component_cdf.begin(), component_cdf.end(), pick) - component_cdf.begin();
         const std::size_t comp = std::min(c, n_comp - 1);
         for (;;) {
-            if (report.proposals == max_proposals)
-                throw std::runtime_error("generate: " + std::to_string(max_proposals) + " proposals gave only " +
-                                         std::to_string(report.stars.size()) + " of the " + std::to_string(o.count) +
-                                         " stars requested: a cut covers (nearly) all of the main area, or the model "
-                                         "leaves (almost) nothing to accept");
+            if (report.proposals >= cap) {
+                // The rate seen so far predicts the proposals the whole count needs: go on while that fits.
+                const double rate = double(report.stars.size()) / double(report.proposals);
+                const double needed = rate > 0 ? double(o.count) / rate : INFINITY;
+                if (!(needed * 1.5 < max_total_proposals)) throw give_up();
+                cap = static_cast<std::size_t>(std::min(max_total_proposals, std::max(needed * 1.5, report.proposals * 1.25))) + 1;
+            }
+            ++comp_proposals[comp];
             ++report.proposals;
             const auto& cdf = cumulative[comp];
             const double target = uniform01(rng) * cdf.back();

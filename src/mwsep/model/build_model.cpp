@@ -47,6 +47,13 @@ public:
         if (a.steps <= 0) fail(key, repeat, "steps must be positive, found " + std::to_string(a.steps));
         if (!(a.max > a.min))
             fail(key, repeat, "max (" + num(a.max) + ") must be greater than min (" + num(a.min) + ")");
+        const bool is_r = key.rfind("r", 0) == 0;
+        if (is_r && !(a.min >= limits::g_min && a.max <= limits::g_max))
+            fail(key, repeat, "the r range (g magnitudes) must lie within [" + num(limits::g_min) + ", " +
+                                  num(limits::g_max) + "], found [" + num(a.min) + ", " + num(a.max) + "]");
+        if (!is_r && !is_nu && !(a.max - a.min <= 360 && std::fabs(a.min) <= 3600 && std::fabs(a.max) <= 3600))
+            fail(key, repeat, "the mu range must span at most 360 degrees (within +-3600), found [" + num(a.min) + ", " +
+                                  num(a.max) + "]");
         if (is_nu && (a.min < -90 || a.max > 90))
             fail(key, repeat, "nu must lie within [-90, 90] degrees, found [" + num(a.min) + ", " + num(a.max) + "]");
     }
@@ -62,6 +69,9 @@ public:
         if (cut.nu.min < main.nu.min || cut.nu.max > main.nu.max)
             fail("nu_cut", repeat, "the cut " + range(cut.nu.min, cut.nu.max) +
                                        " must lie inside the main area's nu " + range(main.nu.min, main.nu.max));
+        if (cut.r.min <= main.r.min && cut.r.max >= main.r.max && cut.nu.min <= main.nu.min && cut.nu.max >= main.nu.max &&
+            cut.mu.min <= main.mu.min && cut.mu.max >= main.mu.max)
+            fail("mu_cut", repeat, "the cut covers the whole main area: nothing would be left to integrate");
         const double turns = std::floor((cut.mu.min - main.mu.min) / 360.0);
         const double lo = cut.mu.min - 360.0 * turns;
         const double hi = cut.mu.max - 360.0 * turns;
@@ -94,6 +104,30 @@ Model build_model(const AstronomyParameters& ap, RBinning r_binning) {
                        " (the original code silently reused stale coordinates for q = 0)");
     if (!(m.r0 > 0))
         check.fail_value("background_parameters", 0, 2, "r0 (core radius, index 2) must be positive, found " + num(m.r0));
+    // The model's limits: outside them a density underflows to 0 or overflows over the wedge, and the integral
+    // is not a positive finite number only after the whole integration. Refused here, with the key.
+    if (!(m.q >= limits::q_min && m.q <= limits::q_max))
+        check.fail_value("background_parameters", 0, 1,
+                         "q (flattening, index 1) must lie in [" + num(limits::q_min) + ", " + num(limits::q_max) +
+                             "], found " + num(m.q));
+    if (!(m.r0 >= limits::r0_min && m.r0 <= limits::r0_max))
+        check.fail_value("background_parameters", 0, 2,
+                         "r0 (core radius, index 2) must lie in [" + num(limits::r0_min) + ", " + num(limits::r0_max) +
+                             "] kpc, found " + num(m.r0));
+    if (!(std::fabs(m.alpha) <= limits::exponent_max))
+        check.fail_value("background_parameters", 0, 0,
+                         "alpha (inner slope, index 0) must lie in [-" + num(limits::exponent_max) + ", " +
+                             num(limits::exponent_max) + "], found " + num(m.alpha));
+    if (!(std::fabs(m.delta) <= limits::exponent_max))
+        check.fail_value("background_parameters", 0, 3,
+                         "delta (outer slope, index 3) must lie in [-" + num(limits::exponent_max) + ", " +
+                             num(limits::exponent_max) + "], found " + num(m.delta));
+    for (std::size_t i = 4; i < bg.size(); ++i)
+        if (!std::isfinite(bg[i]))
+            check.fail_value("background_parameters", 0, static_cast<int>(i),
+                             "background parameter " + std::to_string(i) + " must be a finite number, found " + num(bg[i]));
+    if (!std::isfinite(m.background_weight))
+        check.fail("background_weight", 0, "must be a finite number, found " + num(m.background_weight));
 
     const int aux = ap.aux_bg_profile.value_or(0);
     if (aux != 0 && aux != 1) check.fail("aux_bg_profile", 0, "must be 0 or 1, found " + std::to_string(aux));
@@ -123,6 +157,24 @@ Model build_model(const AstronomyParameters& ap, RBinning r_binning) {
             check.fail_value("stream_parameters", rep, 4,
                        "stream " + std::to_string(s + 1) + " sigma (index 4) must satisfy |sigma| >= 1e-4 kpc, found " +
                            num(st.sigma) + " (the original code produced NaN likelihoods)");
+        const std::string name = "stream " + std::to_string(s + 1);
+        if (!(std::fabs(st.sigma) <= limits::stream_length_max))
+            check.fail_value("stream_parameters", rep, 4,
+                             name + " sigma (index 4) must satisfy |sigma| <= " + num(limits::stream_length_max) +
+                                 " kpc, found " + num(st.sigma));
+        if (!(std::fabs(st.r) <= limits::stream_length_max))
+            check.fail_value("stream_parameters", rep, 1,
+                             name + " r (distance, index 1) must lie in [-" + num(limits::stream_length_max) + ", " +
+                                 num(limits::stream_length_max) + "] kpc, found " + num(st.r));
+        for (int j : {0, 2, 3}) {
+            const double v = b.parameters[static_cast<std::size_t>(j)];
+            if (!(std::fabs(v) <= limits::angle_max))
+                check.fail_value("stream_parameters", rep, j,
+                                 name + " parameter " + std::to_string(j) + " (an angle) must be a finite number within +-" +
+                                     num(limits::angle_max) + ", found " + num(v));
+        }
+        if (!std::isfinite(st.weight))
+            check.fail("stream_weight", rep, name + " weight must be a finite number, found " + num(st.weight));
         m.streams.push_back(st);
     }
 

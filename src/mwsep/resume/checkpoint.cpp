@@ -1,6 +1,7 @@
 #include "mwsep/resume/checkpoint.hpp"
 
 #include <csignal>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -120,6 +121,11 @@ bool Checkpoint::load(Progress& p) const {
     std::error_code ec;
     if (!fs::exists(path_, ec)) return false;
     if (!fs::is_regular_file(path_, ec)) throw std::runtime_error(path_ + ": the checkpoint path is not a regular file");
+    // Bounded before reading: no checkpoint of this shape is larger than its flags, numbers, carry and header.
+    const std::uintmax_t largest = p.items * (1 + sizeof(double) * p.width) + 4096 * sizeof(double) + 4096;
+    if (fs::file_size(path_, ec) > largest)
+        throw std::runtime_error(path_ + ": is larger than a checkpoint of this run can be (" + std::to_string(largest) +
+                                 " bytes); remove it to start afresh, or name another file with --checkpoint");
     std::ifstream in(path_, std::ios::binary);
     const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (!in.eof() && in.fail()) throw std::runtime_error(path_ + ": cannot read the checkpoint");
@@ -165,6 +171,16 @@ bool Checkpoint::load(Progress& p) const {
         throw std::runtime_error(refuse + "the checkpoint is damaged (trailing bytes)" + advice);
     for (std::uint8_t d : p.done)
         if (d > 1) throw std::runtime_error(refuse + "the checkpoint is damaged (a done flag)" + advice);
+    // A done item's partial sums and the carry are finite numbers: a file that says otherwise would make the
+    // integral NaN only after all the remaining work.
+    for (std::size_t i = 0; i < p.items; ++i)
+        for (std::size_t k = 0; k < p.width; ++k)
+            if (!std::isfinite(p.values[i * p.width + k]) || (!p.done[i] && p.values[i * p.width + k] != 0))
+                throw std::runtime_error(refuse + "the checkpoint holds a partial sum that is not a finite number (item " +
+                                         std::to_string(i) + ")" + advice);
+    for (std::size_t k = 0; k < p.carry.size(); ++k)
+        if (!std::isfinite(p.carry[k]))
+            throw std::runtime_error(refuse + "the checkpoint holds a running sum that is not a finite number" + advice);
     if (on_resume) on_resume(p.done_count(), p.items);
     return true;
 }

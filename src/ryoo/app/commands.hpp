@@ -25,6 +25,7 @@ int command_stream(const Args& args);
 int command_profile(const Args& args);
 
 /// Comma-separated names in @p text, or every name of @p all for "all"; an empty item is an error.
-std::vector<std::string> split_names(const std::string& text, const std::vector<std::string>& all);
+std::vector<std::string> split_names(const std::string& text, const std::vector<std::string>& all,
+                                     const std::string& option = "--variants");
 
 }  // namespace ryoo::app

@@ -1,6 +1,8 @@
 // The commands that need no GPU: the build's facts and the CPU BLAS timing; and, in a build without CUDA,
 // the GPU commands' refusal.
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -10,6 +12,7 @@
 #include "harness/csv.hpp"
 #include "harness/json.hpp"
 #include "harness/options.hpp"
+#include "harness/output_paths.hpp"
 #include "ryoo/app/commands.hpp"
 #include "ryoo/core/matrix.hpp"
 #include "ryoo/core/product_check.hpp"
@@ -17,18 +20,39 @@
 
 namespace ryoo::app {
 
-std::vector<std::string> split_names(const std::string& text, const std::vector<std::string>& all) {
+std::vector<std::string> split_names(const std::string& text, const std::vector<std::string>& all,
+                                     const std::string& option) {
     if (text == "all") return all;
+    const std::string expected = ": expected items separated by single commas";
+    if (text.empty()) throw harness::OptionError(option + ": no items given" + expected);
     std::vector<std::string> out;
-    std::stringstream in(text);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-        if (item.empty()) throw harness::OptionError("empty name in the list '" + text + "'");
-        out.push_back(item);
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', start), text.size());
+        if (comma == start)
+            throw harness::OptionError(option + ": an empty item in '" + text + "'" + expected);
+        out.push_back(text.substr(start, comma - start));
+        start = comma + 1;
     }
-    if (out.empty()) throw harness::OptionError("no names given");
     return out;
 }
+
+namespace {
+
+/// The most threads the linked OpenBLAS runs (its MAX_THREADS, from its configuration string), or 0 when
+/// the library does not say.
+int blas_thread_limit() {
+    const std::string config = cpu_blas_description();
+    const std::size_t at = config.find("MAX_THREADS=");
+    if (at == std::string::npos) return 0;
+    return std::atoi(config.c_str() + at + 12);
+}
+
+/// Above this many floating-point operations (products and warm-ups of every thread count) bench-cpu is
+/// refused unless --force: 1e15 is hours on a many-core CPU.
+constexpr double max_bench_cpu_flops = 1e15;
+
+}  // namespace
 
 int command_info(const Args& args) {
     const harness::Options o(args, {}, "ryoo info");
@@ -47,12 +71,13 @@ int command_info(const Args& args) {
 int command_bench_cpu(const Args& args) {
     const harness::Options o(args,
                              {{"--help", harness::OptionKind::flag}, {"--n"}, {"--threads"}, {"--repeats"}, {"--csv"},
-                              {"--experiment"}, {"--seed"}},
+                              {"--experiment"}, {"--seed"}, {"--force", harness::OptionKind::flag}},
                              "ryoo bench-cpu");
     if (o.has("--help")) {
-        std::puts("ryoo bench-cpu [--n 4096] [--threads 1,16] [--repeats 3] [--seed 1] [--experiment NAME] [--csv FILE]\n"
+        std::puts("ryoo bench-cpu [--n 4096] [--threads 1,16] [--repeats 3] [--seed 1] [--experiment NAME] [--csv FILE] [--force]\n"
                   "  times cblas_sgemm of two random n x n matrices on each thread count and checks the product\n"
-                  "  against a double-precision product (a sample of 65536 elements for large n)");
+                  "  against a double-precision product (a sample of 65536 elements for large n); thread counts\n"
+                  "  above the library's MAX_THREADS are refused; --force runs work above 1e15 operations");
         return 0;
     }
     if (!cpu_blas_available()) {
@@ -63,17 +88,32 @@ int command_bench_cpu(const Args& args) {
     const int repeats = static_cast<int>(o.integer("--repeats", 3, 1, 100));
     const auto seed = static_cast<std::uint64_t>(o.integer("--seed", 1, 0));
     std::vector<int> threads;
-    for (const auto& t : split_names(o.text("--threads", "1"), {})) {
-        const harness::Options one({"--t", t}, {{"--t"}}, "ryoo bench-cpu --threads");
-        threads.push_back(static_cast<int>(one.integer("--t", 1, 1, 4096)));
+    for (const auto& t : split_names(o.text("--threads", "1"), {}, "ryoo bench-cpu: --threads")) {
+        const harness::Options one({"--threads", t}, {{"--threads"}}, "ryoo bench-cpu");
+        threads.push_back(static_cast<int>(one.integer("--threads", 1, 1, 4096)));
+        // A count the library does not run would be recorded as if it had (OpenBLAS caps its pool silently).
+        const int limit = blas_thread_limit();
+        if (limit > 0 && threads.back() > limit)
+            throw o.error("--threads", t + " is above the " + std::to_string(limit) + " threads the linked OpenBLAS runs at "
+                                       "most (its MAX_THREADS): expected 1 to " + std::to_string(limit));
     }
-    const Matrix a = random_matrix(n, seed), b = random_matrix(n, seed + 1);
-    const ProductReference reference(a, b);
-    std::vector<float> c(static_cast<std::size_t>(n) * n);
+    // Every output path before any work: the matrices of n = 16384 take seconds to build.
+    if (o.has("--csv")) harness::check_outputs("ryoo bench-cpu", {}, {{"--csv", o.text("--csv")}});
+    {
+        const double flops = 2.0 * n * n * static_cast<double>(n) * (repeats + 1) * static_cast<double>(threads.size());
+        std::fprintf(stderr, "ryoo bench-cpu: about %.3g floating-point operations (%zu thread count(s) x %d products of n = %d)\n",
+                     flops, threads.size(), repeats + 1, n);
+        if (flops > max_bench_cpu_flops && !o.has("--force"))
+            throw o.error("--n", "with --repeats and --threads asks for about " + harness::short_number(flops) +
+                                     " operations, above the limit of 1e15: lower them, or give --force");
+    }
     std::optional<harness::CsvAppender> csv;
     if (o.has("--csv"))
         csv.emplace(o.require("--csv"), std::vector<std::string>{"experiment", "library", "threads", "n", "repeat", "seconds", "gflops", "valid",
                               "max_error_ratio", "checked_elements"});
+    const Matrix a = random_matrix(n, seed), b = random_matrix(n, seed + 1);
+    const ProductReference reference(a, b);
+    std::vector<float> c(static_cast<std::size_t>(n) * n);
     const double flops = 2.0 * n * n * static_cast<double>(n);
     bool all_valid = true;
     for (int t : threads) {

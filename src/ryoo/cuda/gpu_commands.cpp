@@ -18,6 +18,8 @@
 #include "harness/options.hpp"
 #include "harness/measure_cuda.hpp"
 #include "harness/measure_options.hpp"
+#include "harness/host_memory.hpp"
+#include "harness/output_paths.hpp"
 #include "ryoo/app/commands.hpp"
 #include "ryoo/core/matrix.hpp"
 #include "ryoo/core/product_check.hpp"
@@ -174,7 +176,11 @@ int command_bench(const Args& args) {
     const auto names = split_names(o.text("--variants", "all"), names_of(gemm_variants()));
     for (const auto& name : names) gemm_variants().find(name);  // an unknown name fails before any work
     const int n = static_cast<int>(o.integer("--n", 4096, 16, 16384));
-    GemmProblem problem(n, static_cast<std::uint64_t>(o.integer("--seed", 1, 0)), o.integer("--sample", 65536, 4));
+    // Before the CPU reference (seconds at n = 16384): the sample within the product, the output, the device.
+    const long long sample = o.integer("--sample", 65536, 4, static_cast<long long>(n) * n);
+    if (o.has("--csv")) harness::check_outputs("ryoo bench", {}, {{"--csv", o.text("--csv")}});
+    (void)describe_device();
+    GemmProblem problem(n, static_cast<std::uint64_t>(o.integer("--seed", 1, 0)), sample);
     std::optional<harness::CsvAppender> csv;
     if (o.has("--csv"))
         csv.emplace(o.require("--csv"),
@@ -231,6 +237,10 @@ int command_stream(const Args& args) {
     for (const auto& name : names) stream_variants().find(name);
     const long long count = o.integer("--count", 1LL << 28, 1024, 1LL << 32);
     if (count % 4) throw o.error("--count", "must be a multiple of 4");
+    // Before the host arrays (x, y and the expected y: 12 bytes per element): the output, the device, the memory.
+    if (o.has("--csv")) harness::check_outputs("ryoo stream", {}, {{"--csv", o.text("--csv")}});
+    (void)describe_device();
+    harness::check_host_bytes(o, "--count", 16.0 * static_cast<double>(count), "x, y, the expected and the downloaded y");
     const float alpha = 1.5f;
     const std::vector<float> x = random_vector(static_cast<std::size_t>(count), 11);
     const std::vector<float> y = random_vector(static_cast<std::size_t>(count), 12);

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The case-study programs and mwsep on their command lines: every command of every program answers --help;
+# output paths, sizes, thread counts and work above the limits are refused before any work, naming the
+# option; a thread that cannot start never aborts. Usage: test_programs_cli.sh BUILD_DIR WORKDIR
+set -euo pipefail
+build=$1 dir=$2
+rm -rf "$dir" && mkdir -p "$dir" && cd "$dir"
+fail() { echo "FAIL: $*"; exit 1; }
+# refuse PROGRAM ARGS... -- MESSAGE: a non-zero exit within two seconds, MESSAGE printed, no file left.
+refuse() {
+  local args=() message out rc=0 t0=$SECONDS
+  while [ "$1" != -- ]; do args+=("$1"); shift; done; message=$2
+  out=$(timeout 20 "$build/${args[0]}" "${args[@]:1}" 2>&1) || rc=$?
+  [ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "exit $rc for ${args[*]}: $out"
+  grep -qF -- "$message" <<< "$out" || fail "'${args[*]}' printed '$out', expected '$message'"
+  [ $((SECONDS - t0)) -le 2 ] || fail "'${args[*]}' took $((SECONDS - t0)) s to refuse"
+  [ -z "$(ls)" ] || fail "'${args[*]}' left $(ls)"
+}
+for p in mwsep ryoo kirk_hwu munch; do
+  for c in $("$build/$p" --help | grep -oE "^  [a-z][a-z0-9-]+" | awk '{print $1}' | sort -u); do
+    timeout 10 "$build/$p" "$c" --help > help.txt 2>&1 || fail "$p $c --help: $(cat help.txt)"
+    grep -qiE "usage|$p $c" help.txt || fail "$p $c --help printed no usage: $(cat help.txt)"
+  done
+done
+rm -f help.txt
+# ryoo: list items and thread counts named with the option; the CSV checked before the matrices; work limit.
+refuse ryoo bench-cpu --n 64 --repeats 1 --threads 1,,2 -- "--threads: an empty item in '1,,2'"
+refuse ryoo bench-cpu --n 64 --repeats 1 --threads '' -- "--threads: no items given"
+if "$build/ryoo" info | grep -q "MAX_THREADS=64"; then
+  refuse ryoo bench-cpu --n 64 --repeats 1 --threads 65 -- "above the 64 threads the linked OpenBLAS runs at most"
+fi
+refuse ryoo bench-cpu --n 16384 --repeats 1 --csv /dev/full -- "--csv: cannot write /dev/full"
+refuse ryoo bench-cpu --n 16384 --repeats 100 --threads 1,2 -- "above the limit of 1e15"
+if ! nvidia-smi -L > /dev/null 2>&1; then
+  # Without a GPU the device is looked for before any host array or CPU reference.
+  refuse ryoo stream --count 4294967296 -- "device"
+  refuse ryoo bench --n 16384 -- "device"
+fi
+refuse ryoo bench --n 64 --sample 9000000000000000000 -- "--sample must be between 4 and 4096"
+# kirk_hwu: the missing variant list named; the work limit; a thread that cannot start leaves the work to others.
+refuse kirk_hwu bench -- "--variants name at least one variant"
+refuse kirk_hwu cpu --size full --repeats 1000 -- "above the limit of 1e13"
+# (4096 thread stacks do not fit in 4 GB of address space; a sanitizer build cannot start under the limit at all.)
+if (ulimit -v 4000000; "$build/kirk_hwu" --help > /dev/null 2>&1); then
+  out=$( (ulimit -v 4000000; "$build/kirk_hwu" cpu --size tiny --repeats 1 --threads 4096) 2>&1) ||
+    fail "kirk_hwu cpu with more threads than can start: $out"
+  grep -q "could start only" <<< "$out" || fail "no thread was refused under the limit: $out"
+else
+  echo "note: the thread-start check skipped (this build cannot start under an address-space limit)"
+fi
+# munch: the time limit named before the CSV exists; the work estimate and its limit.
+refuse munch bench-cpu --time-limit 0 --csv out.csv -- "--time-limit must be a positive number"
+refuse munch bench-cpu --time-limit -1 --csv out.csv -- "--time-limit must be a positive number"
+refuse munch bench-cpu --signal 100000000 --filter 2796202 --csv out.csv -- "above the limit of 1e13"
+refuse munch bench-cpu --computation rolling-ball --signal 100000000 --filter 9999999 --csv out.csv -- "above the limit of 1e13"
+echo "every command answers --help; every refusal before work, naming its option"
