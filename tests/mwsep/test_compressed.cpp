@@ -118,12 +118,21 @@ TEST(CompressedRule, ExactForPolynomialsOnAnOracleGridWithKpcBins) {
     expect_exact_for_polynomials(mwsep::geometry::fold_line_of_sight(s.areas[0]));
 }
 
+/// Both integrators' results and the controller's account.
+struct Compared {
+    mwsep::model::Integrals exact, compressed;
+    CompressedReport report;
+};
+
 /// The compressed integrals of @p s within integral_tolerance of the exact fast integrator, printed with
 /// the controller's stated error.
-CompressedReport expect_matches_exact(const mwsep::geometry::IntegrationSetup& s, const std::string& what) {
-    const auto exact = mwsep::cpu::integrate_fast(s, 2);
-    CompressedReport rep;
-    const auto comp = mwsep::cpu::integrate_compressed(s, 2, {}, &rep);
+Compared expect_matches_exact(const mwsep::geometry::IntegrationSetup& s, const std::string& what) {
+    Compared out;
+    out.exact = mwsep::cpu::integrate_fast(s, 2);
+    out.compressed = mwsep::cpu::integrate_compressed(s, 2, {}, &out.report);
+    const auto& exact = out.exact;
+    const auto& comp = out.compressed;
+    const CompressedReport& rep = out.report;
     EXPECT_FALSE(rep.all_exact);
     const double e_bg = relative_difference(comp.background, exact.background);
     EXPECT_LE(e_bg, integral_tolerance) << what << ": background";
@@ -137,11 +146,11 @@ CompressedReport expect_matches_exact(const mwsep::geometry::IntegrationSetup& s
                     rep.fallbacks[1 + t], rep.cells[1 + t]);
     }
     std::printf("\n");
-    return rep;
+    return out;
 }
 
 TEST(CompressedIntegrator, MatchesExactOnTheTinyUnit) {
-    const auto rep = expect_matches_exact(setup_of(tiny()), "tiny");
+    const auto rep = expect_matches_exact(setup_of(tiny()), "tiny").report;
     // The smooth components need no exact fallback at all on this unit.
     EXPECT_EQ(rep.fallbacks[0], 0);
 }
@@ -198,12 +207,10 @@ TEST_P(CompressedOracle, IntegralsAndLikelihoodMatchExact) {
     for (const auto binning : {mwsep::model::RBinning::magnitude, mwsep::model::RBinning::kpc}) {
         const auto s = setup_of(ap, binning);
         const std::string what = GetParam() + (binning == mwsep::model::RBinning::kpc ? " (kpc)" : "");
-        expect_matches_exact(s, what);
+        const Compared c = expect_matches_exact(s, what);
         const auto stars = mwsep::model::read_stars(oracle_stars(dir).string());
-        const auto exact = mwsep::cpu::integrate_fast(s, 2);
-        const auto comp = mwsep::cpu::integrate_compressed(s, 2);
-        const auto l_exact = mwsep::cpu::likelihood_fast(s, stars, exact, 2);
-        const auto l_comp = mwsep::cpu::likelihood_fast(s, stars, comp, 2);
+        const auto l_exact = mwsep::cpu::likelihood_fast(s, stars, c.exact, 2);
+        const auto l_comp = mwsep::cpu::likelihood_fast(s, stars, c.compressed, 2);
         EXPECT_LE(relative_difference(l_comp.likelihood, l_exact.likelihood), integral_tolerance) << what;
     }
 }
@@ -230,6 +237,40 @@ TEST(CompressedIntegrator, MatchesExactAcrossTheFitBoxes) {
         std::snprintf(what, sizeof what, "q %.2f r0 %.1f r x%.1f sigma %.2f", c.q, c.r0, c.r_scale, c.sigma);
         expect_matches_exact(setup_of(ap), what);
     }
+}
+
+}  // namespace
+
+namespace {
+
+testsupport::CommandOutcome mwsep_cli(const std::string& arguments) {
+    return testsupport::shell(std::string(MWSEP_BINARY) + " " + arguments);
+}
+
+TEST(CompressedCommandLine, RunReportsTheControllerInJson) {
+    const std::string unit = testsupport::workunit("tiny").string();
+    const std::string stars = (testsupport::oracle_dir() / "stars" / "stars-20-first1000.txt").string();
+    const auto o = mwsep_cli("run -a " + unit + " -s " + stars + " --cpu compressed --threads 2 --json 2>/dev/null");
+    ASSERT_EQ(o.status, 0) << o.output;
+    const auto j = testjson::Parser(o.output).parse();
+    const auto& c = j["controller"];
+    EXPECT_EQ(c["tolerance"].num, 1e-14);
+    EXPECT_EQ(c["cells"].numbers().size(), 3u);  // background and two streams
+    double fallbacks = 0;
+    for (const double f : c["fallback_cells"].numbers()) fallbacks += f;
+    EXPECT_EQ(c["fallbacks"].num, fallbacks);
+    for (const double e : c["stated_relative_error"].numbers()) EXPECT_LE(e, 1e-14);
+    EXPECT_EQ(j["settings"]["engine"].str, "cpu compressed");
+}
+
+TEST(CompressedCommandLine, ToleranceIsCheckedBeforeAnyWork) {
+    const std::string inputs = "-a no-such-unit.txt -s no-such-stars.txt";
+    auto o = mwsep_cli("run " + inputs + " --tolerance 1e-12 2>&1");
+    EXPECT_EQ(o.status, 1);
+    EXPECT_NE(o.output.find("--tolerance applies to --cpu compressed only"), std::string::npos) << o.output;
+    o = mwsep_cli("run " + inputs + " --cpu compressed --tolerance 0 2>&1");
+    EXPECT_EQ(o.status, 1);
+    EXPECT_NE(o.output.find("--tolerance must lie in (0, 1e-3]"), std::string::npos) << o.output;
 }
 
 }  // namespace

@@ -113,6 +113,7 @@ MWSEP_HD double stream_rule_sum(const LadderView& v, int k, const math::Quadrati
     return sum;
 }
 
+// [compressed-controller-begin]
 /// The controller of one component: from level @p start, compare each level with the next until the
 /// estimate is accepted (tolerance relative, @p floor absolute, both on the sums without the cell's ids
 /// factor) or the ladder ends. @p sum(k) is the level-k rule's sum.
@@ -136,5 +137,6 @@ MWSEP_HD ComponentOutcome control(const LadderView& v, int start, double toleran
     }
     return out;
 }
+// [compressed-controller-end]
 
 }  // namespace mwsep::cpu

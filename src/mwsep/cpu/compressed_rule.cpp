@@ -1,6 +1,7 @@
 #include "mwsep/cpu/compressed_rule.hpp"
 
 #include <algorithm>
+#include <barrier>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -10,8 +11,14 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 namespace mwsep::cpu {
+
+namespace {
+/// Fixed chunks of the sums of the recurrence (see discrete_recurrence).
+constexpr std::size_t recurrence_chunks = 64;
+}  // namespace
 
 Recurrence discrete_recurrence(const std::vector<long double>& x, const std::vector<long double>& w, int n) {
     const std::size_t N = x.size();
@@ -37,37 +44,80 @@ Recurrence discrete_recurrence(const std::vector<long double>& x, const std::vec
     }
     rec.alpha.resize(n);
     rec.beta.resize(n > 1 ? n - 1 : 0);
-    long double beta_k = 0;  // beta coupling k - 1 and k
-    for (int k = 0; k < n; ++k) {
-        // u = t v - beta_k prev and its component along v, in one pass.
-        long double a = 0;
-        for (std::size_t m = 0; m < N; ++m) {
-            u[m] = t[m] * v[m] - beta_k * prev[m];
-            a += v[m] * u[m];
+    // The points split into recurrence_chunks fixed chunks; each pass adds its partial sums chunk by chunk
+    // and the chunks in order, so the coefficients do not depend on how many threads share the chunks.
+    // A thread always owns the same chunks, so only the sums need a barrier.
+    const std::size_t chunks = std::min<std::size_t>(recurrence_chunks, N);
+    const auto chunk_begin = [&](std::size_t c) { return c * N / chunks; };
+    std::vector<long double> part_a(chunks), part_c1(chunks), part_c2(chunks), part_norm(chunks);
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    // Threads pay only when every one has a few thousand points per pass.
+    const std::size_t n_threads = std::clamp<std::size_t>(N / 8192, 1, std::min<std::size_t>(hw, chunks));
+    const auto ordered = [](const std::vector<long double>& part) {
+        long double sum = 0;
+        for (const long double p : part) sum += p;
+        return sum;
+    };
+    std::barrier sync(static_cast<std::ptrdiff_t>(n_threads));
+    bool failed = false;
+    const auto worker = [&](std::size_t id) {
+        long double beta_k = 0;  // beta coupling k - 1 and k
+        for (int k = 0; k < n; ++k) {
+            // u = t v - beta_k prev and its component along v, in one pass.
+            for (std::size_t c = id; c < chunks; c += n_threads) {
+                long double a = 0;
+                for (std::size_t m = chunk_begin(c); m < chunk_begin(c + 1); ++m) {
+                    u[m] = t[m] * v[m] - beta_k * prev[m];
+                    a += v[m] * u[m];
+                }
+                part_a[c] = a;
+            }
+            sync.arrive_and_wait();
+            const long double a = ordered(part_a);
+            // Subtract it, then re-orthogonalise against the two vectors the recurrence involves: what
+            // rounding left along v goes into the coefficient, what it left along prev is removed.
+            for (std::size_t c = id; c < chunks; c += n_threads) {
+                long double c1 = 0, c2 = 0;
+                for (std::size_t m = chunk_begin(c); m < chunk_begin(c + 1); ++m) {
+                    u[m] -= a * v[m];
+                    c1 += v[m] * u[m];
+                    c2 += prev[m] * u[m];
+                }
+                part_c1[c] = c1, part_c2[c] = c2;
+            }
+            sync.arrive_and_wait();
+            const long double c1 = ordered(part_c1), c2 = ordered(part_c2);
+            if (id == 0) rec.alpha[k] = a + c1;
+            if (k == n - 1) break;
+            for (std::size_t c = id; c < chunks; c += n_threads) {
+                long double norm_sq = 0;
+                for (std::size_t m = chunk_begin(c); m < chunk_begin(c + 1); ++m) {
+                    u[m] -= c1 * v[m] + c2 * prev[m];
+                    norm_sq += u[m] * u[m];
+                }
+                part_norm[c] = norm_sq;
+            }
+            sync.arrive_and_wait();
+            beta_k = std::sqrt(ordered(part_norm));
+            if (!(beta_k > 0)) {  // every thread sees the same value and stops at the same step
+                if (id == 0) failed = true;
+                break;
+            }
+            if (id == 0) rec.beta[k] = beta_k;
+            const long double scale = 1 / beta_k;
+            for (std::size_t c = id; c < chunks; c += n_threads)
+                for (std::size_t m = chunk_begin(c); m < chunk_begin(c + 1); ++m) {
+                    prev[m] = v[m];
+                    v[m] = u[m] * scale;
+                }
         }
-        // Subtract it, then re-orthogonalise against the two vectors the recurrence involves: what rounding
-        // left along v goes into the coefficient, what it left along prev is removed.
-        long double c1 = 0, c2 = 0;
-        for (std::size_t m = 0; m < N; ++m) {
-            u[m] -= a * v[m];
-            c1 += v[m] * u[m];
-            c2 += prev[m] * u[m];
-        }
-        a += c1;
-        rec.alpha[k] = a;
-        if (k == n - 1) break;
-        long double norm_sq = 0;
-        for (std::size_t m = 0; m < N; ++m) {
-            u[m] -= c1 * v[m] + c2 * prev[m];
-            norm_sq += u[m] * u[m];
-        }
-        beta_k = std::sqrt(norm_sq);
-        if (!(beta_k > 0)) throw std::runtime_error("discrete_recurrence: the measure has fewer than " + std::to_string(n) + " distinct points");
-        rec.beta[k] = beta_k;
-        const long double scale = 1 / beta_k;
-        std::swap(prev, v);
-        for (std::size_t m = 0; m < N; ++m) v[m] = u[m] * scale;
+    };
+    {
+        std::vector<std::jthread> team;
+        for (std::size_t id = 1; id < n_threads; ++id) team.emplace_back(worker, id);
+        worker(0);
     }
+    if (failed) throw std::runtime_error("discrete_recurrence: the measure has fewer than " + std::to_string(n) + " distinct points");
     return rec;
 }
 
