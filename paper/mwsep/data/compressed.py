@@ -46,6 +46,7 @@ def build(ctx):
     comp = json.loads((folder / "cpu_3s-large_compressed.json").read_text())
     ctx.read.update({folder / "cpu_3s-large_fast.json", folder / "cpu_3s-large_compressed.json"})
     tf, tc, rule = fast["timings"]["integral"], comp["timings"]["integral"], comp["controller"]["rule_seconds"]
+    n["compressed_tolerance"] = f"{comp['controller']['tolerance']:.0e}"
     n["compressed_cpu_threads"] = str(fast["settings"]["threads"])
     n["compressed_cpu_fast_s"], n["compressed_cpu_s"] = fmt(tf, 3), fmt(tc, 3)
     n["compressed_cpu_ratio"], n["compressed_cpu_ratio_cached"] = f"{tf / tc:.0f}", f"{tf / (tc - rule):.0f}"

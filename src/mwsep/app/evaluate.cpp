@@ -79,6 +79,16 @@ void check_work(const model::Model& m, bool force) {
 
 std::string work_summary(const model::Model& m, const RunOptions& o) {
     const WorkSize w = work_size(m);
+    if ((o.backend == "cpu" && o.cpu_integrator == "compressed") ||
+        (o.backend == "cuda" && o.variant.rfind("compressed-", 0) == 0)) {
+        // A different algorithm: its work depends on what the error controller accepts, so no rate applies.
+        char buf[320];
+        std::snprintf(buf, sizeof buf,
+                      "%.3g quadrature points per component, tables about %.3g MiB; the compressed quadrature evaluates "
+                      "at most a few hundred points per cell and component where its controller accepts (no time estimate)",
+                      w.points, w.table_bytes / (1 << 20));
+        return buf;
+    }
     double rate = 0;
     std::string how;
     if (o.backend == "cpu" && o.cpu_integrator == "reference") {

@@ -2,6 +2,7 @@
 // area's ladder of Gauss rules, and the exact sum (as the fast integrator computes it) where the
 // controller does not accept. Rows of cells are summed like integrate_fast's, so the result does not
 // depend on the thread count.
+#define MWSEP_COMPRESSED_SIMD 1  // the rules' sums vectorise here (compressed_cell.hpp)
 #include "mwsep/cpu/compressed.hpp"
 
 #include <chrono>

@@ -27,6 +27,15 @@
 #include "mwsep/math/point.hpp"
 #include "mwsep/math/sightline.hpp"
 
+// The rules' sums vectorise in the CPU integrator, which is compiled with -fopenmp-simd and defines
+// MWSEP_COMPRESSED_SIMD (the order of the additions is then the compiler's, which changes only rounding);
+// elsewhere, the device code included, they loop in node order.
+#if defined(MWSEP_COMPRESSED_SIMD) && !defined(__CUDACC__)
+#define MWSEP_RULE_SUM_SIMD _Pragma("omp simd reduction(+ : sum)")
+#else
+#define MWSEP_RULE_SUM_SIMD
+#endif
+
 namespace mwsep::cpu {
 
 /// A ladder of rules laid out flat (host vectors or device arrays): level k has size[k] nodes starting at
@@ -99,8 +108,10 @@ MWSEP_HD int stream_first_level(const LadderView& v, const math::Quadratic<doubl
 MWSEP_HD double background_rule_sum(const LadderView& v, int k, const math::Quadratic<double>& rq, double r0) {
     const double* r = v.r + v.offset[k];
     const double* w = v.weight + v.offset[k];
+    const int n = v.size[k];
     double sum = 0;
-    for (int i = 0; i < v.size[k]; ++i) sum += w[i] / math::hernquist_denominator(sqrt(rq(r[i])), r0);
+    MWSEP_RULE_SUM_SIMD
+    for (int i = 0; i < n; ++i) sum += w[i] / math::hernquist_denominator(sqrt(rq(r[i])), r0);
     return sum;
 }
 
@@ -108,8 +119,10 @@ MWSEP_HD double background_rule_sum(const LadderView& v, int k, const math::Quad
 MWSEP_HD double stream_rule_sum(const LadderView& v, int k, const math::Quadratic<double>& e) {
     const double* r = v.r + v.offset[k];
     const double* w = v.weight + v.offset[k];
+    const int n = v.size[k];
     double sum = 0;
-    for (int i = 0; i < v.size[k]; ++i) sum += w[i] * math::stream_term_exp(e(r[i]));
+    MWSEP_RULE_SUM_SIMD
+    for (int i = 0; i < n; ++i) sum += w[i] * math::stream_term_exp(e(r[i]));
     return sum;
 }
 
