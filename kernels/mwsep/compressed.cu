@@ -141,6 +141,7 @@ __global__ void __launch_bounds__(compressed_chunks) compressed_reduce_kernel(Co
     out[2] = estimate;
 }
 
+/// The cell kernel's instance for @p streams streams (nullptr if none).
 template <int... Ss>
 const void* compressed_kernel_for(int streams, std::integer_sequence<int, Ss...>) {
     const void* found = nullptr;
@@ -159,6 +160,7 @@ std::string compressed_kernel_identity(int streams, bool capped) {
     return "mwsep::cuda::kernels::compressed_cell_kernel<" + std::to_string(streams) + ">";
 }
 
+/// Queues the three kernels of one area (cells, exact fallbacks, reduction) on @p queue.
 void launch_compressed(const CompressedArea& area, const TidalStreams& streams, const LaunchOptions& opt, cudaStream_t queue) {
     CompressedArgs a{};
     a.area = area;
@@ -185,6 +187,7 @@ void launch_compressed(const CompressedArea& area, const TidalStreams& streams, 
     check(cudaGetLastError(), "launch the compressed reduction kernel");
 }
 
+/// No dynamic shared memory.
 std::size_t compressed_shared_bytes(int) { return 0; }
 
 }  // namespace kernels

@@ -61,7 +61,8 @@ struct CompressedLadder {
     std::vector<std::vector<double>> weight;     ///< per level: the rule's weights
     std::vector<std::vector<double>> x;          ///< per level: the nodes ln r (for the resolution test)
     std::vector<GaussRuleLd> rule;               ///< per level: the rule in long double (tests, provenance)
-    double x_min = 0, x_max = 0;                 ///< ln of the smallest and largest point of the measure
+    double x_min = 0;                            ///< ln of the smallest point of the measure
+    double x_max = 0;                            ///< ln of the largest point of the measure
     double build_seconds = 0;                    ///< wall clock of the construction
     int levels() const { return static_cast<int>(size.size()); }  ///< number of levels
 };
