@@ -67,17 +67,17 @@ mwsep::model::Model model_of(const mwsep::fit::FitData& data, const std::vector<
     return mwsep::model::build_model(mwsep::fit::with_parameters(data.work_unit, x), data.r_binning);
 }
 
-void expect_resident_matches_evaluate(const std::string& unit) {
+void expect_resident_matches_evaluate(const std::string& unit, const std::string& variant = "modern-f64") {
     const auto data = fit_data(unit, 2000);
     const auto batch = candidates(data);
     const auto base = mwsep::geometry::make_setup(model_of(data, batch[0]));
-    mwsep::fit::ResidentDevice device(base, data.stars, "modern-f64", 0);
+    mwsep::fit::ResidentDevice device(base, data.stars, variant, 0);
     // Each candidate twice, in an order that changes the parameters every time.
     for (int pass = 0; pass < 2; ++pass) {
         for (std::size_t k = 0; k < batch.size(); ++k) {
             const auto m = model_of(data, batch[(k * 3 + pass) % batch.size()]);
             const auto resident = device.evaluate(m);
-            const auto fresh = mwsep::cuda::evaluate(mwsep::geometry::make_setup(m), data.stars, "modern-f64", 0);
+            const auto fresh = mwsep::cuda::evaluate(mwsep::geometry::make_setup(m), data.stars, variant, 0);
             EXPECT_EQ(resident.integrals.background, fresh.integrals.background) << unit << " candidate " << k;
             ASSERT_EQ(resident.integrals.streams.size(), fresh.integrals.streams.size());
             for (std::size_t s = 0; s < fresh.integrals.streams.size(); ++s)
@@ -97,6 +97,13 @@ TEST(FitResidentDevice, BitIdenticalToAFreshEvaluationOnTheTinyUnit) {
 TEST(FitResidentDevice, BitIdenticalToAFreshEvaluationOnThe3StreamSmallUnit) {
     REQUIRE_GPU();
     expect_resident_matches_evaluate("3s-small");
+}
+
+// The compressed quadrature keeps its rules and tables between candidates; only the streams, q, r0 and the
+// skip thresholds change, and the result is the same as a fresh evaluation's.
+TEST(FitResidentDevice, CompressedBitIdenticalToAFreshEvaluationOnThe3StreamSmallUnit) {
+    REQUIRE_GPU();
+    expect_resident_matches_evaluate("3s-small", "compressed-f64");
 }
 
 TEST(FitGpuEvaluator, SameValuesOnOneDeviceEveryDeviceOrOneAtATimeAndCloseToTheCpu) {

@@ -277,13 +277,18 @@ TEST(GpuResources, KernelIdentitiesAreDistinct) {
 // composed from its axes; the count follows from the axes' values, whatever families are registered.
 TEST(GpuResources, ThesisVariantsAreTheProductOfTheirAxes) {
     std::set<std::string> memories, divsqrts, loops, precisions, modern_precisions, combinations;
-    std::size_t thesis = 0, modern = 0;
+    std::size_t thesis = 0, modern = 0, compressed = 0;
     for (const auto& v : mwsep::cuda::variants()) {
         const auto& a = v.kernels.axes;
         if (a.family == "modern") {
             ++modern;
             modern_precisions.insert(a.precision);
             EXPECT_EQ(v.name, "modern-" + a.precision);
+            continue;
+        }
+        if (a.family == "compressed") {  // a different algorithm, one variant per precision
+            ++compressed;
+            EXPECT_EQ(v.name, "compressed-" + a.precision);
             continue;
         }
         ASSERT_EQ(a.family, "thesis") << v.name;
@@ -301,7 +306,7 @@ TEST(GpuResources, ThesisVariantsAreTheProductOfTheirAxes) {
     EXPECT_EQ(precisions, (std::set<std::string>{"f64", "f32"}));
     EXPECT_EQ(thesis, memories.size() * divsqrts.size() * loops.size() * precisions.size());
     EXPECT_EQ(modern, modern_precisions.size());
-    EXPECT_EQ(mwsep::cuda::variants().size(), thesis + modern);
+    EXPECT_EQ(mwsep::cuda::variants().size(), thesis + modern + compressed);
 }
 
 }  // namespace

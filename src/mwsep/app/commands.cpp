@@ -142,7 +142,8 @@ int command_run(const Args& args, const RunHooks& hooks) {
                                                    {"--variant", OptionKind::value},
                                                    {"--device", OptionKind::value},
                                                    {"--checkpoint", OptionKind::value},
-                                                   {"--checkpoint-interval", OptionKind::value}});
+                                                   {"--checkpoint-interval", OptionKind::value},
+                                                   {"--tolerance", OptionKind::value}});
     if (hooks.resolve) specs.push_back({"--result", OptionKind::value});
     const Options opt(args, specs, "mwsep run");
     if (wants_help(opt)) {
@@ -150,7 +151,9 @@ int command_run(const Args& args, const RunHooks& hooks) {
             "usage: mwsep run -a astronomy_parameters.txt -s stars.txt [options]\n%s"
             "  -s FILE                    star catalogue (count, then 'l b r' per line)\n"
             "  --backend cpu|cuda         where to compute (default cpu)\n"
-            "  --cpu reference|fast       CPU integrator (default fast)\n"
+            "  --cpu reference|fast|compressed  CPU integrator (default fast; compressed is a different algorithm:\n"
+            "                             Gauss rules of the line of sight with an error controller)\n"
+            "  --tolerance T              the compressed integrator's relative tolerance per cell (default 1e-14)\n"
             "  --threads N                threads of the fast CPU integrator (default: all cores)\n"
             "  --variant NAME             CUDA kernel variant (default shared-fast-unrolled-f64; see 'mwsep variants')\n"
             "  --device N                 CUDA device (default: the fastest one with double precision; the modern\n"
@@ -176,7 +179,14 @@ int command_run(const Args& args, const RunHooks& hooks) {
     o.checkpoint_due = hooks.checkpoint_due;
     o.checkpoint_saved = hooks.checkpoint_saved;
     o.backend = opt.choice("--backend", {"cpu", "cuda"}, "cpu");
-    o.cpu_integrator = opt.choice("--cpu", {"reference", "fast"}, "fast");
+    o.cpu_integrator = opt.choice("--cpu", {"reference", "fast", "compressed"}, "fast");
+    if (opt.has("--tolerance")) {
+        if (o.backend != "cpu" || o.cpu_integrator != "compressed")
+            throw opt.error("--tolerance", "applies to --cpu compressed only");
+        o.compressed_tolerance = opt.real("--tolerance", 1e-14);
+        if (!(o.compressed_tolerance > 0 && o.compressed_tolerance <= 1e-3))
+            throw opt.error("--tolerance", "must lie in (0, 1e-3], found '" + opt.text("--tolerance") + "'");
+    }
     o.threads = static_cast<int>(opt.integer("--threads", 0, 0, INT_MAX));
     o.variant = opt.text("--variant", o.variant);
     o.device = static_cast<int>(opt.integer("--device", -1, -1, INT_MAX));
@@ -262,8 +272,22 @@ int command_run(const Args& args, const RunHooks& hooks) {
             .string("engine", engine)
             .string("r_binning", r_binning_name(o.r_binning))
             .string("device", r.device);
-        if (o.backend == "cpu" && o.cpu_integrator == "fast") s.integer("threads", cpu::resolve_threads(o.threads));
+        if (o.backend == "cpu" && o.cpu_integrator != "reference") s.integer("threads", cpu::resolve_threads(o.threads));
         s.close();
+        if (r.controller) {  // the compressed quadrature: what its error controller did
+            const auto& c = *r.controller;
+            const auto counts = [](const auto& v) { return std::vector<double>(v.begin(), v.end()); };  // exact below 2^53
+            auto k = j.object("controller");
+            k.string("algorithm", "compressed line-of-sight quadrature (not the exact sum)")
+                .number("tolerance", c.tolerance)
+                .numbers("stated_relative_error", c.stated_error)
+                .integer("fallbacks", c.total_fallbacks())
+                .numbers("fallback_cells", counts(c.fallbacks))
+                .numbers("cells", counts(c.cells))
+                .numbers("rule_nodes", counts(c.ladder))
+                .number("rule_seconds", c.rule_seconds);
+            k.close();
+        }
         j.close();
         out << '\n';
     };
@@ -607,7 +631,9 @@ int command_bench(const Args& args) {
         std::printf(
             "usage: mwsep bench -a astronomy_parameters.txt -s stars.txt [options]\n%s"
             "  -s FILE                    star catalogue (count, then 'l b r' per line)\n"
-            "  --variants LIST            comma-separated variant names or patterns (*-fast-unrolled-f64), or all (default)\n"
+            "  --variants LIST            comma-separated variant names or patterns (*-fast-unrolled-f64), or all (default);\n"
+            "                             all and patterns select the exact-sum variants: compressed-f64, a\n"
+            "                             different algorithm, only when named\n"
             "%s"
             "  --expect L                 the CPU likelihood to check against (default: computed here)\n"
             "  --threads-per-block N      (default 64)   --blocks-per-launch N (default 0: all blocks)\n"

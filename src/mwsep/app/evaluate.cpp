@@ -79,6 +79,16 @@ void check_work(const model::Model& m, bool force) {
 
 std::string work_summary(const model::Model& m, const RunOptions& o) {
     const WorkSize w = work_size(m);
+    if ((o.backend == "cpu" && o.cpu_integrator == "compressed") ||
+        (o.backend == "cuda" && o.variant.rfind("compressed-", 0) == 0)) {
+        // A different algorithm: its work depends on what the error controller accepts, so no rate applies.
+        char buf[320];
+        std::snprintf(buf, sizeof buf,
+                      "%.3g quadrature points per component, tables about %.3g MiB; the compressed quadrature evaluates "
+                      "at most a few hundred points per cell and component where its controller accepts (no time estimate)",
+                      w.points, w.table_bytes / (1 << 20));
+        return buf;
+    }
     double rate = 0;
     std::string how;
     if (o.backend == "cpu" && o.cpu_integrator == "reference") {
@@ -163,10 +173,17 @@ RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressF
     resume::Checkpoint* ck = checkpoint ? &*checkpoint : nullptr;
     if (o.backend == "cpu") {
         const bool reference = o.cpu_integrator == "reference";
-        if (!reference && o.cpu_integrator != "fast")
-            throw std::invalid_argument("unknown CPU integrator '" + o.cpu_integrator + "' (expected reference or fast)");
-        r.integrals = reference ? cpu::integrate_reference(in.setup, progress, ck)
-                                : cpu::integrate_fast(in.setup, o.threads, progress, true, ck);
+        const bool compressed = o.cpu_integrator == "compressed";
+        if (!reference && !compressed && o.cpu_integrator != "fast")
+            throw std::invalid_argument("unknown CPU integrator '" + o.cpu_integrator + "' (expected reference, fast or compressed)");
+        if (compressed) {
+            if (ck) throw std::invalid_argument("the compressed CPU integrator takes no checkpoint (it takes seconds)");
+            r.controller.emplace();
+            r.integrals = cpu::integrate_compressed(in.setup, o.threads, {o.compressed_tolerance}, &*r.controller);
+        } else {
+            r.integrals = reference ? cpu::integrate_reference(in.setup, progress, ck)
+                                    : cpu::integrate_fast(in.setup, o.threads, progress, true, ck);
+        }
         r.integral_seconds = seconds_since(t0);
         const auto t1 = std::chrono::steady_clock::now();
         r.likelihood = reference ? cpu::likelihood_reference(in.setup, in.stars, r.integrals)
@@ -183,6 +200,7 @@ RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressF
         r.likelihood_seconds = g.likelihood_seconds;
         r.prepare_seconds = g.prepare_seconds;
         r.device = g.device;
+        r.controller = g.controller;
 #else
         throw std::runtime_error("this build has no CUDA backend (no CUDA compiler was found when it was configured)");
 #endif

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "mwsep/cpu/compressed.hpp"
 #include "mwsep/geometry/tables.hpp"
 #include "mwsep/model/progress.hpp"
 #include "mwsep/model/result.hpp"
@@ -23,7 +24,8 @@ struct RunOptions {
     std::optional<model::SearchVector> search_vector; ///< --np/-p form
     model::RBinning r_binning = model::RBinning::magnitude;  ///< spacing of the r bins (spec 2.8)
     std::string backend = "cpu";     ///< cpu | cuda
-    std::string cpu_integrator = "fast";  ///< reference | fast
+    std::string cpu_integrator = "fast";  ///< reference | fast | compressed (a different algorithm, cpu/compressed.hpp)
+    double compressed_tolerance = 1e-14;  ///< the compressed integrator's controller tolerance
     int threads = 0;                 ///< fast CPU threads (0: all cores)
     std::string variant = "shared-fast-unrolled-f64";  ///< CUDA kernel variant
     int device = -1;                 ///< CUDA device (-1: the fastest double-capable one)
@@ -95,6 +97,7 @@ struct RunResult {
     double prepare_seconds = 0;     ///< CUDA: host tables, allocations and uploads before the kernels
     double device_wait_seconds = 0; ///< CUDA: time spent waiting for the devices' start-up after loading; set by the caller
     std::string device;  ///< what computed it ("CPU ..." or the GPU's name)
+    std::optional<cpu::CompressedReport> controller;  ///< the compressed quadrature's controller (CPU or GPU)
 };
 
 /// Starts what the backend of @p o needs before it can compute (for CUDA: the devices' contexts) on

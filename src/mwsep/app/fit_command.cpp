@@ -47,7 +47,10 @@ const char* fit_help =
     "  --box F                    search start +- F x each parameter's range, within its bounds (default 1: the bounds)\n"
     "  --r-binning magnitude|kpc  r bins uniform in magnitude (default) or in kpc\n"
     "  --backend auto|cpu|cuda    where candidates are evaluated (default auto: every GPU if there is one)\n"
-    "  --variant NAME             CUDA kernel variant (default modern-f64)\n"
+    "  --variant NAME             CUDA kernel variant (default modern-f64; compressed-f64 with --integrator compressed)\n"
+    "  --integrator exact|compressed  the exact sum (default) or the compressed line-of-sight quadrature, a\n"
+    "                             different algorithm with a controlled error; the optimum is then evaluated\n"
+    "                             again with the exact sum (modern-f64 or the fast CPU integrator)\n"
     "  --devices LIST             comma-separated CUDA devices, or local-rank: one device per MPI rank, the\n"
     "                             node-local rank mod the device count (the default under mpirun with\n"
     "                             several ranks; otherwise every device with double precision)\n"
@@ -129,6 +132,7 @@ int run_fit_command(const Args& args) {
                                 {"--progress", OptionKind::value},   {"--work-unit", OptionKind::value},
                                 {"--experiment", OptionKind::value}, {"--quiet", OptionKind::flag},
                                 {"--print-vector", OptionKind::flag}, {"--force", OptionKind::flag},
+                                {"--integrator", OptionKind::value},
                                 {"--help", OptionKind::flag},        {"-h", OptionKind::flag}},
                                "mwsep fit");
     if (opt.has("--help") || opt.has("-h")) {
@@ -181,7 +185,10 @@ int run_fit_command(const Args& args) {
     if (backend == "cpu")
         for (const char* gpu_only : {"--variant", "--devices"})
             if (opt.has(gpu_only)) throw opt.error(gpu_only, "applies to --backend cuda or auto only");
-    const std::string variant = opt.text("--variant", "modern-f64");
+    const bool compressed = opt.choice("--integrator", {"exact", "compressed"}, "exact") == "compressed";
+    const std::string variant = opt.text("--variant", compressed ? "compressed-f64" : "modern-f64");
+    if (compressed != (variant.rfind("compressed-", 0) == 0))
+        throw opt.error("--variant", "'" + variant + "' does not match --integrator " + (compressed ? "compressed" : "exact"));
 #if defined(MWSEP_WITH_CUDA)
     if (opt.has("--variant")) try {
             (void)cuda::find_variant(variant);
@@ -219,8 +226,9 @@ int run_fit_command(const Args& args) {
         const geometry::IntegrationSetup start_setup = checked_setup(data.work_unit, ro);  // bad values and sizes stop here
         const fit::FitSpace full = fit::fit_space(data.work_unit, box < 1);
         const fit::FitSpace space = box < 1 ? fit::narrowed(full, box) : full;
-            data.stars = model::read_stars(ro.stars_path);
+        data.stars = model::read_stars(ro.stars_path);
         data.r_binning = ro.r_binning;
+        data.compressed = compressed;
         std::optional<std::vector<double>> truth;
         if (opt.has("--truth")) {
             truth = model::read_search_parameters(opt.text("--truth")).values;
@@ -231,11 +239,13 @@ int run_fit_command(const Args& args) {
 
         const bool gpu = backend == "cuda" || (backend == "auto" && fit::have_gpu_evaluator());
         std::unique_ptr<fit::BatchEvaluator> local;
+        std::optional<std::vector<int>> exact_devices;  // set when the candidates run on GPUs
         if (gpu) {
             try {
                 const std::vector<int> chosen =
                     per_rank_device ? std::vector<int>{fit::device_for_local_rank(local_rank, variant)} : devices;
                 local = fit::make_gpu_evaluator(data, variant, chosen);
+                exact_devices = chosen;
             } catch (const std::exception& e) {
                 if (backend == "cuda") throw;
                 std::fprintf(stderr, "mwsep fit: no GPU (%s); evaluating on the CPU\n", e.what());
@@ -271,7 +281,7 @@ int run_fit_command(const Args& args) {
         std::unique_ptr<fit::BatchEvaluator> spread = fit::make_rank_evaluator(*local);
         fit::BatchEvaluator& evaluator = spread ? *spread : *local;
 
-        fo.identity = fit_identity(ro, box, local->description().rfind("CPU", 0) == 0 ? "cpu" : "cuda " + variant);
+        fo.identity = fit_identity(ro, box, local->description().rfind("CPU", 0) == 0 ? (compressed ? "cpu compressed" : "cpu") : "cuda " + variant);
         fit::ReportContext ctx;
         ctx.command = "mwsep fit";
         for (const auto& a : args) ctx.command += " " + a;
@@ -330,6 +340,16 @@ int run_fit_command(const Args& args) {
         std::printf("evaluations %lld (global %lld, polish %lld, Hessian %lld), %.3f s%s\n", result.evaluations,
                     result.global_evaluations, result.polish_evaluations, result.hessian_evaluations, result.seconds,
                     result.completed ? "" : " (stopped early: resume with --resume)");
+        if (compressed) {
+            // The optimum again with the exact sum, so that both likelihoods stand side by side.
+            fit::FitData exact = data;
+            exact.compressed = false;
+            const auto exact_evaluator = exact_devices ? fit::make_gpu_evaluator(exact, "modern-f64", *exact_devices)
+                                                       : fit::make_cpu_evaluator(exact, threads);
+            const double l_exact = exact_evaluator->evaluate({result.best})[0];
+            std::printf("likelihood at the optimum: compressed quadrature %.17g, exact sum %.17g (difference %.3g)\n",
+                        result.likelihood, l_exact, result.likelihood - l_exact);
+        }
         if (opt.has("-o")) fit::write_search_parameters(opt.text("-o"), "fit", result.best);
         if (opt.has("--report")) fit::write_report(opt.text("--report"), space, result, ctx);
         if (opt.has("--progress")) fit::write_progress(opt.text("--progress"), result, ctx);

@@ -139,6 +139,7 @@ GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCat
             r.integral_seconds = prepared->wait() / 1000.0;
         }
         r.integrals = combine_areas(prepared->area_sums(), S);
+        r.controller = prepared->controller_report();
     }
     cpu::check_integrals(r.integrals);
 

@@ -3,9 +3,11 @@
 /// likelihood kernel and the likelihood's assembly on the host (spec 3.4 and 5).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "mwsep/cpu/compressed.hpp"
 #include "mwsep/geometry/tables.hpp"
 #include "mwsep/model/result.hpp"
 #include "mwsep/resume/checkpoint.hpp"
@@ -27,6 +29,7 @@ struct GpuResult {
     double prepare_seconds = 0;     ///< host tables, allocations and uploads before the integral kernels (wall clock)
     std::string device;             ///< name of the GPU that ran the kernels ("N x name" for several)
     int devices_used = 1;           ///< GPUs the integral was spread over (modern variants)
+    std::optional<cpu::CompressedReport> controller;  ///< the error controller's account (compressed variants)
 };
 
 /// The background and stream integrals of all areas (cut areas subtracted, spec 3.4) from per-area sums

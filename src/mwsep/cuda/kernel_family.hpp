@@ -5,9 +5,11 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
+#include "mwsep/cpu/compressed.hpp"
 #include "mwsep/geometry/tables.hpp"
 #include "mwsep/kernel_set.hpp"
 
@@ -50,6 +52,9 @@ public:
         (void)g, (void)numbers;
         throw std::logic_error("this kernel family does not run its work in groups");
     }
+    /// The error controller's account of the last area_sums() (the compressed family); none for the
+    /// families that compute the exact sum.
+    virtual std::optional<cpu::CompressedReport> controller_report() const { return std::nullopt; }
 };
 
 /// How a family runs its variants.

@@ -1,6 +1,7 @@
 #include "mwsep/cuda/variants.hpp"
 
 #include "harness/registry.hpp"
+#include "mwsep/cuda/compressed_family.hpp"
 #include "mwsep/cuda/modern_family.hpp"
 #include "mwsep/cuda/thesis_family.hpp"
 
@@ -19,6 +20,9 @@ const harness::Registry<VariantInfo>& registry() {
         harness::Registry<VariantInfo> r("kernel variant");
         for (const auto& v : thesis) r.add({v.kernels.name, v.kernels, std::make_shared<ThesisFamily>(v)});
         for (const auto& v : modern) r.add({v.kernels.name, v.kernels, std::make_shared<ModernFamily>(v)});
+        std::vector<CompressedVariant> compressed;  // a different algorithm (compressed_family.hpp)
+        add_compressed_variants(compressed);
+        for (const auto& v : compressed) r.add({v.kernels.name, v.kernels, std::make_shared<CompressedFamily>(v)});
         return r;
     }();
     return table;

@@ -1,5 +1,6 @@
 /// @file variants.hpp
-/// @brief Every kernel variant of the study by name: the 32 of the thesis and the two modern ones, each
+/// @brief Every kernel variant of the study by name: the 32 of the thesis, the two modern ones and the
+/// compressed quadrature (a different algorithm with a controlled error, compressed_family.hpp), each
 /// with its kernels and the family that runs it.
 #pragma once
 
@@ -22,8 +23,8 @@ struct VariantInfo {
     std::shared_ptr<const KernelFamily> family;
 };
 
-/// All 34 variants, in a fixed order: the thesis's memory families (then division, loop and precision),
-/// then the modern ones.
+/// All 35 variants, in a fixed order: the thesis's memory families (then division, loop and precision),
+/// then the modern ones, then the compressed one.
 const std::vector<VariantInfo>& variants();
 /// The variant called exactly @p name; harness::UnknownName listing the valid names otherwise.
 const VariantInfo& find_variant(const std::string& name);

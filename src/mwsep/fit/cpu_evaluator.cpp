@@ -3,6 +3,7 @@
 #include <exception>
 #include <limits>
 
+#include "mwsep/cpu/compressed.hpp"
 #include "mwsep/cpu/integrators.hpp"
 #include "mwsep/cpu/thread_pool.hpp"
 #include "mwsep/fit/evaluator.hpp"
@@ -27,7 +28,7 @@ public:
     }
 
     std::string description() const override {
-        return "CPU (" + std::to_string(threads_) + " threads)";
+        return "CPU (" + std::to_string(threads_) + " threads" + (data_.compressed ? ", compressed quadrature)" : ")");
     }
 
 private:
@@ -40,7 +41,7 @@ private:
 double cpu_likelihood(const FitData& data, const std::vector<double>& x, int threads) {
     try {
         const auto setup = geometry::make_setup(model::build_model(with_parameters(data.work_unit, x), data.r_binning));
-        const auto integrals = cpu::integrate_fast(setup, threads);
+        const auto integrals = data.compressed ? cpu::integrate_compressed(setup, threads) : cpu::integrate_fast(setup, threads);
         cpu::check_integrals(integrals);
         const double l = cpu::likelihood_fast(setup, data.stars, integrals, threads).likelihood;
         return std::isfinite(l) ? l : std::numeric_limits<double>::quiet_NaN();

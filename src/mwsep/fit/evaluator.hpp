@@ -22,6 +22,9 @@ struct FitData {
     model::AstronomyParameters work_unit;                   ///< the work unit as read
     model::StarCatalogue stars;                             ///< the catalogue being fitted
     model::RBinning r_binning = model::RBinning::magnitude; ///< spacing of the r bins (spec 2.8)
+    /// CPU: integrate with the compressed quadrature (cpu/compressed.hpp, a different algorithm with a
+    /// controlled error) instead of the fast exact integrator. The GPU takes the variant it is given.
+    bool compressed = false;
 };
 
 /// Evaluates batches of candidates. The value of a candidate is its likelihood L (the mean log10 mixture

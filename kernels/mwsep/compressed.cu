@@ -1,0 +1,207 @@
+/// @file compressed.cu
+/// @brief The `compressed-f64` variant: a different algorithm from the exact sum of every other variant.
+///
+/// Every cell of an area integrates its components with the Gauss rules of the area's fixed discrete
+/// line-of-sight measure (cpu/compressed_rule.hpp, built once per grid on the host), under the error
+/// controller of cpu/compressed_cell.hpp: the same functions the CPU integrator calls. Three kernels:
+///  1. one thread per cell runs the controller for the background and each stream, writes the accepted
+///     values and estimates, and appends each (cell, component) the controller does not accept to a list;
+///  2. blocks of compressed_fallback_threads threads walk that list and compute each listed pair's exact
+///     sum over every point (streams with the rigorous skipping of the exact path), reduced in a fixed tree;
+///  3. one block per component adds fixed chunks of cells with compensated sums (values) and plain sums
+///     (estimates); the host adds the chunks in order.
+/// The results do not depend on the launch shape or on the order in which the list was filled.
+#include <cuda_runtime.h>
+
+#include <string>
+#include <utility>
+
+#include "compressed_kernels.hpp"
+#include "cuda_check.hpp"
+#include "harness/type_name.hpp"
+#include "mwsep/cpu/compressed_cell.hpp"
+#include "mwsep/math/sightline.hpp"
+#include "mwsep/math/summation.hpp"
+
+namespace mwsep::cuda {
+namespace kernels {
+
+/// Kernel arguments of one area.
+struct CompressedArgs {
+    CompressedArea area;                   ///< the area's device data
+    double q_inv_sq;                       ///< 1 / q^2
+    double r0;                             ///< core radius [kpc]
+    double centre[3 * max_streams];        ///< stream centres, x y z per stream
+    double axis[3 * max_streams];          ///< stream axes
+    double inv_two_sigma_sq[max_streams];  ///< 1 / (2 sigma^2) per stream
+};
+
+/// The stream exponent of stream @p s along a cell's direction.
+__device__ inline math::Quadratic<double> stream_exponent(const CompressedArgs& a, int s, double cbcl, double cbsl,
+                                                          double sinb) {
+    const math::Vec3<double> c{a.centre[3 * s], a.centre[3 * s + 1], a.centre[3 * s + 2]};
+    const math::Vec3<double> x{a.axis[3 * s], a.axis[3 * s + 1], a.axis[3 * s + 2]};
+    return math::stream_exponent_quadratic(cbcl, cbsl, sinb, c, x, a.inv_two_sigma_sq[s]);
+}
+
+/// Appends (cell @p p, component @p c) to the fallback list.
+__device__ inline void append_fallback(const CompressedArea& area, int p, int c) {
+    const unsigned at = atomicAdd(&area.counters[0], 1u);
+    area.worklist[2 * at] = p;
+    area.worklist[2 * at + 1] = c;
+    atomicAdd(&area.counters[1 + c], 1u);
+}
+
+// [compressed-kernel-begin]
+/// Kernel 1: the controller of every component of one cell per thread.
+template <int S>
+__global__ void compressed_cell_kernel(CompressedArgs a) {
+    const CompressedArea& area = a.area;
+    const int p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= area.cells) return;
+    const cpu::LadderView v = area.ladder;
+    const double ids = area.ids[p % area.n_nu];
+    const double cbcl = area.cosb[p] * area.cosl[p], cbsl = area.cosb[p] * area.sinl[p], sinb = area.sinb[p];
+    const auto rq = math::flattened_radius_quadratic(cbcl, cbsl, sinb, a.q_inv_sq);
+    const double r0 = a.r0;
+    const auto bg = cpu::control(v, cpu::background_first_level(v, rq), area.tolerance, 0.0,
+                                 [&](int k) { return cpu::background_rule_sum(v, k, rq, r0); });
+    area.cell_out[p] = bg.value * ids;
+    area.cell_estimate[p] = bg.estimate * ids;
+    if (bg.level < 0) append_fallback(area, p, 0);
+#pragma unroll
+    for (int s = 0; s < S; ++s) {
+        const auto e = stream_exponent(a, s, cbcl, cbsl, sinb);
+        const double floor = area.threshold[s] * area.n_r / ids;
+        const auto st = cpu::control(v, cpu::stream_first_level(v, e), area.tolerance, floor,
+                                     [&](int k) { return cpu::stream_rule_sum(v, k, e); });
+        const std::size_t at = static_cast<std::size_t>(1 + s) * area.padded + p;
+        area.cell_out[at] = st.value * ids;
+        area.cell_estimate[at] = st.estimate * ids;
+        if (st.level < 0) append_fallback(area, p, 1 + s);
+    }
+}
+// [compressed-kernel-end]
+
+/// Kernel 2: the exact sum of every listed (cell, component), one block per pair at a time.
+__global__ void __launch_bounds__(compressed_fallback_threads) compressed_fallback_kernel(CompressedArgs a) {
+    const CompressedArea& area = a.area;
+    __shared__ double partial[compressed_fallback_threads];
+    const unsigned items = area.counters[0];
+    const int t = threadIdx.x;
+    for (unsigned item = blockIdx.x; item < items; item += gridDim.x) {
+        const int p = area.worklist[2 * item], c = area.worklist[2 * item + 1];
+        const double ids = area.ids[p % area.n_nu];
+        const double cbcl = area.cosb[p] * area.cosl[p], cbsl = area.cosb[p] * area.sinl[p], sinb = area.sinb[p];
+        double sum = 0;
+        if (c == 0) {
+            const auto rq = math::flattened_radius_quadratic(cbcl, cbsl, sinb, a.q_inv_sq);
+            const int n = area.n_r * area.n_conv;
+            for (int m = t; m < n; m += compressed_fallback_threads)
+                sum += area.folded_w[m] / math::hernquist_denominator(sqrt(rq(area.folded_r[m])), a.r0);
+        } else {
+            const auto e = stream_exponent(a, c - 1, cbcl, cbsl, sinb);
+            const double threshold = area.threshold[c - 1];
+            for (int k = t; k < area.n_r; k += compressed_fallback_threads) {
+                if (!math::stream_bin_needed(ids, area.block_weight[k], e, area.block_r_min[k], area.block_r_max[k], threshold))
+                    continue;
+                const int first = k * area.n_conv;
+                for (int m = first; m < first + area.n_conv; ++m)
+                    sum += area.folded_w[m] * math::stream_term_exp(e(area.folded_r[m]));
+            }
+        }
+        partial[t] = sum;
+        __syncthreads();
+        for (int half = compressed_fallback_threads / 2; half > 0; half /= 2) {
+            if (t < half) partial[t] += partial[t + half];
+            __syncthreads();
+        }
+        if (t == 0) area.cell_out[static_cast<std::size_t>(c) * area.padded + p] = partial[0] * ids;
+        __syncthreads();
+    }
+}
+
+/// Kernel 3: block c adds component c's cells in compressed_chunks fixed chunks (thread i: chunk i).
+__global__ void __launch_bounds__(compressed_chunks) compressed_reduce_kernel(CompressedArea area) {
+    const int i = threadIdx.x;
+    const double* values = area.cell_out + static_cast<std::size_t>(blockIdx.x) * area.padded;
+    const double* estimates = area.cell_estimate + static_cast<std::size_t>(blockIdx.x) * area.padded;
+    const int chunk = (area.cells + compressed_chunks - 1) / compressed_chunks;
+    const int first = i * chunk;
+    const int last = min(area.cells, first + chunk);
+    cpu::NeumaierSum sum;
+    double estimate = 0;
+    for (int p = first; p < last; ++p) {
+        sum.add(values[p]);
+        estimate += estimates[p];
+    }
+    double* out = area.partials + (static_cast<std::size_t>(blockIdx.x) * compressed_chunks + i) * 3;
+    out[0] = sum.running_sum();
+    out[1] = sum.compensation();
+    out[2] = estimate;
+}
+
+/// The cell kernel's instance for @p streams streams (nullptr if none).
+template <int... Ss>
+const void* compressed_kernel_for(int streams, std::integer_sequence<int, Ss...>) {
+    const void* found = nullptr;
+    ((streams == Ss ? (found = reinterpret_cast<const void*>(&compressed_cell_kernel<Ss>)) : nullptr), ...);
+    return found;
+}
+
+/// The cell kernel for a stream count (no register-capped build).
+const void* compressed_kernel(int streams, bool capped) {
+    return capped ? nullptr : compressed_kernel_for(streams, std::make_integer_sequence<int, max_streams + 1>{});
+}
+
+/// Its compiled identity.
+std::string compressed_kernel_identity(int streams, bool capped) {
+    if (!compressed_kernel(streams, capped)) return "";
+    return "mwsep::cuda::kernels::compressed_cell_kernel<" + std::to_string(streams) + ">";
+}
+
+/// Queues the three kernels of one area (cells, exact fallbacks, reduction) on @p queue.
+void launch_compressed(const CompressedArea& area, const TidalStreams& streams, const LaunchOptions& opt, cudaStream_t queue) {
+    CompressedArgs a{};
+    a.area = area;
+    a.q_inv_sq = streams.q_inv_sq, a.r0 = streams.r0;
+    for (int s = 0; s < streams.count; ++s) {
+        for (int i = 0; i < 3; ++i) {
+            a.centre[3 * s + i] = streams.host_f64[stream_stride * s + i];
+            a.axis[3 * s + i] = streams.host_f64[stream_stride * s + 3 + i];
+        }
+        a.inv_two_sigma_sq[s] = streams.inv_two_sigma_sq_f64[s];
+    }
+    const void* kernel = compressed_kernel(streams.count, false);
+    if (!kernel) throw CudaError("no compressed kernel instance for " + std::to_string(streams.count) + " streams");
+    check(cudaMemsetAsync(area.counters, 0, sizeof(unsigned) * (2 + max_streams), queue), "clear the fallback counters");
+    const int threads = opt.threads_per_block;
+    if (area.cells > 0) {
+        void* params[] = {&a};
+        check(cudaLaunchKernel(kernel, dim3((area.cells + threads - 1) / threads), dim3(threads), params, 0, queue),
+              "launch the compressed cell kernel");
+    }
+    compressed_fallback_kernel<<<compressed_fallback_blocks, compressed_fallback_threads, 0, queue>>>(a);
+    check(cudaGetLastError(), "launch the compressed fallback kernel");
+    compressed_reduce_kernel<<<1 + streams.count, compressed_chunks, 0, queue>>>(area);
+    check(cudaGetLastError(), "launch the compressed reduction kernel");
+}
+
+/// No dynamic shared memory.
+std::size_t compressed_shared_bytes(int) { return 0; }
+
+}  // namespace kernels
+
+void add_compressed_variants(std::vector<CompressedVariant>& out) {
+    CompressedVariant v;
+    v.kernels.name = "compressed-f64";
+    v.kernels.double_precision = true;
+    v.kernels.unrolled = true;
+    v.kernels.kernel = &kernels::compressed_kernel;
+    v.kernels.identity = &kernels::compressed_kernel_identity;
+    v.kernels.shared_bytes = &kernels::compressed_shared_bytes;
+    v.launch = &kernels::launch_compressed;
+    out.push_back(v);
+}
+
+}  // namespace mwsep::cuda

@@ -1,0 +1,83 @@
+/// @file compressed_rule.hpp
+/// @brief The compressed line-of-sight quadrature: Gauss rules of an area's fixed discrete (r, w) measure.
+///
+/// Every cell's line-of-sight integral of an area is ids_j * sum_m w_m f(r_m; cell) over the same points
+/// (r_m, w_m) of the folded line of sight (geometry::FoldedLineOfSight): the weights fold the convolution
+/// weights, the efficiency and the bin volume irv together, none of which depends on the sky cell or on the
+/// model's parameters (only ids_j does, and it is a per-cell factor outside the sum). That discrete,
+/// positive measure is therefore shared by every cell of the area and every evaluation of a fit.
+///
+/// Its n-point Gauss rule in x = ln r has nodes inside the measure's support and positive weights, and it
+/// integrates every polynomial in x of degree <= 2n - 1 exactly. For a smooth integrand its error is at most
+/// 2 (sum w) times the best approximation error of degree 2n - 1, so a few dozen nodes replace the 84,000
+/// points of a large unit. This is a different algorithm from the exact sum: its error is estimated per cell
+/// and component and controlled (cpu::integrate_compressed), never assumed.
+///
+/// Construction: the Stieltjes/Lanczos recurrence on the discrete measure in long double (64-bit
+/// significand), with the new vector re-orthogonalised against the two before it, gives the recurrence
+/// coefficients of the orthonormal polynomials; the Golub-Welsch eigenproblem of the Jacobi matrix (implicit
+/// QL in long double) gives nodes and weights. One recurrence of the largest size gives every smaller rule
+/// (the leading Jacobi submatrices). Tests check the rules against direct long-double sums of the measure.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "mwsep/geometry/tables.hpp"
+
+namespace mwsep::cpu {
+
+/// One Gauss rule of a discrete measure, nodes ascending.
+struct GaussRuleLd {
+    std::vector<long double> x;       ///< nodes in the measure's variable
+    std::vector<long double> weight;  ///< positive weights, summing to the measure's mass
+};
+
+/// The recurrence coefficients of the orthonormal polynomials of the discrete measure (x_m, w_m), m < N, up
+/// to degree @p n (alpha_0..alpha_{n-1}, beta_1..beta_{n-1}, and the mass); requires n <= N and positive
+/// weights. The variable is shifted and scaled to [-1, 1] internally; the coefficients are returned in it
+/// with @p centre and @p half_width describing the map x = centre + half_width t.
+struct Recurrence {
+    std::vector<long double> alpha;  ///< diagonal of the Jacobi matrix (in t)
+    std::vector<long double> beta;   ///< off-diagonal: beta[k] couples k and k + 1
+    long double mass = 0;            ///< sum of the weights
+    long double centre = 0;          ///< x = centre + half_width t
+    long double half_width = 1;      ///< see centre
+};
+/// The first @p n recurrence coefficients of the measure (x, w). Throws std::invalid_argument for n < 1,
+/// n > number of points, a non-positive or non-finite weight, or a non-finite node.
+Recurrence discrete_recurrence(const std::vector<long double>& x, const std::vector<long double>& w, int n);
+
+/// The @p n-point Gauss rule from the first n coefficients of @p rec (Golub-Welsch), in the measure's
+/// variable x, nodes ascending. Throws std::invalid_argument if n exceeds the recurrence's length and
+/// std::runtime_error if the eigenvalue iteration does not converge.
+GaussRuleLd gauss_rule(const Recurrence& rec, int n);
+
+/// The ladder of rules of one area's line of sight, in x = ln r, ready for the integrators.
+struct CompressedLadder {
+    std::vector<int> size;                       ///< nodes of each level (ladder_sizes)
+    std::vector<std::vector<double>> r;          ///< per level: node distances exp(x) [kpc], ascending
+    std::vector<std::vector<double>> weight;     ///< per level: the rule's weights
+    std::vector<std::vector<double>> x;          ///< per level: the nodes ln r (for the resolution test)
+    std::vector<GaussRuleLd> rule;               ///< per level: the rule in long double (tests, provenance)
+    double x_min = 0;                            ///< ln of the smallest point of the measure
+    double x_max = 0;                            ///< ln of the largest point of the measure
+    double build_seconds = 0;                    ///< wall clock of the construction
+    int levels() const { return static_cast<int>(size.size()); }  ///< number of levels
+};
+
+/// Node counts of the ladder's levels: doubling at first, then in steps of 3/2 and 4/3, so that near the
+/// top a level's error (which the next level's comparison estimates) is already small.
+inline constexpr int ladder_sizes[] = {32, 64, 96, 128, 192, 256, 384, 512};
+/// The smallest level.
+inline constexpr int ladder_smallest = ladder_sizes[0];
+
+/// Builds the ladder of @p los (the levels of ladder_sizes with at most a quarter of the points each).
+CompressedLadder build_ladder(const geometry::FoldedLineOfSight& los);
+
+/// The ladder of @p los from a process-wide cache keyed by the bits of the measure, built on first use
+/// (a fit builds it once per grid). Thread-safe.
+std::shared_ptr<const CompressedLadder> cached_ladder(const geometry::FoldedLineOfSight& los);
+
+}  // namespace mwsep::cpu

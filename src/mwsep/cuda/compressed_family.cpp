@@ -1,0 +1,202 @@
+#include "mwsep/cuda/compressed_family.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "mwsep/cpu/compressed_rule.hpp"
+#include "mwsep/cuda/device_tables.hpp"
+#include "mwsep/likelihood/stream_skipping.hpp"
+#include "mwsep/math/summation.hpp"
+
+namespace mwsep::cuda {
+namespace {
+
+/// Host state of one area: its line of sight, ladder and current skip thresholds.
+struct HostArea {
+    geometry::FoldedLineOfSight los;
+    std::shared_ptr<const cpu::CompressedLadder> ladder;
+    std::vector<double> thresholds;
+};
+
+class CompressedIntegral : public PreparedIntegral {
+public:
+    CompressedIntegral(const CompressedVariant& variant, const geometry::IntegrationSetup& setup, int device,
+                       const LaunchOptions& options)
+        : variant_(variant), options_(options), device_(device), selected_(device),
+          n_streams_(static_cast<int>(setup.streams.size())), streams_(tidal_streams(setup, nullptr)) {
+        for (const auto& t : setup.areas) {
+            HostArea h;
+            h.los = geometry::fold_line_of_sight(t);
+            const auto t0 = std::chrono::steady_clock::now();
+            h.ladder = cpu::cached_ladder(h.los);
+            rule_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            h.thresholds = cpu::stream_skip_thresholds(setup, t, h.los);
+            CompressedArea a;
+            static_cast<AreaGrid&>(a) = area_grid(t);
+            const auto up = [&](const std::vector<double>& v, const char* what) {
+                return static_cast<const double*>(mem_.upload(v, what));
+            };
+            a.sinb = up(convert<double>(t.sinb, a.padded), "upload cell directions");
+            a.sinl = up(convert<double>(t.sinl, a.padded), "upload cell directions");
+            a.cosb = up(convert<double>(t.cosb, a.padded), "upload cell directions");
+            a.cosl = up(convert<double>(t.cosl, a.padded), "upload cell directions");
+            a.ids = up(t.ids, "upload the nu areas");
+            a.folded_r = up(h.los.r_point, "upload the line-of-sight points");
+            a.folded_w = up(h.los.weight, "upload the line-of-sight weights");
+            a.block_weight = up(h.los.block_weight, "upload the r-bin weights");
+            a.block_r_min = up(h.los.block_r_min, "upload the r-bin ranges");
+            a.block_r_max = up(h.los.block_r_max, "upload the r-bin ranges");
+            // The ladder, flat: level k's nodes at offset[k].
+            std::vector<int> size, offset;
+            std::vector<double> r, w, x;
+            for (int k = 0; k < h.ladder->levels(); ++k) {
+                size.push_back(h.ladder->size[k]);
+                offset.push_back(static_cast<int>(r.size()));
+                r.insert(r.end(), h.ladder->r[k].begin(), h.ladder->r[k].end());
+                w.insert(w.end(), h.ladder->weight[k].begin(), h.ladder->weight[k].end());
+                x.insert(x.end(), h.ladder->x[k].begin(), h.ladder->x[k].end());
+            }
+            a.ladder.levels = h.ladder->levels();
+            a.ladder.size = mem_.upload(size, "upload the rules' sizes");
+            a.ladder.offset = mem_.upload(offset, "upload the rules' offsets");
+            a.ladder.r = up(r, "upload the rules' nodes");
+            a.ladder.weight = up(w, "upload the rules' weights");
+            a.ladder.x = up(x, "upload the rules' nodes");
+            a.ladder.x_min = h.ladder->x_min;
+            a.ladder.x_max = h.ladder->x_max;
+            for (int s = 0; s < n_streams_; ++s) a.threshold[s] = h.thresholds[s];
+            a.tolerance = cpu::CompressedOptions{}.tolerance;
+            const std::size_t n_out = static_cast<std::size_t>(a.padded) * (1 + n_streams_);
+            a.cell_out = mem_.allocate<double>(n_out, "allocate per-cell results");
+            a.cell_estimate = mem_.allocate<double>(n_out, "allocate per-cell estimates");
+            a.worklist = mem_.allocate<int>(2 * n_out, "allocate the fallback list");
+            a.counters = mem_.allocate<unsigned>(2 + max_streams, "allocate the fallback counters");
+            a.partials = mem_.allocate<double>(static_cast<std::size_t>(compressed_chunks) * 3 * (1 + n_streams_),
+                                               "allocate the chunk sums");
+            poison(a);
+            if (t.ids.empty() || a.cells == 0) throw CudaError("an area without cells");
+            host_.push_back(std::move(h));
+            areas_.push_back(a);
+        }
+    }
+
+    void launch() override {
+        harness::use_device(device_, "select the device of the compressed integral");
+        start_.record(queue_.get());
+        for (const auto& a : areas_) variant_.launch(a, streams_, options_, queue_.get());
+        stop_.record(queue_.get());
+    }
+
+    float wait() override {
+        harness::use_device(device_, "select the device of the compressed integral");
+        check(cudaStreamSynchronize(queue_.get()), "run the compressed integral kernels");
+        return stop_.since(start_);
+    }
+
+    std::vector<std::vector<double>> area_sums() override {
+        harness::use_device(device_, "select the device of the compressed integral");
+        const int C = 1 + n_streams_;
+        report_ = cpu::CompressedReport{};
+        report_.cells.assign(C, 0);
+        report_.fallbacks.assign(C, 0);
+        report_.stated_error.assign(C, 0.0);
+        report_.evaluations.assign(C, -1);  // not counted on the device
+        report_.ladder = host_.front().ladder->size;
+        report_.rule_seconds = rule_seconds_;
+        report_.tolerance = areas_.front().tolerance;
+        std::vector<double> estimates(C, 0.0);
+        std::vector<std::vector<double>> sums;
+        for (const auto& a : areas_) {
+            std::vector<double> partials(static_cast<std::size_t>(compressed_chunks) * 3 * C);
+            check(cudaMemcpy(partials.data(), a.partials, sizeof(double) * partials.size(), cudaMemcpyDeviceToHost),
+                  "download the chunk sums");
+            std::vector<unsigned> counters(2 + max_streams);
+            check(cudaMemcpy(counters.data(), a.counters, sizeof(unsigned) * counters.size(), cudaMemcpyDeviceToHost),
+                  "download the fallback counters");
+            std::vector<double> area(C);
+            for (int c = 0; c < C; ++c) {
+                cpu::NeumaierSum total;
+                double compensation = 0;
+                for (int i = 0; i < compressed_chunks; ++i) {
+                    const double* chunk = &partials[(static_cast<std::size_t>(c) * compressed_chunks + i) * 3];
+                    total.add(chunk[0]);
+                    compensation += chunk[1];
+                    estimates[c] += chunk[2];
+                }
+                area[c] = total.value() + compensation;
+                report_.cells[c] += a.cells;
+                report_.fallbacks[c] += counters[1 + c];
+            }
+            sums.push_back(area);
+        }
+        // The stated error relative to each component's integral, cuts subtracted.
+        for (int c = 0; c < C; ++c) {
+            double integral = 0;
+            for (std::size_t i = 0; i < sums.size(); ++i) integral += (i == 0 ? 1.0 : -1.0) * sums[i][c];
+            report_.stated_error[c] = estimates[c] / std::fabs(integral);
+        }
+        have_report_ = true;
+        return sums;
+    }
+
+    std::optional<cpu::CompressedReport> controller_report() const override {
+        if (!have_report_) return std::nullopt;
+        return report_;
+    }
+
+    /// New stream constants and skip thresholds; the rules, tables and buffers stay.
+    bool retarget(const geometry::IntegrationSetup& setup, unsigned host_threads = 1) override {
+        if (static_cast<int>(setup.streams.size()) != n_streams_ || setup.areas.size() != areas_.size()) return false;
+        streams_ = tidal_streams(setup, nullptr);
+        harness::use_device(device_, "select the device of the compressed integral");
+        for (std::size_t i = 0; i < areas_.size(); ++i) {
+            host_[i].thresholds = cpu::stream_skip_thresholds(setup, setup.areas[i], host_[i].los, host_threads);
+            for (int s = 0; s < n_streams_; ++s) areas_[i].threshold[s] = host_[i].thresholds[s];
+            poison(areas_[i]);
+        }
+        have_report_ = false;
+        return true;
+    }
+
+private:
+    /// All bits set (a NaN) in every output: a cell or chunk the kernels never wrote cannot pass.
+    void poison(const CompressedArea& a) const {
+        const std::size_t n_out = static_cast<std::size_t>(a.padded) * (1 + n_streams_);
+        check(cudaMemset(a.cell_out, 0xff, sizeof(double) * n_out), "poison per-cell results");
+        check(cudaMemset(a.cell_estimate, 0xff, sizeof(double) * n_out), "poison per-cell estimates");
+        check(cudaMemset(a.partials, 0xff, sizeof(double) * compressed_chunks * 3 * (1 + n_streams_)), "poison the chunk sums");
+    }
+
+    /// Makes the device current before the members after it (memory, queue, events) are created.
+    struct Selected {
+        explicit Selected(int device) { harness::use_device(device, "select the device of the compressed integral"); }
+    };
+
+    const CompressedVariant& variant_;
+    LaunchOptions options_;
+    int device_;
+    Selected selected_;
+    int n_streams_;
+    DeviceMemory mem_;
+    Stream queue_;
+    Event start_;
+    Event stop_;
+    TidalStreams streams_;
+    std::vector<HostArea> host_;
+    std::vector<CompressedArea> areas_;
+    double rule_seconds_ = 0;
+    cpu::CompressedReport report_;
+    bool have_report_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<PreparedIntegral> CompressedFamily::prepare(const geometry::IntegrationSetup& setup,
+                                                            const std::vector<int>& devices,
+                                                            const LaunchOptions& options) const {
+    if (devices.empty()) throw CudaError("no device for the compressed integral");
+    return std::make_unique<CompressedIntegral>(variant_, setup, devices.front(), options);
+}
+
+}  // namespace mwsep::cuda
