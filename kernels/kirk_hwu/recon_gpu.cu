@@ -20,6 +20,7 @@ namespace kirk_hwu::recon {
 
 namespace {
 
+/// Throws std::runtime_error naming @p what unless @p status is CUFFT_SUCCESS.
 void check_fft(cufftResult status, const char* what) {
     if (status != CUFFT_SUCCESS)
         throw std::runtime_error(std::string("cuFFT failed to ") + what + " (cufftResult " + std::to_string(status) + ")");
@@ -28,6 +29,7 @@ void check_fft(cufftResult status, const char* what) {
 /// A cuFFT plan for an L³ double-complex transform, destroyed with its owner.
 class Plan3d {
 public:
+    /// Plans the transform of an @p l³ array, run on @p stream.
     Plan3d(int l, cudaStream_t stream) {
         check_fft(cufftPlan3d(&plan_, l, l, l, CUFFT_Z2Z), "plan a 3-D double-complex FFT");
         check_fft(cufftSetStream(plan_, stream), "set the FFT's stream");
@@ -42,7 +44,9 @@ private:
     cufftHandle plan_ = 0;
 };
 
+/// Threads per block of every kernel here.
 constexpr int block = 256;
+/// Blocks that cover @p n threads.
 int blocks_for(std::size_t n) { return static_cast<int>((n + block - 1) / block); }
 
 // [toeplitz-kernels-begin]
@@ -93,6 +97,7 @@ __global__ void crop_add_roughness(const double2* pad, const double2* x, int g, 
 }
 // [toeplitz-kernels-end]
 
+/// Blocks of the dot products (each writes one partial sum).
 constexpr int dot_blocks = 1024;
 
 /// Per block, Σ conj(a_i) b_i over a grid-stride share of the vectors; the host adds the blocks in order.
@@ -189,6 +194,7 @@ const gpu::Variant& variant_of(const std::string& name, gpu::Problem p) {
     return v;
 }
 
+/// The @p n complex values at @p d, copied to the host.
 std::vector<std::complex<double>> download(const double2* d, std::size_t n) {
     std::vector<std::complex<double>> out(n);
     static_assert(sizeof(std::complex<double>) == sizeof(double2));
@@ -215,6 +221,7 @@ ReconOutcome reconstruct_gpu(const ReconProblem& problem, const ReconSettings& s
     std::unique_ptr<gpu::MriDevice> q_device;
     if (settings.iterative) q_device = std::make_unique<gpu::MriDevice>(problem.q, MriOutput::q);
     gpu::MriDevice fhd_device(problem.fhd, MriOutput::fhd);
+    out.times.mu_ms = fhd_device.weights_ms;
     double2* spectrum = mem.allocate<double2>(total, "allocate the Toeplitz spectrum");
     double2* pad = mem.allocate<double2>(total, "allocate the padded image");
     double2* x = mem.allocate<double2>(n, "allocate the image");

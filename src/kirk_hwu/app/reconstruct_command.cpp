@@ -18,7 +18,8 @@ namespace {
 /// The CSV columns of `kirk_hwu reconstruct --csv`: one row per method (iterative, gridding).
 const std::vector<std::string> reconstruct_columns = {
     "experiment", "device", "size", "grid", "samples", "method", "q_variant", "fhd_variant", "q_threads_per_block",
-    "q_chunk", "fhd_threads_per_block", "fhd_chunk", "lambda", "iterations", "final_residual", "q_ms", "q_fft_ms", "fhd_ms", "solver_ms", "recon_ms",
+    "q_chunk", "fhd_threads_per_block", "fhd_chunk", "lambda", "iterations", "final_residual", "q_ms", "q_fft_ms",
+    "fhd_ms", "mu_ms", "solver_ms", "recon_ms",
     "q_pairs", "fhd_pairs", "rel_l2_err", "max_rel_err"};
 
 /// The CSV columns of `kirk_hwu reconstruct --history`: one row per conjugate-gradient iteration.
@@ -107,7 +108,7 @@ int command_reconstruct(const std::vector<std::string>& args) {
     const std::string fv = device == "cpu" ? "cpu-f64" : choice.fhd_variant;
     const auto gridding_row = [&] {
         csv->row({experiment, device, size_text, std::to_string(shape.grid), std::to_string(problem.samples()), "gridding",
-                  "", "", "", "", "", "", "", "0", "", "", "", "", "", n(r.times.gridding_ms), "", "", n(gridded.rel_l2),
+                  "", "", "", "", "", "", "", "0", "", "", "", "", "", "", n(r.times.gridding_ms), "", "", n(gridded.rel_l2),
                   n(gridded.max_rel)});
     };
     // The central slices of each image, as small .npy files.
@@ -130,6 +131,7 @@ int command_reconstruct(const std::vector<std::string>& args) {
                 r.times.q_ms > 0 ? r.q_pairs / (r.times.q_ms / 1e3) : 0.0, settings.direct ? " (not used: direct AᴴA)" : "");
     std::printf("  Q spectrum %10.3f ms\n", r.times.q_fft_ms);
     std::printf("  F^H d      %10.3f ms (%.3g pairs, %.3g pairs/s)\n", r.times.fhd_ms, r.fhd_pairs, r.fhd_pairs / (r.times.fhd_ms / 1e3));
+    if (device == "gpu") std::printf("  mu kernel  %10.3f ms (loop fission: F^H d's weights, in the upload)\n", r.times.mu_ms);
     std::printf("  solver     %10.3f ms (%d iterations, relative residual %.3g)\n", r.times.solver_ms, iterations, final_residual);
     std::printf("  recon      %10.3f ms (F^H d + solver)\n", r.times.recon_ms());
     std::printf("error against the phantom: iterative rel L2 %.4g (max %.4g), gridding rel L2 %.4g (max %.4g); "
@@ -142,7 +144,7 @@ int command_reconstruct(const std::vector<std::string>& args) {
                   settings.direct ? "iterative-direct" : "iterative", qv, fv, text(choice.q_threads_per_block),
                   text(choice.q_chunk), text(choice.fhd_threads_per_block), text(choice.fhd_chunk), n(settings.lambda),
                   std::to_string(iterations), n(final_residual), n(r.times.q_ms), n(r.times.q_fft_ms), n(r.times.fhd_ms),
-                  n(r.times.solver_ms), n(r.times.recon_ms()), n(r.q_pairs), n(r.fhd_pairs), n(iterative.rel_l2),
+                  device == "gpu" ? n(r.times.mu_ms) : "", n(r.times.solver_ms), n(r.times.recon_ms()), n(r.q_pairs), n(r.fhd_pairs), n(iterative.rel_l2),
                   n(iterative.max_rel)});
         gridding_row();
     }

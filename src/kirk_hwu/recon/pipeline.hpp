@@ -37,6 +37,7 @@ struct StageTimes {
     double q_ms = 0;         ///< Q on the (2N₁)³ offsets grid
     double q_fft_ms = 0;     ///< the circulant's FFT (the Toeplitz spectrum)
     double fhd_ms = 0;       ///< F^H d
+    double mu_ms = 0;        ///< GPU: the μ kernel (loop fission, F1a) that forms F^H d's weights, in the upload
     double solver_ms = 0;    ///< conjugate gradients
     double gridding_ms = 0;  ///< the whole gridding reconstruction
     /// The reconstruction time as the documents count it: F^H d plus the solver.

@@ -18,10 +18,14 @@ inline constexpr double pi = 3.141592653589793238462643383279502884;
 /// One ellipsoid of the phantom, in field-of-view units: centre, semi-axes, a rotation about z and the
 /// value added inside it.
 struct Ellipsoid {
-    double cx, cy, cz;  ///< centre
-    double ax, ay, az;  ///< semi-axes along the rotated x, y and z axes
-    double angle;       ///< rotation about z [rad]
-    double value;       ///< value added inside
+    double cx;     ///< centre, x
+    double cy;     ///< centre, y
+    double cz;     ///< centre, z
+    double ax;     ///< semi-axis along the rotated x axis
+    double ay;     ///< semi-axis along the rotated y axis
+    double az;     ///< semi-axis along z
+    double angle;  ///< rotation about z [rad]
+    double value;  ///< value added inside
 };
 
 /// The Fourier transform of the unit ball's indicator at spatial frequency @p q ≥ 0 (cycles per unit
