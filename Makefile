@@ -1,9 +1,9 @@
-# mwsep: the MilkyWay@Home separation likelihood study, rebuilt.
+# gpu_studies: the MilkyWay@Home separation likelihood study and the GPU case studies (experiments/studies.json), rebuilt.
 # This Makefile is the user interface; CMake builds the C++/CUDA code underneath.
 #
 #   make run       evaluate the default work unit (GPU if one is present, else all CPU cores)
 #   make test      build and run every test that this machine can run (GPU tests skip without a GPU)
-#   make test-gpu  run the GPU correctness checks (needs an NVIDIA GPU)
+#   make test-gpu  run the GPU correctness checks, one process per test program, concurrently; time recorded (needs a GPU)
 #   make test-sanitize  the tests again, built with AddressSanitizer and UndefinedBehaviorSanitizer (CPU only)
 #   make test-boinc  mwsep built as a BOINC application (needs libboinc-app-dev), tested standalone
 #   make fuzz      the input readers under libFuzzer (clang), FUZZ_SECONDS each (default 20)
@@ -11,7 +11,7 @@
 #   make experiments  every experiment on this machine's GPU into a fresh folder (OUT=, QUICK=1, ONLY=, STUDY=, PEER=)
 #   make compare   compare a fresh results folder (NEW=) with a committed one (REF=): a verdict per result
 #   make docs      the reader's documentation (HTML) in docs/_build/html
-#   make paper     the thesis-style report (HTML, and PDF unless PDF=0) from the recorded results
+#   make paper     the thesis-style report (HTML, and PDF unless PDF=0) from the recorded results (RESULTS=, STUDY=)
 #   make reproduce everything: build, tests, experiments (with a GPU), figures, report, docs
 #   make stars     generate the synthetic star catalogues of every work unit
 #   make clean
@@ -56,8 +56,11 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@nvidia-smi -L >/dev/null 2>&1 || echo "note: no GPU on this machine: the GPU correctness tests were skipped (run 'make test-gpu' where there is an NVIDIA GPU)"
 
+# The GPU tests, one process per GoogleTest program, all at once; the wall time and counts are recorded in
+# $(TEST_GPU_RECORD) (tools/test_gpu.py), which is where a stated time comes from.
+TEST_GPU_RECORD ?= $(BUILD)/test-gpu.json
 test-gpu: build
-	cd $(BUILD) && ctest --output-on-failure -L gpu
+	python3 tools/test_gpu.py $(BUILD) --record $(TEST_GPU_RECORD)
 
 # The tests built with AddressSanitizer and UndefinedBehaviorSanitizer, in their own folder (CPU only): a
 # memory error, a leak or undefined behaviour fails the test that triggers it. Debug information makes the
@@ -130,14 +133,20 @@ RESULTS ?= experiments/results/nvidia-h200
 export COMPARE
 PDF ?= 1
 figures: $(VENV)/.installed
-	$(VENV)/bin/python figures/make_figures.py --results $(RESULTS) --out figures/out
+	$(VENV)/bin/python figures/make_figures.py --results $(RESULTS) --out figures/out $(foreach s,$(STUDY),--study $(s))
 
 paper: figures
+ifneq ($(STUDY),)
+	$(VENV)/bin/python paper/report_data.py $(RESULTS) $(foreach s,$(STUDY),--study $(s))
+	PAPER_STUDY="$(STUDY)" $(VENV)/bin/sphinx-build -W --keep-going -q -b html paper paper/_build/preview
+	@echo "report preview ($(STUDY)): paper/_build/preview/_preview/index.html"
+else
 	$(VENV)/bin/python paper/report_data.py $(RESULTS)
 	python3 tools/check_report.py
 	$(VENV)/bin/sphinx-build -W --keep-going -q -b html paper paper/_build/html
 	@echo "report: paper/_build/html/index.html"
-ifneq ($(PDF),0)
+endif
+ifeq ($(STUDY)$(PDF),1)
 	@bash tools/check_deps.sh pdf
 	$(VENV)/bin/sphinx-build -W --keep-going -q -b latex paper paper/_build/latex
 	$(MAKE) -C paper/_build/latex LATEXMKOPTS="-interaction=nonstopmode -halt-on-error" all-pdf > paper/_build/latex.log 2>&1 || \

@@ -3,101 +3,153 @@
 
     python3 experiments/compare.py NEW_FOLDER REF_FOLDER [--out FILE.md] [--json FILE.json]
 
-Both folders are written by experiments/run.py (each has a manifest.json). Each result file present in
-both is compared by what it measures, with the tolerances stated below:
-  timings (GPU benchmarks)   median kernel time per configuration within max(2 %, 3 x the larger
-                             relative spread (noise_pct) of the two runs)
-  timings (CPU, end to end)  median within 10 % (a host shared with other work is noisier)
-  correctness                every comparison passes in both; the largest difference within 10x of the
-                             reference's or below its tolerance
-  counts (skipping, SASS)    identical
-  listings (registers)       identical registers and spills per kernel
-  profiler metrics           percentages within 5 points
-  microbenchmarks, peer      rates within 5 %, peer times within 10 %
-A verdict is "agrees", "differs" (with the worst entry), "not re-run" (NEW did not run that experiment:
-a run of some experiments only, `--only`), "missing" (NEW ran the experiment but lacks the file) or "new"
-(only in NEW). Exit status 1 when any result differs or is missing.
+Both folders are written by experiments/run.py (each has a manifest.json). Each result file of REF is
+compared with the same file of NEW as its kind declares (experiments/studies/<study>.py, `KINDS`; the
+methods are described in experiments/harness/kinds.py): by the kind's key columns (one configuration
+each), its value column and its tolerance. Rows marked invalid (experiments/harness/results.py) are never
+compared; a new file with such rows differs.
+
+Verdicts:
+  agrees        compared, within the tolerance; the detail gives the size of the difference
+  differs       compared, outside the tolerance (the worst configuration and by how much), a configuration
+                of REF missing from NEW, invalid rows, or the new run's experiment not done
+  not compared  no comparison is declared for the file's kind (the reason is given); never counted as agreeing
+  unreadable    the file could not be read as its kind declares (the error is given)
+  not re-run    NEW did not run that experiment (a run of some experiments only, `--only` or `--study`)
+  missing       NEW ran the experiment but lacks the file
+  new           only in NEW
+Exit status 1 when any file differs, is missing or unreadable; 2 when a folder is not a results folder.
+Two recordings on different GPUs differ by design; their verdicts say by how much.
 """
 import argparse
-import csv
 import json
 import pathlib
 import re
 import statistics
 import sys
 
-BENCH_KEYS = ["variant", "work_unit", "threads_per_block", "blocks_per_launch", "register_cap", "star_layout", "sm_count"]
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+
+from harness.results import NotAResultFolder, ResultFolder, invalid, medians, number, read_csv  # noqa: E402
+
+VERDICTS = ("agrees", "differs", "not compared", "unreadable", "not re-run", "missing", "new")
 
 
-def rows(path):
-    with path.open() as f:
-        return list(csv.DictReader(f))
+def label(key):
+    return "/".join(x for x in key if x) or "(one configuration)"
 
 
-def medians(rs, keys, value):
-    groups = {}
-    for r in rs:
-        groups.setdefault(tuple(r.get(k, "") for k in keys), []).append(float(r[value]))
-    return {k: statistics.median(v) for k, v in groups.items()}
+def change(a, b):
+    if b == 0:
+        return 0.0 if a == 0 else float("inf")
+    return a / b - 1
 
 
-def ratio_check(new, ref, keys, value, tol_of):
-    """(ok, detail) comparing medians of `value` per key; tol_of(key) gives the allowed relative change."""
-    a, b = medians(new, keys, value), medians(ref, keys, value)
+def compare_median(kind, new_rows, ref_rows):
+    c = kind.compare
+    bad = [r for r in new_rows if invalid(r)]
+    if bad:
+        return False, f"{len(bad)} rows of the new file are marked invalid"
+    good_ref = [r for r in ref_rows if not invalid(r)]
+    a, b = medians(new_rows, kind.key, kind.value), medians(good_ref, kind.key, kind.value)
+    if not b:
+        return False, f"the reference has no number in column {kind.value}"
+    lost = sorted(set(b) - set(a))
+    noise_a = medians(new_rows, kind.key, c.noise) if c.noise else {}
+    noise_b = medians(good_ref, kind.key, c.noise) if c.noise else {}
+
+    def allowed(k):
+        return max(c.tolerance, 3 * max(noise_a.get(k, 0), noise_b.get(k, 0)) / 100)
     common = sorted(set(a) & set(b))
     if not common:
-        return False, "no configuration in common"
-    worst = max(common, key=lambda k: abs(a[k] / b[k] - 1) - tol_of(k))
-    change = a[worst] / b[worst] - 1
-    ok = all(abs(a[k] / b[k] - 1) <= tol_of(k) for k in common)
-    return ok, f"{len(common)} configurations; largest change {change:+.1%} at {'/'.join(x for x in worst if x)} (allowed {tol_of(worst):.1%})"
+        return False, f"no configuration in common ({len(b)} in the reference, keyed by {', '.join(kind.key)})"
+    changes = {k: change(a[k], b[k]) for k in common}
+    worst = max(common, key=lambda k: abs(changes[k]) - allowed(k))
+    outside = [k for k in common if abs(changes[k]) > allowed(k)]
+    detail = (f"{len(common)} configurations of {kind.value}; median change {statistics.median(changes.values()):+.1%}, "
+              f"largest {changes[worst]:+.1%} at {label(worst)} (allowed {allowed(worst):.1%})")
+    if outside:
+        detail += f"; {len(outside)} outside the tolerance"
+    if lost:
+        detail += f"; {len(lost)} configurations of the reference missing, first {label(lost[0])}"
+    return not outside and not lost, detail
 
 
-def compare_bench(new, ref):
-    def noise(rs):
-        out = {}
-        for r in rs:
-            out[tuple(r.get(k, "") for k in BENCH_KEYS)] = float(r.get("noise_pct") or 0) / 100
-        return out
-    na, nb = noise(new), noise(ref)
-    return ratio_check(new, ref, BENCH_KEYS, "kernel_ms", lambda k: max(0.02, 3 * max(na.get(k, 0), nb.get(k, 0))))
+def keyed(rows, key):
+    out = {}
+    for r in rows:
+        out.setdefault(tuple(r.get(k, "") or "" for k in key), []).append(r)
+    return out
 
 
-def compare_table(value, keys, tol):
-    return lambda new, ref: ratio_check(new, ref, keys, value, lambda k: tol)
+def compare_exact(kind, new_rows, ref_rows):
+    a, b = keyed(new_rows, kind.key), keyed(ref_rows, kind.key)
+    columns = list(kind.compare.values) or [c for c in (ref_rows[0] if ref_rows else {}) if c not in kind.key]
+    diff = []
+    for k in b:
+        old = [[r.get(c) for c in columns] for r in b[k]]
+        new = [[r.get(c) for c in columns] for r in a.get(k, [])]
+        if old != new:
+            diff.append(k)
+    detail = f"{len(b)} configurations, columns {', '.join(columns)}; {len(diff)} differ"
+    if diff:
+        first = diff[0]
+        detail += f", first {label(first)}"
+    return not diff and bool(b), detail
 
 
-def compare_exact(keys):
-    def check(new, ref):
-        a = {tuple(r[k] for k in keys): r for r in new}
-        b = {tuple(r[k] for k in keys): r for r in ref}
-        diff = [k for k in b if k not in a or a[k] != b[k]]
-        return not diff, f"{len(b)} rows; {len(diff)} differ" + (f", first {diff[0]}" if diff else "")
-    return check
-
-
-def compare_correctness(new, ref):
-    failed = [r for r in new if r["pass"] != "true"]
-    if failed:
-        return False, f"{len(failed)} comparisons fail, first {failed[0]['variant']} on {failed[0]['work_unit']}"
-    worst_new = max(float(r["max_rel_diff"]) for r in new)
-    worst_ref = max(float(r["max_rel_diff"]) for r in ref)
-    ok = len(new) >= len(ref)
-    return ok, f"{len(new)} comparisons (reference {len(ref)}), all pass; largest difference {worst_new:.2e} (reference {worst_ref:.2e})"
-
-
-def compare_ncu(new, ref):
-    a = {r["variant"]: r for r in new}
-    b = {r["variant"]: r for r in ref}
+def compare_points(kind, new_rows, ref_rows):
+    a, b = keyed(new_rows, kind.key), keyed(ref_rows, kind.key)
+    common = [k for k in b if k in a]
     worst, ok = (None, 0.0), True
-    for v in set(a) & set(b):
-        for c in b[v]:
-            if c.endswith("_pct"):
-                d = abs(float(a[v][c]) - float(b[v][c]))
-                ok &= d <= 5
-                if d > worst[1]:
-                    worst = (f"{v} {c}", d)
-    return ok, f"{len(set(a) & set(b))} kernels; largest change {worst[1]:.1f} points ({worst[0]}), allowed 5"
+    checked = 0
+    for k in common:
+        ra, rb = a[k][0], b[k][0]
+        for col in rb:
+            if col.endswith("_pct") and col in ra:
+                x, y = number(ra[col]), number(rb[col])
+                if x is None or y is None:
+                    continue
+                checked += 1
+                d = abs(x - y)
+                ok &= d <= kind.compare.tolerance
+                if worst[0] is None or d > worst[1]:
+                    worst = (f"{label(k)} {col}", d)
+    lost = [k for k in b if k not in a]
+    if not checked:
+        return False, "no percentage column in common"
+    detail = (f"{len(common)} configurations, {checked} percentages; largest change {worst[1]:.1f} points "
+              f"({worst[0]}), allowed {kind.compare.tolerance:g}")
+    if lost:
+        detail += f"; {len(lost)} configurations of the reference missing, first {label(lost[0])}"
+    return ok and not lost, detail
+
+
+def compare_correctness(kind, new_rows, ref_rows):
+    failed = [r for r in new_rows if invalid(r)]
+    a, b = keyed(new_rows, kind.key), keyed(ref_rows, kind.key)
+    lost = [k for k in b if k not in a]
+
+    def largest(rows):
+        vals = [number(r.get(kind.value, "")) for r in rows]
+        vals = [v for v in vals if v is not None]
+        return max(vals) if vals else float("nan")
+    detail = (f"{len(new_rows)} comparisons (reference {len(ref_rows)}); largest {kind.value} {largest(new_rows):.2e} "
+              f"(reference {largest(ref_rows):.2e})")
+    if failed:
+        detail = f"{len(failed)} comparisons fail, first {label(tuple(failed[0].get(k, '') for k in kind.key))}; " + detail
+    else:
+        detail = "all pass; " + detail
+    if lost:
+        detail += f"; {len(lost)} comparisons of the reference missing, first {label(lost[0])}"
+    return not failed and not lost, detail
+
+
+def compare_marker(kind, new_path, ref_path):
+    found = [bool(re.search(kind.marker, p.read_text(errors="replace"), re.M)) for p in (new_path, ref_path)]
+    if not found[0]:
+        return False, f"the new output lacks {kind.marker!r} (not whole, or not clean)"
+    return True, f"both whole and clean ({kind.marker!r} found" + ("" if found[1] else "; the reference lacks it") + ")"
 
 
 def listing_entries(text):
@@ -110,86 +162,108 @@ def listing_entries(text):
     return out
 
 
-def compare_listing(new_path, ref_path):
+def compare_listing(kind, new_path, ref_path):
     a, b = listing_entries(new_path.read_text()), listing_entries(ref_path.read_text())
+    if not b:
+        return False, "the reference lists no kernel"
     diff = [k for k in b if a.get(k) != b[k]]
-    return not diff and bool(b), f"{len(b)} variants; {len(diff)} differ" + (f", first {diff[0]}: {a.get(diff[0])} vs {b[diff[0]]}" if diff else "")
+    return not diff, f"{len(b)} kernels; {len(diff)} differ" + (f", first {diff[0]}: {a.get(diff[0])} vs {b[diff[0]]}" if diff else "")
 
 
-BY_KIND = {
-    "bench": compare_bench,
-    "bench_cpu": compare_table("seconds", ["integrator", "threads", "work_unit", "slices"], 0.10),
-    "e2e": compare_table("wall_ms", ["work_unit", "variant"], 0.10),
-    "slice_load": compare_table("seconds", ["integrator", "mode", "work_unit"], 0.10),
-    "microbench": compare_table("exps_per_second", ["function"], 0.05),
-    "peer": compare_table("integration_s", ["work_unit", "flags"], 0.10),
-    "host": compare_exact(["work_unit", "area", "stream"]),
-    "sass": compare_exact(["kernel"]),
-    "correctness": compare_correctness,
-    "ncu_metrics": compare_ncu,
-}
+def compare_json_value(kind, new_path, ref_path):
+    a, b = (json.loads(p.read_text()).get(kind.value) for p in (new_path, ref_path))
+    if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+        return False, f"field {kind.value} is not a number in both ({a!r}, {b!r})"
+    d = abs(change(a, b))
+    return d <= kind.compare.tolerance, f"{kind.value} {a:.10g} (reference {b:.10g}), relative change {d:.1e}, allowed {kind.compare.tolerance:.0e}"
+
+
+TABLES = {"median": compare_median, "exact": compare_exact, "points": compare_points, "correctness": compare_correctness}
+TEXTS = {"marker": compare_marker, "listing": compare_listing, "json_value": compare_json_value}
+
+
+def compare_file(kind, new_path, ref_path):
+    """(verdict, detail) for one file of a declared kind."""
+    method = kind.compare.method
+    if method == "none":
+        return "not compared", kind.compare.reason
+    try:
+        if method in TABLES:
+            ok, detail = TABLES[method](kind, read_csv(new_path), read_csv(ref_path))
+        else:
+            ok, detail = TEXTS[method](kind, new_path, ref_path)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        return "unreadable", f"{type(e).__name__}: {e}"
+    return ("agrees" if ok else "differs"), detail
 
 
 def compare(new_dir, ref_dir):
-    new_m = json.loads((new_dir / "manifest.json").read_text())
-    ref_m = json.loads((ref_dir / "manifest.json").read_text())
+    new, ref = ResultFolder(new_dir), ResultFolder(ref_dir)
     verdicts = []
-    for rel, entry in sorted(ref_m["files"].items()):
-        kind = entry["kind"]
-        new_path, ref_path = new_dir / rel, ref_dir / rel
-        if entry["experiment"] not in new_m["experiments"]:
-            verdicts.append((rel, "not re-run", f"the new run did not include experiment {entry['experiment']}"))
+    for rel, entry in sorted(ref.files.items()):
+        experiment = entry["experiment"]
+        if experiment not in new.experiments:
+            verdicts.append((rel, "not re-run", f"the new run did not include experiment {experiment}"))
             continue
-        if rel not in new_m["files"] or not new_path.exists():
+        if not new.has(rel):
             verdicts.append((rel, "missing", "not in the new folder"))
             continue
-        if rel.endswith(".csv") and kind in BY_KIND:
-            ok, detail = BY_KIND[kind](rows(new_path), rows(ref_path))
-        elif kind == "listing":
-            ok, detail = compare_listing(new_path, ref_path)
-        elif kind in ("sanitizer", "correctness") and rel.endswith(".log"):
-            ok, detail = True, "a log; its verdict is its status: " + new_m["experiments"][entry["experiment"]]["status"]
-        elif kind == "ncu_sections":
-            ok, detail = True, "profiler sections: not compared (informational)"
-        else:
-            ok, detail = True, "not compared"
-        status = new_m["experiments"].get(entry["experiment"], {}).get("status", "unknown")
-        if status != "done":
-            ok, detail = False, f"the new run's status is {status}; " + detail
-        verdicts.append((rel, "agrees" if ok else "differs", detail))
-    for rel in sorted(set(new_m["files"]) - set(ref_m["files"])):
+        kind = ref.kind(rel)
+        if kind is None:
+            verdicts.append((rel, "not compared", f"the study {ref.study_of(rel)} declares no kind '{entry['kind']}' "
+                                                  "covering this file"))
+            continue
+        verdict, detail = compare_file(kind, new.path / rel, ref.path / rel)
+        status = new.status(rel)
+        if status != "done" and verdict in ("agrees", "differs"):
+            verdict, detail = "differs", f"the new run's status is {status}; " + detail
+        verdicts.append((rel, verdict, detail))
+    for rel in sorted(set(new.files) - set(ref.files)):
         verdicts.append((rel, "new", "only in the new folder"))
     return verdicts
 
 
-def main():
+def report(new_dir, ref_dir, verdicts):
+    new, ref = ResultFolder(new_dir), ResultFolder(ref_dir)
+    lines = [f"Comparison of {new_dir} ({new.gpu_count} x {new.gpu_name}) with {ref_dir} ({ref.gpu_count} x {ref.gpu_name})", ""]
+    if (new.gpu_name, new.gpu_count) != (ref.gpu_name, ref.gpu_count):
+        lines += ["The two folders were recorded on different hosts: timings are expected to differ; the details "
+                  "say by how much.", ""]
+    lines += ["| result | verdict | detail |", "|---|---|---|"]
+    lines += [f"| {rel} | {v} | {d.replace('|', '/')} |" for rel, v, d in verdicts]
+    counts = {v: sum(1 for _, x, _ in verdicts if x == v) for v in VERDICTS}
+    lines += ["", "Totals: " + ", ".join(f"{n} {v}" for v, n in counts.items())]
+    return "\n".join(lines) + "\n", counts
+
+
+def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("new", type=pathlib.Path)
     p.add_argument("ref", type=pathlib.Path)
     p.add_argument("--out", type=pathlib.Path, help="also write the verdicts as a Markdown table")
     p.add_argument("--json", type=pathlib.Path, help="also write the verdicts as JSON")
-    args = p.parse_args()
-    for d in (args.new, args.ref):
-        if not (d / "manifest.json").exists():
-            print(f"compare: {d} has no manifest.json (not a folder written by experiments/run.py)", file=sys.stderr)
-            return 2
-    verdicts = compare(args.new, args.ref)
-    new_host = json.loads((args.new / "manifest.json").read_text()).get("host", {})
-    ref_host = json.loads((args.ref / "manifest.json").read_text()).get("host", {})
-    gpu = lambda h: (h.get("gpus") or [{}])[0].get("gpu_name", "no GPU")
-    lines = [f"Comparison of {args.new} ({gpu(new_host)}) with {args.ref} ({gpu(ref_host)})", "",
-             "| result | verdict | detail |", "|---|---|---|"]
-    lines += [f"| {rel} | {v} | {d} |" for rel, v, d in verdicts]
-    counts = {v: sum(1 for _, x, _ in verdicts if x == v) for v in ("agrees", "differs", "not re-run", "missing", "new")}
-    lines += ["", "Totals: " + ", ".join(f"{n} {v}" for v, n in counts.items())]
-    text = "\n".join(lines) + "\n"
+    args = p.parse_args(argv)
+    try:
+        inputs = set()
+        for folder in (args.new, args.ref):
+            f = ResultFolder(folder)
+            inputs |= {(f.path / rel).resolve() for rel in f.files} | {(f.path / "manifest.json").resolve()}
+        for out in (args.out, args.json):
+            if out is not None and out.resolve() in inputs:
+                print(f"compare: {out} is one of the compared files; choose another output", file=sys.stderr)
+                return 2
+        verdicts = compare(args.new, args.ref)
+        text, counts = report(args.new, args.ref, verdicts)
+    except NotAResultFolder as e:
+        print(f"compare: {e}", file=sys.stderr)
+        return 2
     print(text)
     if args.out:
         args.out.write_text(text)
     if args.json:
         args.json.write_text(json.dumps({"new": str(args.new), "ref": str(args.ref), "verdicts": [
             {"result": r, "verdict": v, "detail": d} for r, v, d in verdicts], "totals": counts}, indent=1) + "\n")
-    return 1 if counts["differs"] or counts["missing"] else 0
+    return 1 if counts["differs"] or counts["missing"] or counts["unreadable"] else 0
 
 
 if __name__ == "__main__":

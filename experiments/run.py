@@ -4,8 +4,9 @@
     python3 experiments/run.py [--out DIR] [--study mwsep] [--only a,b] [--quick] [--build build]
                                [--peer PATH [--peer-lib DIR]]
 
-Definitions: experiments/definitions/<study>/<name>.json; how a study's runs become commands:
-experiments/studies/<study>.py; the runner: experiments/harness/runner.py. Results go to a FRESH folder
+The studies: experiments/studies.json; definitions: experiments/definitions/<study>/<name>.json; how a
+study's runs become commands: experiments/studies/<study>.py (a harness.study.Study); the runner:
+experiments/harness/runner.py. Results go to a FRESH folder
 by default, experiments/results/local/<gpu>-<UTC date and time>/ (never into the committed results);
 --out names a folder, and running again on the same folder resumes it (jobs recorded as done are skipped).
 Every file is listed in <out>/manifest.json with its experiment, commits and status; each has a
@@ -19,9 +20,10 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from harness import provenance, runner  # noqa: E402
+from harness import provenance, registry, runner  # noqa: E402
 
-STUDIES = ["mwsep", "ryoo", "kirk_hwu", "munch"]
+# The declared studies (experiments/studies.json), in their order.
+STUDIES = registry.names()
 
 
 def main():

@@ -1,13 +1,16 @@
 """Shared loading and style for the figure scripts.
 
 Measured numbers come only from the result files of one GPU (experiments/results/<gpu>/); published
-numbers come only from paper/published.json. A figure whose source data is missing or empty raises
-MissingData instead of drawing anything.
+numbers come only from paper/mwsep/published.json (each study its own paper/<study>/published.json). A figure whose source data is missing or empty raises
+MissingData instead of drawing anything; figures/make_figures.py then writes an image that says the figure
+was not measured on this GPU, and why.
 """
 import csv
 import json
 import pathlib
 import statistics
+import sys
+import textwrap
 
 import matplotlib
 
@@ -15,8 +18,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.append(str(ROOT / "experiments"))
+from harness import results  # noqa: E402
 RESULTS = ROOT / "experiments" / "results" / "nvidia-h200"
-PUBLISHED = ROOT / "paper" / "published.json"
+PUBLISHED = ROOT / "paper" / "mwsep" / "published.json"
 OUT = ROOT / "figures" / "out"
 
 WORK_UNITS = ["3s-large", "2s-large", "3s-small", "2s-small"]
@@ -51,7 +56,8 @@ def load_published(path=PUBLISHED):
 
 
 def read_rows(results_dir, name):
-    """The rows of <results_dir>/<name>.csv as dicts of strings; MissingData if missing or empty."""
+    """The rows of <results_dir>/<name>.csv as dicts of strings; MissingData if missing or empty, or if a row
+    is marked invalid (the one rule of experiments/harness/results.py, which the report applies too)."""
     path = pathlib.Path(results_dir) / f"{name}.csv"
     if not path.exists():
         raise MissingData(f"{path} is missing")
@@ -59,6 +65,9 @@ def read_rows(results_dir, name):
         rows = list(csv.DictReader(f))
     if not rows:
         raise MissingData(f"{path} has no rows")
+    bad = sum(1 for r in rows if results.invalid(r))
+    if bad:
+        raise MissingData(f"{path}: {bad} rows marked invalid; a figure uses only valid results")
     return rows
 
 
@@ -83,7 +92,7 @@ def medians(rows, keys=("variant", "work_unit"), value="kernel_ms", where=None):
     """Median of `value` over the repeats of each key tuple; rows failing `where` are skipped."""
     groups = {}
     for r in rows:
-        if r.get("valid", "true") != "true" or (where and not where(r)):
+        if results.invalid(r) or (where and not where(r)):
             continue
         groups.setdefault(tuple(r[k] for k in keys), []).append(float(r[value]))
     return {k: statistics.median(v) for k, v in groups.items()}
@@ -103,6 +112,15 @@ def table_as_read(published, table_id):
     printed = t.get("printed_columns", WORK_UNITS)
     read = t.get("columns_as_read", printed)
     return {m: {wu: row[col] for wu, col in zip(read, printed)} for m, row in t["rows"].items()}
+
+
+def placeholder(out_dir, stem, reason):
+    """The figure <stem> not drawn: an image that says so and why, in the formats `save` writes."""
+    fig, ax = plt.subplots(figsize=(6.4, 1.6))
+    ax.axis("off")
+    ax.text(0.5, 0.5, "Not measured on this GPU:\n" + textwrap.fill(str(reason), 90), ha="center", va="center",
+            fontsize=8, wrap=True)
+    return save(fig, out_dir, stem)
 
 
 def save(fig, out_dir, stem):

@@ -1,9 +1,10 @@
-"""Draws every figure of the report from one GPU's recorded results and paper/published.json.
+"""Draws every figure of the report from one GPU's recorded results and the published numbers (paper/<study>/published.json).
 
     .venv/bin/python figures/make_figures.py [--results DIR] [--published FILE] [--out DIR]
 
-Prints each file written. Exits with status 1 if any figure's source data is missing or empty; such a
-figure is not drawn."""
+Prints each file written. A figure whose source data is missing or empty is not drawn: an image saying it
+was not measured on this GPU, and why, takes its place, and the figure is listed at the end. With --strict
+the exit status is then 1."""
 import argparse
 import importlib
 import pathlib
@@ -11,8 +12,11 @@ import sys
 
 import common as c
 
-# One line per study: its package of figure modules under figures/<study>/.
-STUDIES = ["mwsep", "ryoo", "kirk_hwu", "munch"]
+sys.path.append(str(pathlib.Path(__file__).resolve().parents[1] / "experiments"))
+from harness import registry  # noqa: E402
+
+# The declared studies (experiments/studies.json): each has its package of figure modules under figures/<study>/.
+STUDIES = registry.names()
 
 
 def main():
@@ -20,6 +24,8 @@ def main():
     ap.add_argument("--results", type=pathlib.Path, default=c.RESULTS)
     ap.add_argument("--published", type=pathlib.Path, default=c.PUBLISHED)
     ap.add_argument("--out", type=pathlib.Path, default=c.OUT)
+    ap.add_argument("--study", action="append", help="draw only this study's figures (repeatable)")
+    ap.add_argument("--strict", action="store_true", help="exit 1 when a figure had no source data")
     args = ap.parse_args()
     try:
         published = c.load_published(args.published)
@@ -28,6 +34,8 @@ def main():
         return 1
     failed, total = [], 0
     for study in STUDIES:
+        if args.study and study not in args.study:
+            continue
         for name in importlib.import_module(study).FIGURES:
             total += 1
             try:
@@ -35,11 +43,14 @@ def main():
                 for path in module.make(args.results / study, published, args.out / study):
                     print(path)
             except c.MissingData as e:
-                print(f"error: {study}/{name} not drawn: {e}", file=sys.stderr)
-                failed.append(name)
+                print(f"figures: {study}/{name} not drawn, not measured on this GPU: {e}", file=sys.stderr)
+                for path in c.placeholder(args.out / study, name, e):
+                    print(path)
+                failed.append(f"{study}/{name}")
     if failed:
-        print(f"{len(failed)} of {total} figures had no source data: {', '.join(failed)}", file=sys.stderr)
-    return 1 if failed else 0
+        print(f"figures: {len(failed)} of {total} figures had no source data (an image says so): {', '.join(failed)}",
+              file=sys.stderr)
+    return 1 if failed and args.strict else 0
 
 
 if __name__ == "__main__":

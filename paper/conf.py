@@ -1,6 +1,8 @@
 """Sphinx configuration of the thesis-style report (built by `make paper`)."""
 import json
+import os
 import pathlib
+import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "paper" / "_generated"
@@ -12,6 +14,20 @@ copyright = "2026, the mwsep authors"
 extensions = ["myst_parser"]
 source_suffix = {".md": "markdown"}
 exclude_patterns = ["_build", "README.md", "_generated", "**/_generated", "**/data"]
+# PAPER_STUDY=<name>[,<name>]: a preview of these studies' chapters alone (make paper STUDY=<name>), rooted at
+# _preview/index.md, which `paper/report_data.py --study` writes.
+sys.path.append(str(ROOT / "experiments"))
+from harness import registry  # noqa: E402
+
+PREVIEW = [s for s in os.environ.get("PAPER_STUDY", "").replace(",", " ").split() if s]
+if PREVIEW:
+    root_doc = "_preview/index"
+    shown = [e for e in registry.load() if e.name in PREVIEW]
+    exclude_patterns += ["index.md"] + [f"{e.name}/*" for e in registry.load() if e.name not in PREVIEW]
+    if not any("abstract" in c for e in shown for c in e.chapters):
+        exclude_patterns.append("abstract.md")
+else:
+    exclude_patterns.append("_preview")
 myst_enable_extensions = ["substitution", "colon_fence", "dollarmath"]
 myst_heading_anchors = 3
 myst_footnote_transition = False

@@ -1,15 +1,24 @@
 #!/usr/bin/env python3
 """Generates every number and table of the report from the recorded results and the published numbers.
 
-    python3 paper/report_data.py [RESULTS]     (default experiments/results/nvidia-h200; $RESULTS also works)
+    python3 paper/report_data.py [RESULTS] [--study NAME ...] [--toc]
+        RESULTS: a results folder (default experiments/results/nvidia-h200; $RESULTS also works)
+        --study: build only these studies (a chapter previewed alone); the others are left as they were
+        --toc:   rewrite the report's table of contents (paper/index.md) from experiments/studies.json and stop
     COMPARE="experiments/results/<other gpu> ..." python3 paper/report_data.py ...
 
-For each study (STUDIES below: a folder paper/<study>/ with chapters and a data package) it reads
-RESULTS/<study>/ and the folders of the GPUs to compare with (COMPARE, default every other GPU folder with a
-manifest.json), runs the study's chapter modules, numbers the report's own tables (Table R1, R2, ... in
-the order the chapters include them) and writes paper/<study>/_generated/numbers.json and *.md. Fails,
-naming the file, when a result the report needs is missing: no table or figure is built without its data.
+The studies and their table letters are declared once, in experiments/studies.json. For each study (a folder
+paper/<study>/ with chapters and a data package) it reads RESULTS/<study>/ and the folders of the GPUs to
+compare with (COMPARE, default every other single-host folder with a manifest.json), runs the study's chapter
+modules, numbers the report's own tables (Table R1, R2, ... with the study's letter, in the order the
+chapters include them) and writes paper/<study>/_generated/numbers.json and *.md.
+
+A results folder need not hold every study: a chapter module whose results are missing is reported, its
+tables become a stated "not measured on this GPU" paragraph, its numbers read "not measured", and the
+study's first chapter says what is missing (_generated/status.md). No table or number is built without
+its data.
 """
+import argparse
 import importlib
 import json
 import os
@@ -22,18 +31,19 @@ sys.path.insert(0, str(HERE))
 
 from report.common import ROOT, Context, MissingData, compare_folders, rel  # noqa: E402
 
-STUDIES = ["mwsep", "ryoo", "kirk_hwu", "munch"]
-# The letter of each study's own tables and figures ("Table K3"), so that no two share a number and none can
-# pass for the thesis's or the papers' own numbers.
-PREFIX = {"mwsep": "R", "ryoo": "P", "kirk_hwu": "K", "munch": "M"}
+sys.path.append(str(ROOT / "experiments"))
+from harness import registry  # noqa: E402
+
+NOT_MEASURED = "(not measured)"
 
 
 def chapters(study):
     return sorted(p for p in (HERE / study).glob("*.md") if p.name != "README.md")
 
 
-def number_tables(study, tables):
-    """Replaces 'Table R@' by the next number, in the order the chapters include the tables."""
+def number_tables(study, tables, letter):
+    """Replaces 'Table R@' by the next number with the study's letter, in the order the chapters include
+    the tables."""
     order = []
     for md in chapters(study):
         order += re.findall(r"_generated/(\w+)\.md", md.read_text())
@@ -41,7 +51,7 @@ def number_tables(study, tables):
     for name in order:
         if name in tables and "Table R@" in tables[name]:
             counter += 1
-            label = f"Table {PREFIX.get(study, 'R')}{counter}"
+            label = f"Table {letter}{counter}"
             tables[name] = tables[name].replace("Table R@", label)
             refs[f"ref_{name}"] = label
     left = [k for k, v in tables.items() if "Table R@" in v]
@@ -50,10 +60,10 @@ def number_tables(study, tables):
     return refs
 
 
-def build_study(study, results_gpu):
+def build_study(entry, results_gpu):
+    """Runs the study's chapter modules on RESULTS; returns its context and what could not be built."""
+    study = entry.name
     results = results_gpu / study
-    if not results.is_dir():
-        raise MissingData(f"{rel(results)}: no results of the study {study} for this GPU")
     compare = [f / study for f in compare_folders(results_gpu)]
     if os.environ.get("COMPARE", "").strip():
         for f in compare:
@@ -62,44 +72,138 @@ def build_study(study, results_gpu):
     else:
         # By default a study is compared with every other GPU that has recorded it; a GPU folder made
         # before the study existed is left out of that study's comparisons, not an error.
-        compare = [f for f in compare if f.is_dir()]
-    published = json.loads((HERE / "published.json").read_text())
+        compare = [f for f in compare if f.is_dir() and any(p.suffix == ".csv" for p in f.iterdir())]
+    published = json.loads(published_path(study).read_text())
     ctx = Context(study, results, compare, published)
     ctx.n["results_dir"] = rel(results_gpu)
-    # A study's report package is paper/<study>; a figure module loaded by an earlier study may have put
-    # figures/ (which has a package of the same name) ahead of it on the path.
-    if sys.path[0] != str(HERE):
-        sys.path.insert(0, str(HERE))
-    package = importlib.import_module(f"{study}.data")
-    for name in package.CHAPTERS:
-        importlib.import_module(f"{study}.data.{name}").build(ctx)
-    ctx.n.update(number_tables(study, ctx.tables))
-    return ctx
+    missing = []
+    if not results.is_dir():
+        missing.append(f"{rel(results)}: no results of the study in this folder")
+    else:
+        # A study's report package is paper/<study>; a figure module loaded by an earlier study may have put
+        # figures/ (which has a package of the same name) ahead of it on the path.
+        if sys.path[0] != str(HERE):
+            sys.path.insert(0, str(HERE))
+        package = importlib.import_module(f"{study}.data")
+        for name in package.CHAPTERS:
+            try:
+                importlib.import_module(f"{study}.data.{name}").build(ctx)
+            except MissingData as e:
+                missing.append(f"{name}: {e}")
+            except KeyError as e:
+                if not missing:
+                    raise  # not a consequence of missing data: a fault of the module
+                missing.append(f"{name}: needs {e}, which a part not built above computes")
+    if missing:
+        fill_not_measured(entry, ctx, results_gpu, missing)
+    else:
+        ctx.tables["status"] = ""
+    ctx.n.update(number_tables(study, ctx.tables, entry.table_letter))
+    return ctx, missing
+
+
+def published_path(study):
+    """The study's published numbers: paper/<study>/published.json."""
+    path = HERE / study / "published.json"
+    if not path.exists():
+        raise MissingData(f"{rel(path)}: every study keeps its published numbers there (an empty object when none)")
+    return path
+
+
+def fill_not_measured(entry, ctx, results_gpu, missing):
+    """What the chapters of a study cite but could not be built from RESULTS: each included table becomes a
+    paragraph saying it was not measured on this GPU, each number reads NOT_MEASURED, and status.md (included
+    at the top of the study's first chapter) lists what is missing."""
+    texts = [md.read_text() for md in chapters(entry.name)]
+    tables = {t for text in texts for t in re.findall(r"_generated/(\w+)\.md", text)}
+    gpu = results_gpu.name
+    for t in sorted(tables - set(ctx.tables) - {"status"}):
+        ctx.tables[t] = f"*Not measured on this GPU ({gpu}): the results this table needs are not in {rel(results_gpu)}.*\n"
+    cited = {n for text in texts + list(ctx.tables.values()) for n in re.findall(r"\{\{\s*(\w+)\s*\}\}", text)}
+    for n in sorted(cited - set(ctx.n)):
+        if not n.startswith("ref_"):
+            ctx.n[n] = NOT_MEASURED
+    ctx.n.setdefault("ref_status", "")
+    lines = [f"```{{admonition}} Not measured on this GPU ({gpu})", "",
+             f"Parts of this study could not be built from {rel(results_gpu)}; their tables say so and their "
+             f"numbers read \"{NOT_MEASURED}\". What is missing:", ""]
+    lines += [f"- {m}" for m in missing]
+    lines.append("```")
+    ctx.tables["status"] = "\n".join(lines) + "\n"
+
+
+def write_toc():
+    path = HERE / "index.md"
+    text = path.read_text()
+    head = text[:text.index("```{toctree}")] if "```{toctree}" in text else text + "\n"
+    path.write_text(head + registry.paper_toc(registry.load()))
+    print(f"report_data: wrote the table of contents of {rel(path)} from experiments/studies.json")
+
+
+def write_preview(entries):
+    """paper/_preview/index.md: the root of a report of these studies alone (conf.py reads $PAPER_STUDY)."""
+    folder = HERE / "_preview"
+    folder.mkdir(exist_ok=True)
+    blocks = [f"# Preview: {', '.join(e.title for e in entries)}", ""]
+    for e in entries:
+        blocks += ["```{toctree}", f":caption: {e.title}", ":maxdepth: 2", ":glob:", ""]
+        blocks += ["/" + c for c in e.chapters + e.appendices] + ["```", ""]
+    (folder / "index.md").write_text("\n".join(blocks))
 
 
 def main():
-    arg = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("RESULTS", "experiments/results/nvidia-h200")
-    results_gpu = pathlib.Path(arg) if pathlib.Path(arg).is_absolute() else ROOT / arg
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results", nargs="?", default=os.environ.get("RESULTS", "experiments/results/nvidia-h200"))
+    ap.add_argument("--study", action="append", help="build only this study (repeatable)")
+    ap.add_argument("--toc", action="store_true", help="write paper/index.md's table of contents and stop")
+    args = ap.parse_args()
+    studies = registry.load()
+    if args.toc:
+        write_toc()
+        return 0
+    known = [s.name for s in studies]
+    unknown = [s for s in args.study or [] if s not in known]
+    if unknown:
+        print(f"report_data: unknown study {', '.join(unknown)} (declared: {', '.join(known)})", file=sys.stderr)
+        return 2
+    results_gpu = pathlib.Path(args.results) if pathlib.Path(args.results).is_absolute() else ROOT / args.results
+    if not results_gpu.is_dir():
+        print(f"report_data: {args.results}: no such results folder", file=sys.stderr)
+        return 1
+    numbers_path = HERE / "_generated" / "numbers.json"
     numbers = {}
-    for study in STUDIES:
+    if args.study and numbers_path.exists():
+        # A preview of some studies keeps the numbers of the others from the last full build.
+        numbers = {k: v for k, v in json.loads(numbers_path.read_text()).items()}
+    not_measured = 0
+    for entry in studies:
+        if args.study and entry.name not in args.study:
+            continue
         try:
-            ctx = build_study(study, results_gpu)
+            ctx, missing = build_study(entry, results_gpu)
         except MissingData as e:
             print(f"report_data: {e}", file=sys.stderr)
             return 1
-        out = HERE / study / "_generated"
+        out = HERE / entry.name / "_generated"
         out.mkdir(parents=True, exist_ok=True)
         for name, text in ctx.tables.items():
             (out / f"{name}.md").write_text(text)
-        clash = {k for k in set(numbers) & set(ctx.n) if numbers[k] != ctx.n[k]}  # results_dir is shared
-        if clash:
+        clash = {k for k in set(numbers) & set(ctx.n) if numbers[k] != ctx.n[k] and k != "results_dir"}
+        if clash and not args.study:
             print(f"report_data: numbers named alike in two studies: {', '.join(sorted(clash))}", file=sys.stderr)
             return 1
         numbers.update(ctx.n)
-        print(f"report_data: {study}: {len(ctx.n)} numbers and {len(ctx.tables)} tables from {rel(ctx.results)}"
+        print(f"report_data: {entry.name}: {len(ctx.n)} numbers and {len(ctx.tables)} tables from {rel(ctx.results)}"
               + (f", compared with {', '.join(rel(f) for f in ctx.compare)}" if ctx.compare else ""))
-    (HERE / "_generated").mkdir(exist_ok=True)
-    (HERE / "_generated" / "numbers.json").write_text(json.dumps(numbers, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+        for m in missing:
+            not_measured += 1
+            print(f"report_data: {entry.name}: not measured on this GPU: {m}")
+    if args.study:
+        write_preview([e for e in studies if e.name in args.study])
+    numbers_path.parent.mkdir(exist_ok=True)
+    numbers_path.write_text(json.dumps(numbers, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    if not_measured:
+        print(f"report_data: {not_measured} part(s) not measured in {rel(results_gpu)}; the report says so where they belong")
     return 0
 
 

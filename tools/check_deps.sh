@@ -28,6 +28,22 @@ if [ ! -f /usr/include/x86_64-linux-gnu/openblas-pthread/cblas.h ]; then
     echo "check_deps: note: libopenblas-dev is not installed: the ryoo CPU BLAS timing will be skipped"
   fi
 fi
+# mwsep fit needs pagmo2 and NLopt, its MPI mode Open MPI: installed with the rest when run as root, so that
+# the default build (make run, make test) has `mwsep fit` and its MPI test; otherwise the rest builds without.
+if [ ! -f /usr/include/pagmo/pagmo.hpp ] || [ ! -f /usr/include/nlopt.hpp ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    missing+=(libpagmo-dev libnlopt-cxx-dev)
+  else
+    echo "check_deps: pagmo2 or NLopt not found: building without mwsep fit (Debian: apt-get install libpagmo-dev libnlopt-cxx-dev)"
+  fi
+fi
+if ! command -v mpirun >/dev/null || [ ! -f /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    missing+=(libopenmpi-dev openmpi-bin)
+  else
+    echo "check_deps: Open MPI not found: mwsep fit without MPI ranks (Debian: apt-get install libopenmpi-dev openmpi-bin)"
+  fi
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "check_deps: installing ${missing[*]}"
@@ -37,11 +53,6 @@ if [ ${#missing[@]} -gt 0 ]; then
     exit 1
   fi
 fi
-# Optional: mwsep fit needs pagmo2 and NLopt, its MPI mode Open MPI; without them the rest builds.
-[ -f /usr/include/pagmo/pagmo.hpp ] && [ -f /usr/include/nlopt.h ] ||
-  echo "check_deps: pagmo2 or NLopt not found: building without mwsep fit (Debian: apt-get install libpagmo-dev libnlopt-cxx-dev)"
-command -v mpirun >/dev/null && [ -f /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h ] ||
-  echo "check_deps: Open MPI not found: mwsep fit without MPI ranks (Debian: apt-get install libopenmpi-dev openmpi-bin)"
 if ! command -v nvcc >/dev/null; then
   echo "check_deps: nvcc not found: building the CPU backend only (install the CUDA toolkit for the GPU backend)"
 fi

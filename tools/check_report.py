@@ -19,12 +19,17 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PAPER = ROOT / "paper"
+sys.path.append(str(ROOT / "experiments"))
+from harness import registry  # noqa: E402
+
+# The letters of the report's own tables, one per declared study (experiments/studies.json).
+LETTERS = "".join(s.table_letter for s in registry.load())
 EXEMPT = [
     r"\{\{[^}]*\}\}",                       # substitutions: generated numbers
     r"`[^`]*`",                              # code and file names
     r"\{doc\}`[^`]*`",
     r"\b(Tables?|Figures?|Fig\.|Sections?|section|sections|chapter|Chapter|Appendix|Algorithm|Listing)\s+[\d.]+(\s*(and|to|-)\s*[\d.]+)?",
-    r"\b(Table|Figure) [RPKM]\d+\b",          # the report's own tables and figures (a letter per study)
+    rf"\b(Table|Figure) [{LETTERS}]\d+\b",      # the report's own tables and figures (a letter per study)
     r"\b\d\d-[a-z-]+\b|\ba\d-[a-z-]+\b",       # chapter document names in {doc} links
     r"\b(19|20)\d\d\b",                      # years
     r"\bstripe[- ]\d+\b",                     # names of SDSS stripes

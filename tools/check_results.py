@@ -6,11 +6,11 @@
 Each folder directly under the root (one host: experiments/results/<gpu>/; `local/` is ignored) must
 have been written by the runner: a manifest.json that lists every file in the folder and nothing that is
 missing, every experiment done or skipped with a reason, a <file>.meta.json with provenance beside each
-result, CSV columns as the study declares for the file's kind (experiments/studies/<study>.py), numbers
-where numbers belong, no failed or invalid row, and text results that are whole.
+result, CSV columns as the study declares for the file's kind (experiments/studies/<study>.py, `KINDS`;
+read through experiments/harness/results.py), numbers where numbers belong, no failed or invalid row (the one
+rule of the results layer), text results that are whole, and every study a declared one
+(experiments/studies.json).
 """
-import csv
-import importlib
 import json
 import pathlib
 import re
@@ -19,61 +19,70 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "experiments"))
 
+from harness import registry  # noqa: E402
+from harness.results import NotAResultFolder, ResultFolder, invalid, read_csv  # noqa: E402
+
 COMMON_META = ["experiment", "study", "kind", "git_commit", "git_dirty", "date_utc", "command", "host_cpu", "build"]
 GPU_META = ["gpu_name", "sm_count", "driver_version", "cuda_version"]
 
 
 def check_folder(folder):
     errors = []
-    manifest_path = folder / "manifest.json"
-    if not manifest_path.exists():
-        return [f"{folder}: no manifest.json (every results folder is written by experiments/run.py)"], 0
-    manifest = json.loads(manifest_path.read_text())
-    listed = manifest.get("files", {})
+    try:
+        results = ResultFolder(folder)
+    except NotAResultFolder as e:
+        return [f"{e} (every results folder is written by experiments/run.py)"], 0
+    listed = results.files
     present = {p.relative_to(folder).as_posix() for p in folder.rglob("*")
                if p.is_file() and p.name != "manifest.json" and not p.name.endswith(".meta.json")}
     errors += [f"{folder}/{f}: not in manifest.json" for f in sorted(present - set(listed))]
     errors += [f"{folder}/{f}: in manifest.json but missing" for f in sorted(set(listed) - present)]
-    for name, e in manifest.get("experiments", {}).items():
+    for name, e in results.experiments.items():
         status = e.get("status")
         if status not in ("done", "skipped"):
             errors.append(f"{folder}: experiment {name} is {status}: {e.get('jobs')}")
         for key, s in e.get("jobs", {}).items():
             if s != "done" and not str(s).startswith("skipped: "):
                 errors.append(f"{folder}: experiment {name}, job {key}: {s}")
-    for rel, entry in sorted(listed.items()):
-        path = folder / rel
-        if not path.exists():
+    declared = registry.names()
+    for rel in sorted(listed):
+        if not (folder / rel).exists():
             continue
-        study = importlib.import_module(f"studies.{rel.split('/')[0]}")
-        errors += check_file(path, entry, study)
+        if results.study_of(rel) not in declared:
+            errors.append(f"{folder}/{rel}: study {results.study_of(rel)} is not declared in experiments/studies.json")
+            continue
+        errors += check_file(results, rel)
     return errors, len(listed)
 
 
-def check_file(path, entry, study):
+def check_file(results, rel):
     errors = []
-    kind = entry["kind"]
+    path = results.path / rel
+    kind_name = results.files[rel]["kind"]
+    kind = results.kind(rel)
+    if kind is None:
+        return [f"{path}: the study {results.study_of(rel)} declares no kind '{kind_name}' covering this file"]
     meta_path = path.with_name(path.name.rsplit(".", 1)[0] + ".meta.json")
     if not meta_path.exists():
         return [f"{path}: no provenance file {meta_path.name}"]
     meta = json.loads(meta_path.read_text())
-    needed = COMMON_META + ([] if kind in study.HOST_KINDS else GPU_META)
+    needed = COMMON_META + ([] if kind.host_only else GPU_META)
     errors += [f"{meta_path}: missing key '{k}'" for k in needed if meta.get(k) in (None, "")]
-    if path.suffix != ".csv":
-        marker = study.TEXT_MARKERS.get(kind)
+    if kind.suffix != ".csv":
         text = path.read_text(errors="replace")
-        if not text.strip() or (marker and not re.search(marker, text, re.M)):
-            errors.append(f"{path}: incomplete {kind} output (no match for {marker!r})")
+        if not text.strip() or (kind.marker and not re.search(kind.marker, text, re.M)):
+            errors.append(f"{path}: incomplete {kind_name} output (no match for {kind.marker!r})")
+        if kind.suffix == ".json":
+            try:
+                json.loads(text)
+            except ValueError as e:
+                errors.append(f"{path}: not JSON: {e}")
         return errors
-    with path.open() as f:
-        rows = list(csv.DictReader(f))
+    rows = read_csv(path)
     if not rows:
         return errors + [f"{path}: no rows"]
-    # A kind may write a second table, <name>_progress.csv, with columns of its own (COLUMNS["<kind>_progress"]).
-    progress_key = f"{kind}_progress"
-    columns = list(study.COLUMNS.get(progress_key if path.stem.endswith("_progress") and progress_key in study.COLUMNS
-                                     else kind, []))
-    if kind == "ncu_metrics":
+    columns = list(kind.columns)
+    if kind_name == "ncu_metrics":
         definition = json.loads((ROOT / "experiments" / "definitions" / meta["study"] / f"{meta['experiment']}.json").read_text())
         columns += list(definition["metrics"])
     missing = [c for c in columns if c not in rows[0]]
@@ -81,12 +90,12 @@ def check_file(path, entry, study):
         return errors + [f"{path}: missing columns {missing}"]
     for i, row in enumerate(rows, start=2):
         for c in rows[0]:
-            if c in study.NUMERIC and row[c] != "":
+            if c in kind.numeric and row[c] != "":
                 try:
                     float(row[c])
                 except ValueError:
                     errors.append(f"{path}:{i}: column {c} is not a number: {row[c]!r}")
-        if row.get("pass", "true") != "true" or row.get("valid", "true") != "true":
+        if invalid(row):
             errors.append(f"{path}:{i}: a failed or invalid row")
     return errors
 

@@ -3,9 +3,8 @@ studies whose GoogleTest program writes gpu_correctness.csv (one row per compari
 passed) into the folder that an environment variable names.
 
 The job keeps gpu_correctness.csv and the program's output as gpu_correctness.log; it is verified when the
-program exits 0, every comparison passed and no test was skipped. A study registers the kind with one line:
-
-    Study.kind_correctness = gpu_tests.correctness_kind("tests/<study>/<study>_gpu_tests", "<STUDY>_GPU_RESULTS")
+program exits 0, every comparison passed and no test was skipped. The base Study (experiments/harness/study.py)
+runs it for a study that names its program and variable in GPU_TESTS.
 """
 import os
 import subprocess

@@ -93,7 +93,8 @@ class Manifest:
             e["status"] = experiment_status(e["jobs"].values())
         for rel, entry in self.data["files"].items():
             entry["status"] = self.data["experiments"].get(entry["experiment"], {}).get("status", "unknown")
-        self.data.update({"host": host, "build": build, "sampling": criterion})
+        # gpu_count: the host's GPUs; single- and multi-GPU results of one host share its folder.
+        self.data.update({"host": host, "build": build, "sampling": criterion, "gpu_count": host.get("gpu_count", 0)})
         self.save()
 
     def forget(self, experiment, folder):
@@ -153,6 +154,13 @@ def run_study(study_name, out, build, only=(), quick=False, options=None, redo=(
     manifest = Manifest(out)
     for d in load_definitions(study_name, redo) if redo else ():
         manifest.forget(f"{study_name}/{d['name']}", folder)
+    kinds = study.kinds() if hasattr(study, "kinds") else None
+    if kinds is not None:
+        # A definition of a kind the study does not declare is refused before any job runs.
+        unknown = [f"{d['name']} ({d['kind']})" for d in load_definitions(study_name, only) if d["kind"] not in kinds]
+        if unknown:
+            raise SystemExit(f"run: experiments/definitions/{study_name}: kind not declared by the study: "
+                             f"{', '.join(unknown)} (its kinds: {', '.join(sorted(kinds))})")
     failures = 0
     for d in load_definitions(study_name, only):
         name = f"{study_name}/{d['name']}"
@@ -215,7 +223,8 @@ def write_meta(result, definition, study, commands, commit, dirty, host, build_f
         "experiment": definition["name"], "study": definition["study"], "kind": definition["kind"],
         "thesis": definition.get("thesis", ""), "question": definition.get("question", ""),
         "git_commit": commit, "git_commits": commits, "git_dirty": dirty, "date_utc": prov.now_utc(),
-        "command": "python3 experiments/run.py" + (" --quick" if quick else "") + f" --only {definition['name']}",
+        "command": "python3 experiments/run.py" + (" --quick" if quick else "")
+                   + f" --study {definition['study']} --only {definition['name']}",
         "job_commands": commands, "quick": quick, "build": build_facts, "cuda_version": prov.cuda_version(),
         "sampling": study.criterion_description(),
     }
@@ -223,6 +232,10 @@ def write_meta(result, definition, study, commands, commit, dirty, host, build_f
     if host["gpus"]:
         g = host["gpus"][0]
         meta.update({k: g[k] for k in ("gpu_name", "driver_version", "gpu_memory", "sm_clock_max")})
+        # What the device reports about itself (provenance.device_facts): the report's peaks come from these.
+        meta.update({k: g[k] for k in ("compute_capability", "sm_clock_max_khz", "memory_clock_khz",
+                                       "memory_bus_width_bits", "l2_cache_bytes", "memory_bandwidth_gb_s",
+                                       "device_facts_source") if k in g})
         meta["sm_count"] = study.sm_count()
     if definition.get("emulation"):
         meta["emulation"] = definition["emulation"]

@@ -3,9 +3,8 @@
 A definition's run names a GoogleTest program of the build, a test filter (small inputs: the tools slow a
 kernel down by one or two orders of magnitude) and the tools (memcheck, racecheck, synccheck, initcheck).
 Each tool is one job; its output is <name>_<tool>.log, verified when the tool reports no error (no hazard
-for racecheck) and every selected test passed. A study registers the kind with one line:
-
-    Study.kind_sanitizer_tests = sanitize.kind_sanitizer_tests
+for racecheck) and every selected test passed. Every study has the kind through the base Study
+(experiments/harness/study.py).
 """
 import re
 import subprocess

@@ -9,64 +9,44 @@ Each kind turns one run of a definition (experiments/definitions/kirk_hwu/*.json
   correctness  every GPU variant against the FP64 reference on whole small inputs (the GPU tests):
                gpu_correctness.csv and its log
 """
-import os
-import re
-import subprocess
 
-from harness.provenance import ROOT
+from harness import study
+from harness.kinds import TIMING, Compare, Kind
 from harness.runner import Job, JobFailed
+from harness.study import correctness_kind
 
-# The columns each kind's CSV must have (tools/check_results.py checks every committed file against them).
-COLUMNS = {
-    "cpu": ["experiment", "problem", "precision", "size", "repeat", "seconds", "pairs", "pairs_per_second",
-            "max_rel_err", "rel_l2_err"],
-    "bench": ["experiment", "problem", "variant", "step", "size", "threads_per_block", "chunk", "sample", "kernel_ms",
-              "pairs", "pairs_per_second", "valid", "max_abs_err", "max_rel_err", "rel_l2_err", "tolerance",
-              "sm_clock_mhz", "throttled", "noise_pct", "samples", "stop_reason"],
-    "rates": ["experiment", "operation", "sample", "operations", "ms", "ops_per_second", "sm_count", "sm_clock_mhz",
-              "throttled"],
-    "resources": ["variant", "problem", "step", "tolerance", "registers", "local_bytes", "threads_per_block",
-                  "occupancy_pct"],
-    "correctness": ["variant", "setting", "max_abs_err", "max_rel_err", "rel_l2_err", "tolerance", "pass"],
-}
-# Columns that must hold numbers wherever they appear.
 NUMERIC = {"seconds", "pairs", "pairs_per_second", "max_rel_err", "rel_l2_err", "max_abs_err", "kernel_ms",
            "tolerance", "noise_pct", "samples", "operations", "ms", "ops_per_second", "sm_count", "registers",
            "local_bytes", "occupancy_pct"}
-# Kinds measured on the host alone: their provenance names no GPU.
-HOST_KINDS = {"cpu"}
-# What a text result must contain to be whole.
-TEXT_MARKERS = {"correctness": r"\[  PASSED  \] \d+ tests?\."}
+# Every kind this study writes (experiments/harness/kinds.py). GPU timings: within 2 % or 3 x the larger
+# relative spread; CPU loops within 10 %; rates within 5 %; the kernels' resources exact.
+KINDS = {
+    "cpu": Kind(["experiment", "problem", "precision", "size", "repeat", "seconds", "pairs", "pairs_per_second",
+                 "max_rel_err", "rel_l2_err"], key=["problem", "precision", "size"], value="seconds", numeric=NUMERIC,
+                host_only=True, compare=Compare("median", 0.10)),
+    "bench": Kind(["experiment", "problem", "variant", "step", "size", "threads_per_block", "chunk", "sample", "kernel_ms",
+                   "pairs", "pairs_per_second", "valid", "max_abs_err", "max_rel_err", "rel_l2_err", "tolerance", *TIMING],
+                  key=["problem", "variant", "step", "size", "threads_per_block", "chunk"], value="kernel_ms",
+                  numeric=NUMERIC, compare=Compare("median", 0.02, noise="noise_pct")),
+    "rates": Kind(["experiment", "operation", "sample", "operations", "ms", "ops_per_second", "sm_count", "sm_clock_mhz",
+                   "throttled"], key=["operation", "sm_count"], value="ops_per_second", numeric=NUMERIC,
+                  compare=Compare("median", 0.05)),
+    "resources": Kind(["variant", "problem", "step", "tolerance", "registers", "local_bytes", "threads_per_block",
+                       "occupancy_pct"], key=["variant", "problem"], numeric=NUMERIC, compare=Compare("exact")),
+    "correctness": correctness_kind(["variant", "setting", "max_abs_err", "max_rel_err", "rel_l2_err", "tolerance", "pass"],
+                                    key=["variant", "setting"], value="max_rel_err", numeric=NUMERIC),
+}
 
 
-class Study:
-    def __init__(self, build, quick, devices, options):
-        self.build = build if build.is_absolute() else ROOT / build
-        self.program = str(self.build / "kirk_hwu")
-        self.quick = quick
-        self.devices = devices
-        self.options = options
-
-    def sm_count(self):
-        """The SM count of the first GPU, as `kirk_hwu variants` reports it (None without a GPU)."""
-        r = self._run([self.program, "variants"])
-        m = re.search(r"^GPU: .* \((\d+) SMs\)", r.stdout, re.M)
-        return int(m.group(1)) if m else None
+class Study(study.Study):
+    KINDS = KINDS
+    PROGRAM = "kirk_hwu"
+    GPU_TESTS = ("tests/kirk_hwu/kirk_hwu_gpu_tests", "KIRK_HWU_GPU_RESULTS")
 
     def criterion_description(self):
         return {"min_samples": 3, "max_samples": 10, "noise_target_pct": 0.5, "time_limit_s": 1.0,
                 "clock": "SM clock and throttle reasons polled through NVML while each sample runs",
                 "note": "per variant: one untimed run checked against the FP64 reference, then the samples"}
-
-    def jobs(self, d):
-        return getattr(self, "kind_" + d["kind"])(d)
-
-    @staticmethod
-    def _run(cmd, env=None, log=None):
-        r = subprocess.run(cmd, text=True, capture_output=True, env=dict(os.environ, **(env or {})))
-        if log is not None:
-            log.write_text(f"$ {' '.join(map(str, cmd))}\n{r.stdout}\n{r.stderr}")
-        return r
 
     def _rows_job(self, name, key, args, needs_gpus, invalid_message):
         def run(tmp):
@@ -114,15 +94,3 @@ class Study:
         args = ["variants", "--experiment", d["name"]]
         yield self._rows_job(d["name"], "variants", args, 1, "listing the kernels' resources failed")
 
-
-# The GPU tests with their comparisons (experiments/harness/gpu_tests.py).
-from harness import gpu_tests  # noqa: E402
-
-Study.kind_correctness = gpu_tests.correctness_kind("tests/kirk_hwu/kirk_hwu_gpu_tests", "KIRK_HWU_GPU_RESULTS")
-
-# compute-sanitizer over the study's GPU tests (experiments/harness/sanitize.py).
-from harness import sanitize  # noqa: E402
-
-Study.kind_sanitizer_tests = sanitize.kind_sanitizer_tests
-TEXT_MARKERS["sanitizer_tests"] = sanitize.CLEAN
-COLUMNS["sanitizer_tests"] = []  # logs only

@@ -19,33 +19,48 @@ thesis's tables (a signal at least as long as the filter) whose work (signal x f
 minutes.
 """
 import os
-import re
 import subprocess
 
+from harness import study
+from harness.kinds import GTEST_PASSED, TIMING, Compare, Kind, text_kind
 from harness.provenance import ROOT
 from harness.runner import Job, JobFailed
 
-_BENCH = ["experiment", "computation", "variant", "signal", "filter", "repeat", "kernel_ms", "total_ms", "valid", "max_abs_err",
-          "tolerance", "checked", "gflops", "gbps", "sm_clock_mhz", "throttled", "noise_pct", "samples", "stop_reason"]
-COLUMNS = {
-    "bench": _BENCH,
-    "bench_cpu": ["experiment", "computation", "implementation", "threads", "signal", "filter", "repeat", "ms", "valid", "checked",
-                  "noise_pct", "samples", "stop_reason"],
-    "launch": ["experiment", "mode", "grid", "block", "blocks", "threads_per_block", "launches", "module_loading", "repeat",
-               "us_per_launch", "noise_pct", "samples", "stop_reason"],
-    "launch_first": ["experiment", "mode", "grid", "block", "blocks", "threads_per_block", "launches", "module_loading", "repeat",
-                     "us_per_launch", "noise_pct", "samples", "stop_reason"],
-    "pattern": ["experiment", "mode", "launches", "repeat", "ms_per_evaluation", "us_per_launch", "noise_pct", "samples", "stop_reason"],
-    "copy": ["experiment", "memory", "direction", "bytes", "repeat", "ms", "gb_per_s", "noise_pct", "samples", "stop_reason"],
-    "roofline": ["experiment", "quantity", "unit", "repeat", "value", "ms", "sm_clock_mhz", "throttled", "noise_pct", "samples",
-                 "stop_reason"],
-    "ieee": ["experiment", "build", "flags", "operation", "cpu_reference", "count", "mismatches", "max_ulp"],
-}
 NUMERIC = {"signal", "filter", "kernel_ms", "total_ms", "max_abs_err", "tolerance", "gflops", "gbps", "noise_pct", "samples", "ms",
            "threads", "blocks", "threads_per_block", "launches", "us_per_launch", "ms_per_evaluation", "bytes", "gb_per_s", "value",
            "count", "mismatches", "max_ulp", "sm_clock_mhz"}
-HOST_KINDS = {"bench_cpu"}
-TEXT_MARKERS = {"correctness": r"\[  PASSED  \] \d+ tests?\."}
+_LAUNCH = ["experiment", "mode", "grid", "block", "blocks", "threads_per_block", "launches", "module_loading", "repeat",
+           "us_per_launch", "noise_pct", "samples", "stop_reason"]
+_LAUNCH_KEY = ["mode", "grid", "block", "launches", "module_loading"]
+# Every kind this study writes (experiments/harness/kinds.py). GPU kernel timings: within 2 % or 3 x the
+# larger relative spread of the two recordings; CPU timings and the limits (launches, copies, peaks) within
+# 10 % or 3 x the spread; the IEEE comparison counts exact.
+KINDS = {
+    "bench": Kind(["experiment", "computation", "variant", "signal", "filter", "repeat", "kernel_ms", "total_ms", "valid",
+                   "max_abs_err", "tolerance", "checked", "gflops", "gbps", *TIMING],
+                  key=["computation", "variant", "signal", "filter"], value="kernel_ms", numeric=NUMERIC,
+                  compare=Compare("median", 0.02, noise="noise_pct")),
+    "bench_cpu": Kind(["experiment", "computation", "implementation", "threads", "signal", "filter", "repeat", "ms", "valid",
+                       "checked", "noise_pct", "samples", "stop_reason"],
+                      key=["computation", "implementation", "threads", "signal", "filter"], value="ms", numeric=NUMERIC,
+                      host_only=True, compare=Compare("median", 0.10, noise="noise_pct")),
+    "launch": Kind(_LAUNCH, key=_LAUNCH_KEY, value="us_per_launch", numeric=NUMERIC,
+                   compare=Compare("median", 0.10, noise="noise_pct")),
+    "launch_first": Kind(_LAUNCH, key=_LAUNCH_KEY, value="us_per_launch", numeric=NUMERIC,
+                         compare=Compare("median", 0.10, noise="noise_pct")),
+    "pattern": Kind(["experiment", "mode", "launches", "repeat", "ms_per_evaluation", "us_per_launch", "noise_pct", "samples",
+                     "stop_reason"], key=["mode", "launches"], value="ms_per_evaluation", numeric=NUMERIC,
+                    compare=Compare("median", 0.10, noise="noise_pct")),
+    "copy": Kind(["experiment", "memory", "direction", "bytes", "repeat", "ms", "gb_per_s", "noise_pct", "samples",
+                  "stop_reason"], key=["memory", "direction", "bytes"], value="gb_per_s", numeric=NUMERIC,
+                 compare=Compare("median", 0.10, noise="noise_pct")),
+    "roofline": Kind(["experiment", "quantity", "unit", "repeat", "value", "ms", *TIMING], key=["quantity", "unit"],
+                     value="value", numeric=NUMERIC, compare=Compare("median", 0.10, noise="noise_pct")),
+    "ieee": Kind(["experiment", "build", "flags", "operation", "cpu_reference", "count", "mismatches", "max_ulp"],
+                 key=["build", "operation"], numeric=NUMERIC, compare=Compare("exact")),
+    # The study's GPU tests compare on the host and keep their log only.
+    "correctness": text_kind(GTEST_PASSED),
+}
 
 
 def rolling_ball_checkable(n, w, budget=2e10):
@@ -75,30 +90,19 @@ def merged_cells(runs, names_key):
     return [(n, w, e["run"], e["names"]) for (n, w), e in merged.items()]
 
 
-class Study:
-    def __init__(self, build, quick, devices, options):
-        self.build = build if build.is_absolute() else ROOT / build
-        self.munch = str(self.build / "munch")
-        self.quick = quick
-        self.devices = devices
-        self.options = options
-        self._sm_count = None
+class Study(study.Study):
+    KINDS = KINDS
+    PROGRAM = "munch"
 
-    def sm_count(self):
-        if self._sm_count is None:
-            r = subprocess.run([self.munch, "variants"], text=True, capture_output=True)
-            m = re.search(r"GPU: .* \((\d+) SMs\)", r.stdout)
-            self._sm_count = int(m.group(1)) if m else None
-        return self._sm_count
+    def __init__(self, build, quick, devices, options):
+        super().__init__(build, quick, devices, options)
+        self.munch = self.program
 
     def criterion_description(self):
         return {"bench": "at least `repeats` samples (CUDA events around the run), then until 0.5 % relative standard deviation, "
                          "`max_samples` or `time_limit` seconds", "clock": "SM clock and throttle reasons polled through NVML per sample",
                 "cpu": "at least `repeats` samples (steady clock), then until 1 % or 10 samples or the time limit",
                 "limits": "at least `repeats` samples, then until 1 % relative standard deviation or 20 samples or the time limit"}
-
-    def jobs(self, d):
-        return getattr(self, "kind_" + d["kind"])(d)
 
     def _munch(self, tmp, name, args, env=None, expect_rows=True):
         part = tmp / f"{name}.csv"
@@ -184,10 +188,3 @@ class Study:
             return {log.name: log}
         yield Job("gpu tests", job, ["build/tests/munch/munch_gpu_tests"])
 
-
-# compute-sanitizer over the study's GPU tests (experiments/harness/sanitize.py).
-from harness import sanitize  # noqa: E402
-
-Study.kind_sanitizer_tests = sanitize.kind_sanitizer_tests
-TEXT_MARKERS["sanitizer_tests"] = sanitize.CLEAN
-COLUMNS["sanitizer_tests"] = []  # logs only

@@ -18,57 +18,209 @@ or a tool, writes its rows or text into a scratch folder and verifies them:
 """
 import csv
 import json
-import os
 import pathlib
 import re
 import subprocess
 import sys
 import time
 
+from harness import study
+from harness.kinds import SANITIZER_CLEAN, Compare, Kind, text_kind
 from harness.provenance import ROOT, sh
 from harness.runner import Job, JobFailed
+from harness.study import correctness_kind
 
 SMALL = ["3s-small", "2s-small"]
 
-# The columns each kind's CSV must have (tools/check_results.py checks every committed file against them);
-# an ncu_metrics definition adds its metric columns.
+# Every kind this study writes (experiments/harness/kinds.py): its columns, the columns that name one
+# configuration, its measured value and how two recordings are compared. An ncu_metrics definition adds its
+# metric columns.
 _GPU_BENCH = ["experiment", "variant", "work_unit", "repeat", "sm_count", "kernel_ms", "total_ms", "likelihood",
               "valid", "sm_clock_mhz", "throttled", "noise_pct", "samples", "stop_reason"]
-COLUMNS = {
-    "bench": _GPU_BENCH,
-    "bench_cpu": ["integrator", "threads", "work_unit", "repeat", "seconds", "points_per_second_per_core"],
-    "slice_load": ["integrator", "mode", "slice", "slices", "work_unit", "repeat", "seconds", "cpu_seconds"],
-    "host": ["work_unit", "area", "stream", "stream_terms", "evaluated_terms", "evaluated_fraction"],
-    "correctness": ["variant", "work_unit", "max_rel_diff", "tolerance", "pass"],
-    "ncu_metrics": ["variant"],
-    "ncu_sections": ["kernel", "section", "metric", "unit", "value"],
-    "sass": ["kernel", "instructions", "fp64", "integer_logic", "branches"],
-    "e2e": ["work_unit", "variant", "repeat", "wall_ms", "load_s", "device_start_wait_s", "prepare_s", "integral_s",
-            "likelihood_s", "evaluate_s"],
-    "microbench": ["function", "exps", "seconds", "exps_per_second"],
-    "peer": ["work_unit", "flags", "repeat", "integration_s", "process_s", "likelihood", "device"],
-}
 # Columns that must hold numbers wherever they appear.
 NUMERIC = {"kernel_ms", "total_ms", "likelihood", "sm_count", "noise_pct", "samples", "seconds",
            "points_per_second_per_core", "max_rel_diff", "tolerance", "wall_ms", "exps_per_second", "integration_s",
-           "process_s", "stream_terms", "evaluated_terms", "instructions", "fp64_pipe_pct", "achieved_occupancy_pct"}
-# Kinds measured on the host alone: their provenance names no GPU.
-HOST_KINDS = {"bench_cpu", "slice_load", "host"}
-# What a text result must contain to be whole.
-TEXT_MARKERS = {"listing": r"^GPU: .* \(\d+ SMs\)", "sanitizer": r"(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)",
-                "correctness": r"\[  PASSED  \] \d+ tests?\.", "peer": r"Integration time"}
+           "process_s", "stream_terms", "evaluated_terms", "instructions", "fp64_pipe_pct", "achieved_occupancy_pct",
+           "evaluations_per_second", "seconds_per_evaluation", "max_abs_pull", "global_seconds", "truth_likelihood"}
+# A GPU configuration: the variant, the unit and the launch (older files lack the launch columns: empty).
+_BENCH_KEY = ["variant", "work_unit", "threads_per_block", "blocks_per_launch", "register_cap", "star_layout", "sm_count"]
+# The fit: rows per fit (<name>.csv), per generation (<name>_progress.csv) and its report (JSON).
+_FIT = ["experiment", "work_unit", "algorithm", "devices", "ranks", "population", "generations",
+        "evaluations", "global_evaluations", "global_seconds", "evaluations_per_second", "seconds",
+        "seconds_per_evaluation", "start_likelihood", "likelihood", "truth_likelihood", "max_abs_pull",
+        "parameters", "evaluator"]
+_FIT_PROGRESS = ["experiment", "work_unit", "algorithm", "evaluator", "generation", "evaluations",
+                 "best_likelihood", "seconds"]
+KINDS = {
+    # GPU timings: nvbench's rule, within 2 % or 3 x the larger relative spread of the two recordings.
+    "bench": Kind(_GPU_BENCH, key=_BENCH_KEY, value="kernel_ms", numeric=NUMERIC,
+                  compare=Compare("median", 0.02, noise="noise_pct")),
+    # CPU timings on a host shared with other work: within 10 %.
+    "bench_cpu": Kind(["integrator", "threads", "work_unit", "repeat", "seconds", "points_per_second_per_core"],
+                      key=["integrator", "threads", "work_unit", "slices"], value="seconds", numeric=NUMERIC,
+                      host_only=True, compare=Compare("median", 0.10)),
+    "slice_load": Kind(["integrator", "mode", "slice", "slices", "work_unit", "repeat", "seconds", "cpu_seconds"],
+                       key=["integrator", "mode", "slices", "slice", "work_unit"], value="seconds", numeric=NUMERIC,
+                       host_only=True, compare=Compare("median", 0.10)),
+    # Counts of skipped terms: exact.
+    "host": Kind(["work_unit", "area", "stream", "stream_terms", "evaluated_terms", "evaluated_fraction"],
+                 key=["work_unit", "area", "stream"], numeric=NUMERIC, host_only=True, compare=Compare("exact")),
+    "correctness": correctness_kind(["variant", "work_unit", "max_rel_diff", "tolerance", "pass"],
+                                    key=["variant", "work_unit", "register_cap", "star_layout"], value="max_rel_diff",
+                                    numeric=NUMERIC),
+    "sanitizer": text_kind(SANITIZER_CLEAN),
+    "listing": text_kind(r"^GPU: .* \(\d+ SMs\)", suffix=".txt", method="listing"),
+    # Profiler percentages: within 5 points.
+    "ncu_metrics": Kind(["variant"], key=["variant"], numeric=NUMERIC, compare=Compare("points", 5)),
+    "ncu_sections": Kind(["kernel", "section", "metric", "unit", "value"], key=["kernel", "section", "metric", "unit"],
+                         value="value", numeric=NUMERIC, compare=Compare("median", 0.10)),
+    # Instruction counts of the compiled kernels: exact.
+    "sass": Kind(["kernel", "instructions", "fp64", "integer_logic", "branches"], key=["kernel"], numeric=NUMERIC,
+                 compare=Compare("exact")),
+    # Whole processes (files in, likelihood out): within 10 %.
+    "e2e": Kind(["work_unit", "variant", "repeat", "wall_ms", "load_s", "device_start_wait_s", "prepare_s",
+                 "integral_s", "likelihood_s", "evaluate_s"], key=["work_unit", "variant", "devices"], value="wall_ms",
+                numeric=NUMERIC, compare=Compare("median", 0.10)),
+    "microbench": Kind(["function", "exps", "seconds", "exps_per_second"], key=["function"], value="exps_per_second",
+                       numeric=NUMERIC, compare=Compare("median", 0.05)),
+    "peer": Kind(["work_unit", "flags", "repeat", "integration_s", "process_s", "likelihood", "device"],
+                 key=["work_unit", "flags"], value="integration_s", numeric=NUMERIC, compare=Compare("median", 0.10),
+                 tables={r"\.log$": text_kind(r"Integration time")}),
+    # A fit's time per evaluation within 15 % (whole processes with MPI and a host part); its optimum and
+    # progress are compared as numbers: the best likelihood per generation within 1e-6 (relative).
+    "fit": Kind(_FIT, key=["work_unit", "algorithm", "devices", "ranks"], value="seconds_per_evaluation",
+                numeric=NUMERIC, compare=Compare("median", 0.15),
+                tables={r"_progress\.csv$": Kind(_FIT_PROGRESS, key=["work_unit", "algorithm", "evaluator", "generation"],
+                                                  value="best_likelihood", numeric=NUMERIC,
+                                                  compare=Compare("median", 1e-6)),
+                        r"_report_.*\.json$": Kind(suffix=".json", value="likelihood",
+                                                   compare=Compare("json_value", 1e-6))}),
+    "checkpoint": text_kind(r"bit-identical to the uninterrupted run"),
+}
 STARS_COUNT, STARS_SEED = 100000, 1
+# The study's own helper scripts (end-to-end rows, SASS instruction mix, profiler sections), beside its kinds.
+TOOLS = ROOT / "experiments" / "studies" / "mwsep_tools"
 
 
-class Study:
+# ---- mwsep fit: parameter recovery and evaluation throughput ---------------------------------------------
+# kind `fit`: per run, the unit's catalogue (drawn from the unit's own parameters: the truth) is fitted from a
+# start perturbed by `perturb` x each parameter's range, in a box of +- `box` x the range around the start.
+# Rows: <name>.csv (one per fit) and <name>_progress.csv (one per generation). `devices` lists the GPUs of one
+# process ("" : every GPU; "cpu": the CPU; "local-rank": one GPU per MPI rank); `ranks` > 1 runs that many MPI
+# ranks (mpirun), each with `devices`. `needs_gpus` (per run, else per definition) skips a run on a smaller host.
+def search_space(mwsep, workunit):
+    """The work unit's search vector as `mwsep fit --print-vector` reads it: (name, value, lower, upper) rows."""
+    r = subprocess.run([str(mwsep), "fit", "-a", str(workunit), "--print-vector"], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"mwsep fit --print-vector failed on {workunit}: {r.stderr.strip()[-400:]}")
+    rows = [line.split() for line in r.stdout.splitlines() if line.strip()]
+    return [(n, float(v), float(lo), float(hi)) for n, v, lo, hi in rows]
+
+
+def _kind_fit(self, d):
+    name = d["name"]
+    for run in d["runs"]:
+        for wu in self.units(run):
+            devices, ranks = str(run.get("devices", "")), int(run.get("ranks", 1))
+
+            def job(tmp, run=run, wu=wu, devices=devices, ranks=ranks):
+                space = search_space(self.mwsep, self.workunit(wu))
+                truth = [v for _, v, _, _ in space]
+                # The start: each parameter moved by `perturb` of its range (upper - lower), alternately up and down.
+                start = [v + (1 if i % 2 == 0 else -1) * run.get("perturb", 0.01) * (hi - lo)
+                         for i, (_, v, lo, hi) in enumerate(space)]
+                for fname, vec in (("truth.txt", truth), ("start.txt", start)):
+                    (tmp / fname).write_text(f"{fname[:-4]}\nparameters [{len(vec)}]: " + " ".join(repr(v) for v in vec) + "\n")
+                cmd = [self.mwsep, "fit", "-a", str(self.workunit(wu)), "-s", str(self.stars(wu)),
+                       "--search-parameters", str(tmp / "start.txt"), "--truth", str(tmp / "truth.txt"),
+                       "--box", str(run.get("box", 0.05)), "--algorithm", run.get("algorithm", "pso"),
+                       "--population", str(run["population"]), "--generations", str(run["generations"]),
+                       "--polish", str(run.get("polish", 300)), "--seed", str(run.get("seed", 1)),
+                       "--report", str(tmp / "report.json"), "--progress", str(tmp / "progress.csv"),
+                       "--work-unit", wu, "--experiment", name]
+                # devices "local-rank": each MPI rank takes the GPU of its node-local rank (one GPU per rank).
+                cmd += ["--backend", "cpu"] if devices == "cpu" else (["--devices", devices] if devices else [])
+                if not run.get("uncertainties", True):
+                    cmd.append("--no-uncertainties")
+                if ranks > 1:
+                    cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-np", str(ranks)] + cmd
+                r = self._run(cmd, log=tmp / f"{name}_{wu}.log")
+                if r.returncode != 0:
+                    raise RuntimeError(f"mwsep fit failed on {wu}: {r.stderr.strip()[-400:]}")
+                rep = json.loads((tmp / "report.json").read_text())
+                pulls = [abs(p["pull"]) for p in rep["parameters"].values() if p.get("pull") is not None]
+                row = [name, wu, rep["algorithm"], devices or "all", ranks, rep["population"], rep["generations"],
+                       rep["evaluations"], rep["global_evaluations"], rep["global_seconds"], rep["evaluations_per_second"],
+                       rep["seconds"], rep["seconds_per_evaluation"], rep["start_likelihood"], rep["likelihood"],
+                       rep["truth_likelihood"], max(pulls) if pulls else "", len(rep["parameters"]), rep["evaluator"]]
+                part = tmp / f"{name}.csv"
+                with part.open("w", newline="") as f:
+                    w = csv.writer(f)
+                    w.writerow(_FIT)
+                    w.writerow(row)
+                (tmp / f"{name}_report_{wu}_{devices or 'all'}_{ranks}.json").write_text(json.dumps(rep, indent=1))
+                out = {part.name: part, f"{name}_progress.csv": tmp / "progress.csv"}
+                out[f"{name}_report_{wu}_{devices or 'all'}_{ranks}.json"] = tmp / f"{name}_report_{wu}_{devices or 'all'}_{ranks}.json"
+                return out
+            # A build without pagmo2 and NLopt has no fit command: its jobs are recorded as skipped.
+            skip = None if _has_fit(self) else "this mwsep was built without the fit command (pagmo2 and NLopt were not found)"
+            yield Job(f"{wu}|{devices or 'all'}|{ranks}", job, [f"mwsep fit -a {wu} (see the log)"],
+                      needs_gpus=0 if devices == "cpu" else run.get("needs_gpus", d.get("needs_gpus", 1)), skip=skip)
+
+
+
+def _has_fit(self):
+    """Whether this build's mwsep has the fit command (it needs pagmo2 and NLopt at build time)."""
+    if not hasattr(self, "_fit_built"):
+        r = subprocess.run([str(self.mwsep), "fit", "--help"], capture_output=True, text=True)
+        self._fit_built = r.returncode == 0
+    return self._fit_built
+
+
+
+
+# ---- checkpoint and resume under SIGKILL -----------------------------------------------------------------
+# kind `checkpoint`: tests/mwsep/checkpoint_kill_test.py with this build's mwsep and the run's `engine` (fast,
+# reference or cuda): 20 kills at random moments, then SIGINT and SIGTERM, each resumed; its log is
+# <name>_<engine>.log, verified when the final result is bit-identical to an uninterrupted run.
+
+
+def _kind_checkpoint(self, d):
+    name = d["name"]
+    script = ROOT / "tests" / "mwsep" / "checkpoint_kill_test.py"
+    for run in d["runs"]:
+        engine = run["engine"]
+
+        def job(tmp, engine=engine):
+            log = tmp / f"{name}_{engine}.log"
+            r = self._run([sys.executable, str(script), str(self.mwsep), str(ROOT / "data" / "workunits"), engine,
+                           "--kills", str(run.get("kills", 20)), "--seed", str(run.get("seed", 1)), "--log", str(log)])
+            print("\n".join(r.stdout.splitlines()[-3:]), flush=True)
+            if not log.exists():
+                log.write_text(r.stdout + "\n" + r.stderr)
+            if r.returncode != 0:
+                e = JobFailed(f"checkpoint test ({engine}) exit {r.returncode}: {r.stderr.strip()[-300:]}")
+                e.outputs = {log.name: log}
+                raise e
+            return {log.name: log}
+        yield Job(engine, job, [f"tests/mwsep/checkpoint_kill_test.py <build>/mwsep data/workunits {engine}"],
+                  needs_gpus=1 if engine == "cuda" else 0)
+
+
+
+class Study(study.Study):
+    KINDS = KINDS
+    PROGRAM = "mwsep"
+    GPU_TESTS = ("tests/mwsep/mwsep_gpu_tests", "MWSEP_GPU_RESULTS")
+    SM_COUNT_ARGS = ("variants", "--streams", "3")
+
     def __init__(self, build, quick, devices, options):
-        self.build = build if build.is_absolute() else ROOT / build
-        self.mwsep = str(self.build / "mwsep")
-        self.quick = quick
-        self.devices = devices
-        self.options = options
+        super().__init__(build, quick, devices, options)
+        self.mwsep = self.program
         self.default_repeats = 3 if quick else 5
-        self._sm_count = None
+
+    kind_fit = _kind_fit
+    kind_checkpoint = _kind_checkpoint
 
     # ---- inputs -------------------------------------------------------------------------------------
     @staticmethod
@@ -104,32 +256,17 @@ class Study:
         wus = run["work_units"]
         return [w for w in wus if w in SMALL] or SMALL[1:] if self.quick else wus
 
-    def sm_count(self):
-        if self._sm_count is None:
-            r = sh([self.mwsep, "variants", "--streams", "3"])
-            m = re.search(r"GPU: .* \((\d+) SMs\)", r.stdout)
-            self._sm_count = int(m.group(1)) if m else None
-        return self._sm_count
-
     def criterion_description(self):
         return {"min_samples": self.default_repeats, "max_samples": 50, "noise_target_pct": 0.5, "time_limit_s": 30,
                 "clock": "SM clock and throttle reasons polled through NVML while each sample runs"}
 
-    # ---- kinds --------------------------------------------------------------------------------------
-    def jobs(self, d):
-        return getattr(self, "kind_" + d["kind"])(d)
-
-    def _run(self, cmd, env=None, log=None):
-        r = subprocess.run(cmd, text=True, capture_output=True, env=dict(os.environ, **(env or {})))
-        if log is not None:
-            log.write_text(f"$ {' '.join(map(str, cmd))}\n{r.stdout}\n{r.stderr}")
-        return r
-
+    # ---- kinds ----------------------------------------------------------------------------------------
     def _summarised(self, tmp, cmd, raw, summary_tool, name):
-        """Runs a tool, keeps its output in @p raw, and turns it into <name>.csv with tools/<summary_tool>."""
+        """Runs a tool, keeps its output in @p raw, and turns it into <name>.csv with
+        experiments/studies/mwsep_tools/<summary_tool>."""
         r = self._run(cmd)
         raw.write_text(r.stdout)
-        s = self._run([sys.executable, str(ROOT / "tools" / summary_tool), str(raw)])
+        s = self._run([sys.executable, str(TOOLS / summary_tool), str(raw)])
         if r.returncode != 0 or s.returncode != 0 or len(s.stdout.splitlines()) < 2:
             raise RuntimeError(f"{cmd[0]} or {summary_tool} failed: {r.stderr.strip()[-300:]} {s.stderr.strip()[-300:]}")
         part = tmp / f"{name}.csv"
@@ -303,7 +440,7 @@ class Study:
                 raise RuntimeError(f"expected one object {run['object']} in the build, found {len(objects)}")
             return self._summarised(tmp, ["cuobjdump", "-sass", str(objects[0])], tmp / "kernel.sass", "sass_mix.py",
                                     d["name"])
-        yield Job(run["object"], job, [f"cuobjdump -sass {run['object']} | tools/sass_mix.py"])
+        yield Job(run["object"], job, [f"cuobjdump -sass {run['object']} | experiments/studies/mwsep_tools/sass_mix.py"])
 
     def kind_e2e(self, d):
         for run in d["runs"]:
@@ -311,7 +448,7 @@ class Study:
             for wu in self.units(run):
                 def job(tmp, wu=wu):
                     part = tmp / f"{d['name']}.csv"
-                    header = self._run([sys.executable, str(ROOT / "tools" / "e2e_row.py"), "--header"] + (["--devices"] if devices else []))
+                    header = self._run([sys.executable, str(TOOLS / "e2e_row.py"), "--header"] + (["--devices"] if devices else []))
                     lines = [header.stdout.strip()]
                     # One untimed run first: the first process on a host pays for loading the driver and
                     # reading the files from disk, which no later run does.
@@ -328,7 +465,7 @@ class Study:
                         if r.returncode != 0:
                             raise RuntimeError(f"mwsep run failed: {r.stderr.strip()[-300:]}")
                         js.write_text(r.stdout)
-                        row = self._run([sys.executable, str(ROOT / "tools" / "e2e_row.py"), str(js), wu, str(rep), str(wall_ms)] +
+                        row = self._run([sys.executable, str(TOOLS / "e2e_row.py"), str(js), wu, str(rep), str(wall_ms)] +
                                         (["--devices"] if devices else []))
                         lines.append(row.stdout.strip())
                     part.write_text("\n".join(lines) + "\n")
@@ -391,164 +528,3 @@ class Study:
                     yield Job(key, job, [f"experiments/peer/run_peer.py --peer <peer binary> --work-unit {wu} --flags {flags}"])
 
 
-# ---- mwsep fit: parameter recovery and evaluation throughput ---------------------------------------------
-# kind `fit`: per run, the unit's catalogue (drawn from the unit's own parameters: the truth) is fitted from a
-# start perturbed by `perturb` x each parameter's range, in a box of +- `box` x the range around the start.
-# Rows: <name>.csv (one per fit) and <name>_progress.csv (one per generation). `devices` lists the GPUs of one
-# process ("" : every GPU; "cpu": the CPU; "local-rank": one GPU per MPI rank); `ranks` > 1 runs that many MPI
-# ranks (mpirun), each with `devices`. `needs_gpus` (per run, else per definition) skips a run on a smaller host.
-COLUMNS["fit"] = ["experiment", "work_unit", "algorithm", "devices", "ranks", "population", "generations",
-                  "evaluations", "global_evaluations", "global_seconds", "evaluations_per_second", "seconds",
-                  "seconds_per_evaluation", "start_likelihood", "likelihood", "truth_likelihood", "max_abs_pull",
-                  "parameters", "evaluator"]
-COLUMNS["fit_progress"] = ["experiment", "work_unit", "algorithm", "evaluator", "generation", "evaluations",
-                           "best_likelihood", "seconds"]
-NUMERIC |= {"evaluations_per_second", "seconds_per_evaluation", "max_abs_pull", "global_seconds", "truth_likelihood"}
-
-
-def search_space(mwsep, workunit):
-    """The work unit's search vector as `mwsep fit --print-vector` reads it: (name, value, lower, upper) rows."""
-    r = subprocess.run([str(mwsep), "fit", "-a", str(workunit), "--print-vector"], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"mwsep fit --print-vector failed on {workunit}: {r.stderr.strip()[-400:]}")
-    rows = [line.split() for line in r.stdout.splitlines() if line.strip()]
-    return [(n, float(v), float(lo), float(hi)) for n, v, lo, hi in rows]
-
-
-def _kind_fit(self, d):
-    name = d["name"]
-    for run in d["runs"]:
-        for wu in self.units(run):
-            devices, ranks = str(run.get("devices", "")), int(run.get("ranks", 1))
-
-            def job(tmp, run=run, wu=wu, devices=devices, ranks=ranks):
-                space = search_space(self.mwsep, self.workunit(wu))
-                truth = [v for _, v, _, _ in space]
-                # The start: each parameter moved by `perturb` of its range (upper - lower), alternately up and down.
-                start = [v + (1 if i % 2 == 0 else -1) * run.get("perturb", 0.01) * (hi - lo)
-                         for i, (_, v, lo, hi) in enumerate(space)]
-                for fname, vec in (("truth.txt", truth), ("start.txt", start)):
-                    (tmp / fname).write_text(f"{fname[:-4]}\nparameters [{len(vec)}]: " + " ".join(repr(v) for v in vec) + "\n")
-                cmd = [self.mwsep, "fit", "-a", str(self.workunit(wu)), "-s", str(self.stars(wu)),
-                       "--search-parameters", str(tmp / "start.txt"), "--truth", str(tmp / "truth.txt"),
-                       "--box", str(run.get("box", 0.05)), "--algorithm", run.get("algorithm", "pso"),
-                       "--population", str(run["population"]), "--generations", str(run["generations"]),
-                       "--polish", str(run.get("polish", 300)), "--seed", str(run.get("seed", 1)),
-                       "--report", str(tmp / "report.json"), "--progress", str(tmp / "progress.csv"),
-                       "--work-unit", wu, "--experiment", name]
-                # devices "local-rank": each MPI rank takes the GPU of its node-local rank (one GPU per rank).
-                cmd += ["--backend", "cpu"] if devices == "cpu" else (["--devices", devices] if devices else [])
-                if not run.get("uncertainties", True):
-                    cmd.append("--no-uncertainties")
-                if ranks > 1:
-                    cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-np", str(ranks)] + cmd
-                r = self._run(cmd, log=tmp / f"{name}_{wu}.log")
-                if r.returncode != 0:
-                    raise RuntimeError(f"mwsep fit failed on {wu}: {r.stderr.strip()[-400:]}")
-                rep = json.loads((tmp / "report.json").read_text())
-                pulls = [abs(p["pull"]) for p in rep["parameters"].values() if p.get("pull") is not None]
-                row = [name, wu, rep["algorithm"], devices or "all", ranks, rep["population"], rep["generations"],
-                       rep["evaluations"], rep["global_evaluations"], rep["global_seconds"], rep["evaluations_per_second"],
-                       rep["seconds"], rep["seconds_per_evaluation"], rep["start_likelihood"], rep["likelihood"],
-                       rep["truth_likelihood"], max(pulls) if pulls else "", len(rep["parameters"]), rep["evaluator"]]
-                part = tmp / f"{name}.csv"
-                with part.open("w", newline="") as f:
-                    w = csv.writer(f)
-                    w.writerow(COLUMNS["fit"])
-                    w.writerow(row)
-                (tmp / f"{name}_report_{wu}_{devices or 'all'}_{ranks}.json").write_text(json.dumps(rep, indent=1))
-                out = {part.name: part, f"{name}_progress.csv": tmp / "progress.csv"}
-                out[f"{name}_report_{wu}_{devices or 'all'}_{ranks}.json"] = tmp / f"{name}_report_{wu}_{devices or 'all'}_{ranks}.json"
-                return out
-            # A build without pagmo2 and NLopt has no fit command: its jobs are recorded as skipped.
-            skip = None if _has_fit(self) else "this mwsep was built without the fit command (pagmo2 and NLopt were not found)"
-            yield Job(f"{wu}|{devices or 'all'}|{ranks}", job, [f"mwsep fit -a {wu} (see the log)"],
-                      needs_gpus=0 if devices == "cpu" else run.get("needs_gpus", d.get("needs_gpus", 1)), skip=skip)
-
-
-Study.kind_fit = _kind_fit
-
-
-def _has_fit(self):
-    """Whether this build's mwsep has the fit command (it needs pagmo2 and NLopt at build time)."""
-    if not hasattr(self, "_fit_built"):
-        r = subprocess.run([str(self.mwsep), "fit", "--help"], capture_output=True, text=True)
-        self._fit_built = r.returncode == 0
-    return self._fit_built
-
-
-
-
-# ---- a GoogleTest program of the build, run as a whole ---------------------------------------------------
-# kind `gtest`: runs {build}/<binary> and keeps its output as <name>.log; verified when every test passed and
-# none was skipped. A build without the program (an optional part left out) records the job as skipped.
-TEXT_MARKERS["gtest"] = r"\[  PASSED  \] \d+ tests?\."
-
-
-def _kind_gtest(self, d):
-    name = d["name"]
-    for run in d["runs"]:
-        binary = self.build / run["binary"]
-
-        def job(tmp, binary=binary):
-            log = tmp / f"{name}.log"
-            r = self._run([str(binary)], log=log)
-            summary = [l for l in r.stdout.splitlines() if l.startswith(("[  PASSED", "[  FAILED", "[  SKIPPED"))]
-            print("\n".join(summary[-4:]), flush=True)
-            skipped = any(l.startswith("[  SKIPPED") for l in r.stdout.splitlines())
-            if r.returncode != 0 or skipped or not re.search(TEXT_MARKERS["gtest"], r.stdout):
-                e = JobFailed(f"{binary.name}: exit {r.returncode}" + (", tests skipped" if skipped else ""))
-                e.outputs = {log.name: log}
-                raise e
-            return {log.name: log}
-        skip = None if binary.exists() else f"this build has no {run['binary']}"
-        yield Job(run["binary"], job, [str(binary.relative_to(self.build.parent) if binary.is_absolute() else binary)],
-                  needs_gpus=run.get("needs_gpus", 1), skip=skip)
-
-
-Study.kind_gtest = _kind_gtest
-
-
-# ---- checkpoint and resume under SIGKILL -----------------------------------------------------------------
-# kind `checkpoint`: tests/mwsep/checkpoint_kill_test.py with this build's mwsep and the run's `engine` (fast,
-# reference or cuda): 20 kills at random moments, then SIGINT and SIGTERM, each resumed; its log is
-# <name>_<engine>.log, verified when the final result is bit-identical to an uninterrupted run.
-TEXT_MARKERS["checkpoint"] = r"bit-identical to the uninterrupted run"
-
-
-def _kind_checkpoint(self, d):
-    name = d["name"]
-    script = ROOT / "tests" / "mwsep" / "checkpoint_kill_test.py"
-    for run in d["runs"]:
-        engine = run["engine"]
-
-        def job(tmp, engine=engine):
-            log = tmp / f"{name}_{engine}.log"
-            r = self._run([sys.executable, str(script), str(self.mwsep), str(ROOT / "data" / "workunits"), engine,
-                           "--kills", str(run.get("kills", 20)), "--seed", str(run.get("seed", 1)), "--log", str(log)])
-            print("\n".join(r.stdout.splitlines()[-3:]), flush=True)
-            if not log.exists():
-                log.write_text(r.stdout + "\n" + r.stderr)
-            if r.returncode != 0:
-                e = JobFailed(f"checkpoint test ({engine}) exit {r.returncode}: {r.stderr.strip()[-300:]}")
-                e.outputs = {log.name: log}
-                raise e
-            return {log.name: log}
-        yield Job(engine, job, [f"tests/mwsep/checkpoint_kill_test.py <build>/mwsep data/workunits {engine}"],
-                  needs_gpus=1 if engine == "cuda" else 0)
-
-
-Study.kind_checkpoint = _kind_checkpoint
-
-
-# The GPU tests with their comparisons (experiments/harness/gpu_tests.py).
-from harness import gpu_tests  # noqa: E402
-
-Study.kind_correctness = gpu_tests.correctness_kind("tests/mwsep/mwsep_gpu_tests", "MWSEP_GPU_RESULTS")
-
-# compute-sanitizer over the study's GPU tests (experiments/harness/sanitize.py).
-from harness import sanitize  # noqa: E402
-
-Study.kind_sanitizer_tests = sanitize.kind_sanitizer_tests
-TEXT_MARKERS["sanitizer_tests"] = sanitize.CLEAN
-COLUMNS["sanitizer_tests"] = []  # logs only

@@ -21,30 +21,38 @@ import re
 import subprocess
 import sys
 
-from harness.provenance import ROOT
+from harness import study
+from harness.kinds import TIMING, Compare, Kind
 from harness.runner import Job, JobFailed
+from harness.study import correctness_kind
 
-_TIMING = ["sm_clock_mhz", "throttled", "noise_pct", "samples", "stop_reason"]
-COLUMNS = {
-    "correctness": ["variant", "n", "checked_elements", "max_error_ratio", "failed", "pass"],
-    "listing": ["variant", "step", "threads_per_block", "registers", "local_bytes", "static_smem_bytes",
-                "dynamic_smem_bytes", "blocks_per_sm", "warps_per_sm", "theoretical_occupancy_pct",
-                "imposed_blocks_per_sm", "symbol"],
-    "gemm_bench": ["experiment", "variant", "step", "n", "padded_n", "repeat", "kernel_ms", "gflops", "valid",
-                   "max_error_ratio", "checked_elements"] + _TIMING,
-    "stream_bench": ["experiment", "variant", "count", "bytes", "repeat", "kernel_ms", "gb_per_s", "valid"] + _TIMING,
-    "bench_cpu": ["experiment", "library", "threads", "n", "repeat", "seconds", "gflops", "valid", "max_error_ratio",
-                  "checked_elements"],
-    "ncu_metrics": ["variant", "launch"],
-    "sass": ["variant", "loop_instructions", "ffma", "shared_loads", "global_loads", "shared_stores", "barriers",
-             "branches", "other", "ffma_fraction"],
-}
 NUMERIC = {"n", "padded_n", "kernel_ms", "gflops", "max_error_ratio", "checked_elements", "sm_clock_mhz", "noise_pct",
            "samples", "count", "bytes", "gb_per_s", "threads", "seconds", "registers", "local_bytes",
            "static_smem_bytes", "dynamic_smem_bytes", "blocks_per_sm", "warps_per_sm", "theoretical_occupancy_pct",
            "loop_instructions", "ffma", "ffma_fraction", "dram_read_bytes", "dram_write_bytes", "achieved_occupancy_pct"}
-HOST_KINDS = {"bench_cpu"}
-TEXT_MARKERS = {}
+_SASS = ["variant", "loop_instructions", "ffma", "shared_loads", "global_loads", "shared_stores", "barriers",
+         "branches", "other", "ffma_fraction"]
+# Every kind this study writes (experiments/harness/kinds.py). GPU timings: within 2 % or 3 x the larger
+# relative spread of the two recordings; CPU timings within 10 %; listings and SASS exact; profiler
+# percentages within 5 points.
+KINDS = {
+    "correctness": correctness_kind(["variant", "n", "checked_elements", "max_error_ratio", "failed", "pass"],
+                                    key=["variant", "n"], value="max_error_ratio", numeric=NUMERIC),
+    "listing": Kind(["variant", "step", "threads_per_block", "registers", "local_bytes", "static_smem_bytes",
+                     "dynamic_smem_bytes", "blocks_per_sm", "warps_per_sm", "theoretical_occupancy_pct",
+                     "imposed_blocks_per_sm", "symbol"], key=["variant"], numeric=NUMERIC, compare=Compare("exact")),
+    "gemm_bench": Kind(["experiment", "variant", "step", "n", "padded_n", "repeat", "kernel_ms", "gflops", "valid",
+                        "max_error_ratio", "checked_elements", *TIMING], key=["variant", "step", "n", "padded_n"],
+                       value="kernel_ms", numeric=NUMERIC, compare=Compare("median", 0.02, noise="noise_pct")),
+    "stream_bench": Kind(["experiment", "variant", "count", "bytes", "repeat", "kernel_ms", "gb_per_s", "valid", *TIMING],
+                         key=["variant", "count", "bytes"], value="kernel_ms", numeric=NUMERIC,
+                         compare=Compare("median", 0.02, noise="noise_pct")),
+    "bench_cpu": Kind(["experiment", "library", "threads", "n", "repeat", "seconds", "gflops", "valid", "max_error_ratio",
+                       "checked_elements"], key=["library", "threads", "n"], value="seconds", numeric=NUMERIC,
+                      host_only=True, compare=Compare("median", 0.10)),
+    "ncu_metrics": Kind(["variant", "launch"], key=["variant", "launch"], numeric=NUMERIC, compare=Compare("points", 5)),
+    "sass": Kind(_SASS, key=["variant"], numeric=NUMERIC, compare=Compare("exact")),
+}
 
 
 def innermost_loops(sass_text):
@@ -118,13 +126,14 @@ def loop_mix(mnemonics):
             "ffma_fraction": ffma / total if total else 0}
 
 
-class Study:
+class Study(study.Study):
+    KINDS = KINDS
+    PROGRAM = "ryoo"
+    GPU_TESTS = ("tests/ryoo/ryoo_gpu_tests", "RYOO_GPU_RESULTS")
+
     def __init__(self, build, quick, devices, options):
-        self.build = build if build.is_absolute() else ROOT / build
-        self.ryoo = str(self.build / "ryoo")
-        self.quick = quick
-        self.devices = devices
-        self.options = options
+        super().__init__(build, quick, devices, options)
+        self.ryoo = self.program
         self.default_repeats = 3 if quick else 5
         self._info = None
 
@@ -132,11 +141,6 @@ class Study:
         return {"min_samples": self.default_repeats, "max_samples": 50, "noise_target_pct": 0.5,
                 "time_limit_s": "per definition (time_limit_s), default 2",
                 "clock": "SM clock and throttle reasons polled through NVML while each sample runs"}
-
-    def sm_count(self):
-        r = subprocess.run([self.ryoo, "variants"], text=True, capture_output=True)
-        m = re.search(r"GPU: .* \((\d+) SMs\)", r.stderr)
-        return int(m.group(1)) if m else None
 
     def info(self):
         if self._info is None:
@@ -147,15 +151,6 @@ class Study:
             except OSError as e:
                 self._info = {"cuda": False, "cpu_blas": False, "cpu_blas_library": f"no ryoo program: {e}"}
         return self._info
-
-    def jobs(self, d):
-        return getattr(self, "kind_" + d["kind"])(d)
-
-    def _run(self, cmd, env=None, log=None):
-        r = subprocess.run([str(c) for c in cmd], text=True, capture_output=True, env=dict(os.environ, **(env or {})))
-        if log is not None:
-            log.write_text(f"$ {' '.join(map(str, cmd))}\n{r.stdout}\n{r.stderr}")
-        return r
 
     def _csv_job(self, d, key, args, needs_gpus=1, quiet=False):
         name = d["name"]
@@ -255,7 +250,7 @@ class Study:
             loops = innermost_loops(sass.stdout)
             part = tmp / f"{d['name']}.csv"
             with part.open("w", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=COLUMNS["sass"], lineterminator="\n")
+                w = csv.DictWriter(f, fieldnames=_SASS, lineterminator="\n")
                 w.writeheader()
                 for symbol, variant in symbols.items():
                     if symbol not in loops:
@@ -265,14 +260,6 @@ class Study:
         yield Job("ryoo", job, ["cuobjdump -sass build/ryoo | innermost loop of each kernel (experiments/studies/ryoo.py)"])
 
 
-# The GPU tests with their comparisons (experiments/harness/gpu_tests.py).
-from harness import gpu_tests  # noqa: E402
 
-Study.kind_correctness = gpu_tests.correctness_kind("tests/ryoo/ryoo_gpu_tests", "RYOO_GPU_RESULTS")
-
-# compute-sanitizer over the study's GPU tests (experiments/harness/sanitize.py).
-from harness import sanitize  # noqa: E402
-
-Study.kind_sanitizer_tests = sanitize.kind_sanitizer_tests
-TEXT_MARKERS["sanitizer_tests"] = sanitize.CLEAN
-COLUMNS["sanitizer_tests"] = []  # logs only
+# The columns of every kind, for the readers that ask for them by name.
+COLUMNS = {name: list(k.columns) for name, k in Study.kinds().items()}

@@ -10,12 +10,14 @@ import json
 import math
 import os
 import pathlib
-import re
 import statistics
+import sys
 from collections import defaultdict
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 RESULTS_ROOT = ROOT / "experiments" / "results"
+sys.path.append(str(ROOT / "experiments"))
+from harness.results import NotAResultFolder, ResultFolder, invalid  # noqa: E402
 
 
 class MissingData(RuntimeError):
@@ -71,7 +73,7 @@ def rows(folder, name, read=None, check_valid=True):
     if not data:
         raise MissingData(f"{rel(path)}: no rows")
     if check_valid:
-        bad = [r for r in data if r.get("valid", "true") != "true"]
+        bad = [r for r in data if invalid(r)]
         if bad:
             raise MissingData(f"{rel(path)}: {len(bad)} invalid rows; the report uses only valid results")
     if read is not None:
@@ -165,16 +167,46 @@ def provenance_table(ctx, caption, meta_path=meta_path_of):
                  widths=[34, 14, 12, 7, 18, 15])
 
 
+def folder_facts(folder):
+    """(GPU name, GPU count) of a results folder, from its manifest (experiments/harness/results.py)."""
+    try:
+        f = ResultFolder(folder)
+    except NotAResultFolder:
+        return None, 0
+    return f.gpu_name, f.gpu_count
+
+
 def gpu_folders_with_manifest(exclude):
-    """Every single-GPU host's folder with a manifest.json, except `exclude` (the main GPU). Folders of hosts
-    with several GPUs ("<gpu>-x2") hold only the multi-GPU results and are read beside their GPU's folder."""
+    """Every single-GPU host's folder with a manifest.json, except `exclude` (the main GPU). A folder whose
+    manifest says its host had several GPUs is read for the multi-GPU results (multi_gpu_folder), not set
+    beside the main GPU as another GPU."""
     out = []
     for d in sorted(RESULTS_ROOT.iterdir()) if RESULTS_ROOT.exists() else []:
-        if re.search(r"-x\d+$", d.name):
-            continue
         if d.is_dir() and (d / "manifest.json").exists() and d.resolve() != pathlib.Path(exclude).resolve():
-            out.append(d)
+            if folder_facts(d)[1] <= 1:
+                out.append(d)
     return out
+
+
+def multi_gpu_folder(results_gpu, study):
+    """The folder of <study>'s multi-GPU results for the main GPU: RESULTS itself when its host had several
+    GPUs (single- and multi-GPU results of one host share one folder), else $MULTI when set, else a folder of
+    experiments/results recorded on a host with several GPUs of the same model. None when there is none."""
+    results_gpu = pathlib.Path(results_gpu)
+    name, count = folder_facts(results_gpu)
+    if count > 1:
+        return results_gpu / study
+    env = os.environ.get("MULTI", "").strip()
+    if env:
+        folder = pathlib.Path(env) if pathlib.Path(env).is_absolute() else ROOT / env
+        if not (folder / "manifest.json").exists():
+            raise MissingData(f"{env}: MULTI names no results folder")
+        return folder / study
+    for d in sorted(RESULTS_ROOT.iterdir()) if RESULTS_ROOT.exists() else []:
+        other_name, other_count = folder_facts(d) if d.is_dir() else (None, 0)
+        if other_count > 1 and other_name == name and d.resolve() != results_gpu.resolve():
+            return d / study
+    return None
 
 
 def compare_folders(results_gpu):

@@ -111,6 +111,15 @@ class RunnerTest(unittest.TestCase):
             runner.check_names(["fake"], ["counts", "nope"])
         runner.check_names(["fake"], ["counts"])
 
+    def test_a_definition_of_an_undeclared_kind_is_refused_before_any_job(self):
+        FakeStudy.kinds = classmethod(lambda cls: {"bench": None})
+        try:
+            with self.assertRaisesRegex(SystemExit, r"kind not declared by the study: counts \(host\)"):
+                runner.run_study("fake", self.tmp / "out", self.build)
+            self.assertEqual(FakeStudy.calls, [])
+        finally:
+            del FakeStudy.kinds
+
     def test_two_studies_may_name_an_experiment_alike(self):
         # A second study with an experiment of the same name runs its own jobs into the same folder: done
         # in one study is not done in the other.
@@ -196,18 +205,19 @@ sys.exit(1 if mode == "exit" else 0)
 
 
 class CompareTest(unittest.TestCase):
-    """A timing 5 % slower with 0.1 % noise differs; 1 % slower agrees; a missing file is missing."""
+    """A timing 5 % slower with 0.1 % noise differs; 1 % slower agrees; a missing file is missing (files of
+    mwsep's declared kind `bench`)."""
 
     def folder(self, root, ms, extra=False):
-        (root / "s").mkdir(parents=True)
+        (root / "mwsep").mkdir(parents=True)
         head = "variant,work_unit,kernel_ms,noise_pct\n"
-        (root / "s" / "t.csv").write_text(head + "".join(f"v,u,{ms},0.1\n" for _ in range(3)))
-        files = {"s/t.csv": {"experiment": "t", "kind": "bench", "commits": ["x"]}}
+        (root / "mwsep" / "t.csv").write_text(head + "".join(f"v,u,{ms},0.1\n" for _ in range(3)))
+        files = {"mwsep/t.csv": {"experiment": "mwsep/t", "kind": "bench", "commits": ["x"]}}
         if extra:
-            (root / "s" / "u.csv").write_text(head + "v,u,1,0.1\n")
-            files["s/u.csv"] = {"experiment": "u", "kind": "bench", "commits": ["x"]}
+            (root / "mwsep" / "u.csv").write_text(head + "v,u,1,0.1\n")
+            files["mwsep/u.csv"] = {"experiment": "mwsep/u", "kind": "bench", "commits": ["x"]}
         (root / "manifest.json").write_text(json.dumps({"files": files, "experiments": {
-            "t": {"status": "done", "jobs": {}}, "u": {"status": "done", "jobs": {}}}}))
+            "mwsep/t": {"status": "done", "jobs": {}}, "mwsep/u": {"status": "done", "jobs": {}}}}))
         return root
 
     def run_compare(self, new, ref):
@@ -218,11 +228,11 @@ class CompareTest(unittest.TestCase):
         tmp = pathlib.Path(tempfile.mkdtemp())
         ref = self.folder(tmp / "ref", 100.0, extra=True)
         code, text = self.run_compare(self.folder(tmp / "close", 101.0), ref)
-        self.assertIn("| s/t.csv | agrees |", text)
-        self.assertIn("| s/u.csv | missing |", text)
+        self.assertIn("| mwsep/t.csv | agrees |", text)
+        self.assertIn("| mwsep/u.csv | missing |", text)
         self.assertEqual(code, 1)
         code, text = self.run_compare(self.folder(tmp / "slow", 105.0, extra=True), ref)
-        self.assertIn("| s/t.csv | differs |", text)
+        self.assertIn("| mwsep/t.csv | differs |", text)
         self.assertEqual(code, 1)
         code, text = self.run_compare(self.folder(tmp / "same", 100.0, extra=True), ref)
         self.assertEqual(code, 0, text)

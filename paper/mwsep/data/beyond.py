@@ -3,7 +3,7 @@ the public MilkyWay@Home application where it was measured on the same GPU; expo
 end to end and two GPUs."""
 import statistics
 
-from report.common import ROOT, MissingData, big, fmt, medians, rows, table
+from report.common import ROOT, MissingData, big, fmt, medians, multi_gpu_folder, rows, table
 
 LARGE = ["3s-large", "2s-large"]
 
@@ -117,8 +117,10 @@ def build(ctx):
             n[f"e2e_{phase}_{k}_ms"] = fmt(1e3 * statistics.median(float(r[f"{phase}_s"]) for r in mine), 3)
 
     # Two GPUs of one host, when that host's folder exists beside the main one.
-    multi_dir = ctx.results.parent.parent / (ctx.results.parent.name + "-x2") / ctx.results.name
-    n["multi_measured"] = "yes" if (multi_dir / "multi_gpu.csv").exists() else "no"
+    # Two GPUs of one host: RESULTS itself when its host had several, else a folder of such a host
+    # (paper/report/common.py, multi_gpu_folder).
+    multi_dir = multi_gpu_folder(ctx.results.parent, ctx.results.name)
+    n["multi_measured"] = "yes" if multi_dir is not None and (multi_dir / "multi_gpu.csv").exists() else "no"
     if n["multi_measured"] == "yes":
         multi = medians(ctx.rows("multi_gpu", multi_dir), key=("work_unit", "sm_count"))
         for u in LARGE:

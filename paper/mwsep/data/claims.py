@@ -20,7 +20,7 @@ def build(ctx):
         assert verdict in VERDICTS, verdict
         for k in keys:
             if k not in c and not k.startswith("table"):
-                raise MissingData(f"paper/published.json: no claim {k}")
+                raise MissingData(f"paper/mwsep/published.json: no claim {k}")
             covered.add(k)
         rows.append([section, claim, published, reproduced, variant, criterion, verdict + (f" ({why})" if why else "")])
 
@@ -210,7 +210,7 @@ def build(ctx):
 
     missing = set(c) - covered
     if missing:
-        raise MissingData(f"paper/published.json: claims without a row in the claims table: {', '.join(sorted(missing))}")
+        raise MissingData(f"paper/mwsep/published.json: claims without a row in the claims table: {', '.join(sorted(missing))}")
     counts = {v: sum(r[6].startswith(v) and not (v == "reproduced" and r[6].startswith("reproduced qualitatively")) for r in rows) for v in VERDICTS}
     n["claims_total"] = str(len(rows))
     for v in VERDICTS:

@@ -7,7 +7,7 @@ import math
 import pathlib
 import statistics
 
-from report.common import MissingData, medians, rel, table
+from report.common import MissingData, medians, multi_gpu_folder, rel, table
 
 # A fitted parameter is called recovered when it lies within this many of its standard deviations of the truth.
 RECOVERY_PULLS = 3.0
@@ -198,9 +198,14 @@ def _scaling_rows(ctx, folder, host):
 
 def _scaling(ctx):
     n = ctx.n
-    multi_dir = ctx.results.parent.parent / (ctx.results.parent.name + "-x2") / ctx.results.name
+    multi_dir = multi_gpu_folder(ctx.results.parent, ctx.results.name)
     main_body, main_rate = _scaling_rows(ctx, ctx.results, ctx.results.parent.name)
-    multi_body, multi_rate = _scaling_rows(ctx, multi_dir, multi_dir.parent.name)
+    if multi_dir is None:
+        multi_body, multi_rate = None, {}  # no host with several GPUs of this model
+    elif multi_dir.resolve() == ctx.results.resolve():
+        multi_body, multi_rate = None, main_rate  # RESULTS is that host's folder: its rows are the main ones
+    else:
+        multi_body, multi_rate = _scaling_rows(ctx, multi_dir, multi_dir.parent.name)
     if main_body is None and multi_body is None:
         ctx.tables["para_fit_scaling"] = "The throughput measurement (fit_scaling) was not recorded on this host.\n"
         ctx.tables["table_fit_scaling"] = ""

@@ -31,9 +31,20 @@ def gpu_info(ctx, folder):
     else:
         memory_gb = float(str(meta.get("gpu_memory", "0")).split()[0]) / 1024  # nvidia-smi gives MiB
     sms = int(meta["sm_count"])
+    # L2 size and memory bandwidth: from the device (provenance written since the runner queries it, marked
+    # (d)); a folder recorded before that takes them from paper/hardware.json by GPU name (marked (v)).
+    if meta.get("l2_cache_bytes") is not None:
+        l2 = (fmt(meta["l2_cache_bytes"] / 2**20, 3), "d")
+    else:
+        l2 = (str(per_gpu["l2_mb"]), "v") if "l2_mb" in per_gpu else ("unknown", "")
+    if meta.get("memory_bandwidth_gb_s") is not None:
+        bandwidth = (fmt(meta["memory_bandwidth_gb_s"], 4), "d")
+    else:
+        bandwidth = ((str(per_gpu["memory_bandwidth_gb_s"]), "v") if "memory_bandwidth_gb_s" in per_gpu
+                     else ("unknown", ""))
     return {
         "name": name, "short": short_gpu(name), "sms": sms, "clock_mhz": clock, "cc": cc,
-        "memory_gb": memory_gb, "arch": arch, "per_gpu": per_gpu,
+        "memory_gb": memory_gb, "arch": arch, "per_gpu": per_gpu, "l2_mb": l2, "bandwidth_gb_s": bandwidth,
         "fp64_gflops": sms * clock * 1e-3 * 2 * arch["fp64_fma_per_sm"],
         "fp32_gflops": sms * clock * 1e-3 * 2 * arch["fp32_fma_per_sm"],
         "driver": meta.get("driver_version", ""), "cuda": meta.get("cuda_version", ""),
@@ -81,15 +92,18 @@ def build(ctx):
         row("shared memory per SM (KB)", str(old["shared_memory_per_sm_kb"]), lambda g: str(g["arch"]["shared_memory_per_sm_kb"])),
         row("constant memory (KB)", str(old["constant_memory_kb"]), lambda g: str(g["arch"]["constant_memory_kb"])),
         row("cache for global memory", old["global_memory_cache"], lambda g: g["arch"]["global_memory_cache"]),
-        row("L2 cache (MB)", "none", lambda g: str(g["per_gpu"].get("l2_mb", "unknown"))),
+        row("L2 cache (MB)", "none", lambda g: g["l2_mb"][0] + (f" ({g['l2_mb'][1]})" if g["l2_mb"][1] else "")),
         row("memory (GB)", f"{g285['memory_gb']} (p)", lambda g: f"{fmt(g['memory_gb'], 3)} (m)"),
         row("memory bandwidth (GB/s)", str(old_gpu["memory_bandwidth_gb_s"]),
-            lambda g: str(g["per_gpu"].get("memory_bandwidth_gb_s", "unknown"))),
+            lambda g: g["bandwidth_gb_s"][0] + (f" ({g['bandwidth_gb_s'][1]})" if g["bandwidth_gb_s"][1] else "")),
     ]
     ctx.tables["table_hardware_gpus"] = table(
         "Table 4.1 and Appendix B (thesis), then and now: the GPU of the thesis beside the GPUs measured here. "
         "(p) published in the thesis, (m) measured by this artifact's programs, (c) computed from measured "
-        "SMs and clock and the vendor's units per SM, (a) 240 cores at 8 per SM; the rest are vendor figures.",
+        "SMs and clock and the vendor's units per SM, (a) 240 cores at 8 per SM, (d) reported by the device "
+        "(cudaDeviceGetAttribute; bandwidth = 2 x memory clock x bus width), (v) vendor figure from "
+        "paper/hardware.json for a results folder recorded before the runner queried the device; the rest are "
+        "vendor figures.",
         header, body, name="table-hardware-gpus")
     cpu = hw["cpu"]
     hosts = [["thesis host (2010)", f"{cpu['name']}, {cpu['clock_ghz']} GHz, {cpu['l2_kb_per_core']} KB L2 per core (p)"]]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One CSV row of an end-to-end run from `mwsep run --json` output (device_run.sh).
+"""One CSV row of an end-to-end run from `mwsep run --json` output (the runner's e2e kind, experiments/studies/mwsep.py).
 
 usage: e2e_row.py --header [--devices]
        e2e_row.py RUN_JSON WORK_UNIT REPEAT WALL_MS [--devices]

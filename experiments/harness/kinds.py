@@ -1,0 +1,100 @@
+"""What a kind of result is: its columns, the columns that name one configuration, its measured value and
+how two recordings of it are compared.
+
+Every kind a study can write is declared once, as a `Kind`, in the study's module (or, for the kinds every
+study shares, in experiments/harness/study.py). The runner, the results check (tools/check_results.py),
+the results layer (experiments/harness/results.py) and the comparison of two folders
+(experiments/compare.py) all read these declarations; nothing else says what a kind's file holds.
+
+Comparison methods (`Compare.method`):
+  median       the median of `value` per configuration (the `key` columns) must agree within `tolerance`
+               (relative); with `noise` naming a column of relative spread in per cent, the allowed change of
+               a configuration is max(tolerance, 3 x the larger spread of the two recordings)
+  points       every column ending in `_pct` per configuration within `tolerance` percentage points
+  exact        the `values` columns (all but the key when empty) identical per configuration
+  correctness  every comparison passes in the new recording and none of the reference's is missing; the
+               largest `value` of each is reported
+  marker       a text result: both contain `marker` (a clean sanitizer run, a passed test program)
+  listing      `mwsep variants` text: registers and spills identical per kernel
+  json_value   a JSON report: its `value` field within `tolerance` (relative)
+  none         not compared, with the reason in `reason`; the verdict says "not compared"
+"""
+import re
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Compare:
+    method: str
+    tolerance: float = 0.0
+    noise: str = ""
+    values: tuple = ()
+    reason: str = ""
+
+    METHODS = ("median", "points", "exact", "correctness", "marker", "listing", "json_value", "none")
+
+    def __post_init__(self):
+        if self.method not in self.METHODS:
+            raise ValueError(f"unknown comparison method '{self.method}' (known: {', '.join(self.METHODS)})")
+        if self.method == "none" and not self.reason:
+            raise ValueError("a kind that is not compared says why (Compare('none', reason=...))")
+
+    def describe(self):
+        if self.method == "median":
+            rule = f"median within {self.tolerance:.0%}"
+            return rule + (f" or 3 x the spread ({self.noise})" if self.noise else "")
+        if self.method == "points":
+            return f"percentages within {self.tolerance:g} points"
+        if self.method == "json_value":
+            return f"within {self.tolerance:.0e} (relative)"
+        return {"exact": "identical", "correctness": "every comparison passes, none missing",
+                "marker": "both whole and clean", "listing": "registers and spills identical",
+                "none": "not compared: " + self.reason}[self.method]
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of result file. `columns`: what every CSV row has (empty for a text result); `numeric`: the
+    columns that must hold numbers; `key`: the columns naming one configuration; `value`: the measured
+    column (or JSON field); `host_only`: measured on the host alone (its provenance names no GPU); `marker`: a
+    regular expression a whole text result contains; `suffix`: the file's ending (.csv, .log, .txt, .json);
+    `tables`: the kind's further files, by a regular expression on the file name
+    (e.g. {r"_progress\\.csv$": Kind(...), r"\\.log$": text_kind(...)})."""
+    columns: tuple = ()
+    key: tuple = ()
+    value: str = ""
+    compare: Compare = field(default_factory=lambda: Compare("none", reason="no comparison declared"))
+    numeric: frozenset = frozenset()
+    host_only: bool = False
+    marker: str = ""
+    suffix: str = ".csv"
+    tables: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        object.__setattr__(self, "columns", tuple(self.columns))
+        object.__setattr__(self, "key", tuple(self.key))
+        object.__setattr__(self, "numeric", frozenset(self.numeric))
+        # The key may name columns that older files lack (they read as empty); the value is required.
+        if self.compare.method in ("median", "correctness", "json_value") and not self.value:
+            raise ValueError("a median, correctness or json_value comparison names its value")
+
+    def for_file(self, relpath):
+        """The declaration that applies to @p relpath: a further table of the kind whose pattern matches its
+        name, else this one when the ending matches, else None (a file the kind does not declare)."""
+        name = relpath.rsplit("/", 1)[-1]
+        for pattern, table in self.tables.items():
+            if re.search(pattern, name):
+                return table
+        return self if name.endswith(self.suffix) else None
+
+
+# A text result: a log or listing, checked for its marker and compared by it.
+def text_kind(marker, suffix=".log", host_only=False, method="marker"):
+    return Kind(suffix=suffix, marker=marker, host_only=host_only, compare=Compare(method))
+
+
+GTEST_PASSED = r"\[  PASSED  \] \d+ tests?\."
+SANITIZER_CLEAN = r"(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)"
+
+# The columns every timed GPU sample of every program carries (src/harness).
+TIMING = ("sm_clock_mhz", "throttled", "noise_pct", "samples", "stop_reason")

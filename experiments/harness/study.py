@@ -1,0 +1,122 @@
+"""The base of every study's module (experiments/studies/<study>.py): the plumbing and the kinds all
+studies share.
+
+A study's module declares `class Study(harness.study.Study)` with
+  KINDS       {kind name: Kind} for its own kinds (experiments/harness/kinds.py: columns, key columns,
+              value, comparison); the shared kinds below are merged in, and a study may redeclare one
+              (its `correctness` CSV has its own columns, say)
+  PROGRAM     the program of the build its jobs run (the study's `program` in experiments/studies.json)
+  GPU_TESTS   (build-relative path of its GoogleTest GPU program, the environment variable naming the folder
+              it writes gpu_correctness.csv into), for the shared `correctness` kind
+and one method `kind_<name>(self, definition)` per own kind, yielding runner.Job objects.
+
+Shared kinds:
+  correctness      the study's GPU test program, its comparisons kept: gpu_correctness.csv and its log
+  sanitizer_tests  compute-sanitizer over the GPU tests: <name>_<tool>.log
+  gtest            any GoogleTest program of the build, run whole: <name>.log
+"""
+import os
+import re
+import subprocess
+
+from . import gpu_tests, sanitize
+from .kinds import GTEST_PASSED, SANITIZER_CLEAN, Compare, Kind, text_kind
+from .provenance import ROOT
+from .runner import Job, JobFailed
+
+SHARED_KINDS = {
+    "sanitizer_tests": text_kind(SANITIZER_CLEAN),
+    "gtest": text_kind(GTEST_PASSED),
+}
+
+
+def correctness_kind(columns, key, value, numeric=()):
+    """The `correctness` kind of a study whose GPU tests write gpu_correctness.csv with @p columns (one row per
+    comparison, ending in `pass`), and its log."""
+    return Kind(columns=columns, key=key, value=value, numeric=numeric, compare=Compare("correctness"),
+                tables={r"\.log$": text_kind(GTEST_PASSED)})
+
+
+class Study:
+    KINDS = {}
+    PROGRAM = ""
+    GPU_TESTS = None
+    # The arguments with which the program prints "GPU: <name> (<n> SMs)".
+    SM_COUNT_ARGS = ("variants",)
+
+    def __init__(self, build, quick, devices, options):
+        self.build = build if build.is_absolute() else ROOT / build
+        self.program = str(self.build / self.PROGRAM)
+        self.quick = quick
+        self.devices = devices
+        self.options = options
+        self._sm_count = None
+
+    @classmethod
+    def kinds(cls):
+        """Every kind this study can write: the shared ones and its own (its own win)."""
+        return dict(SHARED_KINDS, **cls.KINDS)
+
+    def jobs(self, d):
+        method = getattr(self, "kind_" + d["kind"], None)
+        if method is None or d["kind"] not in self.kinds():
+            raise JobFailed(f"the study has no kind '{d['kind']}' (its kinds: {', '.join(sorted(self.kinds()))})")
+        return method(d)
+
+    def sm_count(self):
+        """The SM count of the first GPU, as the program reports it (None without a GPU)."""
+        if self._sm_count is None:
+            r = subprocess.run([self.program, *self.SM_COUNT_ARGS], text=True, capture_output=True)
+            m = re.search(r"^GPU: .* \((\d+) SMs\)", r.stdout + "\n" + r.stderr, re.M)
+            self._sm_count = int(m.group(1)) if m else None
+        return self._sm_count
+
+    def criterion_description(self):
+        return {}
+
+    @staticmethod
+    def _run(cmd, env=None, log=None):
+        r = subprocess.run([str(c) for c in cmd], text=True, capture_output=True, env=dict(os.environ, **(env or {})))
+        if log is not None:
+            log.write_text(f"$ {' '.join(map(str, cmd))}\n{r.stdout}\n{r.stderr}")
+        return r
+
+    # ---- the shared kinds ------------------------------------------------------------------------------
+    def kind_correctness(self, d):
+        if not self.GPU_TESTS:
+            raise JobFailed("this study declares no GPU test program (GPU_TESTS)")
+        return gpu_tests.correctness_kind(*self.GPU_TESTS)(self, d)
+
+    def kind_sanitizer_tests(self, d):
+        return sanitize.kind_sanitizer_tests(self, d)
+
+    def kind_gtest(self, d):
+        """Runs {build}/<binary> whole and keeps its output as <name>.log; verified when every test passed and
+        none was skipped. A build without the program (an optional part left out) records the job as skipped."""
+        name = d["name"]
+        for run in d["runs"]:
+            binary = self.build / run["binary"]
+
+            def job(tmp, binary=binary):
+                log = tmp / f"{name}.log"
+                r = self._run([str(binary)], log=log)
+                summary = [l for l in r.stdout.splitlines() if l.startswith(("[  PASSED", "[  FAILED", "[  SKIPPED"))]
+                print("\n".join(summary[-4:]), flush=True)
+                skipped = any(l.startswith("[  SKIPPED") for l in r.stdout.splitlines())
+                if r.returncode != 0 or skipped or not re.search(GTEST_PASSED, r.stdout):
+                    e = JobFailed(f"{binary.name}: exit {r.returncode}" + (", tests skipped" if skipped else ""))
+                    e.outputs = {log.name: log}
+                    raise e
+                return {log.name: log}
+            skip = None if binary.exists() else f"this build has no {run['binary']}"
+            yield Job(run["binary"], job, [str(binary.relative_to(self.build.parent) if binary.is_absolute() else binary)],
+                      needs_gpus=run.get("needs_gpus", 1), skip=skip)
+
+
+def columns_of(kinds):
+    """{kind: columns} with a kind's further CSV tables as <kind><ending> (for the older readers)."""
+    out = {}
+    for name, k in kinds.items():
+        if k.suffix == ".csv":
+            out[name] = list(k.columns)
+    return out

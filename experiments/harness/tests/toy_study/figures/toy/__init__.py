@@ -1,0 +1,2 @@
+"""The toy study's figures: none."""
+FIGURES = []

@@ -1,0 +1,2 @@
+"""The toy study's data modules, one per chapter."""
+CHAPTERS = ["sums"]
