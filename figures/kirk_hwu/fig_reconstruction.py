@@ -1,6 +1,7 @@
-"""The reconstruction's images (grey scale from −0.05 to 0.5, the soft-tissue window): the central slice (z = 0) of the phantom, the gridding image (CPU, FP64), the
-iterative image with Q and F^H d by the tuned single-precision SFU kernels (F8) and the iterative image with
-both in FP64, each titled with its relative L2 error against the phantom (from mri_reconstruct.csv)."""
+"""The reconstruction's images (grey scale from −0.05 to 0.5, the soft-tissue window): the central slice
+(z = 0) of the phantom, the gridding image (CPU, FP64), the iterative image with Q and F^H d by the tuned
+single-precision SFU kernels (F8) and the iterative image with both in FP64, each titled with its relative L2
+error against the phantom (from mri_reconstruct.csv)."""
 import json
 import pathlib
 

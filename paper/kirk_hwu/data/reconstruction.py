@@ -44,6 +44,9 @@ def build(ctx):
     q_pairs, fhd_pairs = float(first["q_pairs"]), float(first["fhd_pairs"])
     n["kh_recon_voxels"] = f"{int(first['grid']) ** 3:,}".replace(",", "\u202f")
     n["kh_recon_grid"] = first["grid"]
+    n["kh_recon_q_grid"] = str(2 * int(first["grid"]))
+    n["kh_recon_voxels_per_sample"] = fmt(int(first["grid"]) ** 3 / int(first["samples"]))
+    n["kh_recon_pub_gridding_min"] = fmt(pub["gridding"]["recon_min"])
     n["kh_recon_samples"] = f"{int(first['samples']):,}".replace(",", "\u202f")
     n["kh_recon_iterations"] = first["iterations"]
     n["kh_recon_lambda"] = first["lambda"]
@@ -88,7 +91,7 @@ def build(ctx):
         f"data) in full beside our reconstruction of {n['kh_recon_voxels']} voxels from {n['kh_recon_samples']} "
         f"radial samples on the {ctx.facts['kh_gpu']} (seconds, median of the recorded runs; GFLOP/s at "
         f"{FLOPS_PER_PAIR['mri-q']} and {FLOPS_PER_PAIR['mri-fhd']} operations per pair, counted from the source). "
-        "Our Q is evaluated on the 256³ offsets grid of the Toeplitz embedding; the solver is "
+        f"Our Q is evaluated on the {n['kh_recon_q_grid']}³ offsets grid of the Toeplitz embedding; the solver is "
         f"{n['kh_recon_iterations']} conjugate-gradient iterations in FP64 with cuFFT; reconstruction = F^H d + "
         "solver, as in the documents. CPU rows: worked out from the single-core loops' rates, the solver not timed.",
         ["published row", "ours", "Q, pub. (min)", "Q, ours", "Q GFLOP/s, pub.", "Q GFLOP/s, ours",
