@@ -167,7 +167,7 @@ class Study(study.Study):
                 if r.returncode != 0 or not part.exists():
                     raise RuntimeError(f"kirk_hwu reconstruct ({label}) failed: {r.stderr.strip()[-400:]}")
                 out = {part.name: part}
-                if history.exists():
+                if history.exists() and len(history.read_text().splitlines()) > 1:  # a gridding-only run has no iterations
                     out[history.name] = history
                 if run.get("images"):
                     images = {}
@@ -176,14 +176,14 @@ class Study(study.Study):
                         if path.exists():
                             images[image] = xy_slice(path)
                     js = tmp / f"{name}_images_{label}.json"
-                    js.write_text(json.dumps({"label": label, "plane": "xy at z = 0, real part", **images}))
+                    js.write_text(json.dumps({"label": label, "plane": "xy at z = -1/8 of the field of view, real part", **images}))
                     out[js.name] = js
                 return out
             yield Job(f"{label}", job, [f"kirk_hwu {' '.join(args)}"], needs_gpus=1 if device == "gpu" else 0)
 
 
 def xy_slice(path):
-    """The first plane of a (3, N, N) float32 .npy file as rows of numbers rounded to 4 decimals."""
+    """The first plane (xy) of a (3, N, N) float32 .npy file as rows of numbers rounded to 4 decimals."""
     data = pathlib.Path(path).read_bytes()
     if data[:6] != b"\x93NUMPY":
         raise RuntimeError(f"{path}: not a .npy file")

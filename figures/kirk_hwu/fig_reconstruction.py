@@ -1,5 +1,5 @@
-"""The reconstruction's images (grey scale from −0.05 to 0.5, the soft-tissue window): the central slice
-(z = 0) of the phantom, the gridding image (CPU, FP64), the iterative image with Q and F^H d by the tuned
+"""The reconstruction's images (grey scale from −0.05 to 0.5, the soft-tissue window): the slice z = −1/8
+of the field of view of the phantom, the gridding image (CPU, FP64), the iterative image with Q and F^H d by the tuned
 single-precision SFU kernels (F8) and the iterative image with both in FP64, each titled with its relative L2
 error against the phantom (from mri_reconstruct.csv)."""
 import json
@@ -37,7 +37,7 @@ def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> l
                 raise c.MissingData(f"mri_reconstruct: no full-size row for {row}")
             title += f"\nrel. L2 error {errors[row]:.3f}"
         ax.set_title(title, fontsize=9)
-    fig.suptitle(f"Reconstructions of the phantom, central slice (128³ voxels, 100 096 radial samples; GPU rows on the {gpu})",
+    fig.suptitle(f"Reconstructions of the phantom, slice z = −1/8 (128³ voxels, 100 096 radial samples; GPU rows on the {gpu})",
                  fontsize=10)
     return c.save(fig, out_dir, "fig_reconstruction")
 

@@ -52,7 +52,7 @@ TEST(KirkHwuReconstructCommand, ATinyRunWritesRowsIterationsAndImages) {
     ASSERT_EQ(o.status, 0) << o.output;
     EXPECT_EQ(lines_of(dir + "/r.csv"), 3);  // header, iterative, gridding
     EXPECT_EQ(lines_of(dir + "/h.csv"), 6);  // header and five iterations
-    // The phantom's slices read back from the .npy file: the xy slice at z = 0 is the phantom there.
+    // The phantom's slices read back from the .npy file: the xy slice at z = −1/8 (index 3 of 8) is the phantom there.
     std::ifstream npy(dir + "/t_phantom.npy", std::ios::binary);
     ASSERT_TRUE(npy.good());
     char head[10];
@@ -70,6 +70,6 @@ TEST(KirkHwuReconstructCommand, ATinyRunWritesRowsIterationsAndImages) {
                                                              kirk_hwu::recon::head_phantom());
     for (int j = 0; j < 8; ++j)
         for (int i = 0; i < 8; ++i)
-            EXPECT_EQ(values[i + 8 * j], static_cast<float>(problem.truth[i + 8 * (j + 8 * 4)]));
+            EXPECT_EQ(values[i + 8 * j], static_cast<float>(problem.truth[i + 8 * (j + 8 * 3)]));
     for (const char* image : {"gridding", "iterative"}) EXPECT_TRUE(std::filesystem::exists(dir + "/t_" + image + ".npy"));
 }

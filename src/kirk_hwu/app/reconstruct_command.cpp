@@ -26,14 +26,15 @@ const std::vector<std::string> reconstruct_columns = {
 const std::vector<std::string> history_columns = {"experiment", "device", "size", "q_variant", "iteration", "residual",
                                                   "quadratic"};
 
-/// The three central slices (xy at z = 0, xz at y = 0, yz at x = 0) of the real part of an N₁³ image.
+/// Three slices of the real part of an N₁³ image: xy at z = −1/8 of the field of view (the plane of the
+/// phantom's small ellipsoids), xz at y = 0 and yz at x = 0.
 std::vector<float> central_slices(const std::vector<double>& real, int g) {
     std::vector<float> out;
     const auto at = [&](int i, int j, int l) {
         return static_cast<float>(real[i + static_cast<std::size_t>(g) * (j + static_cast<std::size_t>(g) * l)]);
     };
     for (int j = 0; j < g; ++j)
-        for (int i = 0; i < g; ++i) out.push_back(at(i, j, g / 2));
+        for (int i = 0; i < g; ++i) out.push_back(at(i, j, g / 2 - g / 8));
     for (int l = 0; l < g; ++l)
         for (int i = 0; i < g; ++i) out.push_back(at(i, g / 2, l));
     for (int l = 0; l < g; ++l)
