@@ -154,7 +154,8 @@ static void upload_widened(Real* dst, const std::vector<float>& src) {
     harness::check(cudaMemcpy(dst, wide.data(), sizeof(Real) * wide.size(), cudaMemcpyHostToDevice), "copy MRI input to the device");
 }
 
-/// Allocates and fills the arrays of one precision, the weights and records by the μ kernel.
+/// Allocates and fills the arrays of one precision, the weights and records by the μ kernel; returns the μ
+/// kernel's time [ms].
 template <MriOutput Out, class Real>
 static float fill_precision(MriDevice::Arrays<Real>& a, const MriInput& in, std::vector<void*>& owned) {
     const std::size_t n = in.voxels(), m = in.samples();
