@@ -176,8 +176,9 @@ experiments: build
 	  $(if $(ONLY),--only $(ONLY)) $(if $(STUDY),$(foreach s,$(subst $(comma), ,$(STUDY)),--study $(s))) \
 	  $(if $(PEER),--peer $(PEER))
 
-# A fresh results folder against the committed results of the same GPU: a verdict per result file, with the
-# tolerances stated in experiments/compare.py. NEW= the fresh folder, REF= the committed one.
+# A fresh results folder against the committed results of the same GPU: a verdict per result file, each
+# compared by its kind's declared key columns, value and tolerance (KINDS in experiments/studies/<study>.py;
+# docs/harness.md). NEW= the fresh folder, REF= the committed one.
 compare:
 	@test -n "$(NEW)" -a -n "$(REF)" || { echo "usage: make compare NEW=experiments/results/local/<folder> REF=experiments/results/<gpu>"; exit 2; }
 	python3 experiments/compare.py $(NEW) $(REF) --out $(NEW)/compare.md --json $(NEW)/compare.json

@@ -45,24 +45,38 @@ def change(a, b):
     return a / b - 1
 
 
+def host_constants(key, new_rows, ref_rows):
+    """Key columns that hold one value in each file but a different one in the two (the SM count of two GPU
+    models, say): set aside, the configurations of two hosts can still be matched."""
+    out = []
+    for k in key:
+        a = {r.get(k, "") for r in new_rows}
+        b = {r.get(k, "") for r in ref_rows}
+        if len(a) == 1 and len(b) == 1 and a != b:
+            out.append((k, a.pop(), b.pop()))
+    return out
+
+
 def compare_median(kind, new_rows, ref_rows):
     c = kind.compare
     bad = [r for r in new_rows if invalid(r)]
     if bad:
         return False, f"{len(bad)} rows of the new file are marked invalid"
     good_ref = [r for r in ref_rows if not invalid(r)]
-    a, b = medians(new_rows, kind.key, kind.value), medians(good_ref, kind.key, kind.value)
+    aside = host_constants(kind.key, new_rows, good_ref)
+    key = tuple(k for k in kind.key if k not in {x[0] for x in aside})
+    a, b = medians(new_rows, key, kind.value), medians(good_ref, key, kind.value)
     if not b:
         return False, f"the reference has no number in column {kind.value}"
     lost = sorted(set(b) - set(a))
-    noise_a = medians(new_rows, kind.key, c.noise) if c.noise else {}
-    noise_b = medians(good_ref, kind.key, c.noise) if c.noise else {}
+    noise_a = medians(new_rows, key, c.noise) if c.noise else {}
+    noise_b = medians(good_ref, key, c.noise) if c.noise else {}
 
     def allowed(k):
         return max(c.tolerance, 3 * max(noise_a.get(k, 0), noise_b.get(k, 0)) / 100)
     common = sorted(set(a) & set(b))
     if not common:
-        return False, f"no configuration in common ({len(b)} in the reference, keyed by {', '.join(kind.key)})"
+        return False, f"no configuration in common ({len(b)} in the reference, keyed by {', '.join(key)})"
     changes = {k: change(a[k], b[k]) for k in common}
     worst = max(common, key=lambda k: abs(changes[k]) - allowed(k))
     outside = [k for k in common if abs(changes[k]) > allowed(k)]
@@ -70,6 +84,8 @@ def compare_median(kind, new_rows, ref_rows):
               f"largest {changes[worst]:+.1%} at {label(worst)} (allowed {allowed(worst):.1%})")
     if outside:
         detail += f"; {len(outside)} outside the tolerance"
+    if aside:
+        detail += "; set aside: " + ", ".join(f"{k} {x} (reference {y})" for k, x, y in aside)
     if lost:
         detail += f"; {len(lost)} configurations of the reference missing, first {label(lost[0])}"
     return not outside and not lost, detail

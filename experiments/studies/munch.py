@@ -57,7 +57,7 @@ KINDS = {
     "roofline": Kind(["experiment", "quantity", "unit", "repeat", "value", "ms", *TIMING], key=["quantity", "unit"],
                      value="value", numeric=NUMERIC, compare=Compare("median", 0.10, noise="noise_pct")),
     "ieee": Kind(["experiment", "build", "flags", "operation", "cpu_reference", "count", "mismatches", "max_ulp"],
-                 key=["build", "operation"], numeric=NUMERIC, compare=Compare("exact")),
+                 key=["build", "operation", "cpu_reference"], numeric=NUMERIC, compare=Compare("exact")),
     # The study's GPU tests compare on the host and keep their log only.
     "correctness": text_kind(GTEST_PASSED),
 }

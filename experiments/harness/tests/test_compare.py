@@ -74,6 +74,20 @@ class CommittedFolders(unittest.TestCase):
                 self.assertIsNotNone(kind, f"{folder.name}/{rel}: kind {f.files[rel]['kind']} not declared")
                 self.assertNotEqual(kind.compare.method, "none", f"{folder.name}/{rel}")
 
+    def test_a_key_names_one_row_of_every_exact_correctness_or_points_kind(self):
+        # Rows compared one to one (counts, listings, comparisons, profiler percentages) must each have their
+        # own configuration: two rows under one key would be compared as one.
+        from harness.results import read_csv
+        for folder in sorted(p for p in RESULTS.iterdir() if (p / "manifest.json").exists()):
+            f = ResultFolder(folder)
+            for rel in f.files:
+                kind = f.kind(rel)
+                if kind.suffix != ".csv" or kind.compare.method not in ("exact", "correctness", "points"):
+                    continue
+                rows = read_csv(folder / rel)
+                keys = [tuple(r.get(k, "") for k in kind.key) for r in rows]
+                self.assertEqual(len(set(keys)), len(keys), f"{folder.name}/{rel}: key {kind.key} is not unique")
+
     def test_a_timing_ten_percent_slower_differs(self):
         new = self.copy(H200)
         # One configuration of each study's timings, 10 % slower (each with a spread well under 10 / 3 %).
@@ -130,6 +144,24 @@ class CommittedFolders(unittest.TestCase):
         self.assertIn("1 comparisons fail", v["ryoo/gpu_correctness.csv"][1])
         self.assertEqual(v["mwsep/sass_mix.csv"][0], "differs")
         self.assertEqual(v["mwsep/skipping.csv"][0], "differs")
+
+    def test_another_gpu_model_s_sm_count_is_set_aside_and_the_change_measured(self):
+        new = self.copy(H200)
+        path = new / "mwsep/memory_spaces.csv"
+        with path.open(newline="") as f:
+            reader = csv.DictReader(f)
+            fields, rows = reader.fieldnames, list(reader)
+        for r in rows:
+            r["sm_count"] = "108"
+            r["kernel_ms"] = repr(float(r["kernel_ms"]) * 1.3)
+        with path.open("w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
+            w.writeheader()
+            w.writerows(rows)
+        verdict, detail = verdicts(new, H200)["mwsep/memory_spaces.csv"]
+        self.assertEqual(verdict, "differs")
+        self.assertIn("16 configurations of kernel_ms; median change +30.0%", detail)
+        self.assertIn("set aside: sm_count 108 (reference 132)", detail)
 
     def test_an_undeclared_kind_is_not_compared_never_agrees(self):
         new = self.copy(H200)
