@@ -8,7 +8,15 @@ Each kind turns one run of a definition (experiments/definitions/kirk_hwu/*.json
   resources    every variant's kernel: registers, local memory, occupancy (`kirk_hwu variants --csv`): <name>.csv
   correctness  every GPU variant against the FP64 reference on whole small inputs (the GPU tests):
                gpu_correctness.csv and its log
+  reconstruct  the whole iterative reconstruction and the gridding baseline (`kirk_hwu reconstruct`): <name>.csv,
+               <name>_history.csv and, per run with images, <name>_images_<label>.json
 """
+import csv
+import json
+import pathlib
+import re
+import statistics
+import struct
 
 from harness import study
 from harness.kinds import TIMING, Compare, Kind
@@ -20,6 +28,21 @@ NUMERIC = {"seconds", "pairs", "pairs_per_second", "max_rel_err", "rel_l2_err", 
            "local_bytes", "occupancy_pct"}
 # Every kind this study writes (experiments/harness/kinds.py). GPU timings: within 2 % or 3 x the larger
 # relative spread; CPU loops within 10 %; rates within 5 %; the kernels' resources exact.
+# kind `reconstruct`: the whole reconstruction at one size (`kirk_hwu reconstruct`), one job per run: rows per
+# method (<name>.csv), one row per conjugate-gradient iteration (<name>_history.csv) and, for runs with
+# "images", the central xy slice of the phantom, the gridding image and the iterative image
+# (<name>_images_<label>.json). A run with "tuned" uses the best configuration of the committed tuning sweep
+# (TUNING_REFERENCE: the highest median rate of the valid rows per computation).
+RECONSTRUCT_COLUMNS = ["experiment", "device", "size", "grid", "samples", "method", "q_variant", "fhd_variant",
+                       "q_threads_per_block", "q_chunk", "fhd_threads_per_block", "fhd_chunk", "lambda", "iterations",
+                       "final_residual", "q_ms", "q_fft_ms", "fhd_ms", "mu_ms", "solver_ms", "recon_ms", "q_pairs",
+                       "fhd_pairs", "rel_l2_err", "max_rel_err"]
+HISTORY_COLUMNS = ["experiment", "device", "size", "q_variant", "iteration", "residual", "quadratic"]
+RECONSTRUCT_NUMERIC = NUMERIC | {"grid", "q_threads_per_block", "q_chunk", "fhd_threads_per_block", "fhd_chunk",
+                                 "lambda", "iterations", "final_residual", "q_ms", "q_fft_ms", "fhd_ms", "mu_ms",
+                                 "solver_ms", "recon_ms", "q_pairs", "fhd_pairs", "residual", "quadratic"}
+TUNING_REFERENCE = pathlib.Path(__file__).resolve().parents[1] / "results" / "nvidia-h200" / "kirk_hwu" / "mri_tuning.csv"
+
 KINDS = {
     "cpu": Kind(["experiment", "problem", "precision", "size", "repeat", "seconds", "pairs", "pairs_per_second",
                  "max_rel_err", "rel_l2_err"], key=["problem", "precision", "size"], value="seconds", numeric=NUMERIC,
@@ -35,6 +58,17 @@ KINDS = {
                        "occupancy_pct"], key=["variant", "problem"], numeric=NUMERIC, compare=Compare("exact")),
     "correctness": correctness_kind(["variant", "setting", "max_abs_err", "max_rel_err", "rel_l2_err", "tolerance", "pass"],
                                     key=["variant", "setting"], value="max_rel_err", numeric=NUMERIC),
+    # The reconstruction: whole runs on one GPU within 10 %; its iterations and images are not compared
+    # (the image errors are in the rows, and the iterations follow from the same operator).
+    "reconstruct": Kind(RECONSTRUCT_COLUMNS, key=["device", "size", "method", "q_variant", "fhd_variant",
+                                                  "q_threads_per_block", "q_chunk", "fhd_threads_per_block", "fhd_chunk"],
+                        value="recon_ms", numeric=RECONSTRUCT_NUMERIC, compare=Compare("median", 0.10),
+                        tables={r"_history\.csv$": Kind(HISTORY_COLUMNS, key=["device", "size", "q_variant", "iteration"],
+                                                        numeric=RECONSTRUCT_NUMERIC,
+                                                        compare=Compare("none", reason="the iterations of the runs "
+                                                                        "whose times and errors are compared")),
+                                r"_images_.*\.json$": Kind(suffix=".json", marker=r'"phantom"',
+                                                           compare=Compare("none", reason="images, shown as a figure"))}),
 }
 
 
@@ -90,3 +124,68 @@ class Study(study.Study):
         args = ["variants", "--experiment", d["name"]]
         yield self._rows_job(d["name"], "variants", args, 1, "listing the kernels' resources failed")
 
+    def tuned_configuration(self):
+        """(Q threads, Q chunk, F^H d threads, F^H d chunk): the best of the committed tuning sweep."""
+        if not TUNING_REFERENCE.exists():
+            raise RuntimeError(f"{TUNING_REFERENCE}: the tuning sweep the tuned run takes its configuration from is missing")
+        runs = {}
+        with TUNING_REFERENCE.open() as f:
+            for row in csv.DictReader(f):
+                if row["valid"] == "true":
+                    key = (row["problem"], int(row["threads_per_block"]), int(row["chunk"]))
+                    runs.setdefault(key, []).append(float(row["pairs_per_second"]))
+        best = {}
+        for (problem, tpb, chunk), rates in runs.items():
+            m = statistics.median(rates)
+            if problem not in best or m > best[problem][0]:
+                best[problem] = (m, tpb, chunk)
+        return best["mri-q"][1], best["mri-q"][2], best["mri-fhd"][1], best["mri-fhd"][2]
+
+    def kind_reconstruct(self, d):
+        name = d["name"]
+        for run in d["runs"]:
+            label, device = run["label"], run.get("device", "gpu")
+            args = ["reconstruct", "--experiment", name, "--device", device, "--size", run.get("size", "full"),
+                    "--lambda", str(run.get("lambda", 0.01)), "--iterations", str(run.get("iterations", 30)),
+                    "--tolerance", "0", "--method", run.get("method", "both"), "--label", label]
+            if device == "gpu":
+                args += ["--q-variant", run["q_variant"], "--fhd-variant", run["fhd_variant"]]
+            if run.get("tuned"):
+                q_tpb, q_chunk, f_tpb, f_chunk = self.tuned_configuration()
+                args += ["--q-threads-per-block", str(q_tpb), "--q-chunk", str(q_chunk),
+                         "--fhd-threads-per-block", str(f_tpb), "--fhd-chunk", str(f_chunk)]
+
+            def job(tmp, args=args, label=label, run=run):
+                part, history = tmp / f"{name}.csv", tmp / f"{name}_history.csv"
+                cmd = [self.program] + args + ["--csv", str(part), "--history", str(history), "--out", str(tmp)]
+                r = self._run(cmd, log=tmp / f"{name}_{label}.log")
+                print(r.stdout, end="", flush=True)
+                if r.returncode != 0 or not part.exists():
+                    raise RuntimeError(f"kirk_hwu reconstruct ({label}) failed: {r.stderr.strip()[-400:]}")
+                out = {part.name: part}
+                if history.exists() and len(history.read_text().splitlines()) > 1:  # a gridding-only run has no iterations
+                    out[history.name] = history
+                if run.get("images"):
+                    images = {}
+                    for image in ("phantom", "gridding", "iterative"):
+                        path = tmp / f"{label}_{image}.npy"
+                        if path.exists():
+                            images[image] = xy_slice(path)
+                    js = tmp / f"{name}_images_{label}.json"
+                    js.write_text(json.dumps({"label": label, "plane": "xy at z = -1/8 of the field of view, real part", **images}))
+                    out[js.name] = js
+                return out
+            yield Job(f"{label}", job, [f"kirk_hwu {' '.join(args)}"], needs_gpus=1 if device == "gpu" else 0)
+
+
+def xy_slice(path):
+    """The first plane (xy) of a (3, N, N) float32 .npy file as rows of numbers rounded to 4 decimals."""
+    data = pathlib.Path(path).read_bytes()
+    if data[:6] != b"\x93NUMPY":
+        raise RuntimeError(f"{path}: not a .npy file")
+    header_length = data[8] | data[9] << 8
+    header = data[10:10 + header_length].decode()
+    shape = tuple(int(x) for x in re.search(r"'shape': \(([^)]*)\)", header).group(1).split(",") if x.strip())
+    n = shape[1]
+    values = struct.unpack_from(f"<{n * n}f", data, 10 + header_length)
+    return [[round(values[j * n + i], 4) for i in range(n)] for j in range(n)]

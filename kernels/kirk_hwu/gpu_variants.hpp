@@ -99,6 +99,7 @@ public:
     Arrays<float> f32;   ///< the float arrays
     Arrays<double> f64;  ///< the double arrays (the float inputs widened)
     std::vector<float> host_records;  ///< the float records on the host, for kernel-parameter staging
+    float weights_ms = 0;             ///< time of the μ kernel (step F1a) that filled the float weights [ms]
 
 private:
     MriOutput output_;

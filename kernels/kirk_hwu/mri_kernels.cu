@@ -154,9 +154,10 @@ static void upload_widened(Real* dst, const std::vector<float>& src) {
     harness::check(cudaMemcpy(dst, wide.data(), sizeof(Real) * wide.size(), cudaMemcpyHostToDevice), "copy MRI input to the device");
 }
 
-/// Allocates and fills the arrays of one precision, the weights and records by the μ kernel.
+/// Allocates and fills the arrays of one precision, the weights and records by the μ kernel; returns the μ
+/// kernel's time [ms].
 template <MriOutput Out, class Real>
-static void fill_precision(MriDevice::Arrays<Real>& a, const MriInput& in, std::vector<void*>& owned) {
+static float fill_precision(MriDevice::Arrays<Real>& a, const MriInput& in, std::vector<void*>& owned) {
     const std::size_t n = in.voxels(), m = in.samples();
     a.x = device_array<Real>(owned, n), a.y = device_array<Real>(owned, n), a.z = device_array<Real>(owned, n);
     a.out_r = device_array<Real>(owned, n), a.out_i = device_array<Real>(owned, n);
@@ -173,18 +174,27 @@ static void fill_precision(MriDevice::Arrays<Real>& a, const MriInput& in, std::
         raw[f] = device_array<float>(scratch, m);
         harness::check(cudaMemcpy(raw[f], src[f]->data(), sizeof(float) * m, cudaMemcpyHostToDevice), "copy MRI samples to the device");
     }
+    harness::Event start, stop;  // the μ kernel's time (loop fission, step F1a)
+    start.record(nullptr);
     sample_weights<Out, Real><<<static_cast<int>((m + 255) / 256), 256>>>(raw[0], raw[1], raw[2], raw[3], raw[4], raw[5],
                                                                         raw[6], static_cast<int>(m), a.wr, a.wi, a.records);
     harness::check(cudaGetLastError(), "launch the sample-weight kernel");
+    stop.record(nullptr);
     harness::check(cudaDeviceSynchronize(), "compute the sample weights");
     for (void* p : scratch) cudaFree(p);
+    return stop.since(start);
 }
 
 MriDevice::MriDevice(const MriInput& in, MriOutput out)
     : output_(out), voxels_(static_cast<int>(in.voxels())), samples_(static_cast<int>(in.samples())) {
     try {
-        if (out == MriOutput::q) fill_precision<MriOutput::q>(f32, in, owned_), fill_precision<MriOutput::q>(f64, in, owned_);
-        else fill_precision<MriOutput::fhd>(f32, in, owned_), fill_precision<MriOutput::fhd>(f64, in, owned_);
+        if (out == MriOutput::q) {
+            weights_ms = fill_precision<MriOutput::q>(f32, in, owned_);
+            fill_precision<MriOutput::q>(f64, in, owned_);
+        } else {
+            weights_ms = fill_precision<MriOutput::fhd>(f32, in, owned_);
+            fill_precision<MriOutput::fhd>(f64, in, owned_);
+        }
         host_records.resize(in.samples() * static_cast<std::size_t>(record_fields(out)));
         harness::check(cudaMemcpy(host_records.data(), f32.records, sizeof(float) * host_records.size(),
                                   cudaMemcpyDeviceToHost), "copy the sample records back to the host");

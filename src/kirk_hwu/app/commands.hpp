@@ -15,5 +15,7 @@ int command_variants(const std::vector<std::string>& args);
 int command_bench(const std::vector<std::string>& args);
 /// `kirk_hwu rates`: the FMA, sin+cos and rsqrt rate microbenchmark.
 int command_rates(const std::vector<std::string>& args);
+/// `kirk_hwu reconstruct`: the iterative and the gridding reconstruction of a phantom, timed per stage.
+int command_reconstruct(const std::vector<std::string>& args);
 
 }  // namespace kirk_hwu::app

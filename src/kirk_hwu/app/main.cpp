@@ -11,7 +11,8 @@ const char* usage =
     "  cpu       time the single-thread CPU loops (FP64, FP32) and their error against FP64\n"
     "  variants  list the GPU variants: step, tolerance, what each changes\n"
     "  bench     check GPU variants against the FP64 reference, then time them (CUDA events)\n"
-    "  rates     the FMA, sin+cos and rsqrt rate microbenchmark behind the throughput bounds\n";
+    "  rates     the FMA, sin+cos and rsqrt rate microbenchmark behind the throughput bounds\n"
+    "  reconstruct  the iterative (conjugate-gradient) and gridding reconstruction of a phantom, per stage\n";
 
 }  // namespace
 
@@ -19,6 +20,6 @@ int main(int argc, char** argv) {
     using namespace kirk_hwu::app;
     return harness::run_subcommand("kirk_hwu", usage,
                                    {{"cpu", command_cpu}, {"variants", command_variants}, {"bench", command_bench},
-                                    {"rates", command_rates}},
+                                    {"rates", command_rates}, {"reconstruct", command_reconstruct}},
                                    argc, argv);
 }

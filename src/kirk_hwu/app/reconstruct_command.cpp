@@ -1,0 +1,158 @@
+// kirk_hwu reconstruct: the iterative reconstruction the Q and F^H d kernels exist for, and the gridding
+// reconstruction beside it, on a phantom whose k-space data are exact; images, errors and times per stage.
+#include <cstdio>
+#include <memory>
+#include <thread>
+
+#include "harness/atomic_file.hpp"
+#include "harness/csv.hpp"
+#include "harness/options.hpp"
+#include "kirk_hwu/app/commands.hpp"
+#include "kirk_hwu/recon/npy.hpp"
+#include "kirk_hwu/recon/pipeline.hpp"
+
+namespace kirk_hwu::app {
+
+namespace {
+
+/// The CSV columns of `kirk_hwu reconstruct --csv`: one row per method (iterative, gridding).
+const std::vector<std::string> reconstruct_columns = {
+    "experiment", "device", "size", "grid", "samples", "method", "q_variant", "fhd_variant", "q_threads_per_block",
+    "q_chunk", "fhd_threads_per_block", "fhd_chunk", "lambda", "iterations", "final_residual", "q_ms", "q_fft_ms",
+    "fhd_ms", "mu_ms", "solver_ms", "recon_ms",
+    "q_pairs", "fhd_pairs", "rel_l2_err", "max_rel_err"};
+
+/// The CSV columns of `kirk_hwu reconstruct --history`: one row per conjugate-gradient iteration.
+const std::vector<std::string> history_columns = {"experiment", "device", "size", "q_variant", "iteration", "residual",
+                                                  "quadratic"};
+
+/// Three slices of the real part of an N₁³ image: xy at z = −1/8 of the field of view (the plane of the
+/// phantom's small ellipsoids), xz at y = 0 and yz at x = 0.
+std::vector<float> central_slices(const std::vector<double>& real, int g) {
+    std::vector<float> out;
+    const auto at = [&](int i, int j, int l) {
+        return static_cast<float>(real[i + static_cast<std::size_t>(g) * (j + static_cast<std::size_t>(g) * l)]);
+    };
+    for (int j = 0; j < g; ++j)
+        for (int i = 0; i < g; ++i) out.push_back(at(i, j, g / 2 - g / 8));
+    for (int l = 0; l < g; ++l)
+        for (int i = 0; i < g; ++i) out.push_back(at(i, g / 2, l));
+    for (int l = 0; l < g; ++l)
+        for (int j = 0; j < g; ++j) out.push_back(at(g / 2, j, l));
+    return out;
+}
+
+std::vector<double> real_part(const recon::ComplexVector& v) {
+    std::vector<double> out;
+    for (const auto& c : v) out.push_back(c.real());
+    return out;
+}
+
+}  // namespace
+
+int command_reconstruct(const std::vector<std::string>& args) {
+    const harness::Options o(args,
+                             {{"--device"}, {"--size"}, {"--lambda"}, {"--iterations"}, {"--tolerance"}, {"--threads"},
+                              {"--operator"}, {"--method"}, {"--q-variant"}, {"--fhd-variant"}, {"--q-threads-per-block"},
+                              {"--q-chunk"}, {"--fhd-threads-per-block"}, {"--fhd-chunk"},
+                              {"--csv"}, {"--history"}, {"--out"}, {"--label"}, {"--experiment"}},
+                             "kirk_hwu reconstruct");
+    const std::string device = o.choice("--device", {"cpu", "gpu"}, "cpu");
+    const std::string size_text = o.choice("--size", {"tiny", "small", "medium", "full"}, "small");
+    recon::ReconSettings settings;
+    settings.lambda = o.real("--lambda", 1e-2);
+    if (settings.lambda < 0) throw o.error("--lambda", "must be zero or positive");
+    settings.cg.max_iterations = static_cast<int>(o.integer("--iterations", 30, 1, 100000));
+    settings.cg.tolerance = o.real("--tolerance", 1e-6);
+    if (settings.cg.tolerance < 0) throw o.error("--tolerance", "must be zero or positive");
+    settings.threads = static_cast<int>(o.integer("--threads", std::max(1u, std::thread::hardware_concurrency()), 1, 4096));
+    settings.direct = o.choice("--operator", {"toeplitz", "direct"}, "toeplitz") == "direct";
+    recon::GpuChoice choice;
+    choice.q_variant = o.text("--q-variant", choice.q_variant);
+    choice.fhd_variant = o.text("--fhd-variant", choice.fhd_variant);
+    choice.q_threads_per_block = static_cast<int>(o.integer("--q-threads-per-block", 0, 0, 1024));
+    choice.q_chunk = static_cast<int>(o.integer("--q-chunk", 0, 0, 1 << 20));
+    choice.fhd_threads_per_block = static_cast<int>(o.integer("--fhd-threads-per-block", 0, 0, 1024));
+    choice.fhd_chunk = static_cast<int>(o.integer("--fhd-chunk", 0, 0, 1 << 20));
+    settings.iterative = o.choice("--method", {"both", "gridding"}, "both") == "both";
+    const Size size = parse_size(size_text);
+    if (device == "cpu" && size == Size::full && settings.iterative)
+        throw o.error("--size", "full with the iterative solve (Q over 256³ voxels × 10⁵ samples) is for --device gpu; "
+                                "the CPU takes tiny, small or medium, or full with --method gridding");
+    if (device == "gpu" && settings.direct) throw o.error("--operator", "direct is CPU only; the GPU applies AᴴA through Toeplitz");
+    for (const char* gpu_only : {"--q-variant", "--fhd-variant", "--q-threads-per-block", "--q-chunk",
+                                 "--fhd-threads-per-block", "--fhd-chunk"})
+        if (device == "cpu" && o.has(gpu_only)) throw o.error(gpu_only, "names a GPU choice; the CPU computes Q and F^H d in FP64");
+    const std::string label = o.text("--label", device);
+    const std::string experiment = o.text("--experiment", "reconstruct");
+    const std::string out_dir = o.text("--out", "");
+    std::vector<std::string> images = {"phantom", "gridding"};
+    if (settings.iterative) images.push_back("iterative");
+    // Every output path checked before the work.
+    if (!out_dir.empty())
+        for (const auto& name : images) harness::check_output_path(out_dir + "/" + label + "_" + name + ".npy");
+    std::unique_ptr<harness::CsvAppender> csv, history;
+    if (o.has("--csv")) csv = std::make_unique<harness::CsvAppender>(o.text("--csv"), reconstruct_columns);
+    if (o.has("--history")) history = std::make_unique<harness::CsvAppender>(o.text("--history"), history_columns);
+
+    const recon::ReconShape shape = recon::recon_shape(size);
+    const recon::ReconProblem problem = recon::make_recon_problem(shape, recon::head_phantom());
+    std::printf("reconstruct %s on the %s: %d³ voxels, %zu samples on %d radial spokes, lambda %g\n", size_text.c_str(),
+                device.c_str(), shape.grid, problem.samples(), shape.spokes, settings.lambda);
+    const recon::ReconOutcome r = device == "cpu" ? recon::reconstruct_cpu(problem, settings)
+                                                  : recon::reconstruct_gpu(problem, settings, choice);
+    const ErrorStats gridded = recon::image_error(r.gridded, problem.truth);
+    std::printf("  gridding   %10.3f ms; error against the phantom: rel L2 %.4g (max %.4g)\n", r.times.gridding_ms,
+                gridded.rel_l2, gridded.max_rel);
+    const auto n = [](double v) { return harness::csv_number(v); };
+    const std::string qv = device == "cpu" ? "cpu-f64" : choice.q_variant;
+    const std::string fv = device == "cpu" ? "cpu-f64" : choice.fhd_variant;
+    const auto gridding_row = [&] {
+        csv->row({experiment, device, size_text, std::to_string(shape.grid), std::to_string(problem.samples()), "gridding",
+                  "", "", "", "", "", "", "", "0", "", "", "", "", "", "", n(r.times.gridding_ms), "", "", n(gridded.rel_l2),
+                  n(gridded.max_rel)});
+    };
+    // The central slices of each image, as small .npy files.
+    const auto write_images = [&](const std::vector<std::vector<double>>& values) {
+        if (out_dir.empty()) return;
+        for (std::size_t i = 0; i < images.size(); ++i)
+            recon::write_npy(out_dir + "/" + label + "_" + images[i] + ".npy", central_slices(values[i], shape.grid),
+                             {3, static_cast<std::size_t>(shape.grid), static_cast<std::size_t>(shape.grid)});
+    };
+    if (!settings.iterative) {
+        write_images({problem.truth, real_part(r.gridded)});
+        if (csv) gridding_row();
+        return 0;
+    }
+    const ErrorStats iterative = recon::image_error(r.iterative, problem.truth);
+    const ErrorStats between = compare(recon::split(r.iterative), recon::split(r.gridded));
+    const int iterations = static_cast<int>(r.cg.history.size());
+    const double final_residual = iterations ? r.cg.history.back().residual : 0.0;
+    std::printf("  Q          %10.3f ms (%.3g pairs, %.3g pairs/s)%s\n", r.times.q_ms, r.q_pairs,
+                r.times.q_ms > 0 ? r.q_pairs / (r.times.q_ms / 1e3) : 0.0, settings.direct ? " (not used: direct AᴴA)" : "");
+    std::printf("  Q spectrum %10.3f ms\n", r.times.q_fft_ms);
+    std::printf("  F^H d      %10.3f ms (%.3g pairs, %.3g pairs/s)\n", r.times.fhd_ms, r.fhd_pairs, r.fhd_pairs / (r.times.fhd_ms / 1e3));
+    if (device == "gpu") std::printf("  mu kernel  %10.3f ms (loop fission: F^H d's weights, in the upload)\n", r.times.mu_ms);
+    std::printf("  solver     %10.3f ms (%d iterations, relative residual %.3g)\n", r.times.solver_ms, iterations, final_residual);
+    std::printf("  recon      %10.3f ms (F^H d + solver)\n", r.times.recon_ms());
+    std::printf("error against the phantom: iterative rel L2 %.4g (max %.4g), gridding rel L2 %.4g (max %.4g); "
+                "iterative against gridding rel L2 %.4g\n",
+                iterative.rel_l2, iterative.max_rel, gridded.rel_l2, gridded.max_rel, between.rel_l2);
+    write_images({problem.truth, real_part(r.gridded), real_part(r.iterative)});
+    if (csv) {
+        const auto text = [](int v) { return std::to_string(v); };
+        csv->row({experiment, device, size_text, std::to_string(shape.grid), std::to_string(problem.samples()),
+                  settings.direct ? "iterative-direct" : "iterative", qv, fv, text(choice.q_threads_per_block),
+                  text(choice.q_chunk), text(choice.fhd_threads_per_block), text(choice.fhd_chunk), n(settings.lambda),
+                  std::to_string(iterations), n(final_residual), n(r.times.q_ms), n(r.times.q_fft_ms), n(r.times.fhd_ms),
+                  device == "gpu" ? n(r.times.mu_ms) : "", n(r.times.solver_ms), n(r.times.recon_ms()), n(r.q_pairs), n(r.fhd_pairs), n(iterative.rel_l2),
+                  n(iterative.max_rel)});
+        gridding_row();
+    }
+    if (history)
+        for (const auto& h : r.cg.history)
+            history->row({experiment, device, size_text, qv, std::to_string(h.iteration), n(h.residual), n(h.quadratic)});
+    return 0;
+}
+
+}  // namespace kirk_hwu::app

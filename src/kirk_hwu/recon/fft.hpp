@@ -1,0 +1,27 @@
+/// @file fft.hpp
+/// @brief A plain radix-2 complex FFT in double precision for the CPU reconstruction (the Toeplitz product
+/// and gridding): iterative, in place, unnormalised, for lengths that are powers of two, and its 3-D form
+/// over an L₀ × L₁ × L₂ array stored with the first index fastest.
+#pragma once
+
+#include <complex>
+#include <cstddef>
+#include <vector>
+
+namespace kirk_hwu::recon {
+
+/// The direction of a transform: forward sums a_j e^{−2πi jk/L}, inverse sums a_j e^{+2πi jk/L}. Neither
+/// divides by L.
+enum class FftSign { forward = -1, inverse = +1 };
+
+/// Whether @p n is a power of two (1 included).
+bool is_power_of_two(std::size_t n);
+
+/// Transforms the @p n values at @p data, @p stride apart, in place. std::invalid_argument unless @p n is
+/// a power of two.
+void fft_1d(std::complex<double>* data, std::size_t n, std::size_t stride, FftSign sign);
+
+/// Transforms the array @p a of @p l0 × @p l1 × @p l2 values (index i + l0 (j + l1 k)) along all three axes.
+void fft_3d(std::vector<std::complex<double>>& a, std::size_t l0, std::size_t l1, std::size_t l2, FftSign sign);
+
+}  // namespace kirk_hwu::recon
