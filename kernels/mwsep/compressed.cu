@@ -195,6 +195,7 @@ std::size_t compressed_shared_bytes(int) { return 0; }
 void add_compressed_variants(std::vector<CompressedVariant>& out) {
     CompressedVariant v;
     v.kernels.name = "compressed-f64";
+    v.kernels.axes = {"compressed", "", "", "", "f64"};
     v.kernels.double_precision = true;
     v.kernels.unrolled = true;
     v.kernels.kernel = &kernels::compressed_kernel;

@@ -61,7 +61,7 @@ using SharedBytesFn = std::size_t (*)(int threads_per_block);
 /// The policy axes of a variant, each as its name is spelled in the variant's name; written beside every
 /// timing so that results are grouped by axis, not by re-composing names.
 struct VariantAxes {
-    std::string family;     ///< thesis or modern
+    std::string family;     ///< thesis, modern or compressed (a different algorithm: compressed_kernels.hpp)
     std::string memory;     ///< global, constant, texture or shared; empty for the modern family (not its axis)
     std::string divsqrt;    ///< ieee or fast; empty for the modern family
     std::string loop;       ///< loop or unrolled; empty for the modern family

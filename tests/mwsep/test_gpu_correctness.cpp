@@ -273,6 +273,22 @@ TEST(GpuResources, KernelIdentitiesAreDistinct) {
             EXPECT_TRUE(seen.insert(v.kernels.identity(s, false)).second) << v.name << " S=" << s;
 }
 
+// `all` and patterns select the exact-sum variants only; the compressed quadrature, a different algorithm,
+// is selected by its own name alone (so that it never stands in a table of kernels as one of them).
+TEST(GpuResources, AllAndPatternsLeaveTheCompressedQuadratureOut) {
+    const auto names = [](const std::vector<const mwsep::cuda::VariantInfo*>& chosen) {
+        std::set<std::string> out;
+        for (const auto* v : chosen) out.insert(v->name);
+        return out;
+    };
+    const auto all = names(mwsep::cuda::select_variants("all"));
+    EXPECT_EQ(all.size() + 1, mwsep::cuda::variants().size());
+    EXPECT_EQ(all.count("compressed-f64"), 0u);
+    EXPECT_EQ(names(mwsep::cuda::select_variants("*-f64")).count("compressed-f64"), 0u);
+    EXPECT_EQ(names(mwsep::cuda::select_variants("modern-f64,compressed-f64")),
+              (std::set<std::string>{"modern-f64", "compressed-f64"}));
+}
+
 // The thesis's variants are the full product of their four axes, each combination once, and each name is
 // composed from its axes; the count follows from the axes' values, whatever families are registered.
 TEST(GpuResources, ThesisVariantsAreTheProductOfTheirAxes) {

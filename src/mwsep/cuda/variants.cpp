@@ -34,6 +34,21 @@ const std::vector<VariantInfo>& variants() { return registry().entries(); }
 
 const VariantInfo& find_variant(const std::string& name) { return registry().find(name); }
 
-std::vector<const VariantInfo*> select_variants(const std::string& list) { return registry().select(list); }
+std::vector<const VariantInfo*> select_variants(const std::string& list) {
+    // `all` and patterns select the variants that compute the exact sum; the compressed quadrature, a
+    // different algorithm, is selected only by its own name, so that it never stands in a table of kernels.
+    std::vector<const VariantInfo*> chosen = registry().select(list);
+    const auto named = [&](const std::string& name) {
+        std::size_t start = 0;
+        while (true) {
+            const std::size_t comma = list.find(',', start);
+            if (list.compare(start, comma == std::string::npos ? std::string::npos : comma - start, name) == 0) return true;
+            if (comma == std::string::npos) return false;
+            start = comma + 1;
+        }
+    };
+    std::erase_if(chosen, [&](const VariantInfo* v) { return v->kernels.axes.family == "compressed" && !named(v->name); });
+    return chosen;
+}
 
 }  // namespace mwsep::cuda
