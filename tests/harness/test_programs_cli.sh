@@ -49,8 +49,8 @@ else
   echo "note: the thread-start check skipped (this build cannot start under an address-space limit)"
 fi
 # munch: the time limit named before the CSV exists; the work estimate and its limit.
-refuse munch bench-cpu --time-limit 0 --csv out.csv -- "--time-limit must be a positive number"
-refuse munch bench-cpu --time-limit -1 --csv out.csv -- "--time-limit must be a positive number"
+refuse munch bench-cpu --time-limit 0 --csv out.csv -- "--time-limit must be positive"
+refuse munch bench-cpu --time-limit -1 --csv out.csv -- "--time-limit must be positive"
 refuse munch bench-cpu --signal 100000000 --filter 2796202 --csv out.csv -- "above the limit of 1e13"
 refuse munch bench-cpu --computation rolling-ball --signal 100000000 --filter 9999999 --csv out.csv -- "above the limit of 1e13"
 echo "every command answers --help; every refusal before work, naming its option"
