@@ -112,7 +112,8 @@ std::vector<std::pair<std::string, std::string>> fit_identity(const RunOptions& 
     char b[40];
     std::snprintf(b, sizeof b, "%.17g", box);
     id.emplace_back("box", b);
-    id.emplace_back("evaluator", evaluator);
+    // The evaluator, and the compiler that built it: another build may round differently.
+    id.emplace_back("evaluator", evaluator + " (built by " + std::string(__VERSION__) + ")");
     return id;
 }
 
