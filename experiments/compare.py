@@ -31,6 +31,7 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 from harness.results import NotAResultFolder, ResultFolder, invalid, medians, number, read_csv  # noqa: E402
+from harness.kinds import key_value  # noqa: E402
 
 VERDICTS = ("agrees", "differs", "not compared", "unreadable", "not re-run", "missing", "new")
 
@@ -50,8 +51,8 @@ def host_constants(key, new_rows, ref_rows):
     models, say): set aside, the configurations of two hosts can still be matched."""
     out = []
     for k in key:
-        a = {r.get(k, "") for r in new_rows}
-        b = {r.get(k, "") for r in ref_rows}
+        a = {key_value(r, k) for r in new_rows}
+        b = {key_value(r, k) for r in ref_rows}
         if len(a) == 1 and len(b) == 1 and a != b:
             out.append((k, a.pop(), b.pop()))
     return out
@@ -94,7 +95,7 @@ def compare_median(kind, new_rows, ref_rows):
 def keyed(rows, key):
     out = {}
     for r in rows:
-        out.setdefault(tuple(r.get(k, "") or "" for k in key), []).append(r)
+        out.setdefault(tuple(key_value(r, k) for k in key), []).append(r)
     return out
 
 

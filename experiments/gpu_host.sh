@@ -22,4 +22,7 @@ if ! { cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "${gt
   tail -40 "$build/build.log"; exit 1
 fi
 echo "build: $((SECONDS - t0)) s ($(grep -o '"cuda_architectures": "[^"]*"' "$build/build_info.json"))"
+# BUILD_ONLY=1: stop after the build (a first call within a per-command time limit; the next call rebuilds
+# nothing and runs).
+[ "${BUILD_ONLY:-0}" = 1 ] && exit 0
 exec python3 experiments/run.py --build "$build" --out "$results" "$@"

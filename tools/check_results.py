@@ -97,6 +97,8 @@ def check_file(results, rel):
                     errors.append(f"{path}:{i}: column {c} is not a number: {row[c]!r}")
         if invalid(row):
             errors.append(f"{path}:{i}: a failed or invalid row")
+        if "cache" in row and row["cache"] not in ("cold", "warm"):
+            errors.append(f"{path}:{i}: column cache is {row['cache']!r}, expected cold or warm")
     return errors
 
 

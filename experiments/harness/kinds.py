@@ -98,3 +98,15 @@ SANITIZER_CLEAN = r"(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)"
 
 # The columns every timed GPU sample of every program carries (src/harness).
 TIMING = ("sm_clock_mhz", "throttled", "noise_pct", "samples", "stop_reason")
+# The column that tells a cold sample (the L2 flushed before it, `--cold`) from a warm one. Every timed GPU kind
+# ends its key with it, so that a cold and a warm run of one configuration are two configurations and compare
+# with their own kind. Files recorded before the benches could flush lack the column (it reads as empty; they
+# were warm), so it is a key column, not a required one.
+CACHE_KEY = ("cache",)
+# What an empty key column of an older file means: a sample recorded before the benches could flush was warm.
+KEY_DEFAULTS = {"cache": "warm"}
+
+
+def key_value(row, column):
+    """The value of key column @p column in @p row: empty where the row lacks it, or its KEY_DEFAULTS value."""
+    return row.get(column, "") or KEY_DEFAULTS.get(column, "")

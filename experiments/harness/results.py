@@ -23,6 +23,8 @@ EXPERIMENTS = pathlib.Path(__file__).resolve().parents[1]
 if str(EXPERIMENTS) not in sys.path:
     sys.path.insert(0, str(EXPERIMENTS))
 
+from harness.kinds import key_value  # noqa: E402
+
 
 class InvalidRows(ValueError):
     """A file holds rows marked invalid and its reader refuses them."""
@@ -71,12 +73,13 @@ def read_csv(path):
 
 
 def medians(rows, key, value):
-    """{tuple of the key columns (empty where a row lacks one): median of value} over rows with a number."""
+    """{tuple of the key columns (empty where a row lacks one, or its default: kinds.KEY_DEFAULTS): median of
+    value} over rows with a number."""
     groups = {}
     for r in rows:
         v = number(r.get(value, ""))
         if v is not None:
-            groups.setdefault(tuple(r.get(k, "") or "" for k in key), []).append(v)
+            groups.setdefault(tuple(key_value(r, k) for k in key), []).append(v)
     return {k: statistics.median(v) for k, v in groups.items()}
 
 

@@ -16,6 +16,9 @@ Shared kinds:
   correctness      the study's GPU test program, its comparisons kept: gpu_correctness.csv and its log
   sanitizer_tests  compute-sanitizer over the GPU tests: <name>_<tool>.log
   gtest            any GoogleTest program of the build, run whole: <name>.log
+
+A timing run may name `cache`: "warm", "cold" or ["warm", "cold"] (cache_states below): one job per state, a
+cold one with `--cold`; the rows carry the state in their `cache` column, which every timed kind keys on.
 """
 import json
 import os
@@ -150,6 +153,26 @@ class Study:
             skip = None if binary.exists() else f"this build has no {run['binary']}"
             yield Job(run["binary"], job, [str(binary.relative_to(self.build.parent) if binary.is_absolute() else binary)],
                       needs_gpus=run.get("needs_gpus", 1), skip=skip)
+
+
+CACHE_STATES = ("warm", "cold")
+
+
+def cache_states(run):
+    """[(state, flags)] for a run's `cache`: "warm" (the default), "cold" or a list of both; a cold state adds
+    `--cold` (the L2 flushed before every sample) to the timing command. Anything else is an error naming the key."""
+    states = run.get("cache", ["warm"])
+    states = [states] if isinstance(states, str) else states
+    if not isinstance(states, list) or not states or any(s not in CACHE_STATES for s in states) \
+            or len(set(states)) != len(states):
+        raise JobFailed(f"run key 'cache': expected \"warm\", \"cold\" or a list of both, got {json.dumps(states)}")
+    return [(s, ["--cold"] if s == "cold" else []) for s in states]
+
+
+def cache_suffix(state):
+    """What a job's key adds for its cache state: nothing for warm (the keys of the runs recorded before the
+    state existed stay as they were), "|cold" for cold."""
+    return "" if state == "warm" else "|" + state
 
 
 def columns_of(kinds):

@@ -19,7 +19,7 @@ import statistics
 import struct
 
 from harness import study
-from harness.kinds import TIMING, Compare, Kind
+from harness.kinds import CACHE_KEY, TIMING, Compare, Kind
 from harness.runner import Job, JobFailed
 from harness.study import correctness_kind
 
@@ -49,7 +49,7 @@ KINDS = {
                 host_only=True, compare=Compare("median", 0.10)),
     "bench": Kind(["experiment", "problem", "variant", "step", "size", "threads_per_block", "chunk", "sample", "kernel_ms",
                    "pairs", "pairs_per_second", "valid", "max_abs_err", "max_rel_err", "rel_l2_err", "tolerance", *TIMING],
-                  key=["problem", "variant", "step", "size", "threads_per_block", "chunk"], value="kernel_ms",
+                  key=["problem", "variant", "step", "size", "threads_per_block", "chunk", *CACHE_KEY], value="kernel_ms",
                   numeric=NUMERIC, compare=Compare("median", 0.02, noise="noise_pct")),
     "rates": Kind(["experiment", "operation", "sample", "operations", "ms", "ops_per_second", "sm_count", "sm_clock_mhz",
                    "throttled"], key=["operation", "sm_count"], value="ops_per_second", numeric=NUMERIC,
@@ -112,8 +112,10 @@ class Study(study.Study):
                         "--max-samples", str(run.get("max_samples", 10)), "--time-limit", str(run.get("time_limit", 1.0))]
                 for k, v in sorted(sweep.items()):
                     args += ["--" + k.replace("_", "-"), str(v)]
-                key = f"{','.join(run['variants'])}|{run['size']}|{sweep}"
-                yield self._rows_job(d["name"], key, args, 1, "a variant disagreed with the FP64 reference (rows marked invalid)")
+                for state, flags in study.cache_states(run):
+                    key = f"{','.join(run['variants'])}|{run['size']}|{sweep}" + study.cache_suffix(state)
+                    yield self._rows_job(d["name"], key, args + flags, 1,
+                                         "a variant disagreed with the FP64 reference (rows marked invalid)")
 
     def kind_rates(self, d):
         run = d["runs"][0]

@@ -22,7 +22,7 @@ import os
 import subprocess
 
 from harness import study
-from harness.kinds import GTEST_PASSED, TIMING, Compare, Kind, text_kind
+from harness.kinds import CACHE_KEY, GTEST_PASSED, TIMING, Compare, Kind, text_kind
 from harness.provenance import ROOT
 from harness.runner import Job, JobFailed
 
@@ -38,7 +38,7 @@ _LAUNCH_KEY = ["mode", "grid", "block", "launches", "module_loading"]
 KINDS = {
     "bench": Kind(["experiment", "computation", "variant", "signal", "filter", "repeat", "kernel_ms", "total_ms", "valid",
                    "max_abs_err", "tolerance", "checked", "gflops", "gbps", *TIMING],
-                  key=["computation", "variant", "signal", "filter"], value="kernel_ms", numeric=NUMERIC,
+                  key=["computation", "variant", "signal", "filter", *CACHE_KEY], value="kernel_ms", numeric=NUMERIC,
                   compare=Compare("median", 0.02, noise="noise_pct")),
     "bench_cpu": Kind(["experiment", "computation", "implementation", "threads", "signal", "filter", "repeat", "ms", "valid",
                        "checked", "noise_pct", "samples", "stop_reason"],
@@ -52,9 +52,9 @@ KINDS = {
                      "stop_reason"], key=["mode", "launches"], value="ms_per_evaluation", numeric=NUMERIC,
                     compare=Compare("median", 0.10, noise="noise_pct")),
     "copy": Kind(["experiment", "memory", "direction", "bytes", "repeat", "ms", "gb_per_s", "noise_pct", "samples",
-                  "stop_reason"], key=["memory", "direction", "bytes"], value="gb_per_s", numeric=NUMERIC,
+                  "stop_reason"], key=["memory", "direction", "bytes", *CACHE_KEY], value="gb_per_s", numeric=NUMERIC,
                  compare=Compare("median", 0.10, noise="noise_pct")),
-    "roofline": Kind(["experiment", "quantity", "unit", "repeat", "value", "ms", *TIMING], key=["quantity", "unit"],
+    "roofline": Kind(["experiment", "quantity", "unit", "repeat", "value", "ms", *TIMING], key=["quantity", "unit", *CACHE_KEY],
                      value="value", numeric=NUMERIC, compare=Compare("median", 0.10, noise="noise_pct")),
     "ieee": Kind(["experiment", "build", "flags", "operation", "cpu_reference", "count", "mismatches", "max_ulp"],
                  key=["build", "operation", "cpu_reference"], numeric=NUMERIC, compare=Compare("exact")),
@@ -121,8 +121,10 @@ class Study(study.Study):
                     "--max-samples", str(run.get("max_samples", 20)), "--time-limit", str(run.get("time_limit", 1.0))]
             if run.get("with_overhead"):
                 args.append("--with-overhead")
-            key = f"{run['computation']}|{','.join(variants)}|{n}|{w}|{bool(run.get('with_overhead'))}"
-            yield Job(key, lambda tmp, args=args: self._munch(tmp, d["name"], args), ["munch " + " ".join(args)])
+            for state, flags in study.cache_states(run):
+                key = f"{run['computation']}|{','.join(variants)}|{n}|{w}|{bool(run.get('with_overhead'))}" + study.cache_suffix(state)
+                yield Job(key, lambda tmp, args=args + flags: self._munch(tmp, d["name"], args),
+                          ["munch " + " ".join(args + flags)])
 
     def kind_bench_cpu(self, d):
         for n, w, run, implementations in merged_cells(d["runs"], "implementations"):
@@ -156,12 +158,16 @@ class Study(study.Study):
     def kind_copy(self, d):
         run = d["runs"][0]
         args = ["copy", "--min-bytes", str(run["min_bytes"]), "--max-bytes", str(run["max_bytes"]), "--min-samples", str(run.get("repeats", 5))]
-        yield Job("copy", lambda tmp: self._munch(tmp, d["name"], args), ["munch " + " ".join(args)])
+        for state, flags in study.cache_states(run):
+            yield Job("copy" + study.cache_suffix(state), lambda tmp, args=args + flags: self._munch(tmp, d["name"], args),
+                      ["munch " + " ".join(args + flags)])
 
     def kind_roofline(self, d):
         run = d["runs"][0]
         args = ["roofline", "--min-samples", str(run.get("repeats", 5))]
-        yield Job("roofline", lambda tmp: self._munch(tmp, d["name"], args), ["munch " + " ".join(args)])
+        for state, flags in study.cache_states(run):
+            yield Job("roofline" + study.cache_suffix(state), lambda tmp, args=args + flags: self._munch(tmp, d["name"], args),
+                      ["munch " + " ".join(args + flags)])
 
     def kind_ieee(self, d):
         run = d["runs"][0]

@@ -25,7 +25,7 @@ import sys
 import time
 
 from harness import study
-from harness.kinds import SANITIZER_CLEAN, Compare, Kind, text_kind
+from harness.kinds import CACHE_KEY, SANITIZER_CLEAN, Compare, Kind, text_kind
 from harness.provenance import ROOT, sh
 from harness.runner import Job, JobFailed
 from harness.study import correctness_kind
@@ -42,8 +42,10 @@ NUMERIC = {"kernel_ms", "total_ms", "likelihood", "sm_count", "noise_pct", "samp
            "points_per_second_per_core", "max_rel_diff", "tolerance", "wall_ms", "exps_per_second", "integration_s",
            "process_s", "stream_terms", "evaluated_terms", "instructions", "fp64_pipe_pct", "achieved_occupancy_pct",
            "evaluations_per_second", "seconds_per_evaluation", "max_abs_pull", "global_seconds", "truth_likelihood"}
-# A GPU configuration: the variant, the unit and the launch (older files lack the launch columns: empty).
-_BENCH_KEY = ["variant", "work_unit", "threads_per_block", "blocks_per_launch", "register_cap", "star_layout", "sm_count"]
+# A GPU configuration: the variant, the unit, the launch and the cache state (older files lack the launch and
+# cache columns: empty).
+_BENCH_KEY = ["variant", "work_unit", "threads_per_block", "blocks_per_launch", "register_cap", "star_layout", "sm_count",
+              *CACHE_KEY]
 # The fit: rows per fit (<name>.csv), per generation (<name>_progress.csv) and its report (JSON).
 _FIT = ["experiment", "work_unit", "algorithm", "devices", "ranks", "population", "generations",
         "evaluations", "global_evaluations", "global_seconds", "evaluations_per_second", "seconds",

@@ -22,7 +22,7 @@ import subprocess
 import sys
 
 from harness import study
-from harness.kinds import TIMING, Compare, Kind
+from harness.kinds import CACHE_KEY, TIMING, Compare, Kind
 from harness.runner import Job, JobFailed
 from harness.study import correctness_kind
 
@@ -42,10 +42,10 @@ KINDS = {
                      "dynamic_smem_bytes", "blocks_per_sm", "warps_per_sm", "theoretical_occupancy_pct",
                      "imposed_blocks_per_sm", "symbol"], key=["variant"], numeric=NUMERIC, compare=Compare("exact")),
     "gemm_bench": Kind(["experiment", "variant", "step", "n", "padded_n", "repeat", "kernel_ms", "gflops", "valid",
-                        "max_error_ratio", "checked_elements", *TIMING], key=["variant", "step", "n", "padded_n"],
+                        "max_error_ratio", "checked_elements", *TIMING], key=["variant", "step", "n", "padded_n", *CACHE_KEY],
                        value="kernel_ms", numeric=NUMERIC, compare=Compare("median", 0.02, noise="noise_pct")),
     "stream_bench": Kind(["experiment", "variant", "count", "bytes", "repeat", "kernel_ms", "gb_per_s", "valid", *TIMING],
-                         key=["variant", "count", "bytes"], value="kernel_ms", numeric=NUMERIC,
+                         key=["variant", "count", "bytes", *CACHE_KEY], value="kernel_ms", numeric=NUMERIC,
                          compare=Compare("median", 0.02, noise="noise_pct")),
     "bench_cpu": Kind(["experiment", "library", "threads", "n", "repeat", "seconds", "gflops", "valid", "max_error_ratio",
                        "checked_elements"], key=["library", "threads", "n"], value="seconds", numeric=NUMERIC,

@@ -64,14 +64,9 @@ struct ThesisVariant {
     ThesisLaunchFn launch = nullptr;
 };
 
-/// Adds the eight global-memory variants (memory_global.cu); each memory family's translation unit has one
-/// such function.
-void add_global_variants(std::vector<ThesisVariant>& out);
-/// Adds the eight constant-memory variants (memory_constant.cu).
-void add_constant_variants(std::vector<ThesisVariant>& out);
-/// Adds the eight texture variants (memory_texture.cu).
-void add_texture_variants(std::vector<ThesisVariant>& out);
-/// Adds the eight shared-memory variants (memory_shared.cu).
-void add_shared_variants(std::vector<ThesisVariant>& out);
+/// `add_<name>_variants`: adds the eight variants of one memory family, defined in memory_<name>.cu; one
+/// declaration per line of memory_families.def (add_global_variants, add_constant_variants, ...).
+#define MWSEP_MEMORY_FAMILY(name) void add_##name##_variants(std::vector<ThesisVariant>& out);
+#include "memory_families.def"
 
 }  // namespace mwsep::cuda

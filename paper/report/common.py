@@ -280,3 +280,55 @@ def cache_paragraph(ctx):
             f"finds in the L2{l2} what the sample before it left there: an input smaller than the L2 is then read from "
             "the L2, not from memory, so its rates are not memory-bandwidth figures; a cold sample starts after the L2 "
             "was flushed (`--cold`). Memory-bandwidth claims rest on cold runs or on inputs larger than the L2.\n")
+
+
+def cold_warm_table(ctx, name, caption, key, value="kernel_ms", label=None, input_bytes=None, select=None):
+    """A generated table of an experiment timed both ways (a run with "cache": ["warm", "cold"]): per
+    configuration (@p key, without `cache`) the input, its bytes (@p input_bytes(rows of the configuration),
+    None when the rows do not record them), the GPU's L2 as its provenance records it, the warm and the cold
+    median of @p value and their ratio. A configuration with only one state is left out; @p select(key tuple)
+    keeps a subset. Raises MissingData when the experiment was not recorded on this GPU, or not both ways."""
+    data = ctx.rows(name)
+    l2 = l2_bytes(ctx.meta(name))
+    by = defaultdict(lambda: defaultdict(list))
+    for r in data:
+        by[tuple(r[k] for k in key)][r.get("cache") or "warm"].append(r)
+    body = []
+    for k in sorted(by, key=lambda k: tuple((0, float(x)) if _is_number(x) else (1, x) for x in k)):
+        states = by[k]
+        if "warm" not in states or "cold" not in states or (select and not select(k)):
+            continue
+        warm = statistics.median(float(r[value]) for r in states["warm"])
+        cold = statistics.median(float(r[value]) for r in states["cold"])
+        b = input_bytes(states["warm"]) if input_bytes else None
+        fits = "" if b is None or not l2 else (" (fits)" if b <= int(l2) else " (larger)")
+        body.append([label(k) if label else " / ".join(k), "not recorded" if b is None else f"{fmt(b / 1024, 3)} KiB{fits}",
+                     f"{fmt(int(l2) / 2**20, 3)} MiB" if l2 else "not recorded", fmt(warm), fmt(cold), fmt(cold / warm)])
+    if not body:
+        raise MissingData(f"{rel(ctx.results / (name + '.csv'))}: no configuration timed both warm and cold")
+    return table(caption, ["input", "bytes", "L2", f"warm median ({value})", f"cold median ({value})", "cold / warm"], body)
+
+
+def l2_bytes(meta):
+    """The L2 size of the GPU a result was recorded on, in bytes: from its provenance (the device's attribute,
+    recorded since the runner queries it), else from paper/hardware.json by GPU name; None when neither has it."""
+    if meta.get("l2_cache_bytes"):
+        return int(meta["l2_cache_bytes"])
+    per_gpu = json.loads((ROOT / "paper" / "hardware.json").read_text())["per_gpu"].get(meta.get("gpu_name", ""), {})
+    return int(per_gpu["l2_mb"] * 2**20) if per_gpu.get("l2_mb") else None
+
+
+def against_l2(nbytes, meta):
+    """'larger than the L2 (50 MiB)' or 'smaller than ...' for an input of @p nbytes on the GPU of @p meta."""
+    l2 = l2_bytes(meta)
+    if l2 is None:
+        return "of a size this GPU's provenance does not compare with its L2"
+    return f"{'larger' if nbytes > l2 else 'smaller'} than the L2 ({fmt(l2 / 2**20, 3)} MiB)"
+
+
+def _is_number(text):
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False

@@ -1,7 +1,7 @@
 """The 1-D convolution (thesis chapter 4): the thesis's Appendix C beside this rebuild, the speed targets
 (bandwidth for short filters, judged at the longest signal measured; FMA peak or the FFT for long ones, at
 the thesis's longest signal), and the facts the verdicts use."""
-from report.common import MissingData, fmt, table
+from report.common import MissingData, fmt, l2_bytes, table
 
 from .shared import SIGNALS, best, by_size, cell, ms, need_fact, published, signal_text
 
@@ -160,6 +160,21 @@ def targets(ctx, g, gflops, gbps, gpu):
                  munch_conv_short_mb=fmt(least_bytes(thesis_n, w_short) / 1e6),
                  munch_conv_short_judged_signal=long_signal_text(judged_n))
     judged = best(sg, STREAMING, judged_n, w_short)
+    # Which runs the bandwidth percentages rest on: warm runs (these files were not flushed) whose traffic is
+    # larger than the L2 are memory figures; a smaller one would be read from the L2.
+    l2 = l2_bytes(ctx.meta("convolution_gpu"))
+    smallest = least_bytes(thesis_n, w_short)
+    if l2 is None:
+        basis = "the L2 size of this GPU is not recorded, so whether these warm runs read memory or the L2 is not stated"
+    elif smallest > l2:
+        basis = (f"these percentages rest on warm runs whose least traffic, {fmt(smallest / 2**20)} MiB at "
+                 f"{long_signal_text(thesis_n)} samples and more beyond, is larger than the L2 ({fmt(l2 / 2**20)} MiB): "
+                 "they are memory figures; shorter signals fit in the L2 and are not judged against the bandwidth "
+                 "(the 1e5-sample input is timed warm and cold under 'Cold and warm' below)")
+    else:
+        basis = (f"the least traffic at {long_signal_text(thesis_n)} samples, {fmt(smallest / 2**20)} MiB, fits in the "
+                 f"L2 ({fmt(l2 / 2**20)} MiB): timed warm, it is read from the L2, so its percentage is no memory figure")
+    ctx.n["munch_conv_bw_basis_text"] = basis
     if streaming is None:
         ctx.n["munch_conv_short_judged_text"] = (
             "the longer signals of the experiment convolution_streaming were not recorded, so the short filters are judged "

@@ -11,10 +11,8 @@ namespace {
 const harness::Registry<VariantInfo>& registry() {
     static const harness::Registry<VariantInfo> table = [] {
         std::vector<ThesisVariant> thesis;
-        add_global_variants(thesis);
-        add_constant_variants(thesis);
-        add_texture_variants(thesis);
-        add_shared_variants(thesis);
+#define MWSEP_MEMORY_FAMILY(name) add_##name##_variants(thesis);
+#include "mwsep/memory_families.def"
         std::vector<ModernVariant> modern;
         add_modern_variants(modern);
         harness::Registry<VariantInfo> r("kernel variant");
