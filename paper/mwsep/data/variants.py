@@ -8,7 +8,7 @@ import pathlib
 import statistics
 
 AXES = ("memory", "divsqrt", "loop", "precision")
-FINAL = json.loads((pathlib.Path(__file__).resolve().parents[2] / "published.json").read_text())["final_variant"]
+FINAL = json.loads((pathlib.Path(__file__).resolve().parents[1] / "published.json").read_text())["final_variant"]
 
 
 def axes(row):
