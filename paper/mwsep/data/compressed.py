@@ -29,7 +29,7 @@ def _accuracy(ctx):
     n["compressed_tolerance"] = f"{float(data[0]['tolerance']):.0e}"
     n["compressed_worst_rel_diff"] = f"{worst:.1e}"
     fb = [int(r["fallback_cells"]) for r in data if r["work_unit"] == "3s-large" and r["cells"]]
-    n["compressed_fallbacks_3s_large"] = fmt(sum(fb), 3) if fb else "(not measured)"
+    n["compressed_fallbacks_3s_large"] = f"{sum(fb):,}".replace(",", "\u202f") if fb else "(not measured)"
     ctx.tables["table_compressed_error"] = table(
         "Table R@: the compressed quadrature (compressed-f64) against the exact sum (modern-f64) on the same GPU, "
         "each unit's own parameters: measured relative difference of every integral and of the likelihood, the "
