@@ -70,7 +70,8 @@ for u in ["stripe11", "3s-large", "2s-large"]:
     ok &= d <= 1e-12
     rows.append(f"{u},likelihood,{m['likelihood']!r},{c['likelihood']!r},{d:.3e},,,,{str(d <= 1e-12).lower()}")
     print(f"{u}: integral modern-f64 {m['timings']['integral']*1e3:.2f} ms, compressed-f64 {c['timings']['integral']*1e3:.3f} ms "
-          f"(rules built in {ctl['rule_seconds']:.2f} s, {int(ctl['fallbacks'])} fallbacks); likelihood rel diff {d:.2e}")
+          f"(rules of up to {int(ctl['rule_nodes'][-1])} nodes built in {ctl['rule_seconds']:.2f} s, {int(ctl['fallbacks'])} fallbacks "
+          f"{[int(f) for f in ctl['fallback_cells']]}); likelihood rel diff {d:.2e}")
 (out / "large_units.csv").write_text("\n".join(rows) + "\n")
 print("large units within 1e-12 of modern-f64:", "yes" if ok else "NO")
 PY
