@@ -4,8 +4,9 @@
 # against modern-f64, GPU timings of both variants on the stripe-11 model and 3s-large, and the CPU
 # compressed integrator against the fast exact one on 3s-large on the host's cores.
 #   experiments/device/compressed_check.sh OUT
-# Needs the stripe-11 model in our format at $STRIPE11 (default .device-input/peer/wu11_large.mwsep-format.txt,
-# a copy of the peer's wu11_large.mwsep-format.txt); its stars are the committed tests/data/oracle/stars/stars-11.txt.
+# The stripe-11 model is the committed unit data/workunits/stripe11-large ($STRIPE11 names another file); its
+# stars are the committed tests/data/oracle/stars/stars-11.txt. The recorded results come from the runner's
+# definitions compressed_* (docs/mwsep/compressed.md); this script is a quick look outside it.
 # Writes into OUT: build.log, gpu_tests.log, gpu_correctness.csv, run_<unit>_<engine>.json, large_units.csv,
 # bench_<unit>.csv (+ .log), cpu_3s-large_<integrator>.json, summary.txt.
 set -euo pipefail
@@ -13,7 +14,7 @@ out="${1:?usage: experiments/device/compressed_check.sh OUT}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 build="${BUILD:-build-gpu}"
-stripe11="${STRIPE11:-.device-input/peer/wu11_large.mwsep-format.txt}"
+stripe11="${STRIPE11:-data/workunits/stripe11-large/astronomy_parameters.txt}"
 [ -f "$stripe11" ] || { echo "missing the stripe-11 model: $stripe11 (set STRIPE11)" >&2; exit 2; }
 export PATH=/usr/local/cuda/bin:$PATH
 gtest=()
@@ -69,7 +70,8 @@ for u in ["stripe11", "3s-large", "2s-large"]:
     ok &= d <= 1e-12
     rows.append(f"{u},likelihood,{m['likelihood']!r},{c['likelihood']!r},{d:.3e},,,,{str(d <= 1e-12).lower()}")
     print(f"{u}: integral modern-f64 {m['timings']['integral']*1e3:.2f} ms, compressed-f64 {c['timings']['integral']*1e3:.3f} ms "
-          f"(rules built in {ctl['rule_seconds']:.2f} s, {int(ctl['fallbacks'])} fallbacks); likelihood rel diff {d:.2e}")
+          f"(rules of up to {int(ctl['rule_nodes'][-1])} nodes built in {ctl['rule_seconds']:.2f} s, {int(ctl['fallbacks'])} fallbacks "
+          f"{[int(f) for f in ctl['fallback_cells']]}); likelihood rel diff {d:.2e}")
 (out / "large_units.csv").write_text("\n".join(rows) + "\n")
 print("large units within 1e-12 of modern-f64:", "yes" if ok else "NO")
 PY

@@ -53,6 +53,14 @@ _FIT = ["experiment", "work_unit", "algorithm", "devices", "ranks", "population"
         "parameters", "evaluator"]
 _FIT_PROGRESS = ["experiment", "work_unit", "algorithm", "evaluator", "generation", "evaluations",
                  "best_likelihood", "seconds"]
+# The compressed quadrature: one row per quantity (background, stream<i>, likelihood) of a unit and parameter
+# vector (`candidate`: "model" for the unit's own), and CPU timings with the rules' build time beside.
+_COMPRESSED_ACCURACY = ["experiment", "work_unit", "candidate", "quantity", "exact", "compressed", "rel_diff",
+                        "stated_error", "fallback_cells", "cells", "tolerance", "pass"]
+_COMPRESSED_CPU = ["experiment", "integrator", "work_unit", "threads", "repeat", "integral_s", "rule_s",
+                   "integral_without_rules_s", "likelihood", "fallbacks"]
+_COMPRESSED_NUMERIC = {"exact", "compressed", "rel_diff", "stated_error", "fallback_cells", "cells", "tolerance",
+                       "threads", "integral_s", "rule_s", "integral_without_rules_s", "likelihood", "fallbacks"}
 KINDS = {
     # GPU timings: nvbench's rule, within 2 % or 3 x the larger relative spread of the two recordings.
     "bench": Kind(_GPU_BENCH, key=_BENCH_KEY, value="kernel_ms", numeric=NUMERIC,
@@ -98,8 +106,27 @@ KINDS = {
                         r"_report_.*\.json$": Kind(suffix=".json", value="likelihood",
                                                    compare=Compare("json_value", 1e-6))}),
     "checkpoint": text_kind(r"bit-identical to the uninterrupted run"),
+    # The compressed quadrature (a different algorithm) against the exact sum: every integral and the
+    # likelihood per unit and parameter vector; two recordings' compressed values agree within 1e-12.
+    "compressed_accuracy": Kind(_COMPRESSED_ACCURACY, key=["work_unit", "candidate", "quantity"], value="compressed",
+                                numeric=_COMPRESSED_NUMERIC, compare=Compare("median", 1e-12)),
+    # The CPU compressed integrator against the fast exact one on the host's cores: within 10 %.
+    "compressed_cpu": Kind(_COMPRESSED_CPU, key=["integrator", "work_unit", "threads"], value="integral_s",
+                           numeric=_COMPRESSED_NUMERIC, host_only=True, compare=Compare("median", 0.10)),
+    # A fit with the compressed integrator: as `fit`, plus its optimum's likelihood by the exact sum.
+    "fit_compressed": Kind(_FIT + ["exact_likelihood", "exact_difference"], key=["work_unit", "algorithm", "devices", "ranks"],
+                           value="seconds_per_evaluation", numeric=NUMERIC | {"exact_likelihood", "exact_difference"},
+                           compare=Compare("median", 0.15),
+                           tables={r"_progress\.csv$": Kind(_FIT_PROGRESS, key=["work_unit", "algorithm", "evaluator", "generation"],
+                                                             value="best_likelihood", numeric=NUMERIC,
+                                                             compare=Compare("median", 1e-6)),
+                                   r"_report_.*\.json$": Kind(suffix=".json", value="likelihood",
+                                                              compare=Compare("json_value", 1e-6)),
+                                   r"\.log$": text_kind(r"likelihood at the optimum: compressed quadrature")}),
 }
 STARS_COUNT, STARS_SEED = 100000, 1
+# Units whose catalogue is committed rather than generated.
+STARS_FILES = {"stripe11-large": ROOT / "tests" / "data" / "oracle" / "stars" / "stars-11.txt"}
 # The study's own helper scripts (end-to-end rows, SASS instruction mix, profiler sections), beside its kinds.
 TOOLS = ROOT / "experiments" / "studies" / "mwsep_tools"
 
@@ -121,6 +148,9 @@ def search_space(mwsep, workunit):
 
 def _kind_fit(self, d):
     name = d["name"]
+    # kind fit_compressed: the compressed integrator, then the optimum again with the exact sum (`mwsep fit`
+    # prints both likelihoods; they become the columns exact_likelihood and exact_difference, and the log is kept).
+    compressed = d["kind"] == "fit_compressed"
     for run in d["runs"]:
         for wu in self.units(run):
             devices, ranks = str(run.get("devices", "")), int(run.get("ranks", 1))
@@ -144,6 +174,8 @@ def _kind_fit(self, d):
                 cmd += ["--backend", "cpu"] if devices == "cpu" else (["--devices", devices] if devices else [])
                 if not run.get("uncertainties", True):
                     cmd.append("--no-uncertainties")
+                if compressed:
+                    cmd += ["--integrator", "compressed"]
                 if ranks > 1:
                     cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-np", str(ranks)] + cmd
                 r = self._run(cmd, log=tmp / f"{name}_{wu}.log")
@@ -151,18 +183,27 @@ def _kind_fit(self, d):
                     raise RuntimeError(f"mwsep fit failed on {wu}: {r.stderr.strip()[-400:]}")
                 rep = json.loads((tmp / "report.json").read_text())
                 pulls = [abs(p["pull"]) for p in rep["parameters"].values() if p.get("pull") is not None]
+                extra = []
+                if compressed:
+                    m = re.search(r"likelihood at the optimum: compressed quadrature (\S+), exact sum (\S+) "
+                                  r"\(difference (\S+)\)", r.stdout)
+                    if not m:
+                        raise RuntimeError(f"mwsep fit --integrator compressed printed no exact re-evaluation on {wu}")
+                    extra = [m.group(2), m.group(3)]
                 row = [name, wu, rep["algorithm"], devices or "all", ranks, rep["population"], rep["generations"],
                        rep["evaluations"], rep["global_evaluations"], rep["global_seconds"], rep["evaluations_per_second"],
                        rep["seconds"], rep["seconds_per_evaluation"], rep["start_likelihood"], rep["likelihood"],
-                       rep["truth_likelihood"], max(pulls) if pulls else "", len(rep["parameters"]), rep["evaluator"]]
+                       rep["truth_likelihood"], max(pulls) if pulls else "", len(rep["parameters"]), rep["evaluator"]] + extra
                 part = tmp / f"{name}.csv"
                 with part.open("w", newline="") as f:
                     w = csv.writer(f)
-                    w.writerow(_FIT)
+                    w.writerow(_FIT + (["exact_likelihood", "exact_difference"] if compressed else []))
                     w.writerow(row)
                 (tmp / f"{name}_report_{wu}_{devices or 'all'}_{ranks}.json").write_text(json.dumps(rep, indent=1))
                 out = {part.name: part, f"{name}_progress.csv": tmp / "progress.csv"}
                 out[f"{name}_report_{wu}_{devices or 'all'}_{ranks}.json"] = tmp / f"{name}_report_{wu}_{devices or 'all'}_{ranks}.json"
+                if compressed:
+                    out[f"{name}_{wu}.log"] = tmp / f"{name}_{wu}.log"
                 return out
             # A build without pagmo2 and NLopt has no fit command: its jobs are recorded as skipped.
             skip = None if _has_fit(self) else "this mwsep was built without the fit command (pagmo2 and NLopt were not found)"
@@ -179,6 +220,114 @@ def _has_fit(self):
     return self._fit_built
 
 
+
+
+# ---- the compressed line-of-sight quadrature: its error against the exact sum, and its CPU timings --------
+# kind `compressed_accuracy`: per unit, `mwsep run --json` with the exact variant (`exact`, default modern-f64)
+# and the compressed one (`variant`, default compressed-f64), on the unit's own parameters (candidate "model")
+# and, with `candidates` N > 0, on N vectors drawn uniformly within +- `box` x each parameter's range around them
+# (seed `seed`, clipped to the bounds: the recovery fits' search box) and on "narrowest", the unit's own vector
+# with every stream's sigma at the low edge of that box. Rows: every integral and the likelihood, the measured
+# relative difference, the controller's stated relative error, the cells that fell back to the exact sum; a
+# difference above `max_rel_diff` (default 1e-12) marks the row invalid. The candidates need the search vector
+# (`mwsep fit --print-vector`, a fit-enabled build); a build without it records those jobs as skipped.
+def _candidates(self, wu, run):
+    import random
+    space = search_space(self.mwsep, self.workunit(wu))
+    rng = random.Random(run.get("seed", 1))
+    box = run.get("box", 0.2)
+    out = []
+    for c in range(run["candidates"]):
+        vec = [min(hi, max(lo, v + rng.uniform(-box, box) * (hi - lo))) for _, v, lo, hi in space]
+        out.append((f"c{c + 1:02d}", vec))
+    out.append(("narrowest", [max(lo, v - box * (hi - lo)) if n.endswith(".sigma") else v for n, v, lo, hi in space]))
+    return out
+
+
+def _kind_compressed_accuracy(self, d):
+    name = d["name"]
+    for run in d["runs"]:
+        exact, variant = run.get("exact", "modern-f64"), run.get("variant", "compressed-f64")
+        limit = run.get("max_rel_diff", 1e-12)
+        for wu in self.units(run):
+            def job(tmp, run=run, wu=wu, exact=exact, variant=variant, limit=limit):
+                vectors = [("model", None)] + (_candidates(self, wu, run) if run.get("candidates") else [])
+                rows, bad = [], 0
+                for cand, vec in vectors:
+                    extra = []
+                    if vec is not None:
+                        path = tmp / f"{cand}.txt"
+                        path.write_text(f"{cand}\nparameters [{len(vec)}]: " + " ".join(repr(v) for v in vec) + "\n")
+                        extra = ["--search-parameters", str(path)]
+                    res = {}
+                    for v in (exact, variant):
+                        r = self._run([self.mwsep, "run", "-a", str(self.workunit(wu)), "-s", str(self.stars(wu)),
+                                       "--backend", "cuda", "--variant", v, "--json"] + extra)
+                        if r.returncode != 0:
+                            raise RuntimeError(f"mwsep run --variant {v} failed on {wu} ({cand}): {r.stderr.strip()[-300:]}")
+                        res[v] = json.loads(r.stdout)
+                    m, c = res[exact], res[variant]
+                    ctl = c["controller"]
+                    comps = [("background", m["background_integral"], c["background_integral"])] + \
+                            [(f"stream{i + 1}", a, b) for i, (a, b) in enumerate(zip(m["stream_integrals"], c["stream_integrals"]))]
+                    for k, (q, a, b) in enumerate(comps):
+                        diff = abs(b - a) / abs(a)
+                        bad += diff > limit
+                        rows.append([name, wu, cand, q, repr(a), repr(b), f"{diff:.3e}", f"{ctl['stated_relative_error'][k]:.3e}",
+                                     int(ctl["fallback_cells"][k]), int(ctl["cells"][k]), ctl["tolerance"], str(diff <= limit).lower()])
+                    a, b = m["likelihood"], c["likelihood"]
+                    diff = abs(b - a) / abs(a)
+                    bad += diff > limit
+                    rows.append([name, wu, cand, "likelihood", repr(a), repr(b), f"{diff:.3e}", "", "", "", ctl["tolerance"],
+                                 str(diff <= limit).lower()])
+                    print(f"    {wu} {cand}: likelihood rel diff {diff:.2e}, {int(ctl['fallbacks'])} fallbacks", flush=True)
+                part = tmp / f"{name}.csv"
+                with part.open("w", newline="") as f:
+                    w = csv.writer(f)
+                    w.writerow(_COMPRESSED_ACCURACY)
+                    w.writerows(rows)
+                if bad:
+                    e = JobFailed(f"{bad} quantities of {wu} differ from {exact} by more than {limit:g} (rows marked invalid)")
+                    e.outputs = {part.name: part}
+                    raise e
+                return {part.name: part}
+            skip = None
+            if run.get("candidates") and not _has_fit(self):
+                skip = "the candidates need the search vector of `mwsep fit --print-vector`: this mwsep has no fit command"
+            yield Job(f"{wu}|{variant}|candidates={run.get('candidates', 0)}", job,
+                      [f"mwsep run -a {wu} --backend cuda --variant {exact}|{variant} --json [--search-parameters <candidate>]"],
+                      needs_gpus=1, skip=skip)
+
+
+# kind `compressed_cpu`: one evaluation of a unit with `mwsep run --cpu <integrator> --json` on every core,
+# `repeats` times per integrator; the compressed integrator's time includes building its rules (rule_s), and
+# integral_without_rules_s is its time once they are built.
+def _kind_compressed_cpu(self, d):
+    name = d["name"]
+    for run in d["runs"]:
+        for wu in self.units(run):
+            def job(tmp, run=run, wu=wu):
+                rows = []
+                for integrator in run["integrators"]:
+                    for rep in range(run.get("repeats", 3)):
+                        r = self._run([self.mwsep, "run", "-a", str(self.workunit(wu)), "-s", str(self.stars(wu)),
+                                       "--cpu", integrator, "--json"])
+                        if r.returncode != 0:
+                            raise RuntimeError(f"mwsep run --cpu {integrator} failed on {wu}: {r.stderr.strip()[-300:]}")
+                        js = json.loads(r.stdout)
+                        ctl = js.get("controller", {})
+                        total, rule = js["timings"]["integral"], ctl.get("rule_seconds", 0.0)
+                        rows.append([name, integrator, wu, js["settings"]["threads"], rep, total, rule, total - rule,
+                                     repr(js["likelihood"]), ctl.get("fallbacks", 0)])
+                        print(f"    {wu} --cpu {integrator}: integral {total:.3f} s (rules {rule:.3f} s)", flush=True)
+                part = tmp / f"{name}.csv"
+                with part.open("w", newline="") as f:
+                    w = csv.writer(f)
+                    w.writerow(_COMPRESSED_CPU)
+                    w.writerows(rows)
+                return {part.name: part}
+            yield Job(f"{','.join(run['integrators'])}|{wu}", job,
+                      [f"mwsep run -a {wu} --cpu {i} --json" for i in run["integrators"]], needs_gpus=0)
 
 
 # ---- checkpoint and resume under SIGKILL -----------------------------------------------------------------
@@ -223,6 +372,9 @@ class Study(study.Study):
         self.default_repeats = 3 if quick else 5
 
     kind_fit = _kind_fit
+    kind_fit_compressed = _kind_fit
+    kind_compressed_accuracy = _kind_compressed_accuracy
+    kind_compressed_cpu = _kind_compressed_cpu
     kind_checkpoint = _kind_checkpoint
 
     # ---- inputs -------------------------------------------------------------------------------------
@@ -234,7 +386,10 @@ class Study(study.Study):
         return path
 
     def stars(self, wu):
-        """The unit's synthetic catalogue (made by `mwsep generate` if missing, as `make stars` does)."""
+        """The unit's synthetic catalogue (made by `mwsep generate` if missing, as `make stars` does); the
+        stripe-11 model (the public application's own) takes its real SDSS catalogue."""
+        if wu in STARS_FILES:
+            return STARS_FILES[wu]
         path = ROOT / "data" / "stars" / f"{wu}.txt"
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,52 +1,119 @@
-"""The compressed line-of-sight quadrature (a different algorithm from the exact sum): its measured error
-against modern-f64 on the large units and its timings, from experiments/device/compressed_check.sh's folder
-committed as experiments/results/<gpu>/mwsep/compressed_check/. Not in CHAPTERS yet: the section's text
-(compressed_section.md beside this module) is placed when the report's chapters are rearranged. Every number
-it prints comes from those files."""
+"""The compressed line-of-sight quadrature (a different algorithm from the exact sum), chapter
+82-compressed.md: its measured error against modern-f64 on the large units, the stripe-11 model and a sweep of
+fit candidates (compressed_accuracy, compressed_sweep), its GPU timings (compressed_timing), the CPU
+integrators (compressed_cpu) and the recovery fits with it (fit_recovery_compressed), all recorded by
+experiments/run.py. Each part is built from its own files; a part whose files are missing is named in the
+study's status and its numbers and tables read "not measured", while the others stand. Every number it prints
+comes from those files."""
 import json
 import statistics
 
-from report.common import MissingData, fmt, rows, table
+from report.common import MissingData, fmt, table
 
-UNITS = [("stripe11", "the stripe-11 model"), ("3s-large", "3s-large"), ("2s-large", "2s-large")]
+UNITS = [("stripe11-large", "the stripe-11 model"), ("3s-large", "3s-large"), ("2s-large", "2s-large")]
 
 
-def build(ctx):
+def _accuracy(ctx):
     n = ctx.n
-    folder = ctx.results / "compressed_check"
-    if not folder.exists():
-        raise MissingData(f"{folder}: run experiments/device/compressed_check.sh on a GPU host and commit its folder")
-    errors = rows(folder, "large_units", ctx.read, check_valid=False)
+    data = ctx.rows("compressed_accuracy")
     body, worst = [], 0.0
     for unit, label in UNITS:
-        for r in (r for r in errors if r["work_unit"] == unit):
+        for r in (r for r in data if r["work_unit"] == unit and r["candidate"] == "model"):
             d = float(r["rel_diff"])
             worst = max(worst, d)
-            stated = r["stated_error"] or "-"
+            stated = f"{float(r['stated_error']):.1e}" if r["stated_error"] else "-"
             cells = f"{r['fallback_cells']} of {r['cells']}" if r["cells"] else "-"
-            body.append([label, r["component"], f"{d:.1e}", stated if stated == "-" else f"{float(stated):.1e}", cells])
+            body.append([label, r["quantity"], f"{d:.1e}", stated, cells])
+    if not body:
+        raise MissingData(f"{ctx.results / 'compressed_accuracy.csv'}: no rows of the large units")
+    n["compressed_tolerance"] = f"{float(data[0]['tolerance']):.0e}"
     n["compressed_worst_rel_diff"] = f"{worst:.1e}"
+    fb = [int(r["fallback_cells"]) for r in data if r["work_unit"] == "3s-large" and r["cells"]]
+    n["compressed_fallbacks_3s_large"] = f"{sum(fb):,}".replace(",", "\u202f") if fb else "(not measured)"
     ctx.tables["table_compressed_error"] = table(
-        "Table R@: the compressed quadrature (compressed-f64) against the exact sum (modern-f64) on the same GPU: "
-        "measured relative difference of every integral and of the likelihood, the controller's stated "
-        "relative error, and the cells that fell back to the exact sum.",
+        "Table R@: the compressed quadrature (compressed-f64) against the exact sum (modern-f64) on the same GPU, "
+        "each unit's own parameters: measured relative difference of every integral and of the likelihood, the "
+        "controller's stated relative error, and the cells that fell back to the exact sum.",
         ["work unit", "quantity", "measured", "stated", "exact fallbacks"], body)
-    for unit, _ in UNITS[:2]:
-        bench = rows(folder, f"bench_{unit}", ctx.read)
+
+
+def _sweep(ctx):
+    n = ctx.n
+    data = ctx.rows("compressed_sweep")
+    vectors = {(r["work_unit"], r["candidate"]) for r in data}
+    n["compressed_sweep_vectors"] = str(len(vectors))
+    n["compressed_sweep_units"] = str(len({u for u, _ in vectors}))
+    n["compressed_sweep_worst"] = f"{max(float(r['rel_diff']) for r in data):.1e}"
+    narrow = [float(r["rel_diff"]) for r in data if r["candidate"] == "narrowest"]
+    n["compressed_sweep_narrowest"] = f"{max(narrow):.1e}" if narrow else "(not measured)"
+
+
+def _timing(ctx):
+    n = ctx.n
+    bench = ctx.rows("compressed_timing")
+    for unit in ("3s-large", "stripe11-large"):
         t = {}
         for v in ("modern-f64", "compressed-f64"):
-            samples = [float(r["integral_ms"]) for r in bench if r["variant"] == v]
+            samples = [float(r["integral_ms"]) for r in bench if r["variant"] == v and r["work_unit"] == unit]
             if not samples:
-                raise MissingData(f"{folder}/bench_{unit}.csv: no rows of {v}")
+                raise MissingData(f"{ctx.results / 'compressed_timing.csv'}: no rows of {v} on {unit}")
             t[v] = statistics.median(samples)
         k = unit.replace("-", "_")
         n[f"compressed_ms_{k}"], n[f"compressed_exact_ms_{k}"] = fmt(t["compressed-f64"], 3), fmt(t["modern-f64"], 3)
         n[f"compressed_ratio_{k}"] = f"{t['modern-f64'] / t['compressed-f64']:.0f}"
-    fast = json.loads((folder / "cpu_3s-large_fast.json").read_text())
-    comp = json.loads((folder / "cpu_3s-large_compressed.json").read_text())
-    ctx.read.update({folder / "cpu_3s-large_fast.json", folder / "cpu_3s-large_compressed.json"})
-    tf, tc, rule = fast["timings"]["integral"], comp["timings"]["integral"], comp["controller"]["rule_seconds"]
-    n["compressed_tolerance"] = f"{comp['controller']['tolerance']:.0e}"
-    n["compressed_cpu_threads"] = str(fast["settings"]["threads"])
-    n["compressed_cpu_fast_s"], n["compressed_cpu_s"] = fmt(tf, 3), fmt(tc, 3)
-    n["compressed_cpu_ratio"], n["compressed_cpu_ratio_cached"] = f"{tf / tc:.0f}", f"{tf / (tc - rule):.0f}"
+        ctx.facts[f"compressed_ms_{k}"] = t["compressed-f64"]
+    # Beside the public application: a ratio of a different algorithm to its exact sum, labelled as such.
+    peer = ctx.optional_rows("peer")
+    best = [float(r["integration_s"]) for r in peer or [] if r["flags"] == "best" and r["work_unit"] == "3s-large"]
+    if not best:
+        raise MissingData(f"{ctx.results / 'peer.csv'}: no best-flag runs of the public application on 3s-large")
+    n["compressed_vs_peer_3s_large"] = f"{statistics.median(best) * 1e3 / ctx.facts['compressed_ms_3s_large']:.0f}"
+
+
+def _cpu(ctx):
+    n = ctx.n
+    data = ctx.rows("compressed_cpu")
+    med = {}
+    for i in ("fast", "compressed"):
+        rs = [r for r in data if r["integrator"] == i]
+        if not rs:
+            raise MissingData(f"{ctx.results / 'compressed_cpu.csv'}: no rows of --cpu {i}")
+        med[i] = (statistics.median(float(r["integral_s"]) for r in rs),
+                  statistics.median(float(r["integral_without_rules_s"]) for r in rs))
+        n["compressed_cpu_threads"] = rs[0]["threads"]
+    n["compressed_cpu_fast_s"], n["compressed_cpu_s"] = fmt(med["fast"][0], 3), fmt(med["compressed"][0], 3)
+    n["compressed_cpu_cached_s"] = fmt(med["compressed"][1], 3)
+    n["compressed_cpu_ratio"] = f"{med['fast'][0] / med['compressed'][0]:.0f}"
+    n["compressed_cpu_ratio_cached"] = f"{med['fast'][0] / med['compressed'][1]:.0f}"
+
+
+def _fit(ctx):
+    fits = ctx.rows("fit_recovery_compressed")
+    exact = {r["work_unit"]: r for r in ctx.optional_rows("fit_recovery") or []}
+    body = []
+    for r in fits:
+        e = exact.get(r["work_unit"])
+        body.append([r["work_unit"], fmt(float(r["seconds"]), 3), r["evaluations"],
+                     fmt(float(r["seconds_per_evaluation"]) * 1e3, 3), f"{float(r['likelihood']):.10f}",
+                     f"{float(r['exact_likelihood']):.10f}", f"{float(r['exact_difference']):.1e}",
+                     f"{float(e['likelihood']):.10f}" if e else "not recorded",
+                     f"{float(r['truth_likelihood']):.10f}", f"{float(r['max_abs_pull']):.2f}" if r["max_abs_pull"] else "-"])
+        ctx.n[f"compressed_fit_s_{r['work_unit'].replace('-', '_')}"] = fmt(float(r["seconds"]), 3)
+    ctx.tables["table_compressed_fit"] = table(
+        "Table R@: the recovery fits of the small units with the compressed integrator (settings of the exact fits): "
+        "the whole fit's time, its evaluations and time per evaluation, the likelihood at its optimum by the "
+        "compressed quadrature and again by the exact sum, the exact fit's likelihood and the truth's, and the "
+        "largest |pull| of a parameter from the truth in units of its Hessian uncertainty.",
+        ["unit", "fit (s)", "evaluations", "per evaluation (ms)", "likelihood (compressed)", "likelihood (exact sum)",
+         "difference", "exact fit's likelihood", "truth's likelihood", "max |pull|"], body)
+
+
+def build(ctx):
+    missing = []
+    for part in (_accuracy, _sweep, _timing, _cpu, _fit):
+        try:
+            part(ctx)
+        except MissingData as e:
+            missing.append(str(e))
+    if missing:
+        raise MissingData("; ".join(missing))

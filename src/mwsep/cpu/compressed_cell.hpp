@@ -13,11 +13,14 @@
 ///  2. Nested comparison. Q_k (the level-k rule) and Q_{k+1} (twice the nodes); the estimate is
 ///     |Q_{k+1} - Q_k|, an estimate of the error of Q_k and so, for an integrand the rules resolve, a
 ///     generous one of the error of Q_{k+1}, which is the value kept. It is accepted when
-///     estimate <= tolerance |Q_{k+1}| + floor, where floor is 0 for the background and n_r times the
+///     estimate <= (tolerance + (n_k + n_{k+1}) 2^-53) |Q_{k+1}| + floor (the middle term bounds the rounding
+///     of the two sums of positive terms: a smaller difference says nothing about convergence), where floor
+///     is 0 for the background and n_r times the
 ///     stream's skip threshold (stream_skipping.hpp) for a stream, a term whose total over every cell is
 ///     below 2^-60 of the stream's integral. Otherwise the next level is tried; past the last level the
 ///     component falls back to the exact sum over every point (with the exact path's rigorous skipping).
-/// Summed over the cells the accepted estimates are at most tolerance x (sum of |cell values|) plus
+/// Summed over the cells the accepted estimates are at most (tolerance + the rounding allowance) x (sum of
+/// |cell values|) plus
 /// 2^-60 of the integral: the stated error of the total, reported beside the measured one.
 #pragma once
 
@@ -140,7 +143,10 @@ MWSEP_HD ComponentOutcome control(const LadderView& v, int start, double toleran
         const double hi = sum(k + 1);
         out.evaluations += v.size[k + 1];
         const double estimate = fabs(hi - lo);
-        if (estimate <= tolerance * fabs(hi) + floor) {  // false for a NaN: the exact sum decides
+        // The rounding of the two sums (positive terms: at most (n_k + n_{k+1}) ulps of the sum, the exp's and
+        // products' errors included): a difference below it says nothing more about convergence.
+        const double rounding = (v.size[k] + v.size[k + 1]) * 0x1p-53 * fabs(hi);
+        if (estimate <= tolerance * fabs(hi) + rounding + floor) {  // false for a NaN: the exact sum decides
             out.value = hi;
             out.estimate = estimate;
             out.level = k + 1;

@@ -205,8 +205,18 @@ CompressedLadder build_ladder(const geometry::FoldedLineOfSight& los) {
     const long double lo = *std::min_element(x.begin(), x.end()), hi = *std::max_element(x.begin(), x.end());
     ladder.x_min = static_cast<double>(lo);
     ladder.x_max = static_cast<double>(hi);
-    for (const int n : ladder.size) {
+    for (std::size_t level = 0; level < ladder.size.size(); ++level) {
+        const int n = ladder.size[level];
         GaussRuleLd rule = gauss_rule(rec, n);
+        // Where the measure's points cluster, a rule of many nodes can put two of them closer than long double
+        // resolves (seen at 768 nodes on a grid of kpc bins): that level and those above it are not built, and
+        // the ladder ends below it (two levels at least, or the construction is broken).
+        if (std::adjacent_find(rule.x.begin(), rule.x.end(), [](long double a, long double b) { return !(a < b); }) !=
+            rule.x.end()) {
+            if (level < 2) throw std::runtime_error("compressed rule: two nodes of the " + std::to_string(n) + "-node rule coincide");
+            ladder.size.resize(level);
+            break;
+        }
         std::vector<double> r(n), wt(n), xs(n);
         for (int i = 0; i < n; ++i) {
             // A node that converged onto an isolated end point of the measure can land a rounding error

@@ -68,12 +68,15 @@ struct CompressedLadder {
 };
 
 /// Node counts of the ladder's levels: doubling at first, then in steps of 3/2 and 4/3, so that near the
-/// top a level's error (which the next level's comparison estimates) is already small.
-inline constexpr int ladder_sizes[] = {32, 64, 96, 128, 192, 256, 384, 512};
+/// top a level's error (which the next level's comparison estimates) is already small. The levels above 512
+/// serve the narrow streams, which otherwise fall back to the exact sum; build_ladder leaves out a level
+/// with more than a quarter of the measure's points or with nodes that long double cannot tell apart.
+inline constexpr int ladder_sizes[] = {32, 64, 96, 128, 192, 256, 384, 512, 768, 1024};
 /// The smallest level.
 inline constexpr int ladder_smallest = ladder_sizes[0];
 
-/// Builds the ladder of @p los (the levels of ladder_sizes with at most a quarter of the points each).
+/// Builds the ladder of @p los (the levels of ladder_sizes with at most a quarter of the points each, up to
+/// the first whose nodes are not all distinct in long double).
 CompressedLadder build_ladder(const geometry::FoldedLineOfSight& los);
 
 /// The ladder of @p los from a process-wide cache keyed by the bits of the measure, built on first use
