@@ -11,12 +11,15 @@ namespace mwsep::model {
 /// integration otherwise). Wide around every work unit of the project (q 0.57, r0 12 kpc, alpha 1, delta 1,
 /// stream distances below 60 kpc, g 16 to 23).
 namespace limits {
-inline constexpr double q_min = 1e-3, q_max = 1e3;            ///< background flattening q
-inline constexpr double r0_min = 1e-6, r0_max = 1e4;          ///< background core radius r0 [kpc]
+inline constexpr double q_min = 1e-3;   ///< background flattening q: least accepted
+inline constexpr double q_max = 1e3;    ///< background flattening q: largest accepted
+inline constexpr double r0_min = 1e-6;  ///< background core radius r0 [kpc]: least accepted
+inline constexpr double r0_max = 1e4;   ///< background core radius r0 [kpc]: largest accepted
 inline constexpr double exponent_max = 10;                    ///< |alpha| and |delta|
 inline constexpr double stream_length_max = 1e4;              ///< |r| and |sigma| of a stream [kpc]
 inline constexpr double angle_max = 1e4;                      ///< |mu| [deg], |theta| and |phi| [rad] of a stream
-inline constexpr double g_min = -10, g_max = 60;              ///< the r axes, in g magnitudes
+inline constexpr double g_min = -10;    ///< the r axes, in g magnitudes: least accepted
+inline constexpr double g_max = 60;     ///< the r axes, in g magnitudes: largest accepted
 }  // namespace limits
 
 /// Validates @p ap and returns the model the integrators use. Rejects, with the file, line and key:
