@@ -105,7 +105,7 @@ def _fit(ctx):
         "compressed quadrature and again by the exact sum, the exact fit's likelihood and the truth's, and the "
         "largest |pull| of a parameter from the truth in units of its Hessian uncertainty.",
         ["unit", "fit (s)", "evaluations", "per evaluation (ms)", "likelihood (compressed)", "likelihood (exact sum)",
-         "difference", "exact fit's likelihood", "truth's likelihood", "max |pull|"], body)
+         "difference", "exact fit's likelihood", "truth's likelihood", "largest pull (abs.)"], body)
 
 
 def build(ctx):
