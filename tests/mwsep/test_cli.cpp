@@ -235,6 +235,25 @@ TEST(CommandLine, BenchCpuRefusesANonRegularCsv) {
                    "cannot write /nonexistent-dir/r.csv: the directory /nonexistent-dir does not exist");
 }
 
+// The benches' outputs are never their inputs: a --csv (or bench's --meta) naming the work unit, through
+// a symbolic link too, is refused before any work, and the work unit is left as it was.
+TEST(CommandLine, BenchOutputsThatAreInputsAreRefused) {
+    const auto dir = std::filesystem::temp_directory_path() / "mwsep_bench_outputs";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const auto wu = dir / "astronomy_parameters.txt";
+    std::filesystem::copy_file(testsupport::workunit("tiny"), wu);
+    std::filesystem::create_symlink(wu, dir / "link.txt");
+    const auto before = std::filesystem::file_size(wu);
+    for (const std::string& out : {wu.string(), (dir / "link.txt").string()})
+        expect_refused("bench-cpu --integrators fast1 --min-samples 1 -a " + wu.string() + " --csv " + out,
+                       "--csv: ");
+    if (cuda_built())
+        expect_refused("bench -a " + wu.string() + " -s " + wu.string() + " --meta " + wu.string(), "--meta: ");
+    EXPECT_EQ(std::filesystem::file_size(wu), before);
+    std::filesystem::remove_all(dir);
+}
+
 // Sizes that fit the syntax but not a machine are refused before any table is built, naming the keys and
 // their values, on every command that builds tables; --force lifts the limit.
 TEST(CommandLine, OversizedWorkIsRefusedUnlessForced) {

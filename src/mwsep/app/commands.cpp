@@ -47,6 +47,15 @@
 namespace mwsep::app {
 namespace {
 
+/// The input files a command read from its options (-a, -s where given, --search-parameters), for
+/// harness::check_outputs: no output may name one of them.
+std::vector<harness::NamedPath> input_paths(const RunOptions& o) {
+    std::vector<harness::NamedPath> inputs{{"-a", o.astronomy_path}};
+    if (!o.stars_path.empty()) inputs.push_back({"-s", o.stars_path});
+    if (o.search_path) inputs.push_back({"--search-parameters", *o.search_path});
+    return inputs;
+}
+
 using harness::OptionKind;
 using harness::Options;
 using harness::OptionSpec;
@@ -211,8 +220,7 @@ int command_run(const Args& args, const RunHooks& hooks) {
     if (opt.has("--result")) result_path = physical(opt.text("--result"));
     {
         // Before any work: an output that is an input, or two outputs on one file, or a bad path costs nothing.
-        std::vector<harness::NamedPath> inputs{{"-a", o.astronomy_path}, {"-s", o.stars_path}};
-        if (o.search_path) inputs.push_back({"--search-parameters", *o.search_path});
+        const std::vector<harness::NamedPath> inputs = input_paths(o);
         std::vector<harness::NamedPath> outputs;
         if (o.checkpoint_path) outputs.push_back({"--checkpoint", *o.checkpoint_path});
         if (result_path) outputs.push_back({"--result", *result_path});
@@ -494,7 +502,8 @@ int command_bench_cpu(const Args& args) {
                                                        "reference,fast1,fastN");
     const std::string wu = opt.text("--work-unit", o.astronomy_path);
     const std::string experiment = opt.text("--experiment", "bench_cpu");
-    if (opt.has("--csv")) harness::check_output_path(opt.text("--csv"));  // before the tables are built
+    // Before the tables are built: the CSV is no input and can be written.
+    if (opt.has("--csv")) harness::check_outputs("mwsep bench-cpu", input_paths(o), {{"--csv", opt.text("--csv")}});
     const model::Model m = model::build_model(read_work_unit(o), o.r_binning);
     check_work(m, o.force);
     if (slices > m.areas[0].mu.steps)
@@ -672,8 +681,12 @@ int command_bench(const Args& args) {
     b.work_unit = opt.text("--work-unit", o.astronomy_path);
     b.experiment = opt.text("--experiment", "bench");
     // Output paths are checked before the devices and the inputs are touched.
-    if (!b.csv_path.empty()) harness::check_output_path(b.csv_path);
-    if (!b.meta_path.empty()) harness::check_output_path(b.meta_path);
+    {
+        std::vector<harness::NamedPath> outputs;
+        if (!b.csv_path.empty()) outputs.push_back({"--csv", b.csv_path});
+        if (!b.meta_path.empty()) outputs.push_back({"--meta", b.meta_path});
+        harness::check_outputs("mwsep bench", input_paths(o), outputs);
+    }
     if (b.all_devices && b.sm_count > 0) throw opt.error("--all-devices", "and --sm-count exclude each other");
     if (opt.has("--slices"))
         for (const cuda::VariantInfo* v : b.variants)
