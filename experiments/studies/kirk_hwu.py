@@ -58,15 +58,15 @@ KINDS = {
                        "occupancy_pct"], key=["variant", "problem"], numeric=NUMERIC, compare=Compare("exact")),
     "correctness": correctness_kind(["variant", "setting", "max_abs_err", "max_rel_err", "rel_l2_err", "tolerance", "pass"],
                                     key=["variant", "setting"], value="max_rel_err", numeric=NUMERIC),
-    # The reconstruction: whole runs on one GPU within 10 %; its iterations and images are not compared
-    # (the image errors are in the rows, and the iterations follow from the same operator).
+    # The reconstruction: whole runs on one GPU within 10 %; each iteration's relative residual within 5 %
+    # (single-precision Q and F^H d steps may round differently on another GPU); the images are not compared
+    # (their errors against the phantom are in the rows).
     "reconstruct": Kind(RECONSTRUCT_COLUMNS, key=["device", "size", "method", "q_variant", "fhd_variant",
                                                   "q_threads_per_block", "q_chunk", "fhd_threads_per_block", "fhd_chunk"],
                         value="recon_ms", numeric=RECONSTRUCT_NUMERIC, compare=Compare("median", 0.10),
                         tables={r"_history\.csv$": Kind(HISTORY_COLUMNS, key=["device", "size", "q_variant", "iteration"],
-                                                        numeric=RECONSTRUCT_NUMERIC,
-                                                        compare=Compare("none", reason="the iterations of the runs "
-                                                                        "whose times and errors are compared")),
+                                                        value="residual", numeric=RECONSTRUCT_NUMERIC,
+                                                        compare=Compare("median", 0.05)),
                                 r"_images_.*\.json$": Kind(suffix=".json", marker=r'"phantom"',
                                                            compare=Compare("none", reason="images, shown as a figure"))}),
 }
