@@ -23,6 +23,7 @@ Two recordings on different GPUs differ by design; their verdicts say by how muc
 """
 import argparse
 import json
+import math
 import pathlib
 import re
 import statistics
@@ -195,8 +196,29 @@ def compare_json_value(kind, new_path, ref_path):
     return d <= kind.compare.tolerance, f"{kind.value} {a:.10g} (reference {b:.10g}), relative change {d:.1e}, allowed {kind.compare.tolerance:.0e}"
 
 
+def compare_json_arrays(kind, new_path, ref_path):
+    """The arrays the comparison names (nested lists of numbers, an image say): relative L2 difference each."""
+    a, b = (json.loads(p.read_text()) for p in (new_path, ref_path))
+
+    def flat(x):
+        return [v for item in x for v in flat(item)] if isinstance(x, list) else [x]
+    worst, details = 0.0, []
+    for name in kind.compare.values:
+        x, y = flat(a.get(name, [])), flat(b.get(name, []))
+        if not x and not y:
+            continue  # an array neither run has (a gridding-only run has no iterative image)
+        if not y or len(x) != len(y) or not all(isinstance(v, (int, float)) for v in x + y):
+            return False, f"array {name}: not the same shape of numbers in both"
+        norm = math.sqrt(sum(v * v for v in y))
+        d = math.sqrt(sum((u - v) ** 2 for u, v in zip(x, y))) / norm if norm else float(any(x))
+        worst = max(worst, d)
+        details.append(f"{name} {d:.1e}")
+    return worst <= kind.compare.tolerance, f"relative L2 change {', '.join(details)}, allowed {kind.compare.tolerance:.0e}"
+
+
 TABLES = {"median": compare_median, "exact": compare_exact, "points": compare_points, "correctness": compare_correctness}
-TEXTS = {"marker": compare_marker, "listing": compare_listing, "json_value": compare_json_value}
+TEXTS = {"marker": compare_marker, "listing": compare_listing, "json_value": compare_json_value,
+         "json_arrays": compare_json_arrays}
 
 
 def compare_file(kind, new_path, ref_path):

@@ -31,7 +31,7 @@ class Compare:
     values: tuple = ()
     reason: str = ""
 
-    METHODS = ("median", "points", "exact", "correctness", "marker", "listing", "json_value", "none")
+    METHODS = ("median", "points", "exact", "correctness", "marker", "listing", "json_value", "json_arrays", "none")
 
     def __post_init__(self):
         if self.method not in self.METHODS:
@@ -47,6 +47,8 @@ class Compare:
             return f"percentages within {self.tolerance:g} points"
         if self.method == "json_value":
             return f"within {self.tolerance:.0e} (relative)"
+        if self.method == "json_arrays":
+            return f"arrays {', '.join(self.values)} within {self.tolerance:.0e} (relative L2)"
         return {"exact": "identical", "correctness": "every comparison passes, none missing",
                 "marker": "both whole and clean", "listing": "registers and spills identical",
                 "none": "not compared: " + self.reason}[self.method]

@@ -68,7 +68,8 @@ KINDS = {
                                                         value="residual", numeric=RECONSTRUCT_NUMERIC,
                                                         compare=Compare("median", 0.05)),
                                 r"_images_.*\.json$": Kind(suffix=".json", marker=r'"phantom"',
-                                                           compare=Compare("none", reason="images, shown as a figure"))}),
+                                                           compare=Compare("json_arrays", 0.01,
+                                                                           values=("phantom", "gridding", "iterative")))}),
 }
 
 
