@@ -47,6 +47,8 @@ struct ConstantMemory {
 
 }  // namespace kernels
 
+/// Adds the eight variants of the constant-memory family (the 2 x 2 x 2 product of its other axes); declared from
+/// memory_families.def.
 void add_constant_variants(std::vector<ThesisVariant>& out) { kernels::add_memory_family<kernels::ConstantMemory>(out); }
 
 }  // namespace mwsep::cuda

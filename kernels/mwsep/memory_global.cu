@@ -30,6 +30,8 @@ struct GlobalMemory : FromDeviceArray {
 
 }  // namespace kernels
 
+/// Adds the eight variants of the global-memory family (the 2 x 2 x 2 product of its other axes); declared from
+/// memory_families.def.
 void add_global_variants(std::vector<ThesisVariant>& out) { kernels::add_memory_family<kernels::GlobalMemory>(out); }
 
 }  // namespace mwsep::cuda

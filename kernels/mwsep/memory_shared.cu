@@ -35,6 +35,8 @@ struct SharedMemory : FromDeviceArray {
 
 }  // namespace kernels
 
+/// Adds the eight variants of the shared-memory family (the 2 x 2 x 2 product of its other axes); declared from
+/// memory_families.def.
 void add_shared_variants(std::vector<ThesisVariant>& out) { kernels::add_memory_family<kernels::SharedMemory>(out); }
 
 }  // namespace mwsep::cuda

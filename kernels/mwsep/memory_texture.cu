@@ -44,6 +44,8 @@ struct TextureMemory {
 
 }  // namespace kernels
 
+/// Adds the eight variants of the texture-memory family (the 2 x 2 x 2 product of its other axes); declared from
+/// memory_families.def.
 void add_texture_variants(std::vector<ThesisVariant>& out) { kernels::add_memory_family<kernels::TextureMemory>(out); }
 
 }  // namespace mwsep::cuda
