@@ -25,6 +25,7 @@
 #include "harness/atomic_file.hpp"
 #include "harness/host_memory.hpp"
 #include "harness/output_paths.hpp"
+#include "mwsep/resume/checkpoint.hpp"
 #include "harness/csv.hpp"
 #include "harness/measure_options.hpp"
 #include "harness/registry.hpp"
@@ -226,6 +227,9 @@ int command_run(const Args& args, const RunHooks& hooks) {
         if (result_path) outputs.push_back({"--result", *result_path});
         harness::check_outputs("mwsep run", inputs, outputs);
     }
+    // A resumable run stops cleanly on SIGINT or SIGTERM from here on: a signal that comes while the inputs
+    // and the checkpoint are still being read is kept, and honoured at the integral's first save.
+    if (o.checkpoint_path) resume::install_stop_handlers();
 
     // What the run will cost, before anything long starts (the work unit alone is read twice: it is small).
     std::fprintf(stderr, "mwsep: %s\n",
