@@ -7,14 +7,7 @@
 set -euo pipefail
 results="${1:?usage: experiments/gpu_host.sh RESULTS_DIR [run.py arguments]}"; shift
 build="${BUILD:-build-gpu}"
-export PATH=/usr/local/cuda/bin:$PATH
-[ -f .device-input/git_state ] && export MWSEP_GIT_STATE="$PWD/.device-input/git_state"
-# Libraries the host lacks, carried as a `dpkg -x` tree of Debian packages (headers, or links to the host's
-# own copies such as its OpenBLAS): found through CMAKE_PREFIX_PATH by the studies' CMake files.
-[ -d .device-input/sysroot ] && export CMAKE_PREFIX_PATH="$PWD/.device-input/sysroot${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
-gtest=()
-[ -d .device-input/googletest ] && gtest=(-DMWSEP_GTEST_SOURCE="$PWD/.device-input/googletest")
-generator=(); command -v ninja >/dev/null && generator=(-G Ninja)
+source experiments/gpu_host_env.sh  # PATH, git_state, sysroot, the arrays gtest and generator
 mkdir -p "$build"
 t0=$SECONDS
 if ! { cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "${gtest[@]}" &&

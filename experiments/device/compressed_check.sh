@@ -16,11 +16,7 @@ out="$(cd "$out" && pwd)"
 build="${BUILD:-build-gpu}"
 stripe11="${STRIPE11:-data/workunits/stripe11-large/astronomy_parameters.txt}"
 [ -f "$stripe11" ] || { echo "missing the stripe-11 model: $stripe11 (set STRIPE11)" >&2; exit 2; }
-export PATH=/usr/local/cuda/bin:$PATH
-gtest=()
-[ -d .device-input/googletest ] && gtest=(-DMWSEP_GTEST_SOURCE="$PWD/.device-input/googletest")
-[ -d .device-input/sysroot ] && export CMAKE_PREFIX_PATH="$PWD/.device-input/sysroot${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
-generator=(); command -v ninja >/dev/null && generator=(-G Ninja)
+source experiments/gpu_host_env.sh  # PATH, git_state, sysroot, the arrays gtest and generator
 t0=$SECONDS
 if ! { cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "${gtest[@]}" &&
        cmake --build "$build" -j "$(nproc)" --target mwsep mwsep_gpu_tests; } > "$out/build.log" 2>&1; then

@@ -19,12 +19,7 @@ phase="${2:-all}"
 base_commit=083e5ca
 build="${BUILD:-build-gpu}"
 base_build="${BASE_BUILD:-build-base}"
-export PATH=/usr/local/cuda/bin:$PATH
-[ -f .device-input/git_state ] && export MWSEP_GIT_STATE="$PWD/.device-input/git_state"
-[ -d .device-input/sysroot ] && export CMAKE_PREFIX_PATH="$PWD/.device-input/sysroot${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
-gtest=()
-[ -d .device-input/googletest ] && gtest=(-DMWSEP_GTEST_SOURCE="$PWD/.device-input/googletest")
-generator=(); command -v ninja >/dev/null && generator=(-G Ninja)
+source experiments/gpu_host_env.sh  # PATH, git_state, sysroot, the arrays gtest and generator
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 jobs="$(nproc)"

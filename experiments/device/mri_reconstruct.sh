@@ -13,12 +13,7 @@ set -euo pipefail
 out="${1:?usage: experiments/device/mri_reconstruct.sh OUT}"
 build="${BUILD:-build-gpu}"
 mkdir -p "$out" "$build"
-export PATH=/usr/local/cuda/bin:$PATH
-[ -f .device-input/git_state ] && export MWSEP_GIT_STATE="$PWD/.device-input/git_state"
-[ -d .device-input/sysroot ] && export CMAKE_PREFIX_PATH="$PWD/.device-input/sysroot${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
-gtest=()
-[ -d .device-input/googletest ] && gtest=(-DMWSEP_GTEST_SOURCE="$PWD/.device-input/googletest")
-generator=(); command -v ninja >/dev/null && generator=(-G Ninja)
+source experiments/gpu_host_env.sh  # PATH, git_state, sysroot, the arrays gtest and generator
 t0=$SECONDS
 if ! { cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "${gtest[@]}" &&
        cmake --build "$build" -j "$(nproc)" --target kirk_hwu kirk_hwu_gpu_tests; } > "$out/build.log" 2>&1; then
