@@ -36,9 +36,18 @@ struct CompressedArgs {
     double inv_two_sigma_sq[max_streams];  ///< 1 / (2 sigma^2) per stream
 };
 
-/// The stream exponent of stream @p s along a cell's direction.
-__device__ inline math::Quadratic<double> stream_exponent(const CompressedArgs& a, int s, double cbcl, double cbsl,
-                                                          double sinb) {
+/// The exponent of stream @p s along a cell's direction, in vertex form (the form the rules and the fallback
+/// evaluate: no cancellation near the stream).
+__device__ inline math::VertexQuadratic<double> stream_exponent(const CompressedArgs& a, int s, double cbcl,
+                                                                double cbsl, double sinb) {
+    const math::Vec3<double> c{a.centre[3 * s], a.centre[3 * s + 1], a.centre[3 * s + 2]};
+    const math::Vec3<double> x{a.axis[3 * s], a.axis[3 * s + 1], a.axis[3 * s + 2]};
+    return math::stream_exponent_vertex(cbcl, cbsl, sinb, c, x, a.inv_two_sigma_sq[s]);
+}
+
+/// The same exponent as the expanded quadratic, for the rigorous skipping bound every exact path uses.
+__device__ inline math::Quadratic<double> stream_exponent_bound(const CompressedArgs& a, int s, double cbcl,
+                                                                double cbsl, double sinb) {
     const math::Vec3<double> c{a.centre[3 * s], a.centre[3 * s + 1], a.centre[3 * s + 2]};
     const math::Vec3<double> x{a.axis[3 * s], a.axis[3 * s + 1], a.axis[3 * s + 2]};
     return math::stream_exponent_quadratic(cbcl, cbsl, sinb, c, x, a.inv_two_sigma_sq[s]);
@@ -101,9 +110,11 @@ __global__ void __launch_bounds__(compressed_fallback_threads) compressed_fallba
                 sum += area.folded_w[m] / math::hernquist_denominator(sqrt(rq(area.folded_r[m])), a.r0);
         } else {
             const auto e = stream_exponent(a, c - 1, cbcl, cbsl, sinb);
+            const auto bound = stream_exponent_bound(a, c - 1, cbcl, cbsl, sinb);
             const double threshold = area.threshold[c - 1];
             for (int k = t; k < area.n_r; k += compressed_fallback_threads) {
-                if (!math::stream_bin_needed(ids, area.block_weight[k], e, area.block_r_min[k], area.block_r_max[k], threshold))
+                if (!math::stream_bin_needed(ids, area.block_weight[k], bound, area.block_r_min[k], area.block_r_max[k],
+                                             threshold))
                     continue;
                 const int first = k * area.n_conv;
                 for (int m = first; m < first + area.n_conv; ++m)

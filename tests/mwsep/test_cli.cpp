@@ -46,7 +46,7 @@ TEST(CommandLine, RunRefusesUnknownOptionsAndMalformedNumbers) {
     expect_refused("run " + inputs + " --bogus", "mwsep run: unknown option '--bogus'");
     expect_refused("run " + inputs + " --threads abc", "mwsep run: --threads expects an integer, found 'abc'");
     expect_refused("run " + inputs + " --threads -2", "mwsep run: --threads must be at least 0, found '-2'");
-    expect_refused("run " + inputs + " --cpu fastx", "mwsep run: --cpu must be one of reference, fast, compressed, found 'fastx'");
+    expect_refused("run " + inputs + " --cpu fastx", "mwsep run: --cpu must be one of reference, fast, extended, compressed, found 'fastx'");
 }
 
 // Options that would be ignored or overridden without a word are refused (probe finding F12): a second -a,

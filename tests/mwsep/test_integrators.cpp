@@ -1,5 +1,6 @@
-// The reference and fast CPU integrators agree on models the oracle does not cover (general power law,
-// auxiliary term, no stream, five streams, cuts), and the fast one is independent of its thread count.
+// The reference, fast and extended-precision CPU integrators agree on models the oracle does not cover
+// (general power law, auxiliary term, no stream, five streams, cuts), and the fast and extended ones are
+// independent of their thread count.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -36,6 +37,12 @@ void expect_agree(const mwsep::geometry::IntegrationSetup& s, double tol = 1e-12
     ASSERT_EQ(fast.streams.size(), ref.streams.size());
     for (std::size_t i = 0; i < ref.streams.size(); ++i)
         EXPECT_LE(relative_difference(fast.streams[i], ref.streams[i]), tol) << "stream " << i + 1;
+    // The extended-precision integrator (long double, direct formulas, its own code path) on the same models.
+    const auto ext = mwsep::cpu::integrate_extended(s, 2);
+    EXPECT_LE(relative_difference(ext.background, ref.background), tol);
+    ASSERT_EQ(ext.streams.size(), ref.streams.size());
+    for (std::size_t i = 0; i < ref.streams.size(); ++i)
+        EXPECT_LE(relative_difference(ext.streams[i], ref.streams[i]), tol) << "stream " << i + 1 << " (extended)";
 }
 
 TEST(Integrators, AgreeOnTinyUnit) { expect_agree(setup_of(tiny())); }
@@ -87,6 +94,14 @@ TEST(Integrators, AgreeWithCuts) {
     const auto full = mwsep::cpu::integrate_reference(setup_of(tiny()));
     const auto cut_result = mwsep::cpu::integrate_reference(with_cut);
     EXPECT_LT(cut_result.background, full.background);
+}
+
+TEST(Integrators, ExtendedResultDoesNotDependOnThreadCount) {
+    const auto s = setup_of(tiny());
+    const auto one = mwsep::cpu::integrate_extended(s, 1);
+    const auto three = mwsep::cpu::integrate_extended(s, 3);
+    EXPECT_EQ(three.background, one.background);
+    EXPECT_EQ(three.streams, one.streams);
 }
 
 TEST(Integrators, FastResultDoesNotDependOnThreadCount) {

@@ -218,6 +218,46 @@ TEST(Sightline, QuadraticsMatchTheDirectFormulas) {
     }
 }
 
+// Near a narrow stream (sigma 0.1 kpc, the fit boxes' narrowest), at distances where its term is not
+// negligible (exponent above -40), the vertex form agrees with the direct formula evaluated in long double
+// to about 1e-12 absolute (the rounding of the vertex itself, times the slope there), and its largest error is far below the expanded quadratic's, whose terms of
+// hundreds of kpc^2 cancel there.
+TEST(Sightline, VertexFormIsAccurateNearANarrowStream) {
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<double> angle(-3.0, 3.0), unit(-1.0, 1.0);
+    const double sigma = 0.1, inv = 1.0 / (2 * sigma * sigma);
+    double worst_vertex = 0, worst_expanded = 0;
+    int points = 0;
+    for (int trial = 0; trial < 2000; ++trial) {
+        const double l = angle(rng), b = angle(rng) / 2;
+        const double cbcl = std::cos(b) * std::cos(l), cbsl = std::cos(b) * std::sin(l), sb = std::sin(b);
+        Vec3<double> axis{unit(rng), unit(rng), unit(rng)};
+        const double norm = std::sqrt(axis.x * axis.x + axis.y * axis.y + axis.z * axis.z);
+        axis = {axis.x / norm, axis.y / norm, axis.z / norm};
+        // A centre on the sight line at 5 to 45 kpc, moved off it by up to a few sigma.
+        const double at = 25.0 + 20.0 * unit(rng);
+        const Vec3<double> centre{at * cbcl - 8.5 + 0.3 * unit(rng), at * cbsl + 0.3 * unit(rng), at * sb + 0.3 * unit(rng)};
+        const auto vq = stream_exponent_vertex(cbcl, cbsl, sb, centre, axis, inv);
+        const auto eq = stream_exponent_quadratic(cbcl, cbsl, sb, centre, axis, inv);
+        ASSERT_LE(vq.a, 0.0);
+        const Vec3<long double> c{centre.x, centre.y, centre.z}, a{axis.x, axis.y, axis.z};
+        for (int i = -40; i <= 40; ++i) {
+            const double r = at + 0.02 * i;
+            const auto p = point_position<long double>(r, cbcl, cbsl, sb);
+            const long double e = -stream_distance_squared(p, c, a) * static_cast<long double>(inv);
+            if (e < -40) continue;
+            ++points;
+            worst_vertex = std::max(worst_vertex, static_cast<double>(std::fabs(vq(r) - e)));
+            worst_expanded = std::max(worst_expanded, static_cast<double>(std::fabs(eq(r) - e)));
+        }
+    }
+    std::printf("%d points: largest |exponent - long-double direct formula| vertex form %.2e, expanded %.2e\n",
+                points, worst_vertex, worst_expanded);
+    ASSERT_GT(points, 10000);
+    EXPECT_LE(worst_vertex, 3e-12);
+    EXPECT_LE(worst_vertex * 10, worst_expanded);
+}
+
 // The bound of stream_term_bound() is never below the largest term of the interval.
 TEST(Sightline, StreamBoundIsAnUpperBound) {
     std::mt19937_64 rng(4);

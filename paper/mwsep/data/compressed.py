@@ -8,7 +8,7 @@ comes from those files."""
 import json
 import statistics
 
-from report.common import MissingData, fmt, table
+from report.common import ROOT, MissingData, fmt, table
 
 UNITS = [("stripe11-large", "the stripe-11 model"), ("3s-large", "3s-large"), ("2s-large", "2s-large")]
 
@@ -46,6 +46,31 @@ def _sweep(ctx):
     n["compressed_sweep_worst"] = f"{max(float(r['rel_diff']) for r in data):.1e}"
     narrow = [float(r["rel_diff"]) for r in data if r["candidate"] == "narrowest"]
     n["compressed_sweep_narrowest"] = f"{max(narrow):.1e}" if narrow else "(not measured)"
+    # The extended-precision reference, where the sweep took it: both GPU variants' distance from it.
+    ref = [r for r in data if r.get("extended")]
+    refvec = {(r["work_unit"], r["candidate"]) for r in ref}
+    n["compressed_sweep_ref_vectors"] = str(len(refvec))
+    # The threshold above which the sweep took the reference: its definition's (the definition the runner read).
+    definition = json.loads((ROOT / "experiments" / "definitions" / "mwsep" / "compressed_sweep.json").read_text())
+    n["compressed_sweep_ref_above"] = f"{definition['runs'][0].get('extended_above', 1e-13):.0e}"
+    if not ref:
+        n["compressed_sweep_ref_compressed"] = n["compressed_sweep_ref_exact"] = "(not measured)"
+        ctx.tables["table_compressed_sweep"] = "(The sweep recorded no extended-precision reference.)"
+        return
+    n["compressed_sweep_ref_compressed"] = f"{max(float(r['compressed_error']) for r in ref):.1e}"
+    n["compressed_sweep_ref_exact"] = f"{max(float(r['exact_error']) for r in ref):.1e}"
+    show = 1e-13  # the table lists the rows above the chapter's target accuracy
+    body = [[r["work_unit"], r["candidate"], r["quantity"], f"{float(r['rel_diff']):.1e}",
+             f"{float(r['compressed_error']):.1e}", f"{float(r['exact_error']):.1e}",
+             f"{r['fallback_cells']} of {r['cells']}" if r["cells"] else "-"]
+            for r in ref if float(r["rel_diff"]) > show or float(r["exact_error"]) > show]
+    ctx.tables["table_compressed_sweep"] = table(
+        f"Table R@: the sweep's integrals where compressed-f64 and modern-f64 differ by more than {show:.0e} or where "
+        f"modern-f64 is more than {show:.0e} from the extended-precision reference (long double, direct formulas, on "
+        "the host's CPU): the two variants' relative difference, each one's relative distance from the reference, "
+        "and the cells of that component that took the exact sum.",
+        ["unit", "vector", "quantity", "compressed vs modern-f64", "compressed vs reference",
+         "modern-f64 vs reference", "exact fallbacks"], body or [["-", "-", "none", "-", "-", "-", "-"]])
 
 
 def _timing(ctx):
@@ -99,6 +124,24 @@ def _fit(ctx):
                      f"{float(e['likelihood']):.10f}" if e else "not recorded",
                      f"{float(r['truth_likelihood']):.10f}", f"{float(r['max_abs_pull']):.2f}" if r["max_abs_pull"] else "-"])
         ctx.n[f"compressed_fit_s_{r['work_unit'].replace('-', '_')}"] = fmt(float(r["seconds"]), 3)
+    # Where a fit evaluation's time goes (the GPU evaluator's account in the fit's report, when it has one).
+    phases = []
+    for r in fits:
+        for path in sorted(ctx.results.glob(f"fit_recovery_compressed_report_{r['work_unit']}_*.json")):
+            rep = json.loads(path.read_text())
+            ctx.read.add(path)
+            p, count = rep.get("phase_seconds"), rep["evaluations"]
+            if p:
+                phases.append([r["work_unit"], fmt(p["evaluation"] / count * 1e3, 3), fmt(p["prepare"] / count * 1e3, 3),
+                               fmt(p["integral"] / count * 1e3, 3), fmt(p["likelihood"] / count * 1e3, 3),
+                               fmt((p["evaluation"] - p["prepare"] - p["integral"] - p["likelihood"]) / count * 1e3, 3)])
+    ctx.tables["table_compressed_fit_phases"] = table(
+        "Table R@: where a compressed fit evaluation's time goes, in ms per evaluation averaged over the fit: the "
+        "whole evaluation on the device's host thread, the host's preparation (the candidate's model and tables, "
+        "the skip thresholds), the integral's kernels and the likelihood kernel (CUDA events), and the rest (waits, "
+        "transfers, the likelihood's host sum).",
+        ["unit", "evaluation", "preparation", "integral", "likelihood kernel", "rest"], phases) if phases else \
+        "(The fits' reports carry no per-phase account: they were recorded before the fit measured one.)"
     ctx.tables["table_compressed_fit"] = table(
         "Table R@: the recovery fits of the small units with the compressed integrator (settings of the exact fits): "
         "the whole fit's time, its evaluations and time per evaluation, the likelihood at its optimum by the "

@@ -161,10 +161,13 @@ int command_run(const Args& args, const RunHooks& hooks) {
             "usage: mwsep run -a astronomy_parameters.txt -s stars.txt [options]\n%s"
             "  -s FILE                    star catalogue (count, then 'l b r' per line)\n"
             "  --backend cpu|cuda         where to compute (default cpu)\n"
-            "  --cpu reference|fast|compressed  CPU integrator (default fast; compressed is a different algorithm:\n"
-            "                             Gauss rules of the line of sight with an error controller)\n"
+            "  --cpu reference|fast|extended|compressed  CPU integrator (default fast; extended: every point and sum\n"
+            "                             in long double, an accuracy reference, several times slower than fast;\n"
+            "                             compressed is a different algorithm: Gauss rules of the line of sight with\n"
+            "                             an error controller)\n"
             "  --tolerance T              the compressed integrator's relative tolerance per cell (default 1e-14)\n"
-            "  --threads N                threads of the fast CPU integrator (default: all cores)\n"
+            "  --threads N                threads of the fast, extended and compressed CPU integrators (default: all\n"
+            "                             cores)\n"
             "  --variant NAME             CUDA kernel variant (default shared-fast-unrolled-f64; see 'mwsep variants')\n"
             "  --device N                 CUDA device (default: the fastest one with double precision; the modern\n"
             "                             variants split the work over every such device unless one is named)\n"
@@ -189,7 +192,7 @@ int command_run(const Args& args, const RunHooks& hooks) {
     o.checkpoint_due = hooks.checkpoint_due;
     o.checkpoint_saved = hooks.checkpoint_saved;
     o.backend = opt.choice("--backend", {"cpu", "cuda"}, "cpu");
-    o.cpu_integrator = opt.choice("--cpu", {"reference", "fast", "compressed"}, "fast");
+    o.cpu_integrator = opt.choice("--cpu", {"reference", "fast", "extended", "compressed"}, "fast");
     if (opt.has("--tolerance")) {
         if (o.backend != "cpu" || o.cpu_integrator != "compressed")
             throw opt.error("--tolerance", "applies to --cpu compressed only");
@@ -216,6 +219,9 @@ int command_run(const Args& args, const RunHooks& hooks) {
             throw opt.error("--checkpoint-interval", "must be a number of seconds between 0 and 1e7");
         if (o.backend == "cuda" && o.variant.rfind("modern-", 0) != 0)
             throw opt.error("--checkpoint", "on the GPU needs a modern variant (--variant modern-f64 or modern-f32)");
+        if (o.backend == "cpu" && (o.cpu_integrator == "extended" || o.cpu_integrator == "compressed"))
+            throw opt.error("--checkpoint", "the " + o.cpu_integrator + " CPU integrator takes no checkpoint (use --cpu "
+                                            "reference or fast)");
     }
     std::optional<std::string> result_path;
     if (opt.has("--result")) result_path = physical(opt.text("--result"));

@@ -96,8 +96,10 @@ std::string work_summary(const model::Model& m, const RunOptions& o) {
         how = "the reference CPU integrator";
     } else if (o.backend == "cpu") {
         const int threads = cpu::resolve_threads(o.threads);
-        rate = fast_points_per_second_per_thread * threads;
-        how = "the fast CPU integrator on " + std::to_string(threads) + " threads";
+        const bool extended = o.cpu_integrator == "extended";
+        rate = (extended ? extended_points_per_second_per_thread : fast_points_per_second_per_thread) * threads;
+        how = std::string(extended ? "the extended-precision" : "the fast") + " CPU integrator on " +
+              std::to_string(threads) + " threads";
     } else {
         const bool modern = o.variant.rfind("modern-", 0) == 0;
         rate = modern ? modern_gpu_points_per_second : thesis_gpu_points_per_second;
@@ -174,9 +176,14 @@ RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressF
     if (o.backend == "cpu") {
         const bool reference = o.cpu_integrator == "reference";
         const bool compressed = o.cpu_integrator == "compressed";
-        if (!reference && !compressed && o.cpu_integrator != "fast")
-            throw std::invalid_argument("unknown CPU integrator '" + o.cpu_integrator + "' (expected reference, fast or compressed)");
-        if (compressed) {
+        const bool extended = o.cpu_integrator == "extended";
+        if (!reference && !compressed && !extended && o.cpu_integrator != "fast")
+            throw std::invalid_argument("unknown CPU integrator '" + o.cpu_integrator +
+                                        "' (expected reference, fast, extended or compressed)");
+        if (extended) {
+            if (ck) throw std::invalid_argument("the extended-precision CPU integrator takes no checkpoint");
+            r.integrals = cpu::integrate_extended(in.setup, o.threads, progress);
+        } else if (compressed) {
             if (ck) throw std::invalid_argument("the compressed CPU integrator takes no checkpoint (it takes seconds)");
             r.controller.emplace();
             r.integrals = cpu::integrate_compressed(in.setup, o.threads, {o.compressed_tolerance}, &*r.controller);

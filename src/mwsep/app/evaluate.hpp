@@ -62,6 +62,7 @@ void check_work(const model::Model& m, bool force);
 /// (measured on the committed H200 host: experiments/results/nvidia-h200/mwsep/cpu_vs_gpu*.csv, 3s-large).
 /// A different machine differs; the estimate says which rate it used.
 inline constexpr double fast_points_per_second_per_thread = 2.7e8;  ///< fast CPU integrator, per thread
+inline constexpr double extended_points_per_second_per_thread = 3e7;  ///< extended-precision CPU integrator, per thread (this machine's 3s-small run, background dominating)
 inline constexpr double reference_points_per_second = 2.4e7;        ///< reference CPU integrator (one thread)
 inline constexpr double modern_gpu_points_per_second = 3.2e11;      ///< modern-f64 on one H200
 inline constexpr double thesis_gpu_points_per_second = 9e10;        ///< the thesis's variants on one H200

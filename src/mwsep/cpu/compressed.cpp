@@ -62,11 +62,14 @@ double exact_background(const geometry::FoldedLineOfSight& los, const math::Quad
     return sum;
 }
 
-/// The exact stream sum over the r bins the rigorous bound keeps (no ids factor).
-double exact_stream(const geometry::FoldedLineOfSight& los, const math::Quadratic<double>& e, double ids, double threshold) {
+/// The exact stream sum over the r bins the rigorous bound keeps (no ids factor): the bound from the expanded
+/// quadratic @p bound (as every exact path skips), the terms from the vertex form @p e.
+double exact_stream(const geometry::FoldedLineOfSight& los, const math::Quadratic<double>& bound,
+                    const math::VertexQuadratic<double>& e, double ids, double threshold) {
     double sum = 0;
     for (std::size_t k = 0; k < los.block_weight.size(); ++k) {
-        if (!math::stream_bin_needed(ids, los.block_weight[k], e, los.block_r_min[k], los.block_r_max[k], threshold)) continue;
+        if (!math::stream_bin_needed(ids, los.block_weight[k], bound, los.block_r_min[k], los.block_r_max[k], threshold))
+            continue;
         const std::size_t first = k * los.block;
         for (int m = 0; m < los.block; ++m)
             sum += los.weight[first + m] * math::stream_term_exp(e(los.r_point[first + m]));
@@ -131,13 +134,18 @@ model::Integrals integrate_compressed(const geometry::IntegrationSetup& s, int t
                 row_evaluations[i * n_comp] += bg.evaluations;
                 for (std::size_t t = 0; t < n_streams; ++t) {
                     const auto& g = s.streams[t];
-                    const auto e = math::stream_exponent_quadratic(cbcl, cbsl, a.sinb[p], g.centre, g.axis, g.inv_two_sigma_sq);
+                    const auto e = math::stream_exponent_vertex(cbcl, cbsl, a.sinb[p], g.centre, g.axis, g.inv_two_sigma_sq);
                     // The floor in units of the sum without ids: the bins' thresholds of the whole sight line.
                     const double floor = thresholds[t] * a.r.n_r / ids;
                     ComponentOutcome st = control(view, stream_first_level(view, e), options.tolerance, floor,
                                                   [&](int k) { return stream_rule_sum(view, k, e); });
                     double sv = st.value;
-                    if (st.level < 0) sv = exact_stream(los, e, ids, thresholds[t]), ++row_fallbacks[i * n_comp + 1 + t];
+                    if (st.level < 0) {
+                        const auto bound = math::stream_exponent_quadratic(cbcl, cbsl, a.sinb[p], g.centre, g.axis,
+                                                                           g.inv_two_sigma_sq);
+                        sv = exact_stream(los, bound, e, ids, thresholds[t]);
+                        ++row_fallbacks[i * n_comp + 1 + t];
+                    }
                     row[1 + t].add(sv * ids);
                     row_estimate[i * n_comp + 1 + t] += st.estimate * ids;
                     row_evaluations[i * n_comp + 1 + t] += st.evaluations;

@@ -101,10 +101,11 @@ MWSEP_HD int background_first_level(const LadderView& v, const math::Quadratic<d
     return first_level(v, vertex, sqrt(fmax(min_sq, 0.0) / rq.a));
 }
 
-/// A stream's peak and width along the line of sight with exponent @p e (a concave quadratic).
-MWSEP_HD int stream_first_level(const LadderView& v, const math::Quadratic<double>& e) {
-    if (!(e.a < 0)) return 0;  // no curvature in r (the sight line along the axis): the exponent is flat or linear
-    return first_level(v, -e.b / (2 * e.a), 1 / sqrt(-2 * e.a));
+/// A stream's peak and width along the line of sight with exponent @p e (a concave quadratic in vertex form:
+/// the peak at its vertex, the width one standard deviation of its Gaussian in r).
+MWSEP_HD int stream_first_level(const LadderView& v, const math::VertexQuadratic<double>& e) {
+    if (!(e.a < 0)) return 0;  // no curvature in r (the sight line along the axis): the exponent is flat
+    return first_level(v, e.v, 1 / sqrt(-2 * e.a));
 }
 
 /// The level-@p k rule's sum of the Hernquist background 1 / (r_g (r_g + r0)^3).
@@ -118,8 +119,8 @@ MWSEP_HD double background_rule_sum(const LadderView& v, int k, const math::Quad
     return sum;
 }
 
-/// The level-@p k rule's sum of a stream's exp(e(r)).
-MWSEP_HD double stream_rule_sum(const LadderView& v, int k, const math::Quadratic<double>& e) {
+/// The level-@p k rule's sum of a stream's exp(e(r)), with the exponent in vertex form.
+MWSEP_HD double stream_rule_sum(const LadderView& v, int k, const math::VertexQuadratic<double>& e) {
     const double* r = v.r + v.offset[k];
     const double* w = v.weight + v.offset[k];
     const int n = v.size[k];

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mwsep/model/work_unit.hpp"
@@ -38,6 +39,10 @@ public:
     virtual std::vector<double> evaluate(const Batch& batch) = 0;
     /// What computes the batches, e.g. "2 x NVIDIA H200 (modern-f64)" or "CPU ... (16 threads)".
     virtual std::string description() const = 0;
+    /// Where the evaluations' time went so far, as (phase, seconds summed over every evaluation) pairs, for
+    /// an evaluator that measures it (the GPU evaluator: host preparation, integral kernels, likelihood
+    /// kernel, and each evaluation's whole time on its device); empty otherwise.
+    virtual std::vector<std::pair<std::string, double>> phase_seconds() const { return {}; }
 };
 
 /// One candidate on the CPU with the fast integrator on @p threads threads; NaN when it has no finite

@@ -4,6 +4,7 @@
 // fixed order, so its value does not depend on which device took it.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cmath>
 #include <exception>
@@ -61,6 +62,7 @@ public:
         // The tables depend on the work unit's geometry alone: built once here, from its own parameters.
         const auto base = geometry::make_setup(model::build_model(data_.work_unit, data_.r_binning));
         devices_.resize(devices.size());
+        phases_.resize(devices.size());
         // The host's cores shared between this process's devices and, under mpirun, the ranks of this
         // host: each candidate's skip thresholds are computed by that many threads.
         unsigned local_ranks = 1;
@@ -82,7 +84,7 @@ public:
         std::atomic<std::size_t> next{0};
         on_each(std::min(devices_.size(), batch.size()), [&](std::size_t k) {
             try {
-                for (std::size_t i; (i = next.fetch_add(1)) < batch.size();) out[i] = one(batch[i], *devices_[k]);
+                for (std::size_t i; (i = next.fetch_add(1)) < batch.size();) out[i] = one(batch[i], k);
             } catch (...) {
                 next.store(batch.size());  // the other devices stop too
                 throw;
@@ -93,9 +95,33 @@ public:
 
     std::string description() const override { return name_; }
 
+    std::vector<std::pair<std::string, double>> phase_seconds() const override {
+        Phases sum;
+        for (const auto& p : phases_) {
+            sum.prepare += p.prepare, sum.integral += p.integral, sum.likelihood += p.likelihood;
+            sum.evaluation += p.evaluation;
+        }
+        return {{"prepare", sum.prepare}, {"integral", sum.integral}, {"likelihood", sum.likelihood},
+                {"evaluation", sum.evaluation}};
+    }
+
 private:
-    /// One candidate on @p device; NaN when it has no finite likelihood, an exception on a CUDA fault.
-    double one(const std::vector<double>& x, ResidentDevice& device) const {
+    /// Seconds summed over one device's evaluations: host preparation (model, parameters, skip thresholds),
+    /// the integral's kernels (events), the likelihood kernel (events) and the whole evaluation (wall).
+    struct Phases {
+        double prepare = 0, integral = 0, likelihood = 0, evaluation = 0;
+    };
+
+    /// One candidate on device @p k; NaN when it has no finite likelihood, an exception on a CUDA fault.
+    double one(const std::vector<double>& x, std::size_t k) {
+        ResidentDevice& device = *devices_[k];
+        Phases& phases = phases_[k];
+        const auto t0 = std::chrono::steady_clock::now();
+        struct Stamp {  // the whole evaluation's wall time, on every way out
+            std::chrono::steady_clock::time_point t0;
+            double& into;
+            ~Stamp() { into += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+        } stamp{t0, phases.evaluation};
         model::Model m;
         try {
             m = model::build_model(with_parameters(data_.work_unit, x), data_.r_binning);
@@ -103,7 +129,12 @@ private:
             return std::numeric_limits<double>::quiet_NaN();  // the model rejects the candidate
         }
         try {
-            const double l = device.evaluate(m).likelihood.likelihood;
+            const auto t_call = std::chrono::steady_clock::now();  // the model is built: the rest is the device's
+            const cuda::GpuResult g = device.evaluate(m);
+            phases.prepare += g.prepare_seconds + std::chrono::duration<double>(t_call - t0).count();
+            phases.integral += g.integral_seconds;
+            phases.likelihood += g.likelihood_seconds;
+            const double l = g.likelihood.likelihood;
             return std::isfinite(l) ? l : std::numeric_limits<double>::quiet_NaN();
         } catch (const std::exception& e) {
             if (is_cuda_fault(e)) throw;
@@ -114,6 +145,7 @@ private:
     const FitData& data_;
     std::string variant_;
     std::vector<std::unique_ptr<ResidentDevice>> devices_;
+    std::vector<Phases> phases_;
     std::string name_;
 };
 

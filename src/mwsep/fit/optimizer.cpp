@@ -399,6 +399,7 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
     r.evaluations = shared.evaluations + r.hessian_evaluations;
     r.invalid_evaluations = shared.invalid;
     r.evaluation_seconds = shared.seconds + r.hessian_seconds;
+    r.phase_seconds = evaluator.phase_seconds();
     r.seconds = seconds_since(t0);
     return r;
 }

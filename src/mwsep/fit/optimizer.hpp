@@ -77,6 +77,7 @@ struct FitResult {
     double polish_seconds = 0;             ///< of which the polish
     double hessian_seconds = 0;            ///< of which the Hessian
     double evaluation_seconds = 0;         ///< time inside the evaluator (all phases)
+    std::vector<std::pair<std::string, double>> phase_seconds;  ///< the evaluator's own account (GPU: per phase)
     std::vector<GenerationRecord> history; ///< one record per generation, a resumed fit's earlier ones included
 };
 

@@ -59,6 +59,11 @@ void write_report(const std::string& path, const FitSpace& space, const FitResul
         top.number("seconds", r.seconds).number("global_seconds", r.global_seconds);
         top.number("polish_seconds", r.polish_seconds).number("hessian_seconds", r.hessian_seconds);
         top.number("evaluation_seconds", r.evaluation_seconds);
+        if (!r.phase_seconds.empty()) {  // where the evaluator's time went, summed over its evaluations
+            auto phases = top.object("phase_seconds");
+            for (const auto& [name, seconds] : r.phase_seconds) phases.number(name, seconds);
+            phases.close();
+        }
         top.number("seconds_per_evaluation", r.evaluations > 0 ? r.evaluation_seconds / r.evaluations : NAN);
         top.number("evaluations_per_second",
                    r.global_seconds > 0 && r.global_evaluations > 0 ? r.global_evaluations / r.global_seconds : NAN);

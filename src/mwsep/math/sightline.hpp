@@ -51,6 +51,42 @@ MWSEP_HD Quadratic<Real> stream_exponent_quadratic(Real cbcl, Real cbsl, Real si
             -(ww - aw * aw) * inv_two_sigma_sq};
 }
 
+/// A stream exponent in vertex form a (r - v)^2 + m, evaluated as (a t) t + m with t = r - v: a
+/// subtraction, a product and a fused multiply-add. Near the stream, where its terms matter, the expanded
+/// quadratic of stream_exponent_quadratic() adds terms of hundreds of kpc^2 to get a distance squared of a
+/// fraction of one, and loses that many digits (for a stream of sigma 0.1 kpc about 1e-11 of each term);
+/// the vertex form's terms are of the size of the result.
+template <class Real>
+struct VertexQuadratic {
+    Real a;  ///< curvature (not positive for a stream exponent)
+    Real v;  ///< the vertex: where the exponent is largest [kpc]
+    Real m;  ///< the value at the vertex
+    /// The value at @p r.
+    MWSEP_HD Real operator()(Real r) const {
+        const Real t = r - v;
+        return mul_add(a * t, t, m);
+    }
+};
+
+/// The stream exponent -|d - (a.d) a|^2 / (2 sigma^2), d = r u + w, in vertex form, from cross products
+/// without cancellation: with n = a x u and k = a x w, |a x d|^2 = |n|^2 (r - v)^2 + |k + v n|^2 where
+/// v = -(n.k) / |n|^2. For an axis of length^2 1 + delta (a rounded unit vector) the projection formula of
+/// the model equals (1 - delta) |a x d|^2 + delta^2 |d|^2, so the factor 2 - |a|^2 keeps that definition
+/// (delta^2 |d|^2 is below 1e-28 kpc^2). A sight line along the axis (n = 0) has a constant exponent.
+template <class Real>
+MWSEP_HD VertexQuadratic<Real> stream_exponent_vertex(Real cbcl, Real cbsl, Real sinb, const Vec3<Real>& centre,
+                                                      const Vec3<Real>& axis, Real inv_two_sigma_sq) {
+    const Real wx = -Real(constants::sun_r) - centre.x, wy = -centre.y, wz = -centre.z;
+    const Real nx = axis.y * sinb - axis.z * cbsl, ny = axis.z * cbcl - axis.x * sinb, nz = axis.x * cbsl - axis.y * cbcl;
+    const Real kx = axis.y * wz - axis.z * wy, ky = axis.z * wx - axis.x * wz, kz = axis.x * wy - axis.y * wx;
+    const Real scale = (Real(2) - (axis.x * axis.x + axis.y * axis.y + axis.z * axis.z)) * inv_two_sigma_sq;
+    const Real nn = nx * nx + ny * ny + nz * nz;
+    if (!(nn > Real(0))) return {Real(0), Real(0), -(kx * kx + ky * ky + kz * kz) * scale};
+    const Real v = -(nx * kx + ny * ky + nz * kz) / nn;
+    const Real px = mul_add(v, nx, kx), py = mul_add(v, ny, ky), pz = mul_add(v, nz, kz);
+    return {-nn * scale, v, -(px * px + py * py + pz * pz) * scale};
+}
+
 /// An upper bound of exp(e(r)) for r in [r_lo, r_hi], for a stream exponent e that is a concave quadratic
 /// (a <= 0 up to rounding): e is largest at the vertex -b / (2a) clamped to the interval, or at an end.
 /// A relative slack of 1e-9 on the exponent and a factor 2 cover the rounding of e and of exp.
