@@ -12,11 +12,18 @@ Each kind turns one run of a definition into jobs (experiments/harness/runner.py
   ncu_metrics   Nsight Compute: one launch per variant in one process (`ryoo profile`), clocks left alone:
                 DRAM bytes, instruction mix, occupancy: <name>.csv
   sass          the innermost loop of every kernel in the SASS (`cuobjdump -sass`): its instruction mix: <name>.csv
+  app_bench     `ryoo elimination|tpacf|rc5|pns`: the paper's applications, each GPU variant checked against the
+                single-thread CPU, then the CPU, the GPU kernels, the whole application and its transfers timed:
+                <name>.csv (one row per sample and part)
+  sass_mix      the shift, funnel-shift and logic instructions of named application kernels in the SASS: <name>.csv
+  source_lines  Table 2's columns for this artifact's code: lines of each application's source and kernel files
+                (without blank and comment lines): <name>.csv
 """
 import csv
 import io
 import json
 import os
+import pathlib
 import re
 import subprocess
 import sys
@@ -29,9 +36,12 @@ from harness.study import correctness_kind
 NUMERIC = {"n", "padded_n", "kernel_ms", "gflops", "max_error_ratio", "checked_elements", "sm_clock_mhz", "noise_pct",
            "samples", "count", "bytes", "gb_per_s", "threads", "seconds", "registers", "local_bytes",
            "static_smem_bytes", "dynamic_smem_bytes", "blocks_per_sm", "warps_per_sm", "theoretical_occupancy_pct",
-           "loop_instructions", "ffma", "ffma_fraction", "dram_read_bytes", "dram_write_bytes", "achieved_occupancy_pct"}
+           "loop_instructions", "ffma", "ffma_fraction", "dram_read_bytes", "dram_write_bytes", "achieved_occupancy_pct",
+           "ms", "work", "rate", "instructions", "funnel_shifts", "shifts", "logic", "integer_adds", "source_lines",
+           "kernel_lines", "files"}
 _SASS = ["variant", "loop_instructions", "ffma", "shared_loads", "global_loads", "shared_stores", "barriers",
          "branches", "other", "ffma_fraction"]
+_MIX = ["variant", "instructions", "funnel_shifts", "shifts", "logic", "integer_adds"]
 # Every kind this study writes (experiments/harness/kinds.py). GPU timings: within 2 % or 3 x the larger
 # relative spread of the two recordings; CPU timings within 10 %; listings and SASS exact; profiler
 # percentages within 5 points.
@@ -52,6 +62,13 @@ KINDS = {
                       host_only=True, compare=Compare("median", 0.10)),
     "ncu_metrics": Kind(["variant", "launch"], key=["variant", "launch"], numeric=NUMERIC, compare=Compare("points", 5)),
     "sass": Kind(_SASS, key=["variant"], numeric=NUMERIC, compare=Compare("exact")),
+    "app_bench": Kind(["experiment", "application", "variant", "size", "parameter", "part", "repeat", "ms", "work",
+                       "work_unit", "rate", "valid", "check", *TIMING],
+                      key=["application", "variant", "size", "parameter", "part", *CACHE_KEY], value="ms", numeric=NUMERIC,
+                      compare=Compare("median", 0.02, noise="noise_pct")),
+    "sass_mix": Kind(_MIX, key=["variant"], numeric=NUMERIC, compare=Compare("exact")),
+    "source_lines": Kind(["application", "files", "source_lines", "kernel_lines"], key=["application"], numeric=NUMERIC,
+                         host_only=True, compare=Compare("exact")),
 }
 
 
@@ -170,12 +187,12 @@ class Study(study.Study):
     def kind_listing(self, d):
         def job(tmp):
             out = tmp / f"{d['name']}.csv"
-            r = self._run([self.ryoo, "variants"])
+            r = self._run([self.ryoo, "variants", *d.get("args", [])])
             if r.returncode != 0 or len(r.stdout.splitlines()) < 2:
                 raise RuntimeError(f"ryoo variants failed: {r.stderr.strip()[-300:]}")
             out.write_text(r.stdout)
             return {out.name: out}
-        yield Job("variants", job, ["ryoo variants"])
+        yield Job("variants", job, ["ryoo variants " + " ".join(d.get("args", []))])
 
     def kind_gemm_bench(self, d):
         for run in d["runs"]:
@@ -204,12 +221,15 @@ class Study(study.Study):
     def kind_ncu_metrics(self, d):
         metrics = d["metrics"]
         for run in d["runs"]:
-            variants, n = run["variants"], run["n"]
+            variants = run["variants"]
+            # The matrix products by size (`ryoo profile`), the applications by input (`ryoo profile-apps`).
+            n = run["n"] if "n" in run else run["size"]
+            program = ["profile", "--variants", ",".join(variants), "--n", str(n)] if "n" in run else \
+                ["profile-apps", "--variants", ",".join(variants), "--size", str(n)]
 
-            def job(tmp, variants=variants, n=n):
+            def job(tmp, variants=variants, n=n, program=program):
                 cmd = ["ncu", "--clock-control", "none", "--kernel-name", "regex:^ryoo_", "--csv",
-                       "--metrics", ",".join(metrics.values()), self.ryoo, "profile", "--variants", ",".join(variants),
-                       "--n", str(n)]
+                       "--metrics", ",".join(metrics.values()), self.ryoo, *program]
                 r = self._run(cmd, log=tmp / "ncu.log")
                 rows = list(csv.reader(io.StringIO("\n".join(l for l in r.stdout.splitlines() if l.startswith('"')))))
                 if len(rows) < 2:
@@ -231,7 +251,7 @@ class Study(study.Study):
                 part.write_text("\n".join(lines) + "\n")
                 return {part.name: part}
             yield Job(f"{','.join(variants)}|n={n}", job,
-                      [f"ncu --clock-control none --kernel-name regex:^ryoo_ --metrics ... ryoo profile --variants ... --n {n}"])
+                      [f"ncu --clock-control none --kernel-name regex:^ryoo_ --metrics ... ryoo {program[0]} --variants ... {program[-2]} {n}"])
 
     def kind_sass(self, d):
         def job(tmp):
@@ -255,6 +275,105 @@ class Study(study.Study):
             return {part.name: part}
         yield Job("ryoo", job, ["cuobjdump -sass build/ryoo | innermost loop of each kernel (experiments/studies/ryoo.py)"])
 
+
+    def kind_app_bench(self, d):
+        for run in d["runs"]:
+            size = "small" if self.quick else run.get("size", "large")
+            args = [run["application"], "--size", size, "--variants", ",".join(run["variants"]),
+                    "--parts", ",".join(run.get("parts", ["kernel", "application", "transfer"])),
+                    "--cpu-samples", run.get("cpu_samples", 3),
+                    "--min-samples", run.get("repeats", self.default_repeats), "--time-limit", run.get("time_limit_s", 2)]
+            for option, value in run.get("options", {}).items():
+                args += [f"--{option.replace('_', '-')}", ",".join(map(str, value)) if isinstance(value, list) else value]
+            yield self._csv_job(d, f"{run['application']}|{','.join(run['variants'])}|{size}|"
+                                   f"{json.dumps(run.get('options', {}), sort_keys=True)}", args)
+
+    def kind_sass_mix(self, d):
+        wanted = [v for run in d["runs"] for v in run["variants"]]
+
+        def job(tmp):
+            listing = self._run([self.ryoo, "variants", "--apps"])
+            if listing.returncode != 0:
+                raise RuntimeError(f"ryoo variants --apps failed: {listing.stderr.strip()[-300:]}")
+            symbols = {row["variant"]: row["symbol"] for row in csv.DictReader(io.StringIO(listing.stdout))}
+            sass = self._run(["cuobjdump", "-sass", self.ryoo])
+            if sass.returncode != 0:
+                raise RuntimeError(f"cuobjdump failed: {sass.stderr.strip()[-300:]}")
+            mixes = function_mixes(sass.stdout)
+            part = tmp / f"{d['name']}.csv"
+            with part.open("w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=_MIX, lineterminator="\n")
+                w.writeheader()
+                for v in wanted:
+                    if symbols.get(v) not in mixes:
+                        raise RuntimeError(f"no SASS found for {v} ({symbols.get(v)})")
+                    w.writerow(dict(variant=v, **mixes[symbols[v]]))
+            return {part.name: part}
+        yield Job("ryoo", job, ["cuobjdump -sass build/ryoo | shift, funnel-shift and logic instructions per kernel"])
+
+    def kind_source_lines(self, d):
+        root = pathlib.Path(__file__).resolve().parents[2]
+
+        def job(tmp):
+            part = tmp / f"{d['name']}.csv"
+            with part.open("w", newline="") as f:
+                w = csv.writer(f, lineterminator="\n")
+                w.writerow(["application", "files", "source_lines", "kernel_lines"])
+                for run in d["runs"]:
+                    source = sorted({p for g in run["source"] for p in root.glob(g)})
+                    kernel = sorted({p for g in run["kernel"] for p in root.glob(g)})
+                    if not source or not kernel:
+                        raise RuntimeError(f"{run['application']}: a glob matched no file")
+                    w.writerow([run["application"], len(source), sum(code_lines(p) for p in source),
+                                sum(code_lines(p) for p in kernel)])
+            return {part.name: part}
+        yield Job("lines", job, ["count lines without blanks and comments (experiments/studies/ryoo.py code_lines)"], needs_gpus=0)
+
+
+def function_mixes(sass_text):
+    """{mangled function name: counts of its instructions by the categories of the rotate question}."""
+    out, name = {}, None
+    for line in sass_text.splitlines():
+        m = re.match(r"\s*Function : (\S+)", line)
+        if m:
+            name = m.group(1)
+            out[name] = {k: 0 for k in _MIX[1:]}
+            continue
+        m = re.match(r"\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", line)
+        if name is None or not m:
+            continue
+        op = m.group(1).split(".")[0]
+        c = out[name]
+        c["instructions"] += 1
+        if op == "SHF" and ".W" in m.group(1):
+            c["funnel_shifts"] += 1  # SHF.L.W / SHF.R.W: a rotate (the wrapping funnel shift)
+        elif op in ("SHF", "SHL", "SHR"):
+            c["shifts"] += 1
+        elif op in ("LOP3", "LOP"):
+            c["logic"] += 1
+        elif op in ("IADD3", "IADD", "IMAD"):
+            c["integer_adds"] += 1
+    return out
+
+
+def code_lines(path):
+    """Lines of a C++, CUDA or Python file that are neither blank nor only a comment."""
+    count, block = 0, False
+    for line in pathlib.Path(path).read_text().splitlines():
+        t = line.strip()
+        if block:
+            if "*/" in t:
+                block = False
+                t = t.split("*/", 1)[1].strip()
+            else:
+                continue
+        if t.startswith("/*"):
+            block = "*/" not in t
+            continue
+        if not t or t.startswith("//") or t.startswith("#") and path.suffix == ".py":
+            continue
+        count += 1
+    return count
 
 
 # The columns of every kind, for the readers that ask for them by name.

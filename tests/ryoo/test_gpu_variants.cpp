@@ -17,6 +17,7 @@
 #include "ryoo/core/product_check.hpp"
 #include "ryoo/point_math.hpp"
 #include "ryoo/variants.hpp"
+#include "gpu_results.hpp"
 #include "gpu_support.hpp"
 
 namespace ryoo {
@@ -24,17 +25,7 @@ namespace {
 
 using testsupport::have_gpu;
 
-/// The results file, when RYOO_GPU_RESULTS names a folder.
-harness::CsvAppender* results() {
-    static std::unique_ptr<harness::CsvAppender> file = []() -> std::unique_ptr<harness::CsvAppender> {
-        const char* dir = std::getenv("RYOO_GPU_RESULTS");
-        if (!dir) return nullptr;
-        return std::make_unique<harness::CsvAppender>((std::filesystem::path(dir) / "gpu_correctness.csv").string(),
-                                                      std::vector<std::string>{"variant", "n", "checked_elements",
-                                                                               "max_error_ratio", "failed", "pass"});
-    }();
-    return file.get();
-}
+using testing_support::results;
 
 CheckResult run_variant(const GemmVariant& v, const Matrix& a, const Matrix& b, const ProductReference& ref) {
     const GemmLaunch l = v.prepare();

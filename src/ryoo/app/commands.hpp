@@ -24,6 +24,22 @@ int command_stream(const Args& args);
 /// `ryoo profile`: one launch of each named variant, for the profiler.
 int command_profile(const Args& args);
 
+/// `ryoo elimination`: SAXPY inside an unblocked Gaussian elimination, CPU and GPU, checked, then timed.
+int command_elimination(const Args& args);
+/// `ryoo tpacf`: the two-point angular correlation histograms, CPU and GPU, checked exactly, then timed.
+int command_tpacf(const Args& args);
+/// `ryoo rc5`: the RC5-72 key search, CPU and GPU, checked against the planted key, then timed.
+int command_rc5(const Args& args);
+/// `ryoo pns`: the Petri-net simulation, CPU and GPU, checked exactly, then timed.
+int command_pns(const Args& args);
+/// `ryoo profile-apps`: one launch of each named application kernel, for the profiler.
+int command_profile_apps(const Args& args);
+
+/// Prints "<application> <variant>" for every registered application variant (no device touched).
+void print_application_names();
+/// Prints one `ryoo variants` row per application kernel; @p max_warps: the device's warps per SM.
+void print_application_kernels(int max_warps);
+
 /// Comma-separated names in @p text, or every name of @p all for "all"; an empty item is an error.
 std::vector<std::string> split_names(const std::string& text, const std::vector<std::string>& all,
                                      const std::string& option = "--variants");

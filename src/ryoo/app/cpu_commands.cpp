@@ -146,6 +146,11 @@ int command_variants(const Args&) { return no_cuda("variants"); }
 int command_bench(const Args&) { return no_cuda("bench"); }
 int command_stream(const Args&) { return no_cuda("stream"); }
 int command_profile(const Args&) { return no_cuda("profile"); }
+int command_elimination(const Args&) { return no_cuda("elimination"); }
+int command_tpacf(const Args&) { return no_cuda("tpacf"); }
+int command_rc5(const Args&) { return no_cuda("rc5"); }
+int command_pns(const Args&) { return no_cuda("pns"); }
+int command_profile_apps(const Args&) { return no_cuda("profile-apps"); }
 #endif
 
 }  // namespace ryoo::app

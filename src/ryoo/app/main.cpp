@@ -1,5 +1,5 @@
-// ryoo: the matrix-multiplication ladder of Ryoo et al. (PPoPP 2008), SAXPY and the references, on today's
-// GPU. One program, several subcommands.
+// ryoo: the matrix-multiplication ladder of Ryoo et al. (PPoPP 2008), SAXPY and the references, and the
+// paper's applications (SAXPY in elimination, TPACF, RC5-72, PNS) on today's GPU. One program, several subcommands.
 #include "harness/subcommands.hpp"
 #include "ryoo/app/commands.hpp"
 
@@ -15,6 +15,11 @@ const char* usage =
     "  bench      time GPU matrix-multiplication variants, each checked against a double-precision product\n"
     "  stream     time SAXPY and the copy kernels, each checked exactly\n"
     "  profile    one launch of each named variant (for Nsight Compute)\n"
+    "  elimination  SAXPY inside Gaussian elimination (HPL's saxpy): CPU and GPU, checked, timed\n"
+    "  tpacf      two-point angular correlation histograms: CPU and GPU, checked exactly, timed\n"
+    "  rc5        RC5-72 key search: CPU and GPU (shift-emulated and funnel-shift rotate), checked, timed\n"
+    "  pns        stochastic Petri-net simulation: CPU and GPU, resident trajectories capped, checked, timed\n"
+    "  profile-apps  one launch of each named application kernel (for Nsight Compute)\n"
     "\n"
     "'ryoo <command> --help' lists each command's options.\n";
 
@@ -25,6 +30,8 @@ int main(int argc, char** argv) {
     return harness::run_subcommand("ryoo", usage,
                                    {{"info", command_info}, {"bench-cpu", command_bench_cpu},
                                     {"variants", command_variants}, {"bench", command_bench},
-                                    {"stream", command_stream}, {"profile", command_profile}},
+                                    {"stream", command_stream}, {"profile", command_profile},
+                                    {"elimination", command_elimination}, {"tpacf", command_tpacf}, {"rc5", command_rc5},
+                                    {"pns", command_pns}, {"profile-apps", command_profile_apps}},
                                    argc, argv);
 }

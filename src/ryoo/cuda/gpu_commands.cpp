@@ -117,15 +117,18 @@ void print_help(const char* text) { std::puts(text); }
 }  // namespace
 
 int command_variants(const Args& args) {
-    const harness::Options o(args, {{"--help", harness::OptionKind::flag}, {"--names", harness::OptionKind::flag}},
+    const harness::Options o(args, {{"--help", harness::OptionKind::flag}, {"--names", harness::OptionKind::flag},
+                                    {"--apps", harness::OptionKind::flag}},
                              "ryoo variants");
     if (o.has("--names")) {  // the registered names only: no device is touched
         for (const auto& name : names_of(gemm_variants())) std::printf("gemm %s\n", name.c_str());
         for (const auto& name : names_of(stream_variants())) std::printf("stream %s\n", name.c_str());
+        print_application_names();
         return 0;
     }
     if (o.has("--help")) {
-        print_help("ryoo variants [--names]\n  --names: the registered variant names only (no GPU needed); otherwise one CSV row per GPU kernel of the ladder: registers, local memory (spills and stack),\n"
+        print_help("ryoo variants [--names] [--apps]\n  --names: the registered variant names only (no GPU needed); otherwise one CSV row per GPU kernel of the ladder\n"
+                   "  (--apps: of the applications, with the application in the step column): registers, local memory (spills and stack),\n"
                    "  shared memory, the blocks and warps per SM the occupancy calculator allows, and the mangled symbol");
         return 0;
     }
@@ -137,6 +140,10 @@ int command_variants(const Args& args) {
     std::fprintf(stderr, "GPU: %s\n", describe_device().c_str());
     std::puts("variant,step,threads_per_block,registers,local_bytes,static_smem_bytes,dynamic_smem_bytes,blocks_per_sm,"
               "warps_per_sm,theoretical_occupancy_pct,imposed_blocks_per_sm,symbol");
+    if (o.has("--apps")) {
+        print_application_kernels(max_warps);
+        return 0;
+    }
     for (const auto& v : gemm_variants().entries()) {
         const GemmLaunch l = v.prepare();
         if (!l.facts.function) continue;  // a library call: nothing to ask the runtime

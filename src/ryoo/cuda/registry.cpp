@@ -1,4 +1,5 @@
 // The study's registries of variants, filled once in the order the report presents them.
+#include "ryoo/applications.hpp"
 #include "ryoo/variants.hpp"
 
 namespace ryoo {
@@ -18,6 +19,42 @@ const harness::Registry<StreamVariant>& stream_variants() {
     static const harness::Registry<StreamVariant> registry = [] {
         harness::Registry<StreamVariant> r("stream variant");
         add_stream_variants(r);
+        return r;
+    }();
+    return registry;
+}
+
+const harness::Registry<EliminationVariant>& elimination_variants() {
+    static const harness::Registry<EliminationVariant> registry = [] {
+        harness::Registry<EliminationVariant> r("elimination variant");
+        add_elimination_variants(r);
+        return r;
+    }();
+    return registry;
+}
+
+const harness::Registry<TpacfVariant>& tpacf_variants() {
+    static const harness::Registry<TpacfVariant> registry = [] {
+        harness::Registry<TpacfVariant> r("TPACF variant");
+        add_tpacf_variants(r);
+        return r;
+    }();
+    return registry;
+}
+
+const harness::Registry<Rc5Variant>& rc5_variants() {
+    static const harness::Registry<Rc5Variant> registry = [] {
+        harness::Registry<Rc5Variant> r("RC5-72 variant");
+        add_rc5_variants(r);
+        return r;
+    }();
+    return registry;
+}
+
+const harness::Registry<PnsVariant>& pns_variants() {
+    static const harness::Registry<PnsVariant> registry = [] {
+        harness::Registry<PnsVariant> r("Petri-net variant");
+        add_pns_variants(r);
         return r;
     }();
     return registry;

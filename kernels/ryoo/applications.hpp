@@ -1,0 +1,108 @@
+/// @file applications.hpp
+/// @brief The named GPU variants of the paper's applications beyond matrix multiplication, as the host code
+/// sees them: the elimination steps that call SAXPY, the TPACF histogram kernels, the RC5-72 key search
+/// and the Petri-net simulation. Each variant's name is composed from its policies.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "harness/registry.hpp"
+#include "ryoo/cpu/rc5.hpp"
+#include "ryoo/variants.hpp"
+
+namespace ryoo {
+
+/// One step of the unblocked elimination: rows k+1 .. n-1 of the row-major matrix @p a (leading dimension
+/// @p ld, n + 1 columns with the right-hand side) updated with SAXPYs of pivot row k, columns k+1 .. n.
+struct EliminationVariant {
+    std::string name;     ///< "ge-row-blocks", "ge-column-tiles"
+    std::string summary;  ///< one line on how the SAXPYs are mapped to threads
+    /// The kernel and its launch shape (no ballast).
+    std::function<KernelFacts()> facts;
+    /// Launches step @p k on @p stream.
+    std::function<void(float* a, int n, int ld, int k, cudaStream_t stream)> step;
+};
+
+/// What a TPACF kernel needs besides its points: the bin edges are uploaded once per input (cosines,
+/// decreasing; at most tpacf_max_slots - 1 of them).
+struct TpacfLaunch {
+    KernelFacts facts;  ///< the kernel, its block, its shared-memory ballast
+    /// Adds the slots of every pair (a_i, b_j) to @p histogram (edges + 1 64-bit counters), or of every
+    /// pair i < j when @p self (a and b the same set). Points are float4 (x, y, z, unused).
+    std::function<void(const float4* a, int na, const float4* b, int nb, bool self, unsigned long long* histogram,
+                       cudaStream_t stream)>
+        run;
+};
+
+/// One named TPACF variant.
+struct TpacfVariant {
+    std::string name;      ///< "tpacf-sub8", "tpacf-sub8-g80", "tpacf-warp-aggregated"
+    std::string summary;   ///< one line
+    int subhistograms = 1;  ///< sub-histograms per block in shared memory
+    int g80_blocks_per_sm = 0;  ///< blocks per SM imposed to model the G80's 16 KB of shared memory (0: none)
+    /// Prepares the variant on the current device (ballast, attributes).
+    std::function<TpacfLaunch()> prepare;
+};
+
+/// Copies the bin-edge cosines into the constant memory the TPACF kernels read (every variant reads them
+/// there or copies them from there to shared memory). Throws std::invalid_argument for more than
+/// tpacf_max_slots - 1 edges.
+void set_tpacf_edges(const std::vector<float>& cosines);
+
+/// What a search leaves on the device: the least matching index (all ones: none) and the number of matches.
+struct Rc5Found {
+    unsigned long long first = ~0ull;  ///< least index whose key matched
+    unsigned long long matches = 0;    ///< keys that matched
+};
+
+/// One named RC5-72 variant.
+struct Rc5Variant {
+    std::string name;     ///< "rc5-shift-rotate", "rc5-funnel-shift"
+    std::string summary;  ///< one line
+    /// The kernel and its launch shape.
+    std::function<KernelFacts()> facts;
+    /// Tests keys base + first .. base + first + count - 1; matches are added to @p found (device memory).
+    std::function<void(const Rc5Challenge& c, std::uint64_t first, std::uint64_t count, Rc5Found* found,
+                       cudaStream_t stream)>
+        run;
+};
+
+/// One named Petri-net variant: trajectories simulated one per thread.
+struct PnsVariant {
+    std::string name;     ///< "pns-global", "pns-shared"
+    std::string summary;  ///< one line
+    /// The kernel and its launch shape for an @p edge x @p edge net.
+    std::function<KernelFacts(int edge)> facts;
+    /// Simulates trajectories first .. first + count - 1 of the @p edge x @p edge net for @p steps steps
+    /// from one token per place; leaves trajectory first + t's final marking at state[p * count + t] and its
+    /// number of firings at firings[t].
+    std::function<void(int edge, std::uint32_t seed, std::uint32_t steps, std::uint32_t first, std::uint32_t count,
+                       std::uint8_t* state, std::uint32_t* firings, cudaStream_t stream)>
+        run;
+};
+
+/// Adds the elimination variants (kernels/ryoo/elimination_variants.cu).
+void add_elimination_variants(harness::Registry<EliminationVariant>& registry);
+/// Adds the TPACF variants (kernels/ryoo/tpacf_variants.cu).
+void add_tpacf_variants(harness::Registry<TpacfVariant>& registry);
+/// Adds the RC5-72 variants (kernels/ryoo/rc5_variants.cu).
+void add_rc5_variants(harness::Registry<Rc5Variant>& registry);
+/// Adds the Petri-net variants (kernels/ryoo/pns_variants.cu).
+void add_pns_variants(harness::Registry<PnsVariant>& registry);
+
+/// Every elimination variant.
+const harness::Registry<EliminationVariant>& elimination_variants();
+/// Every TPACF variant.
+const harness::Registry<TpacfVariant>& tpacf_variants();
+/// Every RC5-72 variant.
+const harness::Registry<Rc5Variant>& rc5_variants();
+/// Every Petri-net variant.
+const harness::Registry<PnsVariant>& pns_variants();
+
+}  // namespace ryoo

@@ -1,0 +1,713 @@
+// The commands of the paper's applications beyond matrix multiplication: SAXPY inside Gaussian elimination,
+// TPACF, RC5-72 and the Petri-net simulation. Each prepares a deterministic input, computes the CPU result
+// (single thread, timed when asked), checks every GPU variant against it, and only then times the GPU's
+// kernels, its whole application (transfers and host work included) and its transfers, through the
+// harness's measurement engine. One CSV row per kept sample (kind app_bench of experiments/studies/ryoo.py).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "harness/check.hpp"
+#include "harness/clock_monitor.hpp"
+#include "harness/csv.hpp"
+#include "harness/device_memory.hpp"
+#include "harness/host_memory.hpp"
+#include "harness/measure_cuda.hpp"
+#include "harness/measure_options.hpp"
+#include "harness/options.hpp"
+#include "harness/output_paths.hpp"
+#include "ryoo/app/commands.hpp"
+#include "ryoo/applications.hpp"
+#include "ryoo/cpu/elimination.hpp"
+#include "ryoo/cpu/pns.hpp"
+#include "ryoo/cpu/rc5.hpp"
+#include "ryoo/cpu/tpacf.hpp"
+#include "ryoo/tpacf_math.hpp"
+
+namespace ryoo::app {
+namespace {
+
+using harness::check;
+
+template <class R>
+std::vector<std::string> names_of(const R& registry) {
+    std::vector<std::string> names;
+    for (const auto& e : registry.entries()) names.push_back(e.name);
+    return names;
+}
+
+/// The parts of an application a run can time.
+const std::vector<std::string> all_parts = {"kernel", "application", "transfer"};
+
+/// What every application command shares: its options, the CSV, the stop rules, the device and its clock.
+class AppRun {
+public:
+    AppRun(const Args& args, const std::string& command, std::vector<harness::OptionSpec> own)
+        : o_(args, specs(std::move(own)), command), command_(command) {}
+
+    const harness::Options& options() const { return o_; }
+    bool help() const { return o_.has("--help"); }
+
+    /// Prints the command's help followed by the shared options and the measurement options.
+    void print_help(const std::string& text) const {
+        std::puts(text.c_str());
+        std::puts("  shared options:\n"
+                  "    --size small|large     the input (each command's help gives both)\n"
+                  "    --variants all|a,b,... the GPU variants to check and time\n"
+                  "    --parts kernel,application,transfer   the GPU parts to time (default: all three)\n"
+                  "    --cpu-samples N        timed runs of the single-thread CPU baseline (default 3; 0: the CPU\n"
+                  "                           result is computed once, untimed, for the checks)\n"
+                  "    --experiment NAME --csv FILE   one CSV row per kept sample");
+        std::fputs(harness::measure_options_help(gpu_defaults()).c_str(), stdout);
+    }
+
+    /// Reads the shared options; call after the command has read its own (so that a bad option of either
+    /// kind fails before any work). @p all: the registered variant names.
+    void start(const std::vector<std::string>& all) {
+        measure_ = harness::parse_measure_options(o_, gpu_defaults());
+        variants_ = split_names(o_.text("--variants", "all"), all);
+        for (const auto& v : variants_)
+            if (std::find(all.begin(), all.end(), v) == all.end())
+                throw o_.error("--variants", "unknown variant '" + v + "'; the valid names are: " + join(all));
+        parts_ = o_.choices("--parts", all_parts, "kernel,application,transfer");
+        cpu_samples_ = static_cast<int>(o_.integer("--cpu-samples", 3, 0, 100));
+        cpu_.stop.min_samples = cpu_.stop.max_samples = std::max(cpu_samples_, 1);
+        cpu_.stop.time_limit_s = 3600;
+        cpu_.stop.min_time_s = 0;
+        if (o_.has("--csv")) harness::check_outputs(command_, {}, {{"--csv", o_.text("--csv")}});
+    }
+
+    /// Opens the CSV (after the inputs are known to be valid) and reports the device.
+    void open(const std::string& application) {
+        application_ = application;
+        int device = 0;
+        check(cudaGetDevice(&device), "read the current device");
+        cudaDeviceProp p{};
+        check(cudaGetDeviceProperties(&p, device), "query the device");
+        std::printf("GPU: %s (%d SMs)\n", p.name, p.multiProcessorCount);
+        monitor_.emplace(harness::current_pci_bus_id());
+        stream_.emplace();
+        if (o_.has("--csv"))
+            csv_.emplace(o_.require("--csv"),
+                         harness::with_timing_columns({"experiment", "application", "variant", "size", "parameter", "part",
+                                                       "repeat", "ms", "work", "work_unit", "rate", "valid", "check"}));
+    }
+
+    const std::vector<std::string>& variants() const { return variants_; }
+    bool times(const std::string& part) const { return std::find(parts_.begin(), parts_.end(), part) != parts_.end(); }
+    int cpu_samples() const { return cpu_samples_; }
+    const harness::MeasureOptions& gpu() const { return measure_; }
+    const harness::MeasureOptions& cpu() const { return cpu_; }
+    harness::ClockMonitor& monitor() { return *monitor_; }
+    cudaStream_t stream() const { return stream_->get(); }
+    std::string size() const { return o_.text("--size", "small"); }
+
+    /// Prints a measurement and writes its rows. @p work: units of work of one sample; rate = work / ms / 1e6.
+    void record(const std::string& variant, const std::string& parameter, const std::string& part, const harness::Measurement& m,
+                double work, const std::string& unit, bool valid, const std::string& checked) {
+        const double median = m.summary().median;
+        std::printf("%-24s %-10s %-12s %-11s %11.4f ms  %10.4g G%s/s  %s\n", variant.c_str(), parameter.c_str(), part.c_str(),
+                    size().c_str(), median, work / median / 1e6, unit.c_str(), valid ? checked.c_str() : "WRONG");
+        std::fflush(stdout);
+        if (!valid) ++failures_;
+        if (!csv_) return;
+        for (std::size_t i = 0; i < m.samples.size(); ++i) {
+            const double ms = m.samples[i].ms;
+            csv_->row(harness::with_timing_values({o_.text("--experiment", command_.substr(5)), application_, variant, size(), parameter,
+                                                   part, std::to_string(i), harness::csv_number(ms), harness::csv_number(work), unit,
+                                                   harness::csv_number(work / ms / 1e6), valid ? "true" : "false", checked},
+                                                  m, i));
+        }
+    }
+    /// Counts a failed check of a variant that is then not timed.
+    void failed(const std::string& variant, const std::string& what) {
+        std::fprintf(stderr, "%s: %s: %s\n", command_.c_str(), variant.c_str(), what.c_str());
+        ++failures_;
+    }
+    int finish() const {
+        if (failures_) std::fprintf(stderr, "%s: %d check(s) failed\n", command_.c_str(), failures_);
+        return failures_ ? 1 : 0;
+    }
+
+private:
+    static std::vector<harness::OptionSpec> specs(std::vector<harness::OptionSpec> own) {
+        for (const char* name : {"--size", "--variants", "--parts", "--cpu-samples", "--csv", "--experiment"}) own.push_back({name});
+        own.push_back({"--help", harness::OptionKind::flag});
+        for (auto& s : harness::measure_option_specs()) own.push_back(std::move(s));
+        return own;
+    }
+    static harness::MeasureOptions gpu_defaults() {
+        harness::MeasureOptions d;
+        d.stop.min_samples = 5;
+        d.stop.max_samples = 50;
+        d.stop.time_limit_s = 2.0;
+        return d;
+    }
+    static std::string join(const std::vector<std::string>& v) {
+        std::string s;
+        for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+        return s;
+    }
+
+    harness::Options o_;
+    std::string command_, application_;
+    harness::MeasureOptions measure_, cpu_;
+    std::vector<std::string> variants_, parts_;
+    int cpu_samples_ = 3;
+    std::optional<harness::ClockMonitor> monitor_;
+    std::optional<harness::CsvAppender> csv_;
+    std::optional<harness::Stream> stream_;  // created by open(), after the options are checked
+    int failures_ = 0;
+};
+
+/// Times @p work on one CPU thread under the run's CPU rule (the samples the command was asked for).
+harness::Measurement time_cpu(AppRun& run, const std::function<void()>& work) {
+    return harness::measure_host(run.cpu(), work);
+}
+
+/// Milliseconds between two events recorded around @p work on @p stream.
+double event_ms(cudaStream_t stream, const std::function<void()>& work) {
+    harness::Event start, stop;
+    start.record(stream);
+    work();
+    stop.record(stream);
+    check(cudaStreamSynchronize(stream), "wait for the timed work");
+    return stop.since(start);
+}
+
+// ---- SAXPY inside Gaussian elimination ------------------------------------------------------------------
+
+/// Bytes the row SAXPYs of the whole elimination move at 12 bytes per element (x and y read, y written).
+double elimination_bytes(int n) {
+    double bytes = 0;
+    for (int k = 0; k + 1 < n; ++k) bytes += 12.0 * (n - k - 1.0) * (n - k);
+    return bytes;
+}
+
+}  // namespace
+
+int command_elimination(const Args& args) {
+    AppRun run(args, "ryoo elimination", {{"--n"}, {"--seed"}});
+    if (run.help()) {
+        run.print_help("ryoo elimination [--size small|large] [--n N] [--seed 1] [shared options]\n"
+                       "  solves A x = b (A diagonally dominant, n = 128 small, 4096 large) by unblocked Gaussian\n"
+                       "  elimination whose row updates are SAXPY calls: single-thread CPU (HPL's saxpy), then each GPU\n"
+                       "  variant (one kernel per elimination step). Each GPU factorisation must equal the CPU's bit for\n"
+                       "  bit and the solution must pass HPL's residual test (< 16) before it is timed. Parts: kernel (the\n"
+                       "  elimination steps), application (upload, steps, download, back substitution), transfer (upload\n"
+                       "  and download). Rates in GB/s at 12 bytes per SAXPY element.");
+        return 0;
+    }
+    const std::string size = run.options().choice("--size", {"small", "large"}, "small");
+    const int n = static_cast<int>(run.options().integer("--n", size == "small" ? 128 : 4096, 2, 32768));
+    const auto seed = static_cast<std::uint64_t>(run.options().integer("--seed", 1, 0));
+    run.start(names_of(elimination_variants()));
+    harness::check_host_bytes(run.options(), "--n", 3.0 * 4.0 * n * (n + 33.0), "the system, its reference and a download");
+    run.open("elimination");
+    const LinearSystem original = dominant_system(n, seed);
+    LinearSystem reference = original;
+    std::vector<float> x;
+    if (run.cpu_samples() > 0) {
+        LinearSystem work = original;
+        const auto kernel = time_cpu(run, [&] { work = original; eliminate_cpu(work); });
+        reference = work;
+        const auto application = time_cpu(run, [&] { work = original; eliminate_cpu(work); x = back_substitute(work); });
+        const double residual = scaled_residual(original, x);
+        const bool ok = residual < 16;
+        const std::string checked = "residual " + harness::csv_number(residual);
+        run.record("cpu", "", "kernel", kernel, elimination_bytes(n), "B", ok, checked);
+        run.record("cpu", "", "application", application, elimination_bytes(n), "B", ok, checked);
+    } else {
+        eliminate_cpu(reference);
+        x = back_substitute(reference);
+    }
+    const double cpu_residual = scaled_residual(original, x);
+    if (!(cpu_residual < 16)) run.failed("cpu", "HPL residual " + std::to_string(cpu_residual) + " is not below 16");
+    const std::size_t bytes = original.a.size() * sizeof(float);
+    harness::DeviceMemory memory;
+    const float* pristine = memory.upload(original.a, "upload the system");
+    float* a = memory.allocate<float>(original.a.size(), "allocate the working matrix");
+    const cudaStream_t s = run.stream();
+    LinearSystem got = original;
+    for (const auto& name : run.variants()) {
+        const EliminationVariant& v = elimination_variants().find(name);
+        const auto steps = [&] { for (int k = 0; k + 1 < n; ++k) v.step(a, n, original.ld, k, s); };
+        check(cudaMemcpyAsync(a, pristine, bytes, cudaMemcpyDeviceToDevice, s), "reset the working matrix");
+        steps();
+        check(cudaMemcpyAsync(got.a.data(), a, bytes, cudaMemcpyDeviceToHost, s), "download the factorisation");
+        check(cudaStreamSynchronize(s), "run the checked elimination");
+        const bool same = std::memcmp(got.a.data(), reference.a.data(), bytes) == 0;
+        const double residual = scaled_residual(original, back_substitute(got));
+        if (!same || !(residual < 16)) {
+            run.failed(name, same ? "HPL residual " + std::to_string(residual) : "the factorisation differs from the CPU's");
+            continue;
+        }
+        const std::string checked = "bitwise, residual " + harness::csv_number(residual);
+        if (run.times("kernel")) {
+            const auto m = harness::measure_self_timed(s, run.gpu(), run.monitor(), [&] {
+                check(cudaMemcpyAsync(a, pristine, bytes, cudaMemcpyDeviceToDevice, s), "reset the working matrix");
+                return event_ms(s, steps);
+            });
+            run.record(name, "", "kernel", m, elimination_bytes(n), "B", true, checked);
+        }
+        if (run.times("application")) {
+            const auto m = harness::measure_wall(s, run.gpu(), run.monitor(), [&] {
+                check(cudaMemcpyAsync(a, original.a.data(), bytes, cudaMemcpyHostToDevice, s), "upload the system");
+                steps();
+                check(cudaMemcpyAsync(got.a.data(), a, bytes, cudaMemcpyDeviceToHost, s), "download the factorisation");
+                check(cudaStreamSynchronize(s), "finish the elimination");
+                x = back_substitute(got);
+            });
+            run.record(name, "", "application", m, elimination_bytes(n), "B", true, checked);
+        }
+        if (run.times("transfer")) {
+            const auto m = harness::measure(s, run.gpu(), run.monitor(), [&] {
+                check(cudaMemcpyAsync(a, original.a.data(), bytes, cudaMemcpyHostToDevice, s), "upload the system");
+                check(cudaMemcpyAsync(got.a.data(), a, bytes, cudaMemcpyDeviceToHost, s), "download the factorisation");
+            });
+            run.record(name, "", "transfer", m, 2.0 * bytes, "B", true, "copies");
+        }
+    }
+    return run.finish();
+}
+
+// ---- TPACF ------------------------------------------------------------------------------------------------
+
+namespace {
+
+/// The points of @p xyz (3 floats each) as float4 (x, y, z, 0), for 16-byte loads.
+std::vector<float4> as_float4(const float* xyz, std::size_t count) {
+    std::vector<float4> out(count);
+    for (std::size_t i = 0; i < count; ++i) out[i] = make_float4(xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2], 0.0f);
+    return out;
+}
+
+/// Pairs of one run: DD and RR per set n (n - 1) / 2, DR per set n^2.
+double tpacf_pairs(int points, int sets) {
+    const double n = points;
+    return n * (n - 1) / 2 * (1 + sets) + n * n * sets;
+}
+
+}  // namespace
+
+int command_tpacf(const Args& args) {
+    AppRun run(args, "ryoo tpacf", {{"--points"}, {"--random-sets"}, {"--bins"}, {"--seed"}});
+    if (run.help()) {
+        run.print_help("ryoo tpacf [--size small|large] [--points N] [--random-sets S] [--bins 20] [--seed 1] [shared options]\n"
+                       "  the two-point angular correlation of a synthetic sky (small: 512 points and 2 random sets; large:\n"
+                       "  8192 points and 4 random sets; 20 log-spaced bins from 1 to 10,000 arcmin): the DD, DR and RR\n"
+                       "  histograms on one CPU thread, then each GPU variant, whose histograms must equal the CPU's exactly\n"
+                       "  before it is timed. Parts: kernel (all histograms), application (packing, upload, histograms,\n"
+                       "  download, the Landy-Szalay estimate), transfer (upload and download). Rates in Gpairs/s.");
+        return 0;
+    }
+    const std::string size = run.options().choice("--size", {"small", "large"}, "small");
+    const int points = static_cast<int>(run.options().integer("--points", size == "small" ? 512 : 8192, 2, 1 << 22));
+    const int sets = static_cast<int>(run.options().integer("--random-sets", size == "small" ? 2 : 4, 1, 64));
+    const int bins = static_cast<int>(run.options().integer("--bins", 20, 1, tpacf_max_slots - 2));
+    const auto seed = static_cast<std::uint64_t>(run.options().integer("--seed", 1, 0));
+    run.start(names_of(tpacf_variants()));
+    harness::check_host_bytes(run.options(), "--points", 28.0 * points * (sets + 1.0), "the points and their packed copies");
+    run.open("tpacf");
+    const TpacfInput in = synthetic_sky(points, sets, bins, seed);
+    const double pairs = tpacf_pairs(points, sets);
+    TpacfHistograms reference;
+    if (run.cpu_samples() > 0) {
+        const auto kernel = time_cpu(run, [&] { reference = tpacf_cpu(in); });
+        std::vector<double> w;
+        const auto application = time_cpu(run, [&] { w = landy_szalay(tpacf_cpu(in), points, sets); });
+        run.record("cpu", "", "kernel", kernel, pairs, "pairs", true, "reference");
+        run.record("cpu", "", "application", application, pairs, "pairs", true, "reference");
+    } else {
+        reference = tpacf_cpu(in);
+    }
+    // The identity every histogram obeys: its total is its number of pairs.
+    const auto total = [](const std::uint64_t* h, int slots) { std::uint64_t t = 0; for (int k = 0; k < slots; ++k) t += h[k]; return t; };
+    const std::uint64_t self_pairs = static_cast<std::uint64_t>(points) * (points - 1) / 2;
+    if (total(reference.dd.data(), reference.slots) != self_pairs) run.failed("cpu", "DD total is not n (n - 1) / 2");
+    set_tpacf_edges(in.edge_cosines);
+    const int slots = in.slots();
+    harness::DeviceMemory memory;
+    const cudaStream_t s = run.stream();
+    float4* d_points = memory.allocate<float4>(static_cast<std::size_t>(points) * (sets + 1), "allocate the points");
+    unsigned long long* d_hist = memory.allocate<unsigned long long>(static_cast<std::size_t>(slots) * (1 + 2 * sets), "allocate the histograms");
+    const std::size_t hist_bytes = sizeof(unsigned long long) * slots * (1 + 2 * sets);
+    std::vector<float4> packed;
+    const auto pack = [&] {
+        packed = as_float4(in.data.data(), points);
+        const auto r = as_float4(in.random.data(), static_cast<std::size_t>(points) * sets);
+        packed.insert(packed.end(), r.begin(), r.end());
+    };
+    pack();
+    check(cudaMemcpy(d_points, packed.data(), packed.size() * sizeof(float4), cudaMemcpyHostToDevice), "upload the points");
+    std::vector<std::uint64_t> got(static_cast<std::size_t>(slots) * (1 + 2 * sets));
+    for (const auto& name : run.variants()) {
+        const TpacfVariant& v = tpacf_variants().find(name);
+        TpacfLaunch l;
+        try {
+            l = v.prepare();
+        } catch (const std::runtime_error& e) {
+            run.failed(name, e.what());
+            continue;
+        }
+        const auto histograms = [&] {
+            check(cudaMemsetAsync(d_hist, 0, hist_bytes, s), "clear the histograms");
+            l.run(d_points, points, d_points, points, true, d_hist, s);
+            for (int r = 0; r < sets; ++r) {
+                const float4* rs = d_points + static_cast<std::size_t>(points) * (r + 1);
+                l.run(d_points, points, rs, points, false, d_hist + slots * (1 + r), s);
+                l.run(rs, points, rs, points, true, d_hist + slots * (1 + sets + r), s);
+            }
+        };
+        histograms();
+        check(cudaMemcpyAsync(got.data(), d_hist, hist_bytes, cudaMemcpyDeviceToHost, s), "download the histograms");
+        check(cudaStreamSynchronize(s), "run the checked histograms");
+        TpacfHistograms h = empty_histograms(in);
+        std::copy_n(got.begin(), slots, h.dd.begin());
+        std::copy_n(got.begin() + slots, slots * sets, h.dr.begin());
+        std::copy_n(got.begin() + slots * (1 + sets), slots * sets, h.rr.begin());
+        if (!(h == reference)) {
+            run.failed(name, "the histograms differ from the CPU's");
+            continue;
+        }
+        if (run.times("kernel"))
+            run.record(name, "", "kernel", harness::measure(s, run.gpu(), run.monitor(), histograms), pairs, "pairs", true, "exact");
+        if (run.times("application")) {
+            const auto m = harness::measure_wall(s, run.gpu(), run.monitor(), [&] {
+                pack();
+                check(cudaMemcpyAsync(d_points, packed.data(), packed.size() * sizeof(float4), cudaMemcpyHostToDevice, s), "upload the points");
+                histograms();
+                check(cudaMemcpyAsync(got.data(), d_hist, hist_bytes, cudaMemcpyDeviceToHost, s), "download the histograms");
+                check(cudaStreamSynchronize(s), "finish the histograms");
+                std::copy_n(got.begin(), slots, h.dd.begin());
+                std::copy_n(got.begin() + slots, slots * sets, h.dr.begin());
+                std::copy_n(got.begin() + slots * (1 + sets), slots * sets, h.rr.begin());
+                (void)landy_szalay(h, points, sets);
+            });
+            run.record(name, "", "application", m, pairs, "pairs", true, "exact");
+        }
+        if (run.times("transfer")) {
+            const auto m = harness::measure(s, run.gpu(), run.monitor(), [&] {
+                check(cudaMemcpyAsync(d_points, packed.data(), packed.size() * sizeof(float4), cudaMemcpyHostToDevice, s), "upload the points");
+                check(cudaMemcpyAsync(got.data(), d_hist, hist_bytes, cudaMemcpyDeviceToHost, s), "download the histograms");
+            });
+            run.record(name, "", "transfer", m, static_cast<double>(packed.size() * sizeof(float4) + hist_bytes), "B", true, "copies");
+        }
+    }
+    return run.finish();
+}
+
+// ---- RC5-72 -----------------------------------------------------------------------------------------------
+
+int command_rc5(const Args& args) {
+    AppRun run(args, "ryoo rc5", {{"--gpu-keys"}, {"--cpu-keys"}, {"--chunk"}, {"--seed"}});
+    if (run.help()) {
+        run.print_help("ryoo rc5 [--size small|large] [--gpu-keys N] [--cpu-keys N] [--chunk N] [--seed 1] [shared options]\n"
+                       "  the RC5-72 key search (RC5-32/12/9 against a known plaintext) over a range holding one planted\n"
+                       "  key: the CPU (native rotate) searches the first cpu-keys keys, each GPU variant gpu-keys keys\n"
+                       "  (small: 2^16 and 2^22; large: 2^22 and 2^32); both must find exactly the planted key, and the\n"
+                       "  GPU check runs before any timing. Parts: kernel (one launch over the range), application (the\n"
+                       "  range in work units of --chunk keys, default 2^26, each launched, its result downloaded and\n"
+                       "  checked by the host), transfer (the result downloads). Rates in Gkeys/s: the CPU and the GPU\n"
+                       "  search different ranges, so their speed-up is a ratio of rates.");
+        return 0;
+    }
+    const std::string size = run.options().choice("--size", {"small", "large"}, "small");
+    const auto gpu_keys = static_cast<std::uint64_t>(run.options().integer("--gpu-keys", size == "small" ? 1LL << 22 : 1LL << 32, 1024, 1LL << 40));
+    const auto cpu_keys = static_cast<std::uint64_t>(run.options().integer("--cpu-keys", size == "small" ? 1LL << 16 : 1LL << 22, 1024, 1LL << 34));
+    const auto chunk = static_cast<std::uint64_t>(run.options().integer("--chunk", 1LL << 26, 1024, 1LL << 40));
+    if (cpu_keys > gpu_keys) throw run.options().error("--cpu-keys", "must not exceed --gpu-keys (the planted key lies in both ranges)");
+    const auto seed = static_cast<std::uint64_t>(run.options().integer("--seed", 1, 0));
+    run.start(names_of(rc5_variants()));
+    run.open("rc5");
+    const std::uint64_t planted = cpu_keys / 2 + cpu_keys / 7;  // inside both ranges, not at a power of two
+    const Rc5Challenge c = rc5_challenge(seed, planted);
+    const Rc5Result expected{planted, 1};
+    const auto cpu_app = [&] {
+        Rc5Result r;
+        for (std::uint64_t first = 0; first < cpu_keys; first += chunk) {
+            const Rc5Result part = rc5_search_cpu(c, first, std::min(chunk, cpu_keys - first));
+            if (part.matches && r.matches == 0) r.first = part.first;
+            r.matches += part.matches;
+        }
+        return r;
+    };
+    Rc5Result cpu_result;
+    if (run.cpu_samples() > 0) {
+        const auto kernel = time_cpu(run, [&] { cpu_result = rc5_search_cpu(c, 0, cpu_keys); });
+        const bool ok = cpu_result == expected;
+        const auto application = time_cpu(run, [&] { cpu_result = cpu_app(); });
+        run.record("cpu", "", "kernel", kernel, static_cast<double>(cpu_keys), "keys", ok && cpu_result == expected, "planted key found");
+        run.record("cpu", "", "application", application, static_cast<double>(cpu_keys), "keys", cpu_result == expected, "planted key found");
+    } else {
+        cpu_result = rc5_search_cpu(c, 0, cpu_keys);
+        if (!(cpu_result == expected)) run.failed("cpu", "the CPU search did not find exactly the planted key");
+    }
+    harness::DeviceMemory memory;
+    const cudaStream_t s = run.stream();
+    Rc5Found* found = memory.allocate<Rc5Found>(1, "allocate the search result");
+    const Rc5Found none;
+    for (const auto& name : run.variants()) {
+        const Rc5Variant& v = rc5_variants().find(name);
+        const auto search = [&](std::uint64_t first, std::uint64_t count) {
+            check(cudaMemcpyAsync(found, &none, sizeof none, cudaMemcpyHostToDevice, s), "reset the search result");
+            v.run(c, first, count, found, s);
+        };
+        Rc5Found got;
+        search(0, gpu_keys);
+        check(cudaMemcpyAsync(&got, found, sizeof got, cudaMemcpyDeviceToHost, s), "download the search result");
+        check(cudaStreamSynchronize(s), "run the checked search");
+        if (got.first != planted || got.matches != 1) {
+            run.failed(name, "found key " + std::to_string(got.first) + " (" + std::to_string(got.matches) + " matches), expected " +
+                                 std::to_string(planted) + " alone");
+            continue;
+        }
+        if (run.times("kernel"))
+            run.record(name, "", "kernel", harness::measure(s, run.gpu(), run.monitor(), [&] { search(0, gpu_keys); }),
+                       static_cast<double>(gpu_keys), "keys", true, "planted key found");
+        if (run.times("application")) {
+            const auto m = harness::measure_wall(s, run.gpu(), run.monitor(), [&] {
+                std::uint64_t matches = 0, first_found = ~0ull;
+                for (std::uint64_t first = 0; first < gpu_keys; first += chunk) {
+                    search(first, std::min(chunk, gpu_keys - first));
+                    check(cudaMemcpyAsync(&got, found, sizeof got, cudaMemcpyDeviceToHost, s), "download a work unit's result");
+                    check(cudaStreamSynchronize(s), "finish a work unit");
+                    if (got.matches && matches == 0) first_found = got.first;
+                    matches += got.matches;
+                }
+                if (first_found != planted || matches != 1) throw std::runtime_error(name + ": the work units lost the planted key");
+            });
+            run.record(name, "", "application", m, static_cast<double>(gpu_keys), "keys", true, "planted key found");
+        }
+        if (run.times("transfer")) {
+            const std::uint64_t units = (gpu_keys + chunk - 1) / chunk;
+            const auto m = harness::measure(s, run.gpu(), run.monitor(), [&] {
+                for (std::uint64_t u = 0; u < units; ++u) {
+                    check(cudaMemcpyAsync(found, &none, sizeof none, cudaMemcpyHostToDevice, s), "reset the search result");
+                    check(cudaMemcpyAsync(&got, found, sizeof got, cudaMemcpyDeviceToHost, s), "download a work unit's result");
+                }
+            });
+            run.record(name, "", "transfer", m, 2.0 * sizeof got * units, "B", true, "copies");
+        }
+    }
+    return run.finish();
+}
+
+// ---- PNS --------------------------------------------------------------------------------------------------
+
+int command_pns(const Args& args) {
+    AppRun run(args, "ryoo pns", {{"--edge"}, {"--steps"}, {"--trajectories"}, {"--caps"}, {"--seed"}});
+    if (run.help()) {
+        run.print_help("ryoo pns [--size small|large] [--edge 8] [--steps N] [--trajectories N] [--caps all|N,M,...] [--seed 1]\n"
+                       "          [shared options]\n"
+                       "  the stochastic Petri-net simulation (an edge x edge torus net, one trajectory per thread; small: 512\n"
+                       "  trajectories of 256 steps, large: 65536 of 8192): the CPU, then each GPU variant with at most\n"
+                       "  --caps trajectories resident at once (the state buffer holds that many; the rest run in further\n"
+                       "  launches: the paper's global-memory capacity emulated). The tokens per place summed over the\n"
+                       "  trajectories and the firings must equal the CPU's exactly before timing. Parts: kernel (every\n"
+                       "  launch), application (launches, downloads, accumulation), transfer (the downloads).\n"
+                       "  Rates in Gsteps/s.");
+        return 0;
+    }
+    const std::string size = run.options().choice("--size", {"small", "large"}, "small");
+    PnsProblem p;
+    p.edge = static_cast<int>(run.options().integer("--edge", 8, 2, 15));
+    p.steps = static_cast<std::uint32_t>(run.options().integer("--steps", size == "small" ? 256 : 8192, 1, 1LL << 30));
+    p.trajectories = static_cast<std::uint32_t>(run.options().integer("--trajectories", size == "small" ? 512 : 65536, 1, 1LL << 26));
+    p.seed = static_cast<std::uint32_t>(run.options().integer("--seed", 1, 0, 0xffffffffLL));
+    std::vector<std::uint32_t> caps;
+    for (const auto& t : split_names(run.options().text("--caps", "all"), {"all"}, "--caps")) {
+        if (t == "all") {
+            caps.push_back(p.trajectories);
+            continue;
+        }
+        const harness::Options one({"--caps", t}, {{"--caps"}}, "ryoo pns");
+        caps.push_back(static_cast<std::uint32_t>(one.integer("--caps", 1, 1, 1LL << 26)));
+    }
+    run.start(names_of(pns_variants()));
+    const int places = p.places();
+    const std::uint32_t most = *std::max_element(caps.begin(), caps.end());
+    harness::check_host_bytes(run.options(), "--trajectories", 2.0 * places * static_cast<double>(p.trajectories) + 8.0 * most,
+                              "the CPU's and a download's markings");
+    run.open("pns");
+    const double steps = static_cast<double>(p.steps) * p.trajectories;
+    PnsResult reference;
+    std::vector<std::uint8_t> cpu_state(static_cast<std::size_t>(places) * p.trajectories);
+    std::vector<std::uint32_t> cpu_firings(p.trajectories);
+    const auto simulate = [&] {
+        std::vector<std::uint8_t> m(places);
+        for (std::uint32_t t = 0; t < p.trajectories; ++t) {
+            cpu_firings[t] = pns_trajectory_cpu(p, t, m.data());
+            for (int q = 0; q < places; ++q) cpu_state[static_cast<std::size_t>(q) * p.trajectories + t] = m[q];
+        }
+    };
+    if (run.cpu_samples() > 0) {
+        const auto kernel = time_cpu(run, simulate);
+        const auto application = time_cpu(run, [&] { reference = PnsResult{}; simulate(); pns_accumulate(reference, cpu_state.data(), cpu_firings.data(), p.trajectories, places); });
+        run.record("cpu", "", "kernel", kernel, steps, "steps", true, "reference");
+        run.record("cpu", "", "application", application, steps, "steps", true, "reference");
+    } else {
+        reference = pns_cpu(p);
+    }
+    std::uint64_t tokens = 0;
+    for (auto t : reference.tokens) tokens += t;
+    if (tokens != static_cast<std::uint64_t>(places) * p.trajectories) run.failed("cpu", "tokens were not conserved");
+    harness::DeviceMemory memory;
+    const cudaStream_t s = run.stream();
+    std::uint8_t* state = memory.allocate<std::uint8_t>(static_cast<std::size_t>(places) * most, "allocate the markings");
+    std::uint32_t* firings = memory.allocate<std::uint32_t>(most, "allocate the firing counts");
+    std::vector<std::uint8_t> h_state(static_cast<std::size_t>(places) * most);
+    std::vector<std::uint32_t> h_firings(most);
+    for (const auto& name : run.variants()) {
+        const PnsVariant& v = pns_variants().find(name);
+        for (const std::uint32_t cap : caps) {
+            const std::string parameter = "cap=" + std::to_string(cap);
+            const auto launches = [&] {
+                for (std::uint32_t first = 0; first < p.trajectories; first += cap)
+                    v.run(p.edge, p.seed, p.steps, first, std::min(cap, p.trajectories - first), state, firings, s);
+            };
+            const auto application = [&] {
+                PnsResult r;
+                for (std::uint32_t first = 0; first < p.trajectories; first += cap) {
+                    const std::uint32_t count = std::min(cap, p.trajectories - first);
+                    v.run(p.edge, p.seed, p.steps, first, count, state, firings, s);
+                    check(cudaMemcpyAsync(h_state.data(), state, static_cast<std::size_t>(places) * count, cudaMemcpyDeviceToHost, s), "download the markings");
+                    check(cudaMemcpyAsync(h_firings.data(), firings, sizeof(std::uint32_t) * count, cudaMemcpyDeviceToHost, s), "download the firings");
+                    check(cudaStreamSynchronize(s), "finish a launch");
+                    pns_accumulate(r, h_state.data(), h_firings.data(), count, places);
+                }
+                return r;
+            };
+            if (!(application() == reference)) {
+                run.failed(name + " " + parameter, "the tokens per place or the firings differ from the CPU's");
+                continue;
+            }
+            if (run.times("kernel"))
+                run.record(name, parameter, "kernel", harness::measure(s, run.gpu(), run.monitor(), launches), steps, "steps", true, "exact");
+            if (run.times("application"))
+                run.record(name, parameter, "application", harness::measure_wall(s, run.gpu(), run.monitor(), [&] { (void)application(); }),
+                           steps, "steps", true, "exact");
+            if (run.times("transfer")) {
+                const auto m = harness::measure(s, run.gpu(), run.monitor(), [&] {
+                    for (std::uint32_t first = 0; first < p.trajectories; first += cap) {
+                        const std::uint32_t count = std::min(cap, p.trajectories - first);
+                        check(cudaMemcpyAsync(h_state.data(), state, static_cast<std::size_t>(places) * count, cudaMemcpyDeviceToHost, s), "download the markings");
+                        check(cudaMemcpyAsync(h_firings.data(), firings, sizeof(std::uint32_t) * count, cudaMemcpyDeviceToHost, s), "download the firings");
+                    }
+                });
+                run.record(name, parameter, "transfer", m, (places + 4.0) * p.trajectories, "B", true, "copies");
+            }
+        }
+    }
+    return run.finish();
+}
+
+// ---- the kernels' resources and single launches -------------------------------------------------------------
+
+namespace {
+
+/// Every application kernel: its variant, its application and its facts on this device.
+struct AppKernel {
+    std::string variant, application;
+    KernelFacts facts;
+};
+
+std::vector<AppKernel> app_kernels() {
+    std::vector<AppKernel> out;
+    for (const auto& v : elimination_variants().entries()) out.push_back({v.name, "elimination", v.facts()});
+    for (const auto& v : tpacf_variants().entries()) {
+        try {
+            out.push_back({v.name, "tpacf", v.prepare().facts});
+        } catch (const std::runtime_error& e) {
+            std::fprintf(stderr, "ryoo variants: %s not listed: %s\n", v.name.c_str(), e.what());
+        }
+    }
+    for (const auto& v : rc5_variants().entries()) out.push_back({v.name, "rc5", v.facts()});
+    for (const auto& v : pns_variants().entries()) out.push_back({v.name, "pns", v.facts(8)});
+    return out;
+}
+
+}  // namespace
+
+void print_application_names() {
+    for (const auto& v : elimination_variants().entries()) std::printf("elimination %s\n", v.name.c_str());
+    for (const auto& v : tpacf_variants().entries()) std::printf("tpacf %s\n", v.name.c_str());
+    for (const auto& v : rc5_variants().entries()) std::printf("rc5 %s\n", v.name.c_str());
+    for (const auto& v : pns_variants().entries()) std::printf("pns %s\n", v.name.c_str());
+}
+
+void print_application_kernels(int max_warps) {
+    for (const auto& k : app_kernels()) {
+        const KernelFacts& f = k.facts;
+        cudaFuncAttributes a{};
+        check(cudaFuncGetAttributes(&a, f.function), "read a kernel's attributes");
+        int blocks = 0;
+        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f.function, f.threads_per_block, f.dynamic_smem),
+              "compute the occupancy");
+        const int warps = blocks * ((f.threads_per_block + 31) / 32);
+        const char* symbol = nullptr;
+        check(cudaFuncGetName(&symbol, f.function), "read a kernel's name");
+        std::printf("%s,%s,%d,%d,%zu,%zu,%zu,%d,%d,%.2f,%d,%s\n", k.variant.c_str(), k.application.c_str(), f.threads_per_block,
+                    a.numRegs, a.localSizeBytes, a.sharedSizeBytes, f.dynamic_smem, blocks, warps, 100.0 * warps / max_warps,
+                    f.imposed_blocks_per_sm, symbol);
+    }
+}
+
+int command_profile_apps(const Args& args) {
+    const harness::Options o(args, {{"--help", harness::OptionKind::flag}, {"--variants"}, {"--size"}}, "ryoo profile-apps");
+    if (o.has("--help")) {
+        std::puts("ryoo profile-apps [--variants all|a,b,...] [--size small|large]\n"
+                  "  exactly one launch of each named application kernel, in the order given, with no check: the first\n"
+                  "  elimination step, the DR histogram of the first random set, the search of the GPU range, every\n"
+                  "  trajectory in one launch. The order is printed as 'launch <i>: <variant>'.");
+        return 0;
+    }
+    std::vector<std::string> all;
+    for (const auto& k : app_kernels()) all.push_back(k.variant);
+    const auto names = split_names(o.text("--variants", "all"), all);
+    for (const auto& n : names)
+        if (std::find(all.begin(), all.end(), n) == all.end()) throw o.error("--variants", "unknown application variant '" + n + "'");
+    const bool large = o.choice("--size", {"small", "large"}, "small") == "large";
+    harness::Stream stream;
+    const cudaStream_t s = stream.get();
+    harness::DeviceMemory memory;
+    int launch = 0;
+    for (const auto& name : names) {
+        if (name.rfind("ge-", 0) == 0) {
+            const LinearSystem sys = dominant_system(large ? 4096 : 128, 1);
+            float* a = memory.upload(sys.a, "upload the system");
+            elimination_variants().find(name).step(a, sys.n, sys.ld, 0, s);
+        } else if (name.rfind("tpacf-", 0) == 0) {
+            const int points = large ? 8192 : 512;
+            const TpacfInput in = synthetic_sky(points, 1, 20, 1);
+            set_tpacf_edges(in.edge_cosines);
+            const float4* d = memory.upload(as_float4(in.data.data(), points), "upload the data points");
+            const float4* r = memory.upload(as_float4(in.random.data(), points), "upload the random points");
+            auto* h = memory.allocate<unsigned long long>(in.slots(), "allocate the histogram");
+            check(cudaMemsetAsync(h, 0, sizeof(unsigned long long) * in.slots(), s), "clear the histogram");
+            tpacf_variants().find(name).prepare().run(d, points, r, points, false, h, s);
+        } else if (name.rfind("rc5-", 0) == 0) {
+            auto* found = memory.allocate<Rc5Found>(1, "allocate the search result");
+            const Rc5Found none;
+            check(cudaMemcpyAsync(found, &none, sizeof none, cudaMemcpyHostToDevice, s), "reset the search result");
+            rc5_variants().find(name).run(rc5_challenge(1, 12345), 0, large ? 1ull << 32 : 1ull << 22, found, s);
+        } else {
+            const std::uint32_t count = large ? 65536 : 512;
+            auto* state = memory.allocate<std::uint8_t>(64u * count, "allocate the markings");
+            auto* firings = memory.allocate<std::uint32_t>(count, "allocate the firings");
+            pns_variants().find(name).run(8, 1, large ? 8192 : 256, 0, count, state, firings, s);
+        }
+        check(cudaStreamSynchronize(s), "run the profiled launch");
+        std::printf("launch %d: %s\n", launch++, name.c_str());
+    }
+    return 0;
+}
+
+}  // namespace ryoo::app
