@@ -232,7 +232,8 @@ def _has_fit(self):
 # with every stream's sigma at the low edge of that box. Rows: every integral and the likelihood, the measured
 # relative difference, the controller's stated relative error, the cells that fell back to the exact sum.
 # On the units listed in `extended`, a vector whose compressed and exact integrals differ by more than
-# `extended_above` (default 1e-13) anywhere, and the "narrowest" vector always, are integrated once more by the
+# `extended_above` (default 1e-13) anywhere, and the "narrowest" vector (unless `extended_narrowest` is false:
+# the reference of a large unit takes minutes), are integrated once more by the
 # extended-precision CPU integrator (`mwsep run --cpu extended`, every core of the host: long double and the
 # direct formulas, the accuracy reference); its integrals and likelihood (`extended`) and both GPU variants'
 # distances from them (`exact_error`, `compressed_error`) join the row. A row passes when the compressed value
@@ -281,7 +282,8 @@ def _kind_compressed_accuracy(self, d):
                     qm, qc = quantities(m), quantities(c)
                     diffs = [abs(b - a) / abs(a) for a, b in zip(qm, qc)]
                     qe = None
-                    if wu in run.get("extended", []) and (cand == "narrowest" or max(diffs) > run.get("extended_above", 1e-13)):
+                    forced = cand == "narrowest" and run.get("extended_narrowest", True)
+                    if wu in run.get("extended", []) and (forced or max(diffs) > run.get("extended_above", 1e-13)):
                         r = self._run([self.mwsep, "run", "-a", str(self.workunit(wu)), "-s", str(self.stars(wu)),
                                        "--cpu", "extended", "--json"] + extra)
                         if r.returncode != 0:
