@@ -105,7 +105,7 @@ std::vector<Real> star_table(const model::StarCatalogue& stars, int stride, bool
 /// CudaError for more than max_convolve points or more than max_streams streams.
 template <class Real>
 StarResults run(const geometry::IntegrationSetup& setup, const ResidentStars& rs, const model::Integrals& integrals,
-                cudaStream_t queue) {
+                cudaStream_t queue, bool with_densities) {
     const int n_conv = setup.model.convolve;
     const int S = static_cast<int>(setup.streams.size());
     if (n_conv > max_convolve)
@@ -156,14 +156,21 @@ StarResults run(const geometry::IntegrationSetup& setup, const ResidentStars& rs
     check(cudaGetLastError(), "launch the likelihood kernel");
     stop.record(queue);
     std::vector<Real> logs(count);
-    std::vector<Real> dens(dens_count);
+    std::vector<Real> dens(with_densities ? dens_count : 0);
     check(cudaMemcpyAsync(logs.data(), d_log, sizeof(Real) * count, cudaMemcpyDeviceToHost, queue), "download results");
-    check(cudaMemcpyAsync(dens.data(), d_dens, sizeof(Real) * dens_count, cudaMemcpyDeviceToHost, queue), "download densities");
+    if (with_densities)
+        check(cudaMemcpyAsync(dens.data(), d_dens, sizeof(Real) * dens_count, cudaMemcpyDeviceToHost, queue),
+              "download densities");
     check(cudaStreamSynchronize(queue), "run the likelihood kernel");
     StarResults out;
     out.kernel_ms = stop.since(start);
-    out.log_probability.assign(logs.begin(), logs.end());
-    out.densities.assign(dens.begin(), dens.end());
+    if constexpr (sizeof(Real) == 8) {
+        out.log_probability = std::move(logs);
+        out.densities = std::move(dens);
+    } else {
+        out.log_probability.assign(logs.begin(), logs.end());
+        out.densities.assign(dens.begin(), dens.end());
+    }
     return out;
 }
 
@@ -187,9 +194,9 @@ ResidentStars::ResidentStars(const model::StarCatalogue& catalogue, bool double_
 }
 
 StarResults run_likelihood_kernel(const geometry::IntegrationSetup& setup, const ResidentStars& stars,
-                                  const model::Integrals& integrals, cudaStream_t queue) {
-    return stars.double_precision ? kernels::run<double>(setup, stars, integrals, queue)
-                                  : kernels::run<float>(setup, stars, integrals, queue);
+                                  const model::Integrals& integrals, cudaStream_t queue, bool densities) {
+    return stars.double_precision ? kernels::run<double>(setup, stars, integrals, queue, densities)
+                                  : kernels::run<float>(setup, stars, integrals, queue, densities);
 }
 
 StarResults run_likelihood_kernel(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,

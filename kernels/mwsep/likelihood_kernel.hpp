@@ -37,8 +37,10 @@ struct ResidentStars {
 
 /// Runs the kernel over the resident stars @p stars on the CUDA queue @p queue (their device current),
 /// downloads.
+/// With @p densities false only the log-probabilities come back (a fit needs no more; the densities, for
+/// the diagnostic likelihoods, are most of the transfer) and StarResults::densities stays empty.
 StarResults run_likelihood_kernel(const geometry::IntegrationSetup& setup, const ResidentStars& stars,
-                                  const model::Integrals& integrals, cudaStream_t queue);
+                                  const model::Integrals& integrals, cudaStream_t queue, bool densities = true);
 
 /// Uploads the stars, runs the kernel in the given precision and star layout (SoA or AoS) on the CUDA
 /// queue @p queue, downloads.

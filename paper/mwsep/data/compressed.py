@@ -131,16 +131,23 @@ def _fit(ctx):
             rep = json.loads(path.read_text())
             ctx.read.add(path)
             p, count = rep.get("phase_seconds"), rep["evaluations"]
-            if p:
-                phases.append([r["work_unit"], fmt(p["evaluation"] / count * 1e3, 3), fmt(p["prepare"] / count * 1e3, 3),
-                               fmt(p["integral"] / count * 1e3, 3), fmt(p["likelihood"] / count * 1e3, 3),
-                               fmt((p["evaluation"] - p["prepare"] - p["integral"] - p["likelihood"]) / count * 1e3, 3)])
+            if not p or "device_wall_assemble" not in p:
+                continue
+            ms = lambda v: fmt(v / count * 1e3, 3)
+            steps = ["device_wall_integral", "device_wall_sums", "device_wall_likelihood", "device_wall_assemble"]
+            rest = p["evaluation"] - p["prepare"] - sum(p[k] for k in steps)
+            phases.append([r["work_unit"], ms(p["evaluation"]), ms(p["prepare"]),
+                           f"{ms(p['device_wall_integral'])} ({ms(p['integral'])})", ms(p["device_wall_sums"]),
+                           f"{ms(p['device_wall_likelihood'])} ({ms(p['likelihood'])})", ms(p["device_wall_assemble"]),
+                           ms(rest)])
     ctx.tables["table_compressed_fit_phases"] = table(
-        "Table R@: where a compressed fit evaluation's time goes, in ms per evaluation averaged over the fit: the "
-        "whole evaluation on the device's host thread, the host's preparation (the candidate's model and tables, "
-        "the skip thresholds), the integral's kernels and the likelihood kernel (CUDA events), and the rest (waits, "
-        "transfers, the likelihood's host sum).",
-        ["unit", "evaluation", "preparation", "integral", "likelihood kernel", "rest"], phases) if phases else \
+        "Table R@: where a compressed fit evaluation's time goes, in ms of host wall time per evaluation averaged "
+        "over the fit: the whole evaluation, the candidate's preparation (its model, stream constants and skip "
+        "thresholds), the integral (launch to completion; its kernels' time by CUDA events in brackets), the "
+        "integral's sums brought to the host, the likelihood (kernel and download of the per-star results; the "
+        "kernel's time in brackets), the likelihood's assembly on the host, and the rest.",
+        ["unit", "evaluation", "preparation", "integral (kernels)", "sums", "likelihood (kernel)", "assembly",
+         "rest"], phases) if phases else \
         "(The fits' reports carry no per-phase account: they were recorded before the fit measured one.)"
     ctx.tables["table_compressed_fit"] = table(
         "Table R@: the recovery fits of the small units with the compressed integrator (settings of the exact fits): "

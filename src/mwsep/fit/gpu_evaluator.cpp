@@ -97,12 +97,24 @@ public:
 
     std::vector<std::pair<std::string, double>> phase_seconds() const override {
         Phases sum;
-        for (const auto& p : phases_) {
+        ResidentDevice::Steps steps;
+        for (std::size_t k = 0; k < phases_.size(); ++k) {
+            const auto& p = phases_[k];
             sum.prepare += p.prepare, sum.integral += p.integral, sum.likelihood += p.likelihood;
             sum.evaluation += p.evaluation;
+            const auto& s = devices_[k]->steps();
+            steps.prepare += s.prepare, steps.integral += s.integral, steps.sums += s.sums;
+            steps.likelihood += s.likelihood, steps.assemble += s.assemble;
         }
-        return {{"prepare", sum.prepare}, {"integral", sum.integral}, {"likelihood", sum.likelihood},
-                {"evaluation", sum.evaluation}};
+        return {{"prepare", sum.prepare},
+                {"integral", sum.integral},
+                {"likelihood", sum.likelihood},
+                {"evaluation", sum.evaluation},
+                {"device_wall_prepare", steps.prepare},
+                {"device_wall_integral", steps.integral},
+                {"device_wall_sums", steps.sums},
+                {"device_wall_likelihood", steps.likelihood},
+                {"device_wall_assemble", steps.assemble}};
     }
 
 private:

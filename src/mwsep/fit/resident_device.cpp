@@ -38,18 +38,33 @@ ResidentDevice::~ResidentDevice() { harness::use_device_quietly(device_); }
 cuda::GpuResult ResidentDevice::evaluate(const model::Model& model) {
     harness::use_device(device_, "select a fit device");
     cuda::GpuResult r;
-    const auto t0 = std::chrono::steady_clock::now();
+    auto t = std::chrono::steady_clock::now();
+    // Adds the wall time since the last stamp to @p step.
+    const auto stamp = [&t](double& step) {
+        const auto now = std::chrono::steady_clock::now();
+        step += std::chrono::duration<double>(now - t).count();
+        t = now;
+    };
+    const auto t0 = t;
     set_parameters(setup_, model);
     if (!setup_.hernquist_fast_path || setup_.model.aux_profile)
         throw cuda::CudaError("a candidate leaves the alpha = delta = 1 background the CUDA kernels implement");
     if (!integral_->retarget(setup_, host_threads_)) throw cuda::CudaError("the prepared integral refused a candidate");
     r.prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    stamp(steps_.prepare);
     integral_->launch();
     r.integral_seconds = integral_->wait() / 1000.0;
+    stamp(steps_.integral);
     r.integrals = cuda::combine_areas(integral_->area_sums(), static_cast<int>(setup_.streams.size()));
     cpu::check_integrals(r.integrals);
-    const cuda::StarResults star = cuda::run_likelihood_kernel(setup_, *stars_, r.integrals, queue_->get());
-    r.likelihood = cuda::assemble_likelihood(setup_, star, r.integrals);
+    stamp(steps_.sums);
+    // The fit needs the likelihood alone: only the log-probabilities come back, and the diagnostic
+    // likelihoods (a logarithm per star and component on the host) are not formed.
+    const cuda::StarResults star =
+        cuda::run_likelihood_kernel(setup_, *stars_, r.integrals, queue_->get(), /*densities=*/false);
+    stamp(steps_.likelihood);
+    r.likelihood = cuda::assemble_likelihood_only(star);
+    stamp(steps_.assemble);
     r.likelihood_seconds = star.kernel_ms / 1000.0;
     r.device = device_name_;
     return r;

@@ -1,9 +1,11 @@
 /// @file resident_device.hpp
 /// @brief One GPU's state for a whole fit: its tables, integral buffers and star catalogue uploaded once;
 /// per candidate only the stream constants and skip thresholds change before the integral kernels and the
-/// likelihood kernel run. Values are bit-identical to cuda::evaluate() for the same setup on one device.
+/// likelihood kernel run. The integrals and the likelihood are bit-identical to cuda::evaluate() for the same
+/// setup on one device; the diagnostic likelihoods are not formed (a fit does not use them).
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -36,6 +38,14 @@ public:
 
     int device() const { return device_; }  ///< the CUDA device
 
+    /// Host wall time of every evaluation so far, per step: the candidate's stream constants and skip
+    /// thresholds, the integral (launch and wait), its sums brought to the host, the likelihood (upload of
+    /// the weights, kernel, download of the per-star results) and its assembly on the host.
+    struct Steps {
+        double prepare = 0, integral = 0, sums = 0, likelihood = 0, assemble = 0;
+    };
+    const Steps& steps() const { return steps_; }  ///< the totals so far
+
 private:
     int device_;
     unsigned host_threads_;
@@ -45,6 +55,7 @@ private:
     std::unique_ptr<cuda::PreparedIntegral> integral_;
     std::unique_ptr<cuda::ResidentStars> stars_;
     std::unique_ptr<cuda::Stream> queue_;
+    Steps steps_;
 };
 
 }  // namespace mwsep::fit
