@@ -128,6 +128,8 @@ def _fit(ctx):
     phases = []
     for r in fits:
         for path in sorted(ctx.results.glob(f"fit_recovery_compressed_report_{r['work_unit']}_*.json")):
+            if path.name.endswith(".meta.json"):
+                continue
             rep = json.loads(path.read_text())
             ctx.read.add(path)
             p, count = rep.get("phase_seconds"), rep["evaluations"]

@@ -1,0 +1,43 @@
+"""Figure P3: the application suite's kernel and application speed-ups over one CPU thread, published (8800 GTX
+against one Opteron 248 thread) beside measured (this GPU against one thread of its host), log scale. The
+measured values are the fastest GPU variant's, computed as the report's Table 3 computes them
+(paper/ryoo/data/speedups.py)."""
+import matplotlib.pyplot as plt
+
+import common as c
+from ryoo import published as pub
+
+SPEEDUPS = c._report_module("paper/ryoo/data/speedups.py", "report_ryoo_speedups")
+APPS = [("elimination", "app_elimination"), ("tpacf", "app_tpacf"), ("rc5", "app_rc5"), ("pns", "app_pns")]
+
+
+def make(results_dir, _published, out_dir):
+    rows = pub.load()["suite"]["rows"]
+    labels, measured, published = [], [], []
+    for app, name in APPS:
+        try:
+            _, kernel_x, app_x, *_ = SPEEDUPS.best_speedups(c.read_rows(results_dir, name))
+        except KeyError as e:
+            raise c.MissingData(f"{name}.csv: {e}")
+        labels.append(rows[app]["paper_name"])
+        measured.append((kernel_x, app_x))
+        published.append((float(rows[app]["kernel_speedup"]), float(rows[app]["app_speedup"])))
+    gpu = c.gpu_name(results_dir, APPS[0][1]).replace("NVIDIA ", "")
+    fig, ax = plt.subplots(figsize=(8, 4.8))
+    width = 0.2
+    series = [("kernel, published (8800 GTX)", [p[0] for p in published], c.PUBLISHED_COLOR, None),
+              ("application, published", [p[1] for p in published], c.PUBLISHED_COLOR, "//"),
+              (f"kernel, {gpu}", [m[0] for m in measured], c.REPRODUCED_COLOR, None),
+              (f"application, {gpu}", [m[1] for m in measured], c.REPRODUCED_COLOR, "//")]
+    for k, (label, values, colour, hatch) in enumerate(series):
+        xs = [i + (k - 1.5) * width for i in range(len(labels))]
+        ax.bar(xs, values, width, label=label, color=colour if hatch is None else "white", edgecolor=colour,
+               hatch=hatch)
+        for x, v in zip(xs, values):
+            ax.text(x, v, f"{v:,.0f}" if v >= 100 else f"{v:.1f}", ha="center", va="bottom", fontsize=7)
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(labels)), labels)
+    ax.set_ylabel("speed-up over one CPU thread (log scale)")
+    ax.set_title("The application suite: published and measured speed-ups")
+    ax.legend(fontsize=8, loc="upper left")
+    return c.save(fig, out_dir, "fig_ryoo_speedups")

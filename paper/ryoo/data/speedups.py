@@ -1,0 +1,29 @@
+"""One application's speed-ups from its app_bench rows, shared by the report (suite.py) and the speed-up figure
+(figures/ryoo/fig_ryoo_speedups.py): the fastest GPU variant by kernel rate, its kernel and application speed-ups
+over the single-thread CPU, and the shares of its application time. No imports from the report's packages, so
+that the figure scripts can load this file on its own."""
+import statistics
+
+
+def medians(rows, value):
+    """{(variant, part): median of `value`} over the rows; the parameter is dropped (the main recording of an
+    application has one setting per variant, so the CPU row and the GPU rows meet under one key)."""
+    out = {}
+    for r in rows:
+        out.setdefault((r["variant"], r["part"]), []).append(float(r[value]))
+    return {k: statistics.median(v) for k, v in out.items()}
+
+
+def best_speedups(rows):
+    """(best variant, kernel speed-up, application speed-up, kernel share, transfer share, CPU share in the
+    kernel's code) of one application's app_bench rows. Raises KeyError when the CPU or every GPU variant's
+    kernel is missing."""
+    rate, ms = medians(rows, "rate"), medians(rows, "ms")
+    gpu = sorted({v for (v, part) in rate if v != "cpu" and part == "kernel"})
+    if not gpu or ("cpu", "kernel") not in rate:
+        raise KeyError("needs the CPU and at least one GPU variant's kernel")
+    best = max(gpu, key=lambda v: rate[(v, "kernel")])
+    return (best, rate[(best, "kernel")] / rate[("cpu", "kernel")],
+            rate[(best, "application")] / rate[("cpu", "application")],
+            ms[(best, "kernel")] / ms[(best, "application")], ms[(best, "transfer")] / ms[(best, "application")],
+            ms[("cpu", "kernel")] / ms[("cpu", "application")])
