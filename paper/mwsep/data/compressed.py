@@ -114,14 +114,21 @@ def _cpu(ctx):
 
 def _fit(ctx):
     fits = ctx.rows("fit_recovery_compressed")
-    exact = {r["work_unit"]: r for r in ctx.optional_rows("fit_recovery") or []}
+    # The exact fits on this GPU, or else on the first other GPU that recorded them (the likelihood at an
+    # optimum does not depend on the GPU; its folder is named beside the value).
+    exact, where = {r["work_unit"]: r for r in ctx.optional_rows("fit_recovery") or []}, ""
+    for folder in ([] if exact else ctx.compare):
+        other = ctx.optional_rows("fit_recovery", folder)
+        if other:
+            exact, where = {r["work_unit"]: r for r in other}, f" ({folder.parent.name})"
+            break
     body = []
     for r in fits:
         e = exact.get(r["work_unit"])
         body.append([r["work_unit"], fmt(float(r["seconds"]), 3), r["evaluations"],
                      fmt(float(r["seconds_per_evaluation"]) * 1e3, 3), f"{float(r['likelihood']):.10f}",
                      f"{float(r['exact_likelihood']):.10f}", f"{float(r['exact_difference']):.1e}",
-                     f"{float(e['likelihood']):.10f}" if e else "not recorded",
+                     f"{float(e['likelihood']):.10f}{where}" if e else "not recorded",
                      f"{float(r['truth_likelihood']):.10f}", f"{float(r['max_abs_pull']):.2f}" if r["max_abs_pull"] else "-"])
         ctx.n[f"compressed_fit_s_{r['work_unit'].replace('-', '_')}"] = fmt(float(r["seconds"]), 3)
     # Where a fit evaluation's time goes (the GPU evaluator's account in the fit's report, when it has one).
