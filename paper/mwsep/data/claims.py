@@ -192,9 +192,40 @@ def build(ctx):
     for k in ["ati_speedup", "ppam_double_speedup_hd5870", "ppam_single_extra_ati"]:
         row([k], "ch. 5" if k == "ati_speedup" else "PPAM 2009", c[k]["text"], f"{c[k]['value']}x", "no ATI GPU or CAL application",
             "-", "needs the ATI application", "not testable here", "no ATI hardware or code")
+    # Derived, without hardware: speed-up over one CPU core per GFLOP/s of the GPU's FP64 peak, for the thesis's
+    # two CUDA versions and the ATI version, and the thesis's prediction for Fermi by peak at the final version's
+    # rate; beside it the same ratio today, from the recorded CPU and GPU times and the device's FP64 peak.
+    hw = pub["hardware"]
+    per_ati = c["ati_speedup"]["value"] / hw["hd5870"]["gflops_double"]
+    per_final = c["cuda_optimised_speedup"]["value"] / hw["gtx285"]["gflops_double"]
+    per_first = c["cuda_original_speedup"]["value"] / hw["gtx285"]["gflops_double"]
+    fermi = c["fermi_fp64_gflops"]["value"]
+    peak = f["gpu"]["fp64_gflops"]
+    per_final_now, per_modern_now = s["ref"] / s["final"] / peak, s["ref"] / s["modern"] / peak
+    n["per_gflop_ati"], n["per_gflop_final"], n["per_gflop_first"] = f"{per_ati:.2f}", f"{per_final:.2f}", f"{per_first:.2f}"
+    n["fermi_predicted_speedup"] = f"{per_final * fermi:.0f}"
+    n["per_gflop_final_now"], n["per_gflop_modern_now"] = f"{per_final_now:.3f}", f"{per_modern_now:.3f}"
+    row(["fermi_fp64_gflops"], "ch. 5 (derived)",
+        f"speed-up per GFLOP/s of FP64 peak, and Fermi ({fermi} GFLOP/s) predicted by peak",
+        f"ATI {per_ati:.2f}, final CUDA {per_final:.2f}, first CUDA {per_first:.2f} per GFLOP/s; Fermi "
+        f"{per_final * fermi:.0f}x by peak against ATI's {c['ati_speedup']['value']}x",
+        f"today {per_final_now:.3f} ({FINAL}) and {per_modern_now:.3f} (modern-f64) per GFLOP/s on the {f['gpu']['short']}",
+        f"{FINAL}, modern-f64, 3-S large", "derived from the published numbers; today's from the recorded times",
+        "not testable here", "a prediction for a GPU not measured; today's ratio is lower because the FP64 peak grew "
+        "far more than one CPU core's speed" if per_final_now < per_final else "a prediction for a GPU not measured")
     row(["ppam_double_speedup_gtx285"], "PPAM 2009", c["ppam_double_speedup_gtx285"]["text"], f"{c['ppam_double_speedup_gtx285']['value']}x",
         f"{n['speedup_final_3s_large']}x against another CPU", "as above", "needs the 2009 CPU and GPU", "not testable here", "other hardware")
-    for k in ["cpu_likelihood_single_stream", "likelihoods_per_fit", "days_per_stream_fit"]:
+    # The fit's evaluations beside the thesis's "at least 1000 likelihoods" per fit.
+    fits = ctx.optional_rows("fit_recovery") or []
+    if fits:
+        counts = ", ".join(f"{r['work_unit']} {r['evaluations']}" for r in fits)
+        row(["likelihoods_per_fit"], "ch. 1", c["likelihoods_per_fit"]["text"],
+            f"{c['likelihoods_per_fit']['value']} {c['likelihoods_per_fit']['unit']}",
+            f"the recovery fits evaluated {counts} likelihoods (CMA-ES, polish, Hessian)", "modern-f64 (fit)",
+            "reproduced qualitatively: at least as many", "reproduced qualitatively"
+            if all(int(r["evaluations"]) >= c["likelihoods_per_fit"]["value"] for r in fits) else "differs",
+            "another optimiser than conjugate gradients")
+    for k in ["cpu_likelihood_single_stream", "days_per_stream_fit"] + ([] if fits else ["likelihoods_per_fit"]):
         row([k], "ch. 1", c[k]["text"], f"{c[k]['value']} {c[k]['unit']}", "not measured", "-", "a statement of the science's cost",
             "not testable here", "context, not a measurement")
     row(["integral_kernel_time"], "4.2.2", "the integral takes 60-600 s", f"{c['integral_kernel_time']['min']}-{c['integral_kernel_time']['max']} s",
