@@ -31,7 +31,8 @@ def build(ctx):
             f"From {s16} to {s32} multiprocessors the kernels speed up {n['scaling_16_32']} times, against a ratio of "
             f"{n['scaling_sm_ratio']} in multiprocessors; the whole GPU is {n['scaling_full_min']} to "
             f"{n['scaling_full_max']} times faster than {s16} multiprocessors, against a ratio of "
-            f"{n['scaling_full_sm_ratio']}. The kernel scales with the number of multiprocessors.\n")
+            f"{n['scaling_full_sm_ratio']}: {100 * min(full) * s16 / sms[-1]:.0f} to {100 * max(full) * s16 / sms[-1]:.0f}% "
+            "of linear scaling on the whole chip (this emulation does not show why).\n")
     else:
         worst = max(max(sc[(v, u, str(s))] for s in sms) / min(sc[(v, u, str(s))] for s in sms) - 1 for v, u in pairs)
         ctx.tables["para_scaling"] = (
