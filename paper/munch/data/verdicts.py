@@ -2,7 +2,7 @@
 tables this report refuses to compare, each with its reason."""
 from report.common import MissingData, fmt, table
 
-from .shared import by_size, cell_text, need_fact, published, signal_text
+from .shared import best, by_size, cell, cell_text, ms, need_fact, published, signal_text
 
 DIRECT = ["tiled-constant-r16", "tiled-shared-r16", "tiled-constant-r1"]
 
@@ -103,6 +103,45 @@ def build(ctx):
           f"≈ {fmt(cl['conv_speedup_max']['value'])} ({fmt(table_max(pub, 'C.7'))} in C.7)", conv_overhead_speedup(ctx, c, over),
           "exceeded, against today's CPU" if ctx.facts["conv_overhead_speedup"] > cl["conv_speedup_max"]["value"]
           else "not reached on the measured cells")
+
+    # The rolling ball with overhead (allocation and copies included), against the 4-thread OpenMP CPU (C.11, C.13,
+    # C.15), and the OpenMP rolling ball's own speed-up.
+    rb_cpu = by_size(ctx.rows("rolling_ball_cpu"), "ms", "implementation")
+    rb_total = by_size(ctx.rows("rolling_ball_overhead"), "total_ms", "variant")
+    rb_kernel = by_size(ctx.rows("rolling_ball_overhead"), "kernel_ms", "variant")
+    cells = sorted({(n, w) for (_, n, w) in rb_total}, key=lambda k: (k[1], k[0]))
+    body, real = [], {}
+    for n, w in cells:
+        variants = sorted({v for (v, nn, ww) in rb_total if (nn, ww) == (n, w)})
+        fastest = best(rb_total, variants, n, w)
+        omp_ms = rb_cpu.get(("openmp", n, w))
+        if fastest is not None and omp_ms is not None:
+            real[(n, w)] = omp_ms / fastest[1]
+        body.append([signal_text(w), signal_text(n), ms(cell(pub, "C.11", w, n)), ms(cell(pub, "C.13", w, n)),
+                     ms(cell(pub, "C.15", w, n)) if cell(pub, "C.15", w, n) is None else fmt(cell(pub, "C.15", w, n)),
+                     "—" if fastest is None else f"{fmt(fastest[1])} ({fastest[0]})",
+                     "—" if fastest is None else fmt(fastest[1] - rb_kernel[(fastest[0], n, w)]),
+                     ms(omp_ms), "—" if (n, w) not in real else fmt(real[(n, w)])])
+    ctx.tables["table_munch_rb_overhead"] = table(
+        f"Table R@: the rolling ball with overhead (allocation and copies included), in ms. Thesis: the Quadro FX 3700's "
+        "total (C.11), its overhead (C.13) and its speed-up over the 4-thread OpenMP CPU (C.15). This rebuild on the "
+        f"{gpu}: the fastest variant's total, its overhead (total minus kernel), the host's OpenMP CPU ({threads} "
+        "threads) and the speed-up over it. — : not measured or not in the thesis",
+        ["filter", "signal", "C.11 total", "C.13 overhead", "C.15 speed-up", "total (variant)", "overhead", "OpenMP CPU",
+         "speed-up"], body)
+    if real:
+        k = max(real, key=real.get)
+        claim("Rolling ball with overhead up to about 50x over the 4-thread OpenMP CPU", cl["rb_speedup_real_max"]["source"],
+              f"≈ {fmt(cl['rb_speedup_real_max']['value'])} ({fmt(table_max(pub, 'C.15'))} in C.15)",
+              f"up to {fmt(real[k])} over {threads} threads at {cell_text(*k)} (cells measured with overhead)",
+              "exceeded, against today's CPU" if real[k] > cl["rb_speedup_real_max"]["value"] else "not reached on the measured cells")
+    rb_omp, rb_threads = need_fact(ctx, "rb_omp"), need_fact(ctx, "rb_threads")
+    claim("OpenMP rolling ball almost 4x on 4 cores for size x filter > 100,000", cl["rb_openmp_speedup"]["source"],
+          f"≈ {fmt(cl['rb_openmp_speedup']['value'])} on 4 cores", f"{fmt(rb_omp)} on {rb_threads} threads ({ctx.n['munch_rb_omp_cell']})",
+          "holds" if rb_omp / rb_threads >= 0.75 else f"weaker here ({fmt(rb_omp / rb_threads)} per thread)")
+    claim("The display driver's watchdog ends kernels after 2-5 s (TDR)", cl["watchdog_s_low"]["source"],
+          f"{fmt(cl['watchdog_s_low']['value'])}-{fmt(cl['watchdog_s_high']['value'])} s",
+          "no display is attached to the measured GPU: no watchdog applies", "not testable here")
 
     ctx.tables["table_munch_claims"] = table(
         f"Table R@: the thesis's claims, each with its source, the published value, this rebuild's ({gpu}) and a verdict",
