@@ -1,9 +1,64 @@
 """Thesis section 4.6 and Figure 4.6: an emulation of more and fewer multiprocessors with green contexts."""
-from report.common import medians, table
+import statistics
+
+from report.common import MissingData, fmt, medians, table
+
+
+def two_cards(ctx):
+    """Two cards of one chip: the H100 and the H200 have the same SMs and clock and differ in memory bandwidth.
+    The same kernels on both, as recorded in each GPU's folder: the thesis's and the modern variants (modern)
+    and, for a bandwidth-bound contrast, the ryoo study's copy and SAXPY kernels (saxpy)."""
+    gpus = ctx.facts["gpus"]
+    main = gpus[0]
+    twins = [g for g in gpus[1:] if g["sms"] == main["sms"] and g["clock_mhz"] == main["clock_mhz"]
+             and g["cc"] == main["cc"] and g["name"] != main["name"] and "x2" not in g["folder"].parent.name]
+    if not twins:
+        raise MissingData("no second GPU with the same SMs and clock among the compared folders")
+    other = twins[0]
+    try:
+        bw = float(main["bandwidth_gb_s"][0]) / float(other["bandwidth_gb_s"][0])
+    except ValueError:
+        raise MissingData(f"the memory bandwidth of {main['name']} or {other['name']} is unknown")
+    body = []
+    a, b = medians(ctx.rows("modern")), medians(ctx.rows("modern", other["folder"]))
+    kernel_ratios = []
+    for key in sorted(set(a) & set(b)):
+        kernel_ratios.append(b[key] / a[key])
+        body.append([key[0], key[1], "kernel ms", fmt(a[key], 3), fmt(b[key], 3), f"{b[key] / a[key]:.3f}"])
+    rates = []
+    for folder, g in ((ctx.results.parent / "ryoo", main), (other["folder"].parent / "ryoo", other)):
+        rows = ctx.optional_rows("saxpy", folder)
+        rates.append(medians(rows, value="gb_per_s", key=("variant",)) if rows else {})
+    bw_ratios = []
+    for key in sorted(set(rates[0]) & set(rates[1])):
+        bw_ratios.append(rates[0][key] / rates[1][key])
+        body.append([key[0], "ryoo saxpy", "GB/s", fmt(rates[0][key], 4), fmt(rates[1][key], 4),
+                     f"{rates[0][key] / rates[1][key]:.3f}"])
+    if not kernel_ratios:
+        raise MissingData("the modern experiment has no kernel recorded on both cards")
+    n = ctx.n
+    n["twin_gpu"], n["twin_other"] = main["short"], other["short"]
+    n["twin_bandwidth_ratio"] = f"{bw:.2f}"
+    n["twin_kernel_ratio_min"], n["twin_kernel_ratio_max"] = f"{min(kernel_ratios):.3f}", f"{max(kernel_ratios):.3f}"
+    n["twin_copy_ratio"] = f"{statistics.median(bw_ratios):.2f}" if bw_ratios else "(not measured)"
+    ctx.tables["table_two_cards"] = table(
+        f"Table R@: one chip on two cards: the {main['short']} and the {other['short']} (same SMs and clock; memory "
+        f"bandwidth {main['bandwidth_gb_s'][0]} against {other['bandwidth_gb_s'][0]} GB/s). Kernel times of the thesis's and "
+        "the modern variants (medians, each card's own recording), and the bandwidth of the ryoo study's copy and "
+        f"SAXPY kernels; the last column is the {other['short']}'s time over the {main['short']}'s, or the "
+        f"{main['short']}'s bandwidth over the {other['short']}'s.",
+        ["variant", "work unit", "measure", main["short"], other["short"], "ratio"], body)
 
 
 def build(ctx):
     n = ctx.n
+    try:
+        two_cards(ctx)
+    except MissingData as e:
+        ctx.tables["table_two_cards"] = f"The two-card comparison was not made: {e}.\n"
+        for k in ("twin_gpu", "twin_other", "twin_bandwidth_ratio", "twin_kernel_ratio_min", "twin_kernel_ratio_max",
+                  "twin_copy_ratio"):
+            n.setdefault(k, "(not measured)")
     sc = medians(ctx.rows("scaling"), key=("variant", "work_unit", "sm_count"))
     sms = sorted({int(k[2]) for k in sc})
     pairs = sorted({(k[0], k[1]) for k in sc})
