@@ -19,14 +19,16 @@ def two_cards(ctx):
         bw = float(main["bandwidth_gb_s"][0]) / float(other["bandwidth_gb_s"][0])
     except ValueError:
         raise MissingData(f"the memory bandwidth of {main['name']} or {other['name']} is unknown")
+    if bw < 1:  # the card with the faster memory first, whichever folder the report is built from
+        main, other, bw = other, main, 1 / bw
     body = []
-    a, b = medians(ctx.rows("modern")), medians(ctx.rows("modern", other["folder"]))
+    a, b = medians(ctx.rows("modern", main["folder"])), medians(ctx.rows("modern", other["folder"]))
     kernel_ratios = []
     for key in sorted(set(a) & set(b)):
         kernel_ratios.append(b[key] / a[key])
         body.append([key[0], key[1], "kernel ms", fmt(a[key], 3), fmt(b[key], 3), f"{b[key] / a[key]:.3f}"])
     rates = []
-    for folder, g in ((ctx.results.parent / "ryoo", main), (other["folder"].parent / "ryoo", other)):
+    for folder, g in ((main["folder"].parent / "ryoo", main), (other["folder"].parent / "ryoo", other)):
         rows = ctx.optional_rows("saxpy", folder)
         rates.append(medians(rows, value="gb_per_s", key=("variant",)) if rows else {})
     bw_ratios = []
