@@ -16,15 +16,15 @@ namespace ryoo::kernels {
 struct RowBlocks {
     static constexpr int threads_x = 256;  ///< threads along the row
     static constexpr int threads_y = 1;    ///< rows per block
-    static constexpr int rows_per_thread = 1;
+    static constexpr int rows_per_thread = 1;  ///< rows each thread updates
 };
 
 /// Blocks of 32 x 8 threads; a thread owns one column and updates four rows of it with the pivot row's
 /// element held in a register.
 struct ColumnTiles {
-    static constexpr int threads_x = 32;
-    static constexpr int threads_y = 8;
-    static constexpr int rows_per_thread = 4;
+    static constexpr int threads_x = 32;       ///< threads along a row (one column each)
+    static constexpr int threads_y = 8;        ///< threads down the columns
+    static constexpr int rows_per_thread = 4;  ///< rows each thread updates
 };
 
 /// Step @p k of the elimination of the @p n x (n + 1) row-major matrix @p a (leading dimension @p ld).

@@ -10,6 +10,7 @@ namespace {
 
 using namespace kernels;
 
+/// The registry entry of the elimination kernel with thread mapping @p Mapping.
 template <class Mapping>
 EliminationVariant elimination_variant(const char* name, const char* summary) {
     EliminationVariant v;

@@ -17,12 +17,12 @@ inline constexpr int pns_block = 128;
 /// The marking in global memory, place p of trajectory t at state[p * count + t] (consecutive threads,
 /// consecutive bytes).
 struct GlobalMarking {
-    static constexpr bool shared = false;
+    static constexpr bool shared = false;  ///< the marking stays in global memory
 };
 /// The marking in shared memory for the whole trajectory (place p of thread t at [p * block + t]), copied
 /// to the global layout at the end.
 struct SharedMarking {
-    static constexpr bool shared = true;
+    static constexpr bool shared = true;  ///< the marking lives in shared memory during the run
 };
 
 /// Simulates trajectories first .. first + count - 1 of the @p edge x @p edge net for @p steps steps.

@@ -8,6 +8,7 @@ namespace {
 
 using namespace kernels;
 
+/// The registry entry of the Petri-net kernel with its marking in @p Where.
 template <class Where>
 PnsVariant pns_variant(const char* name, const char* summary) {
     PnsVariant v;

@@ -29,10 +29,10 @@ namespace ryoo {
 
 /// RC5's magic constants for 32-bit words.
 inline constexpr std::uint32_t rc5_p32 = 0xB7E15163u;
-inline constexpr std::uint32_t rc5_q32 = 0x9E3779B9u;
+inline constexpr std::uint32_t rc5_q32 = 0x9E3779B9u;  ///< the second constant, Q32
 /// Rounds of RC5-32/12 and the words of its expanded key, 2 (r + 1).
 inline constexpr int rc5_rounds = 12;
-inline constexpr int rc5_table = 2 * (rc5_rounds + 1);
+inline constexpr int rc5_table = 2 * (rc5_rounds + 1);  ///< words of the expanded key table
 
 /// Rotation by the machine's own rotate: the CPU's rol (std::rotl), the GPU's funnel shift.
 struct NativeRotate {

@@ -10,6 +10,7 @@ namespace {
 
 using namespace kernels;
 
+/// The registry entry of the RC5 search with rotation @p Rotate.
 template <class Rotate>
 Rc5Variant rc5_variant(const char* name, const char* summary) {
     Rc5Variant v;

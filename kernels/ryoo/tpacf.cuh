@@ -17,7 +17,7 @@ namespace ryoo::kernels {
 /// The bin-edge cosines and their count (set by set_tpacf_edges; this header is compiled in one file only,
 /// tpacf_variants.cu, which owns them).
 __constant__ float ryoo_tpacf_edges[tpacf_max_slots];
-__constant__ int ryoo_tpacf_edge_count;
+__constant__ int ryoo_tpacf_edge_count;  ///< how many of ryoo_tpacf_edges are in use
 
 /// Threads of a block, and points of the second set per shared-memory tile.
 inline constexpr int tpacf_block = 256;
@@ -37,7 +37,8 @@ struct SubHistograms {
 /// One histogram per warp; the lanes that found the same slot are counted by one atomic of their leader
 /// (__match_any_sync), so that collisions within a warp cost one update instead of many.
 struct WarpAggregated {
-    static constexpr int count = tpacf_block / 32;
+    static constexpr int count = tpacf_block / 32;  ///< histograms per block: one per warp
+    /// Counts slot @p slot (< 0: no pair) of the calling thread, one atomic per distinct slot of the warp.
     __device__ static void add(unsigned (*hist)[tpacf_row], int slot) {
         const unsigned peers = __match_any_sync(0xffffffffu, slot);
         const int lane = threadIdx.x % 32;
@@ -48,11 +49,11 @@ struct WarpAggregated {
 /// The bin edges read from constant memory by the binary search (the paper's choice: the lanes of a warp
 /// look at different edges, so the constant cache serialises them).
 struct ConstantEdges {
-    static constexpr bool shared = false;
+    static constexpr bool shared = false;  ///< the edges stay in constant memory
 };
 /// The bin edges copied to shared memory first (lanes reading different edges read different banks).
 struct SharedEdges {
-    static constexpr bool shared = true;
+    static constexpr bool shared = true;  ///< the edges are copied to shared memory
 };
 
 /// Adds to @p histogram the slot of every pair (a_i, b_j), or of every pair i < j when @p self.

@@ -17,8 +17,12 @@ namespace {
 
 using namespace kernels;
 
-/// The G80's shared memory per SM [bytes], threads per SM and blocks per SM (the paper's §3).
-constexpr int g80_shared_per_sm = 16384, g80_threads_per_sm = 768, g80_blocks_per_sm = 8;
+/// The G80's shared memory per SM [bytes] (the paper's §3).
+constexpr int g80_shared_per_sm = 16384;
+/// The G80's resident threads per SM.
+constexpr int g80_threads_per_sm = 768;
+/// The G80's resident blocks per SM.
+constexpr int g80_blocks_per_sm = 8;
 
 /// Blocks of @p kernel's shared memory that fit the G80's SM (at most its thread and block limits); 0 when
 /// one block does not fit.
@@ -29,6 +33,8 @@ int g80_blocks(const void* kernel) {
     return std::min({by_memory, g80_threads_per_sm / tpacf_block, g80_blocks_per_sm});
 }
 
+/// The registry entry of the TPACF kernel with histograms @p Hist and edges @p Edges (@p g80: the G80's
+/// shared-memory capacity imposed).
 template <class Hist, class Edges>
 TpacfVariant tpacf_variant(const std::string& name, const std::string& summary, bool g80) {
     TpacfVariant v;
@@ -57,6 +63,7 @@ TpacfVariant tpacf_variant(const std::string& name, const std::string& summary, 
     return v;
 }
 
+/// Registers the @p H sub-histogram kernel, free and under the G80's capacity.
 template <int H>
 void add_subhistogram_pair(harness::Registry<TpacfVariant>& r) {
     const std::string base = "tpacf-sub" + std::to_string(H);

@@ -42,7 +42,11 @@ public:
     /// thresholds, the integral (launch and wait), its sums brought to the host, the likelihood (upload of
     /// the weights, kernel, download of the per-star results) and its assembly on the host.
     struct Steps {
-        double prepare = 0, integral = 0, sums = 0, likelihood = 0, assemble = 0;
+        double prepare = 0;     ///< stream constants and skip thresholds
+        double integral = 0;    ///< the integral's launch and wait
+        double sums = 0;        ///< the integral's sums brought to the host and checked
+        double likelihood = 0;  ///< the likelihood kernel with its uploads and the per-star download
+        double assemble = 0;    ///< the likelihood's sum on the host
     };
     const Steps& steps() const { return steps_; }  ///< the totals so far
 

@@ -17,6 +17,7 @@ struct LinearSystem {
     std::vector<float> a;   ///< n rows of ld floats; column n holds b
     /// Element (@p i, @p j) (j = n: b_i).
     float& at(int i, int j) { return a[static_cast<std::size_t>(i) * ld + j]; }
+    /// Element (@p i, @p j) of a constant system.
     float at(int i, int j) const { return a[static_cast<std::size_t>(i) * ld + j]; }
 };
 

@@ -26,6 +26,7 @@ void validate(const PnsProblem& p);
 struct PnsResult {
     std::vector<std::uint64_t> tokens;  ///< per place
     std::uint64_t firings = 0;          ///< over every trajectory
+    /// Equal in every member (GPU results are compared with the CPU's exactly).
     bool operator==(const PnsResult&) const = default;
 };
 

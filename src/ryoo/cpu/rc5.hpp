@@ -25,6 +25,7 @@ Rc5Challenge rc5_challenge(std::uint64_t seed, std::uint64_t planted);
 struct Rc5Result {
     std::uint64_t first = ~0ull;  ///< least matching key number (all ones: none)
     std::uint64_t matches = 0;    ///< keys that matched
+    /// Equal in every member (GPU results are compared with the CPU's exactly).
     bool operator==(const Rc5Result&) const = default;
 };
 

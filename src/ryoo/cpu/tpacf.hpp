@@ -38,6 +38,7 @@ struct TpacfHistograms {
     std::vector<std::uint64_t> dd;  ///< data-data pairs, i < j
     std::vector<std::uint64_t> dr;  ///< data-random pairs, random set after random set
     std::vector<std::uint64_t> rr;  ///< random-random pairs, i < j, set after set
+    /// Equal in every member (GPU results are compared with the CPU's exactly).
     bool operator==(const TpacfHistograms&) const = default;
 };
 
