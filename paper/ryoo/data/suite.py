@@ -80,7 +80,7 @@ def build(ctx):
         "CPU thread.",
         ["application", "variant", "threads", "registers", "shared B / thread", "global : compute", "GPU exec",
          "transfer", "kernel x", "application x"], t3)
-    binding(ctx, ncu)
+    binding(ctx, ncu, resources)
     bottlenecks(ctx, pub, verdicts)
     ctx.tables["table_ryoo_suite_claims"] = table(
         "Table R@: the published speed-ups and bottlenecks of each application against this recording.",
@@ -141,7 +141,7 @@ BOUND = {"elimination": ("DRAM", 80), "tpacf": ("issue", 60), "rc5": ("issue", 6
 VARIANTS_OF = {"elimination": "ge-", "tpacf": "tpacf-", "rc5": "rc5-", "pns": "pns-"}
 
 
-def binding(ctx, ncu):
+def binding(ctx, ncu, resources):
     if not ncu:
         ctx.tables["table_ryoo_suite_binding"] = "The profiler's counts (ncu_apps) were not recorded on this GPU.\n"
         return
@@ -153,11 +153,17 @@ def binding(ctx, ncu):
                 continue
             issue, dram = float(r["issue_active_pct"]), float(r["dram_throughput_pct"])
             use = dram if resource == "DRAM" else issue
-            body.append([app, v, f"{issue:.1f}%", f"{dram:.1f}%", f"{r['achieved_occupancy_pct']}%",
-                         f"{resource} {use:.0f}% of {target}%: {'reached' if use >= target else 'short'}"])
+            achieved = float(r["achieved_occupancy_pct"])
+            theoretical = float(resources[v]["theoretical_occupancy_pct"]) if v in resources else None
+            verdict = f"{resource} {use:.0f}% of {target}%: {'reached' if use >= target else 'short'}"
+            if use < target and theoretical and achieved < 0.5 * theoretical:
+                verdict += "; the launch keeps the GPU less than half as occupied as the kernel allows"
+            body.append([app, v, f"{issue:.1f}%", f"{dram:.1f}%",
+                         f"{achieved:.1f}% of {theoretical:.0f}%" if theoretical else f"{achieved:.1f}%", verdict])
     ctx.tables["table_ryoo_suite_binding"] = table(
         "Table R@: each application kernel's use of the resource the speed target names (Nsight Compute, one launch at "
         "the large size): the share of cycles issuing an instruction, DRAM throughput as a share of its peak, the "
-        "achieved occupancy, and the target (80 % of bandwidth for the bandwidth-bound elimination, 60 % of issue for "
+        "achieved occupancy beside the theoretical one (the occupancy calculator, app_resources), and the target (80 % of bandwidth for the bandwidth-bound elimination, 60 % of issue for "
         "the others; DRAM is measured against its peak here, not against the measured copy bandwidth).",
-        ["application", "variant", "issue active", "DRAM throughput", "occupancy", "target"], body)
+        ["application", "variant", "issue active", "DRAM throughput", "occupancy (achieved of theoretical)", "target"],
+        body)
