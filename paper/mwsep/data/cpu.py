@@ -9,6 +9,27 @@ from .variants import FINAL
 UNITS = ["3s-large", "2s-large", "3s-small", "2s-small"]
 
 
+def whole_unit_bias(ctx):
+    """A sentence: the summed slices' CPU time (cpu_vs_gpu_cpu, one thread per slice) over one thread running the
+    whole unit alone (bench_cpu), for the units and integrators recorded both ways; empty when there are none."""
+    whole = ctx.optional_rows("bench_cpu") or []
+    sliced = ctx.optional_rows("cpu_vs_gpu_cpu") or []
+    alone = {}
+    for r in whole:
+        if r["threads"] == "1" and r["slices"] == "1":
+            alone.setdefault((r["integrator"], r["work_unit"]), []).append(float(r["seconds"]))
+    summed = {}
+    for r in sliced:
+        if r["threads"] == "1" and int(r["slices"]) > 1:
+            summed.setdefault((r["integrator"], r["work_unit"]), []).append(float(r["cpu_seconds"]))
+    ratios = {k: statistics.median(summed[k]) / statistics.median(alone[k]) for k in sorted(set(alone) & set(summed))}
+    if not ratios:
+        return ""
+    cases = ", ".join(f"{fmt(v, 3)} ({i}, {u})" for (i, u), v in ratios.items())
+    return (" Measured on whole units, one thread running the unit alone against the summed slices of the same "
+            f"unit, the summed times are {cases} times too large: the better estimate of the bias.")
+
+
 def build(ctx):
     n, gpu = ctx.n, ctx.facts["gpu"]
     cpu = ctx.rows("cpu_vs_gpu_cpu")
@@ -95,10 +116,12 @@ def build(ctx):
             ["work unit", "integrator", "slice", "alone", "loaded", "loaded / alone"], body)
         n["load_factor_min"], n["load_factor_max"] = f"{min(factors):.2f}", f"{max(factors):.2f}"
         span = n["load_factor_min"] if n["load_factor_min"] == n["load_factor_max"] else f"{n['load_factor_min']} to {n['load_factor_max']}"
+        bias = whole_unit_bias(ctx)
         ctx.tables["para_load"] = (
             f"**The load correction.** A slice among all the others takes {span} times as long as alone (the table above). Dividing the single-core times "
             "by that factor gives the time of one core alone; the speed-ups over one core in this report use the "
-            "summed times as recorded, so they are too large by about that factor.\n")
+            "summed times as recorded" + (", so they are too large by at least that factor." if bias else
+                                          ", so they are too large by about that factor.") + bias + "\n")
     else:
         ctx.tables["table_slice_load"] = ""
         ctx.tables["para_load"] = (
