@@ -17,6 +17,7 @@
 #include "mwsep/cpu/thread_pool.hpp"
 #include "mwsep/likelihood/stream_skipping.hpp"
 #include "mwsep/math/point.hpp"
+#include "mwsep/math/summation.hpp"
 #include "mwsep/math/sightline.hpp"
 
 namespace mwsep::cpu {
@@ -24,16 +25,7 @@ namespace {
 
 using Wide = long double;
 
-/// Neumaier's compensated sum in long double.
-struct WideSum {
-    Wide sum = 0, carry = 0;
-    void add(Wide x) {
-        const Wide t = sum + x;
-        carry += std::fabs(sum) >= std::fabs(x) ? (sum - t) + x : (x - t) + sum;
-        sum = t;
-    }
-    Wide value() const { return sum + carry; }
-};
+using WideSum = BasicNeumaierSum<Wide>;
 
 math::Vec3<Wide> widen(const math::Vec3<double>& v) { return {v.x, v.y, v.z}; }
 
