@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "mwsep/cpu/integrators.hpp"
 #include "mwsep/likelihood/likelihood.hpp"
@@ -245,6 +246,32 @@ TEST(Likelihoods, ANonFiniteWeightFailsForEveryStar) {
         const std::string ref = failure_of([&] { mwsep::cpu::likelihood_reference(s, stars, integrals); });
         EXPECT_NE(ref.find("3 of 3 stars"), std::string::npos) << ref;
     }
+}
+
+// The likelihood alone (no densities, as the fit's GPU evaluator assembles it) is the same sum as the full
+// assembly's, bit for bit, and carries no diagnostics; the full one is the reference integrator's.
+TEST(Likelihoods, TheLikelihoodAloneIsTheFullAssemblysLikelihood) {
+    const auto s = setup_of(tiny());
+    const auto integrals = mwsep::cpu::integrate_fast(s, 2);
+    const auto stars = three_stars(15.0);
+    const auto w = mwsep::cpu::mixture_weights(s.model);
+    mwsep::cpu::LikelihoodAssembly<mwsep::cpu::PlainSum> full(w, integrals), alone(w, integrals);
+    std::vector<double> dens(1 + s.streams.size());
+    for (std::size_t i = 0; i < stars.size(); ++i) {
+        mwsep::cpu::star_densities(s, stars.l[i], stars.b[i], stars.r[i], dens.data());
+        bool zero = false;
+        const double lp = mwsep::cpu::star_log_probability(w, integrals, dens.data(), zero);
+        full.add_star(lp, zero, dens.data());
+        alone.add_star(lp, zero, nullptr);
+    }
+    const auto a = full.result(), b = alone.result();
+    EXPECT_EQ(a.likelihood, mwsep::cpu::likelihood_reference(s, stars, integrals).likelihood);
+    EXPECT_EQ(b.likelihood, a.likelihood);
+    EXPECT_EQ(b.zero_probability_stars, a.zero_probability_stars);
+    EXPECT_TRUE(std::isnan(b.background_likelihood));
+    EXPECT_TRUE(b.stream_only.empty());
+    EXPECT_EQ(a.stream_only.size(), s.streams.size());
+    EXPECT_FALSE(std::isnan(a.background_likelihood));
 }
 
 // The same stars at ordinary distances give a finite likelihood from both.

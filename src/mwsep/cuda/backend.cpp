@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <future>
-#include <limits>
 #include <vector>
 
 #include "mwsep/cuda/variants.hpp"
@@ -76,26 +75,9 @@ model::Likelihood assemble_likelihood(const geometry::IntegrationSetup& setup, c
         if (!std::isfinite(log_probability))
             throw CudaError("the likelihood kernel left star " + std::to_string(n) + " without a finite result");
         sums.add_star(log_probability, log_probability == constants::zero_probability_penalty,
-                      &star.densities[n * (1 + S)]);
+                      star.densities.empty() ? nullptr : &star.densities[n * (1 + S)]);
     }
     return sums.result();
-}
-
-model::Likelihood assemble_likelihood_only(const StarResults& star) {
-    cpu::PlainSum sum;
-    long long zero = 0;
-    for (std::size_t n = 0; n < star.log_probability.size(); ++n) {
-        const double log_probability = star.log_probability[n];
-        if (!std::isfinite(log_probability))
-            throw CudaError("the likelihood kernel left star " + std::to_string(n) + " without a finite result");
-        sum.add(log_probability);
-        zero += log_probability == constants::zero_probability_penalty;
-    }
-    model::Likelihood out;
-    out.likelihood = sum.value() / static_cast<double>(star.log_probability.size());
-    out.background_likelihood = std::numeric_limits<double>::quiet_NaN();
-    out.zero_probability_stars = zero;
-    return out;
 }
 
 void initialise_devices(const std::string& variant, int device) {

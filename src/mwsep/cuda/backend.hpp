@@ -37,15 +37,11 @@ struct GpuResult {
 model::Integrals combine_areas(const std::vector<std::vector<double>>& area_sums, int S);
 
 /// The likelihood of @p setup from the likelihood kernel's per-star results @p star, added on the host in
-/// star order. Throws CudaError for a star without a finite result.
+/// star order; without densities (run_likelihood_kernel(..., false)) the likelihood alone, bit-identical, and
+/// no diagnostic likelihoods (a fit needs no more, and their logarithms are most of the host's time per
+/// candidate). Throws CudaError for a star without a finite result.
 model::Likelihood assemble_likelihood(const geometry::IntegrationSetup& setup, const StarResults& star,
                                       const model::Integrals& integrals);
-
-/// The likelihood alone (no diagnostic likelihoods: background_likelihood is NaN and stream_only empty)
-/// from the per-star log-probabilities, added in star order with the same plain sum as assemble_likelihood(),
-/// so the value is bit-identical to its likelihood; a fit needs nothing else, and the diagnostics' logarithms
-/// are most of the host's time per candidate. Throws CudaError for a star without a finite result.
-model::Likelihood assemble_likelihood_only(const StarResults& star);
 
 /// Creates the CUDA context of every device that evaluate() would use for @p variant and @p device, so
 /// that a caller can overlap the driver's start-up with reading the inputs (mwsep run does).

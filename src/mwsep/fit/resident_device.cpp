@@ -39,19 +39,19 @@ cuda::GpuResult ResidentDevice::evaluate(const model::Model& model) {
     harness::use_device(device_, "select a fit device");
     cuda::GpuResult r;
     auto t = std::chrono::steady_clock::now();
-    // Adds the wall time since the last stamp to @p step.
+    // Adds the wall time since the last stamp to @p step and returns it.
     const auto stamp = [&t](double& step) {
         const auto now = std::chrono::steady_clock::now();
-        step += std::chrono::duration<double>(now - t).count();
+        const double seconds = std::chrono::duration<double>(now - t).count();
+        step += seconds;
         t = now;
+        return seconds;
     };
-    const auto t0 = t;
     set_parameters(setup_, model);
     if (!setup_.hernquist_fast_path || setup_.model.aux_profile)
         throw cuda::CudaError("a candidate leaves the alpha = delta = 1 background the CUDA kernels implement");
     if (!integral_->retarget(setup_, host_threads_)) throw cuda::CudaError("the prepared integral refused a candidate");
-    r.prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    stamp(steps_.prepare);
+    r.prepare_seconds = stamp(steps_.prepare);
     integral_->launch();
     r.integral_seconds = integral_->wait() / 1000.0;
     stamp(steps_.integral);
@@ -63,7 +63,7 @@ cuda::GpuResult ResidentDevice::evaluate(const model::Model& model) {
     const cuda::StarResults star =
         cuda::run_likelihood_kernel(setup_, *stars_, r.integrals, queue_->get(), /*densities=*/false);
     stamp(steps_.likelihood);
-    r.likelihood = cuda::assemble_likelihood_only(star);
+    r.likelihood = cuda::assemble_likelihood(setup_, star, r.integrals);
     stamp(steps_.assemble);
     r.likelihood_seconds = star.kernel_ms / 1000.0;
     r.device = device_name_;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -67,7 +68,8 @@ public:
         : weights_(w), integrals_(integrals), stream_sums_(integrals.streams.size()) {}
 
     /// Adds one star: @p log_probability is log10 of its mixture probability (or the penalty, then
-    /// @p zero is true), @p densities its 1 + S convolved densities.
+    /// @p zero is true), @p densities its 1 + S convolved densities, or nullptr for the likelihood alone
+    /// (then no star may bring densities, and result() has no diagnostic likelihoods).
     void add_star(double log_probability, bool zero, const double* densities) {
         if (!std::isfinite(log_probability)) {
             // Counted rather than thrown at once, so that the message says how many stars are affected.
@@ -76,10 +78,12 @@ public:
         }
         sum_.add(log_probability);
         zero_stars_ += zero;
+        ++stars_;
+        if (!densities) return;
+        ++diagnosed_stars_;
         background_sum_.add(diagnostic_term(densities[0], integrals_.background, weights_.background, weights_));
         for (std::size_t s = 0; s < stream_sums_.size(); ++s)
             stream_sums_[s].add(diagnostic_term(densities[1 + s], integrals_.streams[s], weights_.streams[s], weights_));
-        ++stars_;
     }
 
     /// Stars added so far whose log-probability is NaN or infinite (spec 7.1).
@@ -95,14 +99,19 @@ public:
                                  "): a mixture weight, a stream distance or a star distance out of range");
     }
 
-    /// The means over the stars added so far.
+    /// The means over the stars added so far; without densities, the likelihood alone (background_likelihood
+    /// NaN, stream_only empty).
     model::Likelihood result() const {
         model::Likelihood out;
         const double n = static_cast<double>(stars_);
         out.likelihood = sum_.value() / n;
+        out.zero_probability_stars = zero_stars_;
+        if (diagnosed_stars_ == 0 && stars_ > 0) {
+            out.background_likelihood = std::numeric_limits<double>::quiet_NaN();
+            return out;
+        }
         out.background_likelihood = background_sum_.value() / n;
         for (const auto& s : stream_sums_) out.stream_only.push_back(s.value() / n);
-        out.zero_probability_stars = zero_stars_;
         return out;
     }
 
@@ -114,6 +123,7 @@ private:
     std::vector<Sum> stream_sums_;
     long long zero_stars_ = 0;
     std::size_t stars_ = 0;
+    std::size_t diagnosed_stars_ = 0;  // stars added with their densities
     std::size_t non_finite_stars_ = 0;
     std::size_t first_non_finite_ = 0;
 };
