@@ -5,12 +5,13 @@ that the figure scripts can load this file on its own."""
 import statistics
 
 
-def medians(rows, value):
-    """{(variant, part): median of `value`} over the rows; the parameter is dropped (the main recording of an
-    application has one setting per variant, so the CPU row and the GPU rows meet under one key)."""
+def medians(rows, value, key=("variant", "part")):
+    """{key: median of `value`} over the rows. By default the parameter is left out of the key (the main
+    recording of an application has one setting per variant, so the CPU row and the GPU rows meet under one
+    key); the sweeps key by ("variant", "parameter", "part")."""
     out = {}
     for r in rows:
-        out.setdefault((r["variant"], r["part"]), []).append(float(r[value]))
+        out.setdefault(tuple(r[k] for k in key), []).append(float(r[value]))
     return {k: statistics.median(v) for k, v in out.items()}
 
 

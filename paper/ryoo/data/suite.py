@@ -1,12 +1,10 @@
 """The application suite (S1 Tables 2 and 3) redone for the applications this artifact has beyond matrix
 multiplication: SAXPY inside Gaussian elimination, TPACF, RC5-72 and PNS. Every number comes from a recorded
 result; the published rows come from published.json."""
-import statistics
-
 from report.common import MissingData, fmt, table
 
 from .common import published
-from .speedups import best_speedups
+from .speedups import best_speedups, medians
 
 APPS = ["elimination", "tpacf", "rc5", "pns"]
 FILES = {"elimination": "app_elimination", "tpacf": "app_tpacf", "rc5": "app_rc5", "pns": "app_pns"}
@@ -14,17 +12,7 @@ FILES = {"elimination": "app_elimination", "tpacf": "app_tpacf", "rc5": "app_rc5
 
 def rates(rows):
     """{(variant, parameter, part): median rate} of app_bench rows."""
-    out = {}
-    for r in rows:
-        out.setdefault((r["variant"], r["parameter"], r["part"]), []).append(float(r["rate"]))
-    return {k: statistics.median(v) for k, v in out.items()}
-
-
-def times(rows):
-    out = {}
-    for r in rows:
-        out.setdefault((r["variant"], r["parameter"], r["part"]), []).append(float(r["ms"]))
-    return {k: statistics.median(v) for k, v in out.items()}
+    return medians(rows, "rate", key=("variant", "parameter", "part"))
 
 
 def pct(v):
