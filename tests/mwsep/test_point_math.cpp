@@ -194,15 +194,24 @@ TEST(SeedRefinement, WithinOneUlpFromSeedsOffByUpTo2ToTheMinus19) {
 }
 
 // The line-of-sight quadratics equal the direct formulas at every distance (spec 3.1).
+/// A random sky direction (cos b cos l, cos b sin l, sin b) and a random unit stream axis, drawn in that order.
+struct SightLineAndAxis {
+    double cbcl, cbsl, sb;
+    Vec3<double> axis;
+};
+SightLineAndAxis random_sight_line_and_axis(std::mt19937_64& rng) {
+    std::uniform_real_distribution<double> angle(-3.0, 3.0), unit(-1.0, 1.0);
+    const double l = angle(rng), b = angle(rng) / 2;
+    Vec3<double> axis{unit(rng), unit(rng), unit(rng)};
+    const double norm = std::sqrt(axis.x * axis.x + axis.y * axis.y + axis.z * axis.z);
+    return {std::cos(b) * std::cos(l), std::cos(b) * std::sin(l), std::sin(b), {axis.x / norm, axis.y / norm, axis.z / norm}};
+}
+
 TEST(Sightline, QuadraticsMatchTheDirectFormulas) {
     std::mt19937_64 rng(3);
-    std::uniform_real_distribution<double> angle(-3.0, 3.0), dist(2.0, 50.0), unit(-1.0, 1.0);
+    std::uniform_real_distribution<double> dist(2.0, 50.0), unit(-1.0, 1.0);
     for (int trial = 0; trial < 2000; ++trial) {
-        const double l = angle(rng), b = angle(rng) / 2;
-        const double cbcl = std::cos(b) * std::cos(l), cbsl = std::cos(b) * std::sin(l), sb = std::sin(b);
-        Vec3<double> axis{unit(rng), unit(rng), unit(rng)};
-        const double norm = std::sqrt(axis.x * axis.x + axis.y * axis.y + axis.z * axis.z);
-        axis = {axis.x / norm, axis.y / norm, axis.z / norm};
+        const auto [cbcl, cbsl, sb, axis] = random_sight_line_and_axis(rng);
         const Vec3<double> centre{unit(rng) * 20, unit(rng) * 20, unit(rng) * 20};
         const double q_inv_sq = 1.0 / (0.5 + unit(rng) * 0.3), inv = 1.0 / (2 * 0.7 * 0.7);
         const auto rq = flattened_radius_quadratic(cbcl, cbsl, sb, q_inv_sq);
@@ -220,20 +229,16 @@ TEST(Sightline, QuadraticsMatchTheDirectFormulas) {
 
 // Near a narrow stream (sigma 0.1 kpc, the fit boxes' narrowest), at distances where its term is not
 // negligible (exponent above -40), the vertex form agrees with the direct formula evaluated in long double
-// to about 1e-12 absolute (the rounding of the vertex itself, times the slope there), and its largest error is far below the expanded quadratic's, whose terms of
-// hundreds of kpc^2 cancel there.
+// to about 1e-12 absolute (the rounding of the vertex itself, times the slope there), and its largest error
+// is far below the expanded quadratic's, whose terms of hundreds of kpc^2 cancel there.
 TEST(Sightline, VertexFormIsAccurateNearANarrowStream) {
     std::mt19937_64 rng(5);
-    std::uniform_real_distribution<double> angle(-3.0, 3.0), unit(-1.0, 1.0);
+    std::uniform_real_distribution<double> unit(-1.0, 1.0);
     const double sigma = 0.1, inv = 1.0 / (2 * sigma * sigma);
     double worst_vertex = 0, worst_expanded = 0;
     int points = 0;
     for (int trial = 0; trial < 2000; ++trial) {
-        const double l = angle(rng), b = angle(rng) / 2;
-        const double cbcl = std::cos(b) * std::cos(l), cbsl = std::cos(b) * std::sin(l), sb = std::sin(b);
-        Vec3<double> axis{unit(rng), unit(rng), unit(rng)};
-        const double norm = std::sqrt(axis.x * axis.x + axis.y * axis.y + axis.z * axis.z);
-        axis = {axis.x / norm, axis.y / norm, axis.z / norm};
+        const auto [cbcl, cbsl, sb, axis] = random_sight_line_and_axis(rng);
         // A centre on the sight line at 5 to 45 kpc, moved off it by up to a few sigma.
         const double at = 25.0 + 20.0 * unit(rng);
         const Vec3<double> centre{at * cbcl - 8.5 + 0.3 * unit(rng), at * cbsl + 0.3 * unit(rng), at * sb + 0.3 * unit(rng)};
