@@ -94,6 +94,13 @@ public:
     /// Every entry, in registration order.
     const std::vector<Info>& entries() const { return entries_; }
 
+    /// The names, in registration order.
+    std::vector<std::string> name_list() const {
+        std::vector<std::string> out;
+        for (const auto& e : entries_) out.push_back(e.name);
+        return out;
+    }
+
     /// The names, comma-separated, in registration order.
     std::string names() const {
         std::string out;

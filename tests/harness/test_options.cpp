@@ -98,6 +98,7 @@ TEST(Registry, FindsExactNamesAndListsTheValidOnes) {
         EXPECT_STREQ(e.what(), "unknown thing 'alph'; the valid names are: alpha, beta");
     }
     EXPECT_THROW(r.add({"alpha", 3}), std::logic_error);
+    EXPECT_EQ(r.name_list(), (std::vector<std::string>{"alpha", "beta"}));
 }
 
 TEST(Registry, GlobMatchesStarsAndQuestionMarks) {

@@ -136,9 +136,7 @@ int command_bench(const std::vector<std::string>& args) {
     const harness::MeasureOptions measure = harness::parse_measure_options(o, defaults);
     if (harness::print_criterion_if_asked(o, "kirk_hwu bench", measure, "one kernel run, CUDA events")) return 0;
     if (!o.has("--variants")) throw o.error("--variants", "name at least one variant ('kirk_hwu variants' lists them)");
-    std::vector<std::string> names;
-    for (const auto& v : gpu::variants().entries()) names.push_back(v.name);
-    const auto chosen = o.choices("--variants", names, "");
+    const auto chosen = o.choices("--variants", gpu::variants().name_list(), "");
     if (chosen.empty()) throw o.error("--variants", "name at least one variant ('kirk_hwu variants' lists them)");
     const Size size = parse_size(o.choice("--size", {"tiny", "small", "medium", "full"}, "full"));
     gpu::LaunchSettings ls;

@@ -36,13 +36,6 @@ namespace {
 
 using harness::check;
 
-template <class R>
-std::vector<std::string> names_of(const R& registry) {
-    std::vector<std::string> names;
-    for (const auto& e : registry.entries()) names.push_back(e.name);
-    return names;
-}
-
 /// The parts of an application a run can time.
 const std::vector<std::string> all_parts = {"kernel", "application", "transfer"};
 
@@ -208,7 +201,7 @@ int command_elimination(const Args& args) {
     const std::string size = run.options().choice("--size", {"small", "large"}, "small");
     const int n = static_cast<int>(run.options().integer("--n", size == "small" ? 128 : 4096, 2, 32768));
     const auto seed = static_cast<std::uint64_t>(run.options().integer("--seed", 1, 0));
-    run.start(names_of(elimination_variants()));
+    run.start(elimination_variants().name_list());
     harness::check_host_bytes(run.options(), "--n", 3.0 * 4.0 * n * (n + 33.0), "the system, its reference and a download");
     run.open("elimination");
     const LinearSystem original = dominant_system(n, seed);
@@ -313,7 +306,7 @@ int command_tpacf(const Args& args) {
     const int sets = static_cast<int>(run.options().integer("--random-sets", size == "small" ? 2 : 4, 1, 64));
     const int bins = static_cast<int>(run.options().integer("--bins", 20, 1, tpacf_max_slots - 2));
     const auto seed = static_cast<std::uint64_t>(run.options().integer("--seed", 1, 0));
-    run.start(names_of(tpacf_variants()));
+    run.start(tpacf_variants().name_list());
     harness::check_host_bytes(run.options(), "--points", 28.0 * points * (sets + 1.0), "the points and their packed copies");
     run.open("tpacf");
     const TpacfInput in = synthetic_sky(points, sets, bins, seed);
@@ -425,7 +418,7 @@ int command_rc5(const Args& args) {
     const auto chunk = static_cast<std::uint64_t>(run.options().integer("--chunk", 1LL << 26, 1024, 1LL << 40));
     if (cpu_keys > gpu_keys) throw run.options().error("--cpu-keys", "must not exceed --gpu-keys (the planted key lies in both ranges)");
     const auto seed = static_cast<std::uint64_t>(run.options().integer("--seed", 1, 0));
-    run.start(names_of(rc5_variants()));
+    run.start(rc5_variants().name_list());
     run.open("rc5");
     const std::uint64_t planted = cpu_keys / 2 + cpu_keys / 7;  // inside both ranges, not at a power of two
     const Rc5Challenge c = rc5_challenge(seed, planted);
@@ -531,7 +524,7 @@ int command_pns(const Args& args) {
         const harness::Options one({"--caps", t}, {{"--caps"}}, "ryoo pns");
         caps.push_back(static_cast<std::uint32_t>(one.integer("--caps", 1, 1, 1LL << 26)));
     }
-    run.start(names_of(pns_variants()));
+    run.start(pns_variants().name_list());
     const int places = p.places();
     const std::uint32_t most = *std::max_element(caps.begin(), caps.end());
     harness::check_host_bytes(run.options(), "--trajectories", 2.0 * places * static_cast<double>(p.trajectories) + 8.0 * most,

@@ -31,12 +31,6 @@ namespace {
 
 using harness::check;
 
-std::vector<std::string> names_of(const auto& registry) {
-    std::vector<std::string> names;
-    for (const auto& e : registry.entries()) names.push_back(e.name);
-    return names;
-}
-
 /// The GPU's name and SM count, for the first line of every command's output.
 std::string describe_device() {
     int device = 0;
@@ -121,8 +115,8 @@ int command_variants(const Args& args) {
                                     {"--apps", harness::OptionKind::flag}},
                              "ryoo variants");
     if (o.has("--names")) {  // the registered names only: no device is touched
-        for (const auto& name : names_of(gemm_variants())) std::printf("gemm %s\n", name.c_str());
-        for (const auto& name : names_of(stream_variants())) std::printf("stream %s\n", name.c_str());
+        for (const auto& name : gemm_variants().name_list()) std::printf("gemm %s\n", name.c_str());
+        for (const auto& name : stream_variants().name_list()) std::printf("stream %s\n", name.c_str());
         print_application_names();
         return 0;
     }
@@ -180,7 +174,7 @@ int command_bench(const Args& args) {
     }
     const auto measure = measure_options(o);
     if (harness::print_criterion_if_asked(o, "ryoo bench", measure, "one product launch, CUDA events")) return 0;
-    const auto names = split_names(o.text("--variants", "all"), names_of(gemm_variants()));
+    const auto names = split_names(o.text("--variants", "all"), gemm_variants().name_list());
     for (const auto& name : names) gemm_variants().find(name);  // an unknown name fails before any work
     const int n = static_cast<int>(o.integer("--n", 4096, 16, 16384));
     // Before the CPU reference (seconds at n = 16384): the sample within the product, the output, the device.
@@ -240,7 +234,7 @@ int command_stream(const Args& args) {
     }
     const auto measure = measure_options(o);
     if (harness::print_criterion_if_asked(o, "ryoo stream", measure, "one stream kernel launch, CUDA events")) return 0;
-    const auto names = split_names(o.text("--variants", "all"), names_of(stream_variants()));
+    const auto names = split_names(o.text("--variants", "all"), stream_variants().name_list());
     for (const auto& name : names) stream_variants().find(name);
     const long long count = o.integer("--count", 1LL << 28, 1024, 1LL << 32);
     if (count % 4) throw o.error("--count", "must be a multiple of 4");
@@ -306,7 +300,7 @@ int command_profile(const Args& args) {
                    "  with no warm-up and no check; the order is printed as 'launch <i>: <variant>'");
         return 0;
     }
-    const auto names = split_names(o.text("--variants", "all"), names_of(gemm_variants()));
+    const auto names = split_names(o.text("--variants", "all"), gemm_variants().name_list());
     for (const auto& name : names) gemm_variants().find(name);
     const int n = static_cast<int>(o.integer("--n", 4096, 16, 16384));
     const Matrix a = random_matrix(n, 1), b = random_matrix(n, 2);
