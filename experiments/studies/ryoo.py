@@ -143,6 +143,10 @@ def loop_mix(mnemonics):
             "ffma_fraction": ffma / total if total else 0}
 
 
+# The kernels Nsight Compute profiles in this study's program: its own (ryoo_*) and the kirk_hwu kernels that
+# MRI-Q, MRI-FHD and CP run (`ryoo profile-apps`).
+KERNEL_NAMES = "regex:^(ryoo_|mri_gather|coulomb_slice)"
+
 class Study(study.Study):
     KINDS = KINDS
     PROGRAM = "ryoo"
@@ -228,7 +232,8 @@ class Study(study.Study):
                 ["profile-apps", "--variants", ",".join(variants), "--size", str(n)]
 
             def job(tmp, variants=variants, n=n, program=program):
-                cmd = ["ncu", "--clock-control", "none", "--kernel-name", "regex:^ryoo_", "--csv",
+                # This study's kernels are named ryoo_*; MRI-Q, MRI-FHD and CP run the kirk_hwu study's.
+                cmd = ["ncu", "--clock-control", "none", "--kernel-name", KERNEL_NAMES, "--csv",
                        "--metrics", ",".join(metrics.values()), self.ryoo, *program]
                 r = self._run(cmd, log=tmp / "ncu.log")
                 rows = list(csv.reader(io.StringIO("\n".join(l for l in r.stdout.splitlines() if l.startswith('"')))))
@@ -251,7 +256,7 @@ class Study(study.Study):
                 part.write_text("\n".join(lines) + "\n")
                 return {part.name: part}
             yield Job(f"{','.join(variants)}|n={n}", job,
-                      [f"ncu --clock-control none --kernel-name regex:^ryoo_ --metrics ... ryoo {program[0]} --variants ... {program[-2]} {n}"])
+                      [f"ncu --clock-control none --kernel-name {KERNEL_NAMES} --metrics ... ryoo {program[0]} --variants ... {program[-2]} {n}"])
 
     def kind_sass(self, d):
         def job(tmp):

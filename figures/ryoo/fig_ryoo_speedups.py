@@ -8,7 +8,7 @@ import common as c
 from ryoo import published as pub
 
 SPEEDUPS = c._report_module("paper/ryoo/data/speedups.py", "report_ryoo_speedups")
-APPS = [("elimination", "app_elimination"), ("tpacf", "app_tpacf"), ("rc5", "app_rc5"), ("pns", "app_pns")]
+APPS = SPEEDUPS.SUITE
 
 
 def make(results_dir, _published, out_dir):
@@ -17,13 +17,17 @@ def make(results_dir, _published, out_dir):
     for app, name in APPS:
         try:
             _, kernel_x, app_x, *_ = SPEEDUPS.best_speedups(c.read_rows(results_dir, name))
+        except c.MissingData:
+            if app in SPEEDUPS.REQUIRED:
+                raise
+            continue  # an optional application not recorded on this GPU: left out of the figure
         except KeyError as e:
             raise c.MissingData(f"{name}.csv: {e}")
         labels.append(rows[app]["paper_name"])
         measured.append((kernel_x, app_x))
         published.append((float(rows[app]["kernel_speedup"]), float(rows[app]["app_speedup"])))
     gpu = c.gpu_name(results_dir, APPS[0][1]).replace("NVIDIA ", "")
-    fig, ax = plt.subplots(figsize=(8, 4.8))
+    fig, ax = plt.subplots(figsize=(10, 4.8))
     width = 0.2
     series = [("kernel, published (8800 GTX)", [p[0] for p in published], c.PUBLISHED_COLOR, None),
               ("application, published", [p[1] for p in published], c.PUBLISHED_COLOR, "//"),

@@ -67,8 +67,9 @@ std::vector<Variant> variants_of(Problem p);
 /// by the μ kernel, step F1a) as separate arrays and as records, in float and in double, and the output.
 class MriDevice {
 public:
-    /// Uploads @p in and prepares the weights of output @p out.
-    MriDevice(const MriInput& in, MriOutput out);
+    /// Uploads @p in and prepares the weights of output @p out, in float and (unless @p with_fp64 is false,
+    /// for a run of float variants only) in double; without them the f64 arrays stay null.
+    MriDevice(const MriInput& in, MriOutput out, bool with_fp64 = true);
     ~MriDevice();
     MriDevice(const MriDevice&) = delete;
     MriDevice& operator=(const MriDevice&) = delete;

@@ -185,15 +185,15 @@ static float fill_precision(MriDevice::Arrays<Real>& a, const MriInput& in, std:
     return stop.since(start);
 }
 
-MriDevice::MriDevice(const MriInput& in, MriOutput out)
+MriDevice::MriDevice(const MriInput& in, MriOutput out, bool with_fp64)
     : output_(out), voxels_(static_cast<int>(in.voxels())), samples_(static_cast<int>(in.samples())) {
     try {
         if (out == MriOutput::q) {
             weights_ms = fill_precision<MriOutput::q>(f32, in, owned_);
-            fill_precision<MriOutput::q>(f64, in, owned_);
+            if (with_fp64) fill_precision<MriOutput::q>(f64, in, owned_);
         } else {
             weights_ms = fill_precision<MriOutput::fhd>(f32, in, owned_);
-            fill_precision<MriOutput::fhd>(f64, in, owned_);
+            if (with_fp64) fill_precision<MriOutput::fhd>(f64, in, owned_);
         }
         host_records.resize(in.samples() * static_cast<std::size_t>(record_fields(out)));
         harness::check(cudaMemcpy(host_records.data(), f32.records, sizeof(float) * host_records.size(),

@@ -1,6 +1,7 @@
 /// @file tpacf.cuh
 /// @brief The two-point angular correlation histograms (DD, DR, RR): one kernel template whose policies
-/// are where a block keeps its histograms and where it reads the bin edges.
+/// are where a block keeps its histograms, where it reads the bin edges and how much of the second set a
+/// block pairs its points with.
 ///
 /// Each thread takes one point of the first set and pairs it with every point of the second, which a block
 /// stages through shared memory 256 points at a time; each pair's slot (tpacf_math.hpp) is counted in a
@@ -56,10 +57,23 @@ struct SharedEdges {
     static constexpr bool shared = true;  ///< the edges are copied to shared memory
 };
 
+/// Each block pairs its points with the whole second set (the paper's shape: one block per 256 points of
+/// the first set, so a set of a few thousand points occupies a few dozen blocks).
+struct WholeSet {
+    static constexpr bool split = false;  ///< one block column: the whole second set per block
+};
+/// The second set split into chunks, blockIdx.y picking one, so that a small first set still launches
+/// enough blocks to fill every SM; each block adds its own partial histograms to the global ones.
+struct SplitSet {
+    static constexpr bool split = true;  ///< blockIdx.y selects a chunk of the second set
+};
+
 /// Adds to @p histogram the slot of every pair (a_i, b_j), or of every pair i < j when @p self.
-template <class Hist, class Edges>
+/// With Grid = SplitSet, block row blockIdx.y pairs only points [blockIdx.y chunk, (blockIdx.y + 1) chunk) of
+/// the second set (@p chunk a multiple of tpacf_block); with WholeSet @p chunk is ignored.
+template <class Hist, class Edges, class Grid = WholeSet>
 __global__ void __launch_bounds__(tpacf_block) ryoo_tpacf(const float4* __restrict__ a, int na, const float4* __restrict__ b,
-                                                          int nb, int self, unsigned long long* __restrict__ histogram) {
+                                                          int nb, int self, int chunk, unsigned long long* __restrict__ histogram) {
     __shared__ float4 tile[tpacf_block];
     __shared__ unsigned hist[Hist::count][tpacf_row];
     __shared__ float shared_edges[Edges::shared ? tpacf_max_slots : 1];
@@ -69,12 +83,14 @@ __global__ void __launch_bounds__(tpacf_block) ryoo_tpacf(const float4* __restri
         for (int s = threadIdx.x; s < edges; s += tpacf_block) shared_edges[s] = ryoo_tpacf_edges[s];
     const int i = blockIdx.x * tpacf_block + threadIdx.x;
     const float4 p = i < na ? a[i] : make_float4(0, 0, 0, 0);
+    const int j_begin = Grid::split ? static_cast<int>(blockIdx.y) * chunk : 0;
+    const int j_end = Grid::split ? min(nb, j_begin + chunk) : nb;
     // With self pairs (i < j) a block starts at its own first point: earlier tiles hold only j < i.
-    for (int j0 = self ? blockIdx.x * tpacf_block : 0; j0 < nb; j0 += tpacf_block) {
+    for (int j0 = self ? max(j_begin, static_cast<int>(blockIdx.x) * tpacf_block) : j_begin; j0 < j_end; j0 += tpacf_block) {
         __syncthreads();  // the previous tile is consumed (and the histograms are cleared)
-        if (j0 + static_cast<int>(threadIdx.x) < nb) tile[threadIdx.x] = b[j0 + threadIdx.x];
+        if (j0 + static_cast<int>(threadIdx.x) < j_end) tile[threadIdx.x] = b[j0 + threadIdx.x];
         __syncthreads();
-        const int m = min(tpacf_block, nb - j0);
+        const int m = min(tpacf_block, j_end - j0);
         for (int jj = 0; jj < m; ++jj) {
             const int j = j0 + jj;
             const float4 q = tile[jj];

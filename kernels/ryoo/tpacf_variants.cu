@@ -33,9 +33,17 @@ int g80_blocks(const void* kernel) {
     return std::min({by_memory, g80_threads_per_sm / tpacf_block, g80_blocks_per_sm});
 }
 
-/// The registry entry of the TPACF kernel with histograms @p Hist and edges @p Edges (@p g80: the G80's
-/// shared-memory capacity imposed).
-template <class Hist, class Edges>
+/// Chunks of the second set per block column that give a split launch of @p grid_x block columns over @p nb
+/// points about two waves of @p resident blocks: the chunk length in points, a multiple of tpacf_block.
+int split_chunk(int grid_x, int nb, int resident) {
+    const int tiles = (nb + tpacf_block - 1) / tpacf_block;
+    const int rows = std::clamp((2 * resident + grid_x - 1) / grid_x, 1, std::max(tiles, 1));
+    return (tiles + rows - 1) / rows * tpacf_block;
+}
+
+/// The registry entry of the TPACF kernel with histograms @p Hist, edges @p Edges and grid @p Grid (@p g80:
+/// the G80's shared-memory capacity imposed).
+template <class Hist, class Edges, class Grid = WholeSet>
 TpacfVariant tpacf_variant(const std::string& name, const std::string& summary, bool g80) {
     TpacfVariant v;
     v.name = name;
@@ -43,7 +51,7 @@ TpacfVariant tpacf_variant(const std::string& name, const std::string& summary, 
     v.subhistograms = Hist::count;
     v.g80_blocks_per_sm = g80 ? -1 : 0;  // resolved on the device by prepare
     v.prepare = [name, g80] {
-        const void* f = reinterpret_cast<const void*>(&ryoo_tpacf<Hist, Edges>);
+        const void* f = reinterpret_cast<const void*>(&ryoo_tpacf<Hist, Edges, Grid>);
         int blocks = 0;
         if (g80) {
             blocks = g80_blocks(f);
@@ -51,11 +59,22 @@ TpacfVariant tpacf_variant(const std::string& name, const std::string& summary, 
                 throw std::runtime_error(name + ": one block's shared memory exceeds the G80's 16 KB per SM");
         }
         const std::size_t ballast = residency_ballast(f, tpacf_block, blocks);
+        int resident = 0;  // blocks the whole GPU holds at once (used by the split grid only)
+        if constexpr (Grid::split) {
+            int device = 0, sms = 0, per_sm = 0;
+            harness::check(cudaGetDevice(&device), "read the current device");
+            harness::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "read the SM count");
+            harness::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, tpacf_block, ballast), "compute the occupancy");
+            resident = sms * std::max(per_sm, 1);
+        }
         TpacfLaunch l;
         l.facts = {f, tpacf_block, ballast, blocks};
-        l.run = [ballast](const float4* a, int na, const float4* b, int nb, bool self, unsigned long long* h, cudaStream_t s) {
+        l.run = [ballast, resident](const float4* a, int na, const float4* b, int nb, bool self, unsigned long long* h, cudaStream_t s) {
             if (na <= 0 || nb <= 0) return;
-            ryoo_tpacf<Hist, Edges><<<(na + tpacf_block - 1) / tpacf_block, tpacf_block, ballast, s>>>(a, na, b, nb, self ? 1 : 0, h);
+            const int grid_x = (na + tpacf_block - 1) / tpacf_block;
+            const int chunk = Grid::split ? split_chunk(grid_x, nb, resident) : nb;
+            const dim3 grid(grid_x, Grid::split ? (nb + chunk - 1) / chunk : 1);
+            ryoo_tpacf<Hist, Edges, Grid><<<grid, tpacf_block, ballast, s>>>(a, na, b, nb, self ? 1 : 0, chunk, h);
             harness::check(cudaGetLastError(), "launch the TPACF kernel");
         };
         return l;
@@ -93,6 +112,13 @@ void add_tpacf_variants(harness::Registry<TpacfVariant>& r) {
     r.add(tpacf_variant<SubHistograms<256>, ConstantEdges>("tpacf-sub256", "one sub-histogram per thread, edges in constant memory", false));
     r.add(tpacf_variant<WarpAggregated, SharedEdges>("tpacf-warp-aggregated",
                                                      "one histogram per warp with warp-aggregated atomics, edges in shared memory", false));
+    // The split grid: the same kernels with the second set divided among block rows, so that the launch fills
+    // the GPU however few points the first set has.
+    r.add(tpacf_variant<SubHistograms<32>, ConstantEdges, SplitSet>(
+        "tpacf-sub32-split", "32 sub-histograms per block, edges in constant memory, the second set split among block rows", false));
+    r.add(tpacf_variant<WarpAggregated, SharedEdges, SplitSet>(
+        "tpacf-warp-aggregated-split",
+        "one histogram per warp with warp-aggregated atomics, edges in shared memory, the second set split among block rows", false));
 }
 
 }  // namespace ryoo

@@ -52,6 +52,13 @@ public:
         entries_.push_back(std::move(info));
     }
 
+    /// Whether an entry is called exactly @p name.
+    bool contains(const std::string& name) const {
+        for (const auto& e : entries_)
+            if (e.name == name) return true;
+        return false;
+    }
+
     /// The entry called exactly @p name; UnknownName, listing every valid name, if there is none.
     const Info& find(const std::string& name) const {
         for (const auto& e : entries_)

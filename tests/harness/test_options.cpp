@@ -91,6 +91,8 @@ TEST(Registry, FindsExactNamesAndListsTheValidOnes) {
     r.add({"alpha", 1});
     r.add({"beta", 2});
     EXPECT_EQ(r.find("beta").value, 2);
+    EXPECT_TRUE(r.contains("alpha"));
+    EXPECT_FALSE(r.contains("alph"));
     try {
         (void)r.find("alph");
         ADD_FAILURE() << "no error";

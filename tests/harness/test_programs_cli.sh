@@ -42,6 +42,9 @@ if ! nvidia-smi -L > /dev/null 2>&1 && "$build/ryoo" info | grep -q '"cuda": tru
 fi
 if "$build/ryoo" info | grep -q '"cuda": true'; then
   refuse ryoo bench --n 64 --sample 9000000000000000000 -- "--sample must be between 4 and 4096"
+  refuse ryoo matmul-app --n 8 -- "--n must be between 16 and 16384"
+  refuse ryoo cp --cpu-points -3 -- "--cpu-points must be between 0"
+  refuse ryoo mri-fhd --variants q-constaos-regs-sfu-u4-f32 -- "unknown variant 'q-constaos-regs-sfu-u4-f32'"
 fi
 # kirk_hwu: the missing variant list named; the work limit; a thread that cannot start leaves the work to others.
 if "$build/ryoo" info | grep -q '"cuda": true'; then  # the GPU commands exist in a CUDA build only

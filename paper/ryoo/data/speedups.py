@@ -4,6 +4,13 @@ over the single-thread CPU, and the shares of its application time. No imports f
 that the figure scripts can load this file on its own."""
 import statistics
 
+# The applications of the suite, each with its result file, in the order of the paper's tables: those this
+# study built for the suite first, then matrix multiplication and the kirk_hwu study's computations, whose
+# files are optional (a recording without them still has the first four).
+SUITE = [("elimination", "app_elimination"), ("tpacf", "app_tpacf"), ("rc5", "app_rc5"), ("pns", "app_pns"),
+         ("matmul", "app_matmul"), ("mri-q", "app_mri_q"), ("mri-fhd", "app_mri_fhd"), ("cp", "app_cp")]
+REQUIRED = {"elimination", "tpacf", "rc5", "pns"}
+
 
 def medians(rows, value, key=("variant", "part")):
     """{key: median of `value`} over the rows. By default the parameter is left out of the key (the main

@@ -32,6 +32,14 @@ int command_tpacf(const Args& args);
 int command_rc5(const Args& args);
 /// `ryoo pns`: the Petri-net simulation, CPU and GPU, checked exactly, then timed.
 int command_pns(const Args& args);
+/// `ryoo matmul-app`: matrix multiplication as an application: the CPU BLAS on one thread, then GPU variants.
+int command_matmul_app(const Args& args);
+/// `ryoo mri-q`: the kirk_hwu study's MRI-Q as an application of the suite.
+int command_mri_q(const Args& args);
+/// `ryoo mri-fhd`: the kirk_hwu study's MRI-FHD as an application of the suite.
+int command_mri_fhd(const Args& args);
+/// `ryoo cp`: the kirk_hwu study's direct Coulomb summation as an application of the suite.
+int command_cp(const Args& args);
 /// `ryoo profile-apps`: one launch of each named application kernel, for the profiler.
 int command_profile_apps(const Args& args);
 

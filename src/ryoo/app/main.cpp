@@ -1,5 +1,6 @@
 // ryoo: the matrix-multiplication ladder of Ryoo et al. (PPoPP 2008), SAXPY and the references, and the
-// paper's applications (SAXPY in elimination, TPACF, RC5-72, PNS) on today's GPU. One program, several subcommands.
+// paper's applications (SAXPY in elimination, TPACF, RC5-72, PNS, and matrix multiplication, MRI-Q, MRI-FHD
+// and CP as applications) on today's GPU. One program, several subcommands.
 #include "harness/subcommands.hpp"
 #include "ryoo/app/commands.hpp"
 
@@ -19,6 +20,10 @@ const char* usage =
     "  tpacf      two-point angular correlation histograms: CPU and GPU, checked exactly, timed\n"
     "  rc5        RC5-72 key search: CPU and GPU (shift-emulated and funnel-shift rotate), checked, timed\n"
     "  pns        stochastic Petri-net simulation: CPU and GPU, resident trajectories capped, checked, timed\n"
+    "  matmul-app matrix multiplication as an application: one-thread CPU BLAS and GPU, checked, timed\n"
+    "  mri-q      MRI-Q (the kirk_hwu study's kernels): one-thread CPU and GPU, checked, timed\n"
+    "  mri-fhd    MRI-FHD (the kirk_hwu study's kernels): one-thread CPU and GPU, checked, timed\n"
+    "  cp         CP, direct Coulomb summation (the kirk_hwu study's kernels): CPU and GPU, checked, timed\n"
     "  profile-apps  one launch of each named application kernel (for Nsight Compute)\n"
     "\n"
     "'ryoo <command> --help' lists each command's options.\n";
@@ -32,6 +37,7 @@ int main(int argc, char** argv) {
                                     {"variants", command_variants}, {"bench", command_bench},
                                     {"stream", command_stream}, {"profile", command_profile},
                                     {"elimination", command_elimination}, {"tpacf", command_tpacf}, {"rc5", command_rc5},
-                                    {"pns", command_pns}, {"profile-apps", command_profile_apps}},
+                                    {"pns", command_pns}, {"matmul-app", command_matmul_app}, {"mri-q", command_mri_q},
+                                    {"mri-fhd", command_mri_fhd}, {"cp", command_cp}, {"profile-apps", command_profile_apps}},
                                    argc, argv);
 }

@@ -24,156 +24,22 @@
 #include "harness/options.hpp"
 #include "harness/output_paths.hpp"
 #include "ryoo/app/commands.hpp"
+#include "kirk_hwu/gpu_variants.hpp"
+#include "kirk_hwu/inputs.hpp"
 #include "ryoo/applications.hpp"
+#include "ryoo/core/matrix.hpp"
+#include "ryoo/cuda/app_run.hpp"
 #include "ryoo/cpu/elimination.hpp"
 #include "ryoo/cpu/pns.hpp"
 #include "ryoo/cpu/rc5.hpp"
 #include "ryoo/cpu/tpacf.hpp"
 #include "ryoo/tpacf_math.hpp"
+#include "ryoo/variants.hpp"
 
 namespace ryoo::app {
 namespace {
 
 using harness::check;
-
-/// The parts of an application a run can time.
-const std::vector<std::string> all_parts = {"kernel", "application", "transfer"};
-
-/// What every application command shares: its options, the CSV, the stop rules, the device and its clock.
-class AppRun {
-public:
-    AppRun(const Args& args, const std::string& command, std::vector<harness::OptionSpec> own)
-        : o_(args, specs(std::move(own)), command), command_(command) {}
-
-    const harness::Options& options() const { return o_; }
-    bool help() const { return o_.has("--help"); }
-
-    /// Prints the command's help followed by the shared options and the measurement options.
-    void print_help(const std::string& text) const {
-        std::puts(text.c_str());
-        std::puts("  shared options:\n"
-                  "    --size small|large     the input (each command's help gives both)\n"
-                  "    --variants all|a,b,... the GPU variants to check and time\n"
-                  "    --parts kernel,application,transfer   the GPU parts to time (default: all three)\n"
-                  "    --cpu-samples N        timed runs of the single-thread CPU baseline (default 3; 0: the CPU\n"
-                  "                           result is computed once, untimed, for the checks)\n"
-                  "    --experiment NAME --csv FILE   one CSV row per kept sample");
-        std::fputs(harness::measure_options_help(gpu_defaults()).c_str(), stdout);
-    }
-
-    /// Reads the shared options; call after the command has read its own (so that a bad option of either
-    /// kind fails before any work). @p all: the registered variant names.
-    void start(const std::vector<std::string>& all) {
-        measure_ = harness::parse_measure_options(o_, gpu_defaults());
-        variants_ = split_names(o_.text("--variants", "all"), all);
-        for (const auto& v : variants_)
-            if (std::find(all.begin(), all.end(), v) == all.end())
-                throw o_.error("--variants", "unknown variant '" + v + "'; the valid names are: " + join(all));
-        parts_ = o_.choices("--parts", all_parts, "kernel,application,transfer");
-        cpu_samples_ = static_cast<int>(o_.integer("--cpu-samples", 3, 0, 100));
-        cpu_.stop.min_samples = cpu_.stop.max_samples = std::max(cpu_samples_, 1);
-        cpu_.stop.time_limit_s = 3600;
-        cpu_.stop.min_time_s = 0;
-        if (o_.has("--csv")) harness::check_outputs(command_, {}, {{"--csv", o_.text("--csv")}});
-    }
-
-    /// Opens the CSV (after the inputs are known to be valid) and reports the device.
-    void open(const std::string& application) {
-        application_ = application;
-        int device = 0;
-        check(cudaGetDevice(&device), "read the current device");
-        cudaDeviceProp p{};
-        check(cudaGetDeviceProperties(&p, device), "query the device");
-        std::printf("GPU: %s (%d SMs)\n", p.name, p.multiProcessorCount);
-        monitor_.emplace(harness::current_pci_bus_id());
-        stream_.emplace();
-        if (o_.has("--csv"))
-            csv_.emplace(o_.require("--csv"),
-                         harness::with_timing_columns({"experiment", "application", "variant", "size", "parameter", "part",
-                                                       "repeat", "ms", "work", "work_unit", "rate", "valid", "check"}));
-    }
-
-    const std::vector<std::string>& variants() const { return variants_; }
-    bool times(const std::string& part) const { return std::find(parts_.begin(), parts_.end(), part) != parts_.end(); }
-    int cpu_samples() const { return cpu_samples_; }
-    const harness::MeasureOptions& gpu() const { return measure_; }
-    const harness::MeasureOptions& cpu() const { return cpu_; }
-    harness::ClockMonitor& monitor() { return *monitor_; }
-    cudaStream_t stream() const { return stream_->get(); }
-    std::string size() const { return o_.text("--size", "small"); }
-
-    /// Prints a measurement and writes its rows. @p work: units of work of one sample; rate = work / ms / 1e6.
-    void record(const std::string& variant, const std::string& parameter, const std::string& part, const harness::Measurement& m,
-                double work, const std::string& unit, bool valid, const std::string& checked) {
-        const double median = m.summary().median;
-        std::printf("%-24s %-10s %-12s %-11s %11.4f ms  %10.4g G%s/s  %s\n", variant.c_str(), parameter.c_str(), part.c_str(),
-                    size().c_str(), median, work / median / 1e6, unit.c_str(), valid ? checked.c_str() : "WRONG");
-        std::fflush(stdout);
-        if (!valid) ++failures_;
-        if (!csv_) return;
-        for (std::size_t i = 0; i < m.samples.size(); ++i) {
-            const double ms = m.samples[i].ms;
-            csv_->row(harness::with_timing_values({o_.text("--experiment", command_.substr(5)), application_, variant, size(), parameter,
-                                                   part, std::to_string(i), harness::csv_number(ms), harness::csv_number(work), unit,
-                                                   harness::csv_number(work / ms / 1e6), valid ? "true" : "false", checked},
-                                                  m, i));
-        }
-    }
-    /// Counts a failed check of a variant that is then not timed.
-    void failed(const std::string& variant, const std::string& what) {
-        std::fprintf(stderr, "%s: %s: %s\n", command_.c_str(), variant.c_str(), what.c_str());
-        ++failures_;
-    }
-    int finish() const {
-        if (failures_) std::fprintf(stderr, "%s: %d check(s) failed\n", command_.c_str(), failures_);
-        return failures_ ? 1 : 0;
-    }
-
-private:
-    static std::vector<harness::OptionSpec> specs(std::vector<harness::OptionSpec> own) {
-        for (const char* name : {"--size", "--variants", "--parts", "--cpu-samples", "--csv", "--experiment"}) own.push_back({name});
-        own.push_back({"--help", harness::OptionKind::flag});
-        for (auto& s : harness::measure_option_specs()) own.push_back(std::move(s));
-        return own;
-    }
-    static harness::MeasureOptions gpu_defaults() {
-        harness::MeasureOptions d;
-        d.stop.min_samples = 5;
-        d.stop.max_samples = 50;
-        d.stop.time_limit_s = 2.0;
-        return d;
-    }
-    static std::string join(const std::vector<std::string>& v) {
-        std::string s;
-        for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-        return s;
-    }
-
-    harness::Options o_;
-    std::string command_, application_;
-    harness::MeasureOptions measure_, cpu_;
-    std::vector<std::string> variants_, parts_;
-    int cpu_samples_ = 3;
-    std::optional<harness::ClockMonitor> monitor_;
-    std::optional<harness::CsvAppender> csv_;
-    std::optional<harness::Stream> stream_;  // created by open(), after the options are checked
-    int failures_ = 0;
-};
-
-/// Times @p work on one CPU thread under the run's CPU rule (the samples the command was asked for).
-harness::Measurement time_cpu(AppRun& run, const std::function<void()>& work) {
-    return harness::measure_host(run.cpu(), work);
-}
-
-/// Milliseconds between two events recorded around @p work on @p stream.
-double event_ms(cudaStream_t stream, const std::function<void()>& work) {
-    harness::Event start, stop;
-    start.record(stream);
-    work();
-    stop.record(stream);
-    check(cudaStreamSynchronize(stream), "wait for the timed work");
-    return stop.since(start);
-}
 
 // ---- SAXPY inside Gaussian elimination ------------------------------------------------------------------
 
@@ -612,8 +478,24 @@ struct AppKernel {
     KernelFacts facts;
 };
 
+/// The application name of a kirk_hwu computation in this study ("mri-q", "mri-fhd", "cp").
+std::string borrowed_application(kirk_hwu::gpu::Problem p) {
+    return p == kirk_hwu::gpu::Problem::coulomb ? "cp" : kirk_hwu::gpu::problem_name(p);
+}
+
 std::vector<AppKernel> app_kernels() {
     std::vector<AppKernel> out;
+    for (const auto& v : gemm_variants().entries()) {
+        if (v.step == "library") continue;
+        try {
+            out.push_back({v.name, "matmul", v.prepare().facts});
+        } catch (const std::runtime_error& e) {
+            std::fprintf(stderr, "ryoo variants: %s not listed: %s\n", v.name.c_str(), e.what());
+        }
+    }
+    for (const auto& v : kirk_hwu::gpu::variants().entries())
+        if (v.kernel)
+            out.push_back({v.name, borrowed_application(v.problem), KernelFacts{v.kernel, v.default_threads, v.dynamic_shared, 0}});
     for (const auto& v : elimination_variants().entries()) out.push_back({v.name, "elimination", v.facts()});
     for (const auto& v : tpacf_variants().entries()) {
         try {
@@ -630,6 +512,10 @@ std::vector<AppKernel> app_kernels() {
 }  // namespace
 
 void print_application_names() {
+    for (const auto& v : gemm_variants().entries())
+        if (v.step != "library") std::printf("matmul %s\n", v.name.c_str());
+    for (const auto& v : kirk_hwu::gpu::variants().entries())
+        if (v.kernel) std::printf("%s %s\n", borrowed_application(v.problem).c_str(), v.name.c_str());
     for (const auto& v : elimination_variants().entries()) std::printf("elimination %s\n", v.name.c_str());
     for (const auto& v : tpacf_variants().entries()) std::printf("tpacf %s\n", v.name.c_str());
     for (const auto& v : rc5_variants().entries()) std::printf("rc5 %s\n", v.name.c_str());
@@ -659,7 +545,9 @@ int command_profile_apps(const Args& args) {
         std::puts("ryoo profile-apps [--variants all|a,b,...] [--size small|large]\n"
                   "  exactly one launch of each named application kernel, in the order given, with no check: the first\n"
                   "  elimination step, the DR histogram of the first random set, the search of the GPU range, every\n"
-                  "  trajectory in one launch. The order is printed as 'launch <i>: <variant>'.");
+                  "  trajectory in one launch, the product (n = 4096 large, 256 small), and for MRI-Q, MRI-FHD and CP\n"
+                  "  one staged chunk of samples or atoms (32^3 voxels or a 128 x 128 slice when large, 8^3 or 16 x 16\n"
+                  "  when small), so that each is one launch. The order is printed as 'launch <i>: <variant>'.");
         return 0;
     }
     std::vector<std::string> all;
@@ -686,6 +574,27 @@ int command_profile_apps(const Args& args) {
             auto* h = memory.allocate<unsigned long long>(in.slots(), "allocate the histogram");
             check(cudaMemsetAsync(h, 0, sizeof(unsigned long long) * in.slots(), s), "clear the histogram");
             tpacf_variants().find(name).prepare().run(d, points, r, points, false, h, s);
+        } else if (gemm_variants().contains(name)) {
+            const int n = large ? 4096 : 256;
+            const Matrix a = random_matrix(n, 1), b = random_matrix(n, 2);
+            float* da = memory.upload(a.data, "upload A");
+            float* db = memory.upload(b.data, "upload B");
+            float* dc = memory.allocate<float>(a.data.size(), "allocate C");
+            gemm_variants().find(name).prepare().run(da, db, dc, n, s);
+        } else if (kirk_hwu::gpu::variants().contains(name)) {
+            namespace kg = kirk_hwu::gpu;
+            const kg::Variant& v = kg::variants().find(name);
+            const int terms = v.default_chunk > 0 ? v.default_chunk : 2048;
+            if (v.problem == kg::Problem::coulomb) {
+                const kirk_hwu::CoulombInput in = kirk_hwu::make_coulomb_input({large ? 128 : 16, large ? 128 : 16, 1, terms}, 1);
+                kg::CoulombDevice device(in);
+                v.coulomb(device, {}, s);
+            } else {
+                const kirk_hwu::MriInput in = kirk_hwu::make_mri_input({large ? 32 : 8, terms}, 1);
+                kg::MriDevice device(in, v.problem == kg::Problem::mri_q ? kirk_hwu::MriOutput::q : kirk_hwu::MriOutput::fhd, v.fp64);
+                v.mri(device, {}, s);
+                check(cudaStreamSynchronize(s), "run the profiled launch");
+            }
         } else if (name.rfind("rc5-", 0) == 0) {
             auto* found = memory.allocate<Rc5Found>(1, "allocate the search result");
             const Rc5Found none;
