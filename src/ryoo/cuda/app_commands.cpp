@@ -546,8 +546,9 @@ int command_profile_apps(const Args& args) {
                   "  exactly one launch of each named application kernel, in the order given, with no check: the first\n"
                   "  elimination step, the DR histogram of the first random set, the search of the GPU range, every\n"
                   "  trajectory in one launch, the product (n = 4096 large, 256 small), and for MRI-Q, MRI-FHD and CP\n"
-                  "  one staged chunk of samples or atoms (32^3 voxels or a 128 x 128 slice when large, 8^3 or 16 x 16\n"
-                  "  when small), so that each is one launch. The order is printed as 'launch <i>: <variant>'.");
+                  "  one staged chunk of samples or atoms over the documents' voxels or one slice of their lattice\n"
+                  "  (128^3 voxels or a 512 x 512 slice when large, 8^3 or 16 x 16 when small), so that each is one\n"
+                  "  launch. The order is printed as 'launch <i>: <variant>'.");
         return 0;
     }
     std::vector<std::string> all;
@@ -586,11 +587,11 @@ int command_profile_apps(const Args& args) {
             const kg::Variant& v = kg::variants().find(name);
             const int terms = v.default_chunk > 0 ? v.default_chunk : 2048;
             if (v.problem == kg::Problem::coulomb) {
-                const kirk_hwu::CoulombInput in = kirk_hwu::make_coulomb_input({large ? 128 : 16, large ? 128 : 16, 1, terms}, 1);
+                const kirk_hwu::CoulombInput in = kirk_hwu::make_coulomb_input({large ? 512 : 16, large ? 512 : 16, 1, terms}, 1);
                 kg::CoulombDevice device(in);
                 v.coulomb(device, {}, s);
             } else {
-                const kirk_hwu::MriInput in = kirk_hwu::make_mri_input({large ? 32 : 8, terms}, 1);
+                const kirk_hwu::MriInput in = kirk_hwu::make_mri_input({large ? 128 : 8, terms}, 1);
                 kg::MriDevice device(in, v.problem == kg::Problem::mri_q ? kirk_hwu::MriOutput::q : kirk_hwu::MriOutput::fhd, v.fp64);
                 v.mri(device, {}, s);
                 check(cudaStreamSynchronize(s), "run the profiled launch");
