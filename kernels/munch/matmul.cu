@@ -12,14 +12,15 @@ namespace munch::gpu {
 
 namespace {
 
+/// The tile's edge: a block of tile x tile threads computes a tile x tile tile of C.
 constexpr int tile = 16;
 
 // [sdk-matmul-begin]
-// C = A B for n x n row-major matrices. Block (bx, by) computes the tile of C at rows by*16.., columns
-// bx*16..; thread (tx, ty) one element of it. Per step the block stages a 16 x 16 tile of A (its rows, the
-// step's columns) and one of B (the step's rows, its columns) in shared memory, each thread loading one
-// element of each, and every thread adds the 16 products of its row of the A tile and column of the B
-// tile. Elements beyond n read as zero, so any n works (the SDK required multiples of the tile).
+/// C = A B for n x n row-major matrices. Block (bx, by) computes the tile of C at rows by*16.., columns
+/// bx*16..; thread (tx, ty) one element of it. Per step the block stages a 16 x 16 tile of A (its rows, the
+/// step's columns) and one of B (the step's rows, its columns) in shared memory, each thread loading one
+/// element of each, and every thread adds the 16 products of its row of the A tile and column of the B
+/// tile. Elements beyond n read as zero, so any n works (the SDK required multiples of the tile).
 __global__ void sdk_matmul(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int n) {
     __shared__ float as[tile][tile];
     __shared__ float bs[tile][tile];
@@ -39,13 +40,14 @@ __global__ void sdk_matmul(const float* __restrict__ a, const float* __restrict_
 }
 // [sdk-matmul-end]
 
+/// Throws, naming @p what and the status, unless @p status is success.
 void check_blas(cublasStatus_t status, const char* what) {
     if (status != CUBLAS_STATUS_SUCCESS)
         throw std::runtime_error(std::string("cuBLAS: ") + what + " failed: " + cublasGetStatusString(status));
 }
 
-// One cuBLAS handle per process: creating it costs milliseconds that neither the thesis's timings nor
-// the product itself contain.
+/// One cuBLAS handle per process: creating it costs milliseconds that neither the thesis's timings nor
+/// the product itself contain.
 cublasHandle_t shared_handle() {
     static cublasHandle_t handle = [] {
         cublasHandle_t h{};
@@ -57,6 +59,7 @@ cublasHandle_t shared_handle() {
     return handle;
 }
 
+/// Enqueues C = A B of order @p n with @p kind on @p stream.
 void launch(MatmulKind kind, const float* a, const float* b, float* c, std::size_t n, cudaStream_t stream) {
     const int ni = static_cast<int>(n);
     if (kind == MatmulKind::sdk) {
@@ -79,10 +82,13 @@ void launch(MatmulKind kind, const float* a, const float* b, float* c, std::size
 
 std::string matmul_name(MatmulKind kind) { return kind == MatmulKind::sdk ? "sdk-tiled-16" : "cublas-sgemm-fp32"; }
 
+/// What a DeviceMatmul owns.
 struct DeviceMatmul::State {
-    MatmulKind kind;
-    std::size_t n;
-    DeviceFloats a, b, c;
+    MatmulKind kind;        ///< which product
+    std::size_t n;          ///< the order of the matrices
+    DeviceFloats a;         ///< A on the device
+    DeviceFloats b;         ///< B on the device
+    DeviceFloats c;         ///< C on the device
 };
 
 DeviceMatmul::DeviceMatmul(MatmulKind kind, std::size_t n)
