@@ -11,6 +11,9 @@ the study's GPU tests and writes rows or text into a scratch folder:
   copy         copy bandwidth against size: pageable, pinned, mapped host memory and device to device
   roofline     measured float and double peaks and streaming bandwidth
   ieee         float division, square root, multiply-add and denormals: four builds against the CPU
+  matmul       the thesis's chapter 3 on the GPU (`munch matmul`): the SDK-style tiled kernel and cuBLAS
+               SGEMM in FP32, the kernel alone and with allocation and copies, each product checked first
+  matmul_cpu   the same products on the CPU: the ikj loop, sequential and OpenMP, checked
   correctness  every GPU variant against the CPU on the test sizes (the study's GPU tests): a log
 
 A bench or bench_cpu run names its input sizes as `signals` x `filters`, keeping the cells of the
@@ -28,7 +31,9 @@ from harness.runner import Job, JobFailed
 
 NUMERIC = {"signal", "filter", "kernel_ms", "total_ms", "max_abs_err", "tolerance", "gflops", "gbps", "noise_pct", "samples", "ms",
            "threads", "blocks", "threads_per_block", "launches", "us_per_launch", "ms_per_evaluation", "bytes", "gb_per_s", "value",
-           "count", "mismatches", "max_ulp", "sm_clock_mhz"}
+           "count", "mismatches", "max_ulp", "sm_clock_mhz", "n", "gflops", "max_err_ratio"}
+_MATMUL = ["experiment", "implementation", "threads", "n", "timing", "repeat", "ms", "gflops", "valid", "max_err_ratio",
+           "max_abs_err", "checked", *TIMING]
 _LAUNCH = ["experiment", "mode", "grid", "block", "blocks", "threads_per_block", "launches", "module_loading", "repeat",
            "us_per_launch", "noise_pct", "samples", "stop_reason"]
 _LAUNCH_KEY = ["mode", "grid", "block", "launches", "module_loading"]
@@ -58,6 +63,12 @@ KINDS = {
                      value="value", numeric=NUMERIC, compare=Compare("median", 0.10, noise="noise_pct")),
     "ieee": Kind(["experiment", "build", "flags", "operation", "cpu_reference", "count", "mismatches", "max_ulp"],
                  key=["build", "operation", "cpu_reference"], numeric=NUMERIC, compare=Compare("exact")),
+    # The matrix products: a GPU row's threads is 0 and its timing `kernel` or `with-transfers`; a CPU row's
+    # timing is `compute`. GPU within 2 % or 3 x the spread, CPU within 10 % or 3 x the spread.
+    "matmul": Kind(_MATMUL, key=["implementation", "threads", "n", "timing", *CACHE_KEY], value="ms", numeric=NUMERIC,
+                   compare=Compare("median", 0.02, noise="noise_pct")),
+    "matmul_cpu": Kind(_MATMUL, key=["implementation", "threads", "n", "timing"], value="ms", numeric=NUMERIC,
+                       host_only=True, compare=Compare("median", 0.10, noise="noise_pct")),
     # The study's GPU tests compare on the host and keep their log only.
     "correctness": text_kind(GTEST_PASSED),
 }
@@ -93,7 +104,7 @@ def merged_cells(runs, names_key):
 class Study(study.Study):
     KINDS = KINDS
     PROGRAM = "munch"
-    TIMING_COMMANDS = ('bench', 'bench-cpu', 'launch', 'pattern', 'copy', 'roofline')  # each prints its criterion (--print-criterion): the results record that
+    TIMING_COMMANDS = ('bench', 'bench-cpu', 'matmul', 'launch', 'pattern', 'copy', 'roofline')  # each prints its criterion (--print-criterion): the results record that
 
     def __init__(self, build, quick, devices, options):
         super().__init__(build, quick, devices, options)
@@ -133,6 +144,25 @@ class Study(study.Study):
                     "--time-limit", str(run.get("time_limit", 1.0))]
             key = f"{run['computation']}|{','.join(implementations)}|{n}|{w}"
             yield Job(key, lambda tmp, args=args: self._munch(tmp, d["name"], args), ["munch " + " ".join(args)], needs_gpus=0)
+
+    def _matmul_jobs(self, d, gpus):
+        for run in d["runs"]:
+            for impl in run["implementations"]:
+                args = ["matmul", "--implementations", impl, "--sizes", *[str(n) for n in run["sizes"]],
+                        "--min-samples", str(run.get("repeats", 3)), "--max-samples", str(run.get("max_samples", 20)),
+                        "--time-limit", str(run.get("time_limit", 1.0))]
+                if "timings" in run:
+                    args += ["--timings", ",".join(run["timings"])]
+                for state, flags in (study.cache_states(run) if gpus else [("warm", [])]):
+                    key = f"{impl}|{','.join(str(n) for n in run['sizes'])}" + (study.cache_suffix(state) if gpus else "")
+                    yield Job(key, lambda tmp, args=args + flags: self._munch(tmp, d["name"], args),
+                              ["munch " + " ".join(args + flags)], **({} if gpus else {"needs_gpus": 0}))
+
+    def kind_matmul(self, d):
+        yield from self._matmul_jobs(d, gpus=True)
+
+    def kind_matmul_cpu(self, d):
+        yield from self._matmul_jobs(d, gpus=False)
 
     def kind_launch(self, d):
         run = d["runs"][0]

@@ -108,7 +108,7 @@ def build(ctx):
         "sooner than the next smaller one (the thesis's anomaly), and the largest relative spread of any size's samples (%)",
         ["host memory", "direction", "smallest size", "highest", "90 % from (KiB)", "inversions", "spread %"], body)
     ph, pd = plateau[("pinned", "htod")], plateau[("pinned", "dtoh")]
-    ctx.facts.update(pinned_htod=ph[0], pinned_dtoh=pd[0], pinned_reach=max(ph[1], pd[1]),
+    ctx.facts.update(pinned_htod=ph[0], pinned_dtoh=pd[0], pinned_reach=max(ph[1], pd[1]), dtod=plateau[("device", "dtod")][0],
                      inversions=sum(p[2] for k, p in plateau.items() if k[0] == "pinned"))
     ctx.n.update(munch_pinned_htod=fmt(ph[0]), munch_pinned_dtoh=fmt(pd[0]), munch_pageable_htod=fmt(plateau[("pageable", "htod")][0]),
                  munch_pageable_dtoh=fmt(plateau[("pageable", "dtoh")][0]), munch_dtod=fmt(plateau[("device", "dtod")][0]),

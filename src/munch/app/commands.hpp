@@ -13,6 +13,10 @@ using Args = std::vector<std::string>;
 
 /// `munch bench-cpu`: times the CPU convolution or rolling ball (sequential, OpenMP), checked.
 int command_bench_cpu(const Args& args);
+/// `munch matmul`: square float matrix products (the thesis's chapter 3): the CPU's ikj loop, sequential and
+/// OpenMP, and in the CUDA build the SDK-style tiled kernel and cuBLAS SGEMM (FP32), the GPU ones timed for
+/// the kernel alone and with allocation and copies, each product checked against double precision first.
+int command_matmul(const Args& args);
 /// `munch variants`: the GPU variants of both computations, one line each.
 int command_variants(const Args& args);
 /// `munch bench`: times GPU variants on one input, each output checked against the CPU first.

@@ -9,6 +9,7 @@ const char* usage =
     "\n"
     "commands:\n"
     "  bench-cpu  time the CPU convolution or rolling ball (sequential, OpenMP), checked\n"
+    "  matmul     time square float matrix products: CPU ikj (sequential, OpenMP), GPU SDK kernel and cuBLAS, checked\n"
     "  variants   list the GPU variants\n"
     "  bench      time GPU variants on one input, each checked against the CPU first\n"
     "  launch     empty-kernel launch cost: synchronised, asynchronous, CUDA graph\n"
@@ -21,7 +22,7 @@ const char* usage =
 
 int main(int argc, char** argv) {
     using namespace munch::app;
-    std::vector<harness::Subcommand> commands = {{"bench-cpu", command_bench_cpu}};
+    std::vector<harness::Subcommand> commands = {{"bench-cpu", command_bench_cpu}, {"matmul", command_matmul}};
 #ifdef MUNCH_WITH_CUDA
     commands.insert(commands.end(), {{"variants", command_variants}, {"bench", command_bench}, {"launch", command_launch},
                                      {"pattern", command_pattern}, {"copy", command_copy}, {"roofline", command_roofline},
