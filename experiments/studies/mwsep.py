@@ -15,6 +15,7 @@ or a tool, writes its rows or text into a scratch folder and verifies them:
   e2e          end-to-end `mwsep run` (files in, likelihood out): <name>.csv
   microbench   the exponential-rate microbenchmark: <name>.csv
   hw_microbench  the hardware microbenchmarks (latency, constant cache, coalescing, shared banks): <name>.csv
+  device_memory  the device memory `mwsep run` takes per unit and variant (its --json device_memory): <name>.csv
   peer         the public application on the same units (experiments/peer/run_peer.py): <name>.csv
 """
 import csv
@@ -102,6 +103,12 @@ KINDS = {
                           key=["test", "case", "element_bytes", "param"], value="value",
                           numeric=NUMERIC | {"element_bytes", "param", "value", "ns_per_access", "kernel_ms"},
                           compare=Compare("median", 0.10)),
+    # Device memory per unit and variant: the drop of the device's free memory while the integral's buffers, and
+    # then the stars, are allocated (cudaMemGetInfo, allocation rounding included); within 5 %.
+    "device_memory": Kind(["work_unit", "variant", "stars", "integral_bytes", "star_bytes", "total_bytes"],
+                          key=["work_unit", "variant"], value="total_bytes",
+                          numeric=NUMERIC | {"stars", "integral_bytes", "star_bytes", "total_bytes"},
+                          compare=Compare("median", 0.05)),
     "peer": Kind(["work_unit", "flags", "repeat", "integration_s", "process_s", "likelihood", "device"],
                  key=["work_unit", "flags"], value="integration_s", numeric=NUMERIC, compare=Compare("median", 0.10),
                  tables={r"\.log$": text_kind(r"Integration time")}),
@@ -708,6 +715,30 @@ class Study(study.Study):
 
     # The same job: compile the definition's source, run it, keep its CSV.
     kind_hw_microbench = kind_microbench
+
+    def kind_device_memory(self, d):
+        """Per unit and variant, one `mwsep run --json` on device 0: the bytes its device_memory object reports."""
+        for run in d["runs"]:
+            for wu in self.units(run):
+                for variant in run["variants"]:
+                    def job(tmp, wu=wu, variant=variant):
+                        r = self._run([self.mwsep, "run", "-a", str(self.workunit(wu)), "-s", str(self.stars(wu)),
+                                       "--backend", "cuda", "--variant", variant, "--device", "0", "--json"])
+                        if r.returncode != 0:
+                            raise RuntimeError(f"mwsep run failed on {wu} ({variant}): {r.stderr.strip()[-300:]}")
+                        out = json.loads(r.stdout)
+                        mem = out.get("device_memory")
+                        if not mem or mem["integral_bytes"] <= 0 or mem["star_bytes"] <= 0:
+                            raise RuntimeError(f"mwsep run --json on {wu} ({variant}) reported no device memory: {mem}")
+                        part = tmp / f"{d['name']}.csv"
+                        with part.open("w", newline="") as f:
+                            w = csv.writer(f)
+                            w.writerow(KINDS["device_memory"].columns)
+                            w.writerow([wu, variant, out["number_stars"], mem["integral_bytes"], mem["star_bytes"],
+                                        mem["integral_bytes"] + mem["star_bytes"]])
+                        return {part.name: part}
+                    yield Job(f"{variant}|{wu}", job, [f"mwsep run -a {wu} --backend cuda --variant {variant} --device 0 --json"],
+                              needs_gpus=1)
 
     def kind_peer(self, d):
         peer = self.options.get("peer")
