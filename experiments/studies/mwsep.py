@@ -711,7 +711,7 @@ class Study(study.Study):
             part = tmp / f"{d['name']}.csv"
             part.write_text(r.stdout)
             return {part.name: part}
-        yield Job(run["source"], job, [f"nvcc -O3 <build architectures> {run['source']} && run it"])
+        yield Job(run["source"], job, [f"nvcc -O3 <build architectures> {run['source']} && run it"], needs_gpus=1)
 
     # The same job: compile the definition's source, run it, keep its CSV.
     kind_hw_microbench = kind_microbench
