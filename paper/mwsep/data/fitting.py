@@ -297,8 +297,9 @@ def _single_precision(ctx):
         worst = max(shifts) if shifts else None
         pulls = [abs(p["pull"]) for p in single["parameters"].values() if p.get("pull") is not None]
         # Every parameter's distance from the double-precision fit's as a share of its search box (the range).
-        spread = max((abs(single["parameters"][k]["best"] - p["best"]) / (p["upper"] - p["lower"]), k)
-                     for k, p in double["parameters"].items() if k in single["parameters"] and p["upper"] > p["lower"])
+        spread = max(((abs(single["parameters"][k]["best"] - p["best"]) / (p["upper"] - p["lower"]), k)
+                      for k, p in double["parameters"].items() if k in single["parameters"] and p["upper"] > p["lower"]),
+                     default=(0.0, "none"))
         if gap < -SETTLED_LN_L:
             outcomes.append("worse")
             verdicts.append(f"{wu}: a worse optimum ({gap:+.2f} in ln likelihood)")
