@@ -14,6 +14,8 @@ or a tool, writes its rows or text into a scratch folder and verifies them:
   sass         the SASS instruction mix of the modern kernels: <name>.csv
   e2e          end-to-end `mwsep run` (files in, likelihood out): <name>.csv
   microbench   the exponential-rate microbenchmark: <name>.csv
+  hw_microbench  the hardware microbenchmarks (latency, constant cache, coalescing, shared banks): <name>.csv
+  device_memory  the device memory `mwsep run` takes per unit and variant (its --json device_memory): <name>.csv
   peer         the public application on the same units (experiments/peer/run_peer.py): <name>.csv
 """
 import csv
@@ -95,6 +97,18 @@ KINDS = {
                 numeric=NUMERIC, compare=Compare("median", 0.10)),
     "microbench": Kind(["function", "exps", "seconds", "exps_per_second"], key=["function"], value="exps_per_second",
                        numeric=NUMERIC, compare=Compare("median", 0.05)),
+    # The hardware microbenchmarks (experiments/studies/mwsep_hardware_micro.cu): one row per test and case,
+    # its value in cycles or GB/s (`unit`), within 10 %.
+    "hw_microbench": Kind(["test", "case", "element_bytes", "param", "value", "unit", "ns_per_access", "kernel_ms"],
+                          key=["test", "case", "element_bytes", "param"], value="value",
+                          numeric=NUMERIC | {"element_bytes", "param", "value", "ns_per_access", "kernel_ms"},
+                          compare=Compare("median", 0.10)),
+    # Device memory per unit and variant: the drop of the device's free memory while the integral's buffers, and
+    # then the stars, are allocated (cudaMemGetInfo, allocation rounding included); within 5 %.
+    "device_memory": Kind(["work_unit", "variant", "stars", "integral_bytes", "star_bytes", "total_bytes"],
+                          key=["work_unit", "variant"], value="total_bytes",
+                          numeric=NUMERIC | {"stars", "integral_bytes", "star_bytes", "total_bytes"},
+                          compare=Compare("median", 0.05)),
     "peer": Kind(["work_unit", "flags", "repeat", "integration_s", "process_s", "likelihood", "device"],
                  key=["work_unit", "flags"], value="integration_s", numeric=NUMERIC, compare=Compare("median", 0.10),
                  tables={r"\.log$": text_kind(r"Integration time")}),
@@ -107,6 +121,16 @@ KINDS = {
                                                   compare=Compare("median", 1e-6)),
                         r"_report_.*\.json$": Kind(suffix=".json", value="likelihood",
                                                    compare=Compare("json_value", 1e-6))}),
+    # A fit with a single-precision variant: as `fit`, plus its optimum's likelihood in double precision.
+    "fit_single": Kind(_FIT + ["f64_likelihood", "f64_difference"], key=["work_unit", "algorithm", "devices", "ranks"],
+                       value="seconds_per_evaluation", numeric=NUMERIC | {"f64_likelihood", "f64_difference"},
+                       compare=Compare("median", 0.15),
+                       tables={r"_progress\.csv$": Kind(_FIT_PROGRESS, key=["work_unit", "algorithm", "evaluator", "generation"],
+                                                         value="best_likelihood", numeric=NUMERIC,
+                                                         compare=Compare("median", 1e-6)),
+                               r"_report_.*\.json$": Kind(suffix=".json", value="likelihood",
+                                                          compare=Compare("json_value", 1e-6)),
+                               r"\.log$": text_kind(r"likelihood at the optimum: single precision")}),
     "checkpoint": text_kind(r"bit-identical to the uninterrupted run"),
     # The compressed quadrature (a different algorithm) against the exact sum: every integral and the
     # likelihood per unit and parameter vector; two recordings' compressed values agree within 1e-12.
@@ -139,6 +163,7 @@ TOOLS = ROOT / "experiments" / "studies" / "mwsep_tools"
 # Rows: <name>.csv (one per fit) and <name>_progress.csv (one per generation). `devices` lists the GPUs of one
 # process ("" : every GPU; "cpu": the CPU; "local-rank": one GPU per MPI rank); `ranks` > 1 runs that many MPI
 # ranks (mpirun), each with `devices`. `needs_gpus` (per run, else per definition) skips a run on a smaller host.
+# `variant` (per run) names the CUDA variant the candidates run with (default: mwsep fit's, modern-f64).
 def search_space(mwsep, workunit):
     """The work unit's search vector as `mwsep fit --print-vector` reads it: (name, value, lower, upper) rows."""
     r = subprocess.run([str(mwsep), "fit", "-a", str(workunit), "--print-vector"], capture_output=True, text=True)
@@ -153,6 +178,11 @@ def _kind_fit(self, d):
     # kind fit_compressed: the compressed integrator, then the optimum again with the exact sum (`mwsep fit`
     # prints both likelihoods; they become the columns exact_likelihood and exact_difference, and the log is kept).
     compressed = d["kind"] == "fit_compressed"
+    # kind fit_single: a single-precision variant (`variant`, e.g. modern-f32); `mwsep fit` evaluates its optimum
+    # again with modern-f64 and prints both likelihoods: the columns f64_likelihood and f64_difference.
+    single = d["kind"] == "fit_single"
+    if single and not all(run.get("variant") for run in d["runs"]):
+        raise ValueError(f"{name}: a fit_single run names its single-precision variant (\"variant\": \"modern-f32\")")
     for run in d["runs"]:
         for wu in self.units(run):
             devices, ranks = str(run.get("devices", "")), int(run.get("ranks", 1))
@@ -178,6 +208,8 @@ def _kind_fit(self, d):
                     cmd.append("--no-uncertainties")
                 if compressed:
                     cmd += ["--integrator", "compressed"]
+                if run.get("variant"):
+                    cmd += ["--variant", run["variant"]]
                 if ranks > 1:
                     cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-np", str(ranks)] + cmd
                 r = self._run(cmd, log=tmp / f"{name}_{wu}.log")
@@ -192,6 +224,12 @@ def _kind_fit(self, d):
                     if not m:
                         raise RuntimeError(f"mwsep fit --integrator compressed printed no exact re-evaluation on {wu}")
                     extra = [m.group(2), m.group(3)]
+                if single:
+                    m = re.search(r"likelihood at the optimum: single precision \(\S+\) (\S+), double precision "
+                                  r"\(modern-f64\) (\S+) \(difference (\S+)\)", r.stdout)
+                    if not m:
+                        raise RuntimeError(f"mwsep fit --variant {run['variant']} printed no double-precision re-evaluation on {wu}")
+                    extra = [m.group(2), m.group(3)]
                 row = [name, wu, rep["algorithm"], devices or "all", ranks, rep["population"], rep["generations"],
                        rep["evaluations"], rep["global_evaluations"], rep["global_seconds"], rep["evaluations_per_second"],
                        rep["seconds"], rep["seconds_per_evaluation"], rep["start_likelihood"], rep["likelihood"],
@@ -199,12 +237,13 @@ def _kind_fit(self, d):
                 part = tmp / f"{name}.csv"
                 with part.open("w", newline="") as f:
                     w = csv.writer(f)
-                    w.writerow(_FIT + (["exact_likelihood", "exact_difference"] if compressed else []))
+                    w.writerow(_FIT + (["exact_likelihood", "exact_difference"] if compressed else
+                                       ["f64_likelihood", "f64_difference"] if single else []))
                     w.writerow(row)
                 (tmp / f"{name}_report_{wu}_{devices or 'all'}_{ranks}.json").write_text(json.dumps(rep, indent=1))
                 out = {part.name: part, f"{name}_progress.csv": tmp / "progress.csv"}
                 out[f"{name}_report_{wu}_{devices or 'all'}_{ranks}.json"] = tmp / f"{name}_report_{wu}_{devices or 'all'}_{ranks}.json"
-                if compressed:
+                if compressed or single:
                     out[f"{name}_{wu}.log"] = tmp / f"{name}_{wu}.log"
                 return out
             # A build without pagmo2 and NLopt has no fit command: its jobs are recorded as skipped.
@@ -400,6 +439,7 @@ class Study(study.Study):
 
     kind_fit = _kind_fit
     kind_fit_compressed = _kind_fit
+    kind_fit_single = _kind_fit
     kind_compressed_accuracy = _kind_compressed_accuracy
     kind_compressed_cpu = _kind_compressed_cpu
     kind_checkpoint = _kind_checkpoint
@@ -671,7 +711,34 @@ class Study(study.Study):
             part = tmp / f"{d['name']}.csv"
             part.write_text(r.stdout)
             return {part.name: part}
-        yield Job(run["source"], job, [f"nvcc -O3 <build architectures> {run['source']} && run it"])
+        yield Job(run["source"], job, [f"nvcc -O3 <build architectures> {run['source']} && run it"], needs_gpus=1)
+
+    # The same job: compile the definition's source, run it, keep its CSV.
+    kind_hw_microbench = kind_microbench
+
+    def kind_device_memory(self, d):
+        """Per unit and variant, one `mwsep run --json` on device 0: the bytes its device_memory object reports."""
+        for run in d["runs"]:
+            for wu in self.units(run):
+                for variant in run["variants"]:
+                    def job(tmp, wu=wu, variant=variant):
+                        r = self._run([self.mwsep, "run", "-a", str(self.workunit(wu)), "-s", str(self.stars(wu)),
+                                       "--backend", "cuda", "--variant", variant, "--device", "0", "--json"])
+                        if r.returncode != 0:
+                            raise RuntimeError(f"mwsep run failed on {wu} ({variant}): {r.stderr.strip()[-300:]}")
+                        out = json.loads(r.stdout)
+                        mem = out.get("device_memory")
+                        if not mem or mem["integral_bytes"] <= 0 or mem["star_bytes"] <= 0:
+                            raise RuntimeError(f"mwsep run --json on {wu} ({variant}) reported no device memory: {mem}")
+                        part = tmp / f"{d['name']}.csv"
+                        with part.open("w", newline="") as f:
+                            w = csv.writer(f)
+                            w.writerow(KINDS["device_memory"].columns)
+                            w.writerow([wu, variant, out["number_stars"], mem["integral_bytes"], mem["star_bytes"],
+                                        mem["integral_bytes"] + mem["star_bytes"]])
+                        return {part.name: part}
+                    yield Job(f"{variant}|{wu}", job, [f"mwsep run -a {wu} --backend cuda --variant {variant} --device 0 --json"],
+                              needs_gpus=1)
 
     def kind_peer(self, d):
         peer = self.options.get("peer")

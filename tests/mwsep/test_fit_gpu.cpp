@@ -124,6 +124,28 @@ TEST(FitGpuEvaluator, SameValuesOnOneDeviceEveryDeviceOrOneAtATimeAndCloseToTheC
     }
 }
 
+// A fit in single precision (mwsep fit --variant modern-f32, experiment fit_recovery_f32): the resident
+// single-precision kernel gives what a fresh evaluation gives, and its likelihoods lie within the single-precision
+// tolerance of the GPU correctness tests (1e-5 relative) of the CPU's double-precision ones.
+TEST(FitResidentDevice, SinglePrecisionBitIdenticalToAFreshEvaluationOnThe2StreamSmallUnit) {
+    REQUIRE_GPU();
+    expect_resident_matches_evaluate("2s-small", "modern-f32");
+}
+
+TEST(FitGpuEvaluator, SinglePrecisionCloseToTheCpuDoublePrecision) {
+    REQUIRE_GPU();
+    const auto data = fit_data("tiny", 2000);
+    const auto batch = candidates(data);
+    auto single = mwsep::fit::make_gpu_evaluator(data, "modern-f32", {0});
+    const auto a = single->evaluate(batch);
+    ASSERT_EQ(a.size(), batch.size());
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        ASSERT_TRUE(std::isfinite(a[i])) << i;
+        const double cpu = mwsep::fit::cpu_likelihood(data, batch[i], 2);
+        EXPECT_NEAR(a[i], cpu, 1e-5 * std::fabs(cpu)) << "candidate " << i << " against the CPU";
+    }
+}
+
 TEST(FitGpuEvaluator, LocalRanksTakeTheDevicesRoundRobin) {
     REQUIRE_GPU();
     const auto ranked = mwsep::cuda::ranked_devices(true);

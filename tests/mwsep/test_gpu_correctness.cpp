@@ -194,6 +194,27 @@ TEST(GpuModern, ResultIdenticalForAnySliceCount) {
     EXPECT_THROW(mwsep::cuda::evaluate(w->setup, w->stars, "modern-f64", -1, too_many), mwsep::cuda::CudaError);
 }
 
+// The device memory an evaluation reports (mwsep run --json device_memory, experiment device_memory): the
+// stars take at least their three coordinates and the per-star outputs (one log-probability and 1 + S
+// densities) in the kernel's precision, and at most a table of sixteen values a star, those outputs and a few
+// allocation granules; the integral's buffers take some memory and less than the device has.
+TEST(GpuDeviceMemory, AnEvaluationReportsWhatItsBuffersTake) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: NOT checked";
+    const auto w = load("2s-small");
+    const double stars = static_cast<double>(w->stars.size());
+    const double per_star_outputs = 1 + 1 + static_cast<double>(w->setup.streams.size());
+    std::size_t free = 0, total = 0;
+    ASSERT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
+    for (const char* v : {"modern-f64", "modern-f32"}) {
+        const double real = std::string(v).ends_with("f64") ? 8 : 4;
+        const auto r = mwsep::cuda::evaluate(w->setup, w->stars, v, 0);
+        EXPECT_GE(double(r.star_device_bytes), stars * (3 + per_star_outputs) * real) << v;
+        EXPECT_LE(double(r.star_device_bytes), stars * (16 + per_star_outputs) * real + 8.0 * (1 << 20)) << v;
+        EXPECT_GT(r.integral_device_bytes, 0u) << v;
+        EXPECT_LT(r.integral_device_bytes, total) << v;
+    }
+}
+
 // The pieces of a line of sight depend on the grid alone: enough work items (2^20) for many waves of
 // blocks, never fewer than 32 r bins a piece, never fewer than one piece. (No GPU needed.)
 TEST(GpuModern, LineOfSightPiecesFollowTheGrid) {

@@ -255,6 +255,102 @@ def _scaling(ctx):
     ctx.tables["para_fit_scaling"] = " ".join(text) + "\n"
 
 
+# The single-precision fit finds the double-precision fit's optimum when its optimum's double-precision ln
+# likelihood is within this of the double-precision fit's (the settled criterion above) and every parameter within
+# this many of the double-precision fit's standard deviations of it.
+SAME_OPTIMUM_SIGMAS = 0.5
+
+
+def _single_precision(ctx):
+    """The recovery fits again with the single-precision kernel (fit_recovery_f32) against fit_recovery: the
+    optimum's likelihood in double precision, the parameters and the uncertainties. Thesis 4.3 and 4.5:
+    'double precision is required'."""
+    n = ctx.n
+    f32 = ctx.optional_rows("fit_recovery_f32")
+    f64 = {r["work_unit"]: r for r in ctx.optional_rows("fit_recovery") or []}
+    if not f32 or not f64:
+        n["fit_f32_verdict"] = "not recorded on this GPU"
+        ctx.tables["para_fit_f32"] = ("The recovery fits in single precision (experiment fit_recovery_f32) were not "
+                                      "recorded on this GPU" + ("" if f64 else ", nor those in double precision") + ".\n")
+        ctx.tables["table_fit_f32"] = ""
+        return
+    body, verdicts, outcomes = [], [], []
+    for r in sorted(f32, key=lambda r: r["work_unit"]):
+        wu = r["work_unit"]
+        if wu not in f64:
+            continue
+        single, double = _report(ctx, "fit_recovery_f32", wu), _report(ctx, "fit_recovery", wu)
+        stars = int(single["stars"])
+        # In double precision: the single-precision optimum against the double-precision fit's optimum (ln L).
+        gap = _ln(stars, float(r["f64_likelihood"]) - float(f64[wu]["likelihood"]))
+        # The single-precision fit's own value against its double-precision re-evaluation (ln L).
+        rounding = _ln(stars, float(r["f64_difference"]))
+        shifts, ratios = [], []
+        for name, p in double["parameters"].items():
+            q = single["parameters"].get(name)
+            if q is None:
+                continue
+            if p.get("sigma") and math.isfinite(p["sigma"]) and p["sigma"] > 0:
+                shifts.append((abs(q["best"] - p["best"]) / p["sigma"], name))
+                if q.get("sigma") and math.isfinite(q["sigma"]):
+                    ratios.append(q["sigma"] / p["sigma"])
+        worst = max(shifts) if shifts else None
+        pulls = [abs(p["pull"]) for p in single["parameters"].values() if p.get("pull") is not None]
+        # Every parameter's distance from the double-precision fit's as a share of its search box (the range).
+        spread = max(((abs(single["parameters"][k]["best"] - p["best"]) / (p["upper"] - p["lower"]), k)
+                      for k, p in double["parameters"].items() if k in single["parameters"] and p["upper"] > p["lower"]),
+                     default=(0.0, "none"))
+        if gap < -SETTLED_LN_L:
+            outcomes.append("worse")
+            verdicts.append(f"{wu}: a worse optimum ({gap:+.2f} in ln likelihood)")
+        elif gap > SETTLED_LN_L:
+            outcomes.append("better")
+            verdicts.append(f"{wu}: a better optimum than the double-precision search found ({gap:+.2f} in ln likelihood)")
+        elif worst is None:
+            outcomes.append("same likelihood")
+            verdicts.append(f"{wu}: an optimum as likely (parameters not compared in sigmas: the double-precision fit "
+                            f"has no uncertainties; the largest shift is {100 * spread[0]:.2g} % of {spread[1]}'s range)")
+        elif worst[0] <= SAME_OPTIMUM_SIGMAS:
+            outcomes.append("same")
+            verdicts.append(f"{wu}: the same optimum")
+        else:
+            outcomes.append("apart")
+            verdicts.append(f"{wu}: an optimum as likely, parameters apart (up to {worst[0]:.2f} sigma, {worst[1]})")
+        body.append([wu, r["evaluations"], f"{float(r['seconds']):.1f}", f"{float(f64[wu]['seconds']):.1f}",
+                     f"{float(r['likelihood']):.8f}", f"{float(r['f64_likelihood']):.8f}",
+                     f"{float(f64[wu]['likelihood']):.8f}", f"{rounding:+.3f}", f"{gap:+.3f}",
+                     f"{worst[0]:.2f} ({worst[1]})" if worst else "n/a", f"{100 * spread[0]:.2g} ({spread[1]})",
+                     (f"{min(ratios):.2f}-{max(ratios):.2f}" if ratios else
+                      "no maximum in single precision" if not single["positive_definite"] else "n/a"),
+                     f"{max(pulls):.2f}" if pulls and single["positive_definite"] else "n/a"])
+    if not body:
+        raise MissingData("fit_recovery_f32.csv and fit_recovery.csv: no work unit fitted both ways")
+    if "worse" in outcomes:
+        lead = "confirmed here: single precision ends on a worse optimum ("
+    elif set(outcomes) <= {"same", "same likelihood", "better"}:
+        lead = "not confirmed for this search: in single precision the fits end on optima as likely in double precision ("
+    else:
+        lead = "partly: the optima are as likely in double precision, but the parameters differ ("
+    n["fit_f32_verdict"] = lead + "; ".join(verdicts) + ")"
+    ctx.tables["table_fit_f32"] = table(
+        "Table R@: the recovery fits in single precision (modern-f32, the settings of fit_recovery) against those in "
+        "double precision: evaluations and seconds (single, double), the mean log10 likelihood L of the single-precision "
+        "optimum in single precision and again in double precision, the double-precision fit's optimum, the "
+        "single-precision value's rounding and the gap of the two optima in double precision (ln likelihood, N ln10 x "
+        "the difference of L), the largest distance of a parameter from the double-precision fit's in its standard "
+        "deviations and as a share of its search range, the range of the ratios of the uncertainties (single / double), and the largest pull against the "
+        "truth.",
+        ["work unit", "evaluations", "seconds", "seconds, double", "L single", "L single, in double", "L double fit",
+         "rounding (ln L)", "gap (ln L)", "largest shift (sigma)", "largest shift (% of range)", "sigma ratio",
+         "largest pull"], body)
+    ctx.tables["para_fit_f32"] = (
+        f"The thesis's premise that double precision is required (sections 4.3 and 4.5), tested in the search: "
+        f"{n['fit_f32_verdict']}. An optimum counts as the same when its double-precision ln likelihood lies within "
+        f"{SETTLED_LN_L:g} of the double-precision fit's and every parameter within {SAME_OPTIMUM_SIGMAS:g} of its "
+        "standard deviations.\n")
+
+
 def build(ctx):
     _recovery(ctx)
     _scaling(ctx)
+    _single_precision(ctx)

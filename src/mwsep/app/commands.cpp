@@ -292,6 +292,12 @@ int command_run(const Args& args, const RunHooks& hooks) {
             .string("device", r.device);
         if (o.backend == "cpu" && o.cpu_integrator != "reference") s.integer("threads", cpu::resolve_threads(o.threads));
         s.close();
+        if (o.backend == "cuda") {  // what the evaluation took on the (first) device
+            auto m = j.object("device_memory");
+            m.integer("integral_bytes", static_cast<long long>(r.integral_device_bytes))
+                .integer("star_bytes", static_cast<long long>(r.star_device_bytes));
+            m.close();
+        }
         if (r.controller) {  // the compressed quadrature: what its error controller did
             const auto& c = *r.controller;
             const auto counts = [](const auto& v) { return std::vector<double>(v.begin(), v.end()); };  // exact below 2^53

@@ -208,6 +208,8 @@ RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressF
         r.prepare_seconds = g.prepare_seconds;
         r.device = g.device;
         r.controller = g.controller;
+        r.integral_device_bytes = g.integral_device_bytes;
+        r.star_device_bytes = g.star_device_bytes;
 #else
         throw std::runtime_error("this build has no CUDA backend (no CUDA compiler was found when it was configured)");
 #endif

@@ -99,6 +99,8 @@ struct RunResult {
     double device_wait_seconds = 0; ///< CUDA: time spent waiting for the devices' start-up after loading; set by the caller
     std::string device;  ///< what computed it ("CPU ..." or the GPU's name)
     std::optional<cpu::CompressedReport> controller;  ///< the compressed quadrature's controller (CPU or GPU)
+    std::size_t integral_device_bytes = 0;  ///< CUDA: device memory of the integral's buffers (cuda::GpuResult)
+    std::size_t star_device_bytes = 0;      ///< CUDA: device memory of the stars and per-star outputs
 };
 
 /// Starts what the backend of @p o needs before it can compute (for CUDA: the devices' contexts) on

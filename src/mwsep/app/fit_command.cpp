@@ -48,7 +48,9 @@ const char* fit_help =
     "  --box F                    search start +- F x each parameter's range, within its bounds (default 1: the bounds)\n"
     "  --r-binning magnitude|kpc  r bins uniform in magnitude (default) or in kpc\n"
     "  --backend auto|cpu|cuda    where candidates are evaluated (default auto: every GPU if there is one)\n"
-    "  --variant NAME             CUDA kernel variant (default modern-f64; compressed-f64 with --integrator compressed)\n"
+    "  --variant NAME             CUDA kernel variant (default modern-f64; compressed-f64 with --integrator compressed;\n"
+    "                             modern-f32 fits in single precision, and its optimum is then evaluated again\n"
+    "                             in double precision with modern-f64)\n"
     "  --integrator exact|compressed  the exact sum (default) or the compressed line-of-sight quadrature, a\n"
     "                             different algorithm with a controlled error; the optimum is then evaluated\n"
     "                             again with the exact sum (modern-f64 or the fast CPU integrator)\n"
@@ -191,9 +193,11 @@ int run_fit_command(const Args& args) {
     const std::string variant = opt.text("--variant", compressed ? "compressed-f64" : "modern-f64");
     if (compressed != (variant.rfind("compressed-", 0) == 0))
         throw opt.error("--variant", "'" + variant + "' does not match --integrator " + (compressed ? "compressed" : "exact"));
+    // A single-precision variant: the optimum it ends on is evaluated again in double precision.
+    bool single_precision = false;
 #if defined(MWSEP_WITH_CUDA)
     if (opt.has("--variant")) try {
-            (void)cuda::find_variant(variant);
+            single_precision = !cuda::find_variant(variant).kernels.double_precision;
         } catch (const std::exception& e) {
             throw opt.error("--variant", e.what());
         }
@@ -351,6 +355,14 @@ int run_fit_command(const Args& args) {
             const double l_exact = exact_evaluator->evaluate({result.best})[0];
             std::printf("likelihood at the optimum: compressed quadrature %.17g, exact sum %.17g (difference %.3g)\n",
                         result.likelihood, l_exact, result.likelihood - l_exact);
+        }
+        if (single_precision && exact_devices) {
+            // The same optimum in double precision (modern-f64 on the same devices), beside the fit's own value.
+            const auto f64 = fit::make_gpu_evaluator(data, "modern-f64", *exact_devices);
+            const double l_f64 = f64->evaluate({result.best})[0];
+            std::printf("likelihood at the optimum: single precision (%s) %.17g, double precision (modern-f64) %.17g "
+                        "(difference %.3g)\n",
+                        variant.c_str(), result.likelihood, l_f64, result.likelihood - l_f64);
         }
         if (opt.has("-o")) fit::write_search_parameters(opt.text("-o"), "fit", result.best);
         if (opt.has("--report")) fit::write_report(opt.text("--report"), space, result, ctx);

@@ -126,9 +126,19 @@ GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCat
     check(cudaGetDeviceProperties(&prop, devices.front()), "query the device");
 
     GpuResult r;
+    // The device memory the evaluation takes: the first device's free memory before and while it is in use.
+    const auto free_bytes = [&devices] {
+        harness::use_device(devices.front());
+        std::size_t free = 0, total = 0;
+        check(cudaMemGetInfo(&free, &total), "query the device's free memory");
+        return free;
+    };
+    const std::size_t free_before = free_bytes();
     const auto t0 = std::chrono::steady_clock::now();
     {
         const auto prepared = v.family->prepare(setup, devices, launch);
+        const std::size_t free_prepared = free_bytes();
+        r.integral_device_bytes = free_before > free_prepared ? free_before - free_prepared : 0;
         const auto t1 = std::chrono::steady_clock::now();
         r.prepare_seconds = std::chrono::duration<double>(t1 - t0).count();
         if (checkpoint) {
@@ -147,8 +157,11 @@ GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCat
     // the per-star results added on the host in star order.
     harness::use_device(devices.front());
     const Stream queue;
-    const StarResults star = run_likelihood_kernel(setup, stars, r.integrals, v.kernels.double_precision, soa_stars,
-                                                   queue.get());
+    const std::size_t free_before_stars = free_bytes();
+    const ResidentStars resident(stars, v.kernels.double_precision, soa_stars, S);
+    const std::size_t free_stars = free_bytes();
+    r.star_device_bytes = free_before_stars > free_stars ? free_before_stars - free_stars : 0;
+    const StarResults star = run_likelihood_kernel(setup, resident, r.integrals, queue.get());
     r.likelihood = assemble_likelihood(setup, star, r.integrals);
     r.likelihood_seconds = star.kernel_ms / 1000.0;
     r.device = prop.name;

@@ -30,6 +30,12 @@ struct GpuResult {
     std::string device;             ///< name of the GPU that ran the kernels ("N x name" for several)
     int devices_used = 1;           ///< GPUs the integral was spread over (modern variants)
     std::optional<cpu::CompressedReport> controller;  ///< the error controller's account (compressed variants)
+    /// Bytes the integral's buffers and tables took on the first device: the drop of its free memory
+    /// (cudaMemGetInfo) from before they were prepared to after, allocation rounding included.
+    std::size_t integral_device_bytes = 0;
+    /// Bytes the star catalogue and the per-star outputs took on the first device, measured the same way
+    /// (they are allocated after the integral's buffers are freed).
+    std::size_t star_device_bytes = 0;
 };
 
 /// The background and stream integrals of all areas (cut areas subtracted, spec 3.4) from per-area sums

@@ -1,0 +1,368 @@
+// Microbenchmarks of the hardware explanations the thesis (sections 4.2, 4.3, 4.4.1) gives without measuring
+// them. Four tests, each checking its own result against a value worked out on the host before it prints:
+//   latency     a dependent pointer chase (one thread) over a random cycle of 128-byte-spaced nodes in a buffer
+//               that fits in L1, one that fits in L2 only, and two much larger than L2 (global memory): cycles
+//               (clock64) and nanoseconds (globaltimer) per load; the host follows the same cycle and the
+//               chase's final node must equal its own.
+//   constant    one warp's dependent loads of __constant__ doubles at 1, 2, 4, ..., 32 distinct addresses per
+//               warp load (lane l reads entry l mod k), against the same pattern from global memory (L1):
+//               cycles per warp load; every lane's final index and sum are checked.
+//   coalescing  a whole-GPU read of every stride-th 4- or 8-byte element of a 1 GiB buffer (stride 1 also
+//               with the start moved by one element): kernel time and useful bytes per second; the sum of
+//               what was read is compared with the host's.
+//   shared      16 warps of one block reading or writing 8-byte (and, for reference, 4-byte) elements of shared
+//               memory with lane l at element l x stride: SM cycles per warp access at full issue; the reads'
+//               sums and the final contents after the writes are checked.
+// Output: CSV rows test,case,element_bytes,param,value,unit,ns_per_access,kernel_ms. `param`: the buffer's
+// bytes (latency), the distinct addresses (constant) or the stride in elements (coalescing, shared); `value`:
+// cycles per load (latency, constant), per warp access (shared), or useful GB/s (coalescing); ns_per_access
+// (latency) and kernel_ms (coalescing, the median of 5) are empty elsewhere. A failed check prints what differs and exits with status 1.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#define CHECK(x)                                                                              \
+    do {                                                                                      \
+        cudaError_t e = (x);                                                                  \
+        if (e != cudaSuccess) {                                                               \
+            std::fprintf(stderr, "hardware_micro: %s: %s\n", #x, cudaGetErrorString(e));      \
+            std::exit(1);                                                                     \
+        }                                                                                     \
+    } while (0)
+
+namespace {
+
+[[noreturn]] void fail(const std::string& what) {
+    std::fprintf(stderr, "hardware_micro: check failed: %s\n", what.c_str());
+    std::exit(1);
+}
+
+__device__ __forceinline__ std::uint64_t global_ns() {
+    std::uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+// ---- latency: the pointer chase ---------------------------------------------------------------------------
+// Node i lives at word i * node_words; its word holds the word index of the next node. `cached_l1` chooses the
+// default load (cached in L1) or ld.global.cg (L2 only, so that a buffer larger than L1 is not helped by it).
+template <bool cached_l1>
+__device__ __forceinline__ std::uint32_t load_next(const std::uint32_t* p) {
+    std::uint32_t v;
+    if constexpr (cached_l1) asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v) : "l"(p));
+    else asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p));
+    return v;
+}
+
+template <bool cached_l1>
+__global__ void chase(const std::uint32_t* buffer, std::uint32_t start, long long warm_steps, long long steps,
+                      unsigned long long* out) {
+    std::uint32_t j = start;
+    for (long long s = 0; s < warm_steps; ++s) j = load_next<cached_l1>(buffer + j);
+    const long long c0 = clock64();
+    const std::uint64_t t0 = global_ns();
+    for (long long s = 0; s < steps; ++s) j = load_next<cached_l1>(buffer + j);
+    const std::uint64_t t1 = global_ns();
+    const long long c1 = clock64();
+    out[0] = j;
+    out[1] = static_cast<unsigned long long>(c1 - c0);
+    out[2] = t1 - t0;
+}
+
+void latency(const char* name, std::size_t bytes, bool cached_l1, long long steps, std::size_t l2_bytes) {
+    constexpr std::size_t node_bytes = 128, node_words = node_bytes / sizeof(std::uint32_t);
+    const std::size_t nodes = bytes / node_bytes;
+    // A random single cycle through every node (Sattolo's shuffle), fixed seed.
+    std::vector<std::uint32_t> order(nodes);
+    for (std::size_t i = 0; i < nodes; ++i) order[i] = static_cast<std::uint32_t>(i);
+    std::mt19937_64 rng(12345);
+    for (std::size_t i = nodes - 1; i > 0; --i) std::swap(order[i], order[std::uniform_int_distribution<std::size_t>(0, i - 1)(rng)]);
+    std::vector<std::uint32_t> host(nodes * node_words, 0);
+    for (std::size_t i = 0; i < nodes; ++i)
+        host[order[i] * node_words] = static_cast<std::uint32_t>(order[(i + 1) % nodes] * node_words);
+    const long long warm = cached_l1 || bytes <= l2_bytes / 2 ? static_cast<long long>(nodes) * 2 : 0;
+    // The host follows the same cycle: where the chase must end.
+    std::uint32_t expect = static_cast<std::uint32_t>(order[0] * node_words);
+    for (long long s = 0; s < warm + steps; ++s) expect = host[expect];
+
+    std::uint32_t* d = nullptr;
+    unsigned long long* out = nullptr;
+    CHECK(cudaMalloc(&d, host.size() * sizeof(std::uint32_t)));
+    CHECK(cudaMalloc(&out, 3 * sizeof(unsigned long long)));
+    CHECK(cudaMemcpy(d, host.data(), host.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+    if (!warm) {
+        // Global memory: push the buffer out of L2 first by writing a buffer twice its size.
+        void* flush = nullptr;
+        CHECK(cudaMalloc(&flush, 2 * l2_bytes));
+        CHECK(cudaMemset(flush, 1, 2 * l2_bytes));
+        CHECK(cudaDeviceSynchronize());
+        CHECK(cudaFree(flush));
+    }
+    if (cached_l1) chase<true><<<1, 1>>>(d, static_cast<std::uint32_t>(order[0] * node_words), warm, steps, out);
+    else chase<false><<<1, 1>>>(d, static_cast<std::uint32_t>(order[0] * node_words), warm, steps, out);
+    CHECK(cudaGetLastError());
+    unsigned long long r[3];
+    CHECK(cudaMemcpy(r, out, sizeof r, cudaMemcpyDeviceToHost));
+    if (r[0] != expect)
+        fail(std::string("latency ") + name + ": the chase ended at word " + std::to_string(r[0]) + ", the host at " +
+             std::to_string(expect));
+    std::printf("latency,%s,4,%zu,%.2f,cycles,%.2f,\n", name, bytes, double(r[1]) / steps, double(r[2]) / steps);
+    CHECK(cudaFree(d));
+    CHECK(cudaFree(out));
+}
+
+// ---- constant: divergent addresses in one warp --------------------------------------------------------------
+constexpr int table_entries = 64;
+__constant__ double constant_table[table_entries];
+
+// Each lane starts at entry (lane mod distinct) and follows table[i] (which holds i + 0.0: the lane stays on its
+// entry, but the compiler cannot know it), so every load depends on the last and a warp load touches exactly
+// `distinct` addresses. from_constant: the __constant__ table, else the same values in global memory.
+template <bool from_constant>
+__global__ void divergent(const double* global_table, int distinct, int steps, double* sums, int* final_index,
+                          long long* cycles) {
+    const int lane = threadIdx.x;
+    int i = lane % distinct;
+    double sum = 0;
+    // One untimed pass brings the entries into the caches.
+    for (int s = 0; s < 8; ++s) i = static_cast<int>(from_constant ? constant_table[i] : global_table[i]);
+    __syncwarp();
+    const long long c0 = clock64();
+    for (int s = 0; s < steps; ++s) {
+        const double v = from_constant ? constant_table[i] : global_table[i];
+        sum += v;
+        i = static_cast<int>(v);
+    }
+    const long long c1 = clock64();
+    sums[lane] = sum;
+    final_index[lane] = i;
+    if (lane == 0) *cycles = c1 - c0;
+}
+
+void constant_divergence() {
+    std::vector<double> table(table_entries);
+    for (int i = 0; i < table_entries; ++i) table[i] = i;
+    CHECK(cudaMemcpyToSymbol(constant_table, table.data(), sizeof(double) * table_entries));
+    double* global_table = nullptr;
+    double* sums = nullptr;
+    int* final_index = nullptr;
+    long long* cycles = nullptr;
+    CHECK(cudaMalloc(&global_table, sizeof(double) * table_entries));
+    CHECK(cudaMemcpy(global_table, table.data(), sizeof(double) * table_entries, cudaMemcpyHostToDevice));
+    CHECK(cudaMalloc(&sums, sizeof(double) * 32));
+    CHECK(cudaMalloc(&final_index, sizeof(int) * 32));
+    CHECK(cudaMalloc(&cycles, sizeof(long long)));
+    const int steps = 1 << 14;
+    for (int from_constant = 1; from_constant >= 0; --from_constant)
+        for (int distinct = 1; distinct <= 32; distinct *= 2) {
+            if (from_constant) divergent<true><<<1, 32>>>(global_table, distinct, steps, sums, final_index, cycles);
+            else divergent<false><<<1, 32>>>(global_table, distinct, steps, sums, final_index, cycles);
+            CHECK(cudaGetLastError());
+            double s[32];
+            int f[32];
+            long long c = 0;
+            CHECK(cudaMemcpy(s, sums, sizeof s, cudaMemcpyDeviceToHost));
+            CHECK(cudaMemcpy(f, final_index, sizeof f, cudaMemcpyDeviceToHost));
+            CHECK(cudaMemcpy(&c, cycles, sizeof c, cudaMemcpyDeviceToHost));
+            for (int lane = 0; lane < 32; ++lane)
+                if (f[lane] != lane % distinct || s[lane] != double(steps) * (lane % distinct))
+                    fail("constant: lane " + std::to_string(lane) + " with " + std::to_string(distinct) +
+                         " distinct addresses ended at entry " + std::to_string(f[lane]) + " with sum " + std::to_string(s[lane]));
+            std::printf("constant,%s,8,%d,%.2f,cycles,,\n", from_constant ? "constant" : "global", distinct, double(c) / steps);
+        }
+    CHECK(cudaFree(global_table));
+    CHECK(cudaFree(sums));
+    CHECK(cudaFree(final_index));
+    CHECK(cudaFree(cycles));
+}
+
+// ---- coalescing: strided reads over the whole GPU -----------------------------------------------------------
+template <typename T>
+__global__ void strided_read(const T* data, std::size_t count, int stride, int offset, double* partial) {
+    const std::size_t threads = std::size_t(gridDim.x) * blockDim.x;
+    double sum = 0;
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += threads)
+        sum += static_cast<double>(data[i * stride + offset]);
+    partial[std::size_t(blockIdx.x) * blockDim.x + threadIdx.x] = sum;
+}
+
+// Element j holds j mod 1024: every sum below is of small integers and exact in double.
+template <typename T>
+__global__ void fill(T* data, std::size_t n) {
+    for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < n; j += std::size_t(gridDim.x) * blockDim.x)
+        data[j] = static_cast<T>(j % 1024);
+}
+
+template <typename T>
+void coalescing(std::size_t l2_bytes) {
+    constexpr std::size_t buffer_bytes = std::size_t(1) << 30;
+    const std::size_t n = buffer_bytes / sizeof(T);
+    int sms = 0;
+    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    const int threads = 256, blocks = sms * 8;
+    T* data = nullptr;
+    double* partial = nullptr;
+    void* flush = nullptr;
+    CHECK(cudaMalloc(&data, buffer_bytes));
+    CHECK(cudaMalloc(&partial, sizeof(double) * threads * blocks));
+    CHECK(cudaMalloc(&flush, 2 * l2_bytes));
+    fill<<<blocks, threads>>>(data, n);
+    CHECK(cudaGetLastError());
+    cudaEvent_t start, stop;
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+    std::vector<double> host(std::size_t(threads) * blocks);
+    struct Case { int stride, offset; };
+    std::vector<Case> cases{{1, 0}, {1, 1}};
+    for (int s = 2; s <= 32; s *= 2) cases.push_back({s, 0});
+    for (const Case& c : cases) {
+        const std::size_t count = (n - static_cast<std::size_t>(c.offset)) / static_cast<std::size_t>(c.stride);
+        std::vector<float> times;
+        for (int rep = 0; rep < 5; ++rep) {
+            CHECK(cudaMemset(flush, rep, 2 * l2_bytes));  // what the last read left in L2 is gone
+            CHECK(cudaEventRecord(start));
+            strided_read<T><<<blocks, threads>>>(data, count, c.stride, c.offset, partial);
+            CHECK(cudaGetLastError());
+            CHECK(cudaEventRecord(stop));
+            CHECK(cudaEventSynchronize(stop));
+            float ms = 0;
+            CHECK(cudaEventElapsedTime(&ms, start, stop));
+            times.push_back(ms);
+        }
+        CHECK(cudaMemcpy(host.data(), partial, sizeof(double) * host.size(), cudaMemcpyDeviceToHost));
+        double got = 0, expect = 0;
+        for (double v : host) got += v;
+        for (std::size_t i = 0; i < count; ++i) expect += double((i * c.stride + c.offset) % 1024);
+        if (got != expect)
+            fail("coalescing: stride " + std::to_string(c.stride) + " offset " + std::to_string(c.offset) + " of " +
+                 std::to_string(sizeof(T)) + "-byte elements read a sum of " + std::to_string(got) + ", expected " +
+                 std::to_string(expect));
+        std::sort(times.begin(), times.end());
+        const double ms = times[times.size() / 2];
+        std::printf("coalescing,%s,%zu,%d,%.2f,GB/s,,%.4f\n", c.offset ? "misaligned" : "aligned", sizeof(T), c.stride,
+                    double(count) * sizeof(T) / (ms * 1e-3) / 1e9, ms);
+    }
+    CHECK(cudaEventDestroy(start));
+    CHECK(cudaEventDestroy(stop));
+    CHECK(cudaFree(data));
+    CHECK(cudaFree(partial));
+    CHECK(cudaFree(flush));
+}
+
+// ---- shared: strided 8-byte (and 4-byte) accesses -----------------------------------------------------------
+constexpr int shared_warps = 16, shared_region = 32 * 32;  // elements per warp: 32 lanes x the largest stride
+
+template <typename T>
+__device__ __forceinline__ T shared_load(const T* p) {
+    T v;
+    if constexpr (sizeof(T) == 8) asm volatile("ld.volatile.shared.f64 %0, [%1];" : "=d"(v) : "r"(static_cast<unsigned>(__cvta_generic_to_shared(p))));
+    else asm volatile("ld.volatile.shared.f32 %0, [%1];" : "=f"(v) : "r"(static_cast<unsigned>(__cvta_generic_to_shared(p))));
+    return v;
+}
+
+template <typename T>
+__device__ __forceinline__ void shared_store(T* p, T v) {
+    if constexpr (sizeof(T) == 8) asm volatile("st.volatile.shared.f64 [%0], %1;" :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(p))), "d"(v) : "memory");
+    else asm volatile("st.volatile.shared.f32 [%0], %1;" :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(p))), "f"(v) : "memory");
+}
+
+// Lane l of warp w accesses element w * shared_region + l * stride, `steps` x 8 times. Reads sum what they read
+// (element e holds e mod 1024); writes store lane + step, so the last step's value must remain.
+template <typename T, bool write>
+__global__ void shared_access(int stride, int steps, double* sums, T* contents, long long* cycles) {
+    extern __shared__ unsigned char raw[];
+    T* s = reinterpret_cast<T*>(raw);
+    for (int e = threadIdx.x; e < shared_warps * shared_region; e += blockDim.x) s[e] = static_cast<T>(e % 1024);
+    __syncthreads();
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    T* p = s + warp * shared_region + lane * stride;
+    double sum = 0;
+    const long long c0 = clock64();
+    for (int k = 0; k < steps; ++k) {
+        if constexpr (write) {
+#pragma unroll
+            for (int u = 0; u < 8; ++u) shared_store(p, static_cast<T>(lane + 8 * k + u));
+        } else {
+            T a = 0;
+#pragma unroll
+            for (int u = 0; u < 8; ++u) a += shared_load(p);
+            sum += static_cast<double>(a);
+        }
+    }
+    __syncthreads();
+    const long long c1 = clock64();
+    sums[threadIdx.x] = sum;
+    if (threadIdx.x == 0) *cycles = c1 - c0;
+    for (int e = threadIdx.x; e < shared_warps * shared_region; e += blockDim.x) contents[e] = s[e];
+}
+
+template <typename T, bool write>
+void shared_case(int stride, double* sums, T* contents, long long* cycles) {
+    const int steps = 1 << 12;
+    const std::size_t bytes = sizeof(T) * shared_warps * shared_region;
+    CHECK(cudaFuncSetAttribute(shared_access<T, write>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+    shared_access<T, write><<<1, 32 * shared_warps, bytes>>>(stride, steps, sums, contents, cycles);
+    CHECK(cudaGetLastError());
+    std::vector<double> s(32 * shared_warps);
+    std::vector<T> c(shared_warps * shared_region);
+    long long cy = 0;
+    CHECK(cudaMemcpy(s.data(), sums, sizeof(double) * s.size(), cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(c.data(), contents, sizeof(T) * c.size(), cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(&cy, cycles, sizeof cy, cudaMemcpyDeviceToHost));
+    for (int t = 0; t < 32 * shared_warps; ++t) {
+        const int warp = t / 32, lane = t % 32, e = warp * shared_region + lane * stride;
+        if (write) {
+            if (c[e] != static_cast<T>(lane + 8 * (steps - 1) + 7))
+                fail("shared: write stride " + std::to_string(stride) + ": element " + std::to_string(e) + " holds " +
+                     std::to_string(double(c[e])));
+        } else if (s[t] != 8.0 * steps * (e % 1024)) {
+            fail("shared: read stride " + std::to_string(stride) + ": thread " + std::to_string(t) + " summed " +
+                 std::to_string(s[t]));
+        }
+    }
+    std::printf("shared,%s,%zu,%d,%.3f,cycles,,\n", write ? "write" : "read", sizeof(T), stride,
+                double(cy) / (double(steps) * 8 * shared_warps));
+}
+
+template <typename T>
+void shared_banks() {
+    double* sums = nullptr;
+    T* contents = nullptr;
+    long long* cycles = nullptr;
+    CHECK(cudaMalloc(&sums, sizeof(double) * 32 * shared_warps));
+    CHECK(cudaMalloc(&contents, sizeof(T) * shared_warps * shared_region));
+    CHECK(cudaMalloc(&cycles, sizeof(long long)));
+    for (int stride = 1; stride <= 32; stride *= 2) {
+        shared_case<T, false>(stride, sums, contents, cycles);
+        shared_case<T, true>(stride, sums, contents, cycles);
+    }
+    CHECK(cudaFree(sums));
+    CHECK(cudaFree(contents));
+    CHECK(cudaFree(cycles));
+}
+
+}  // namespace
+
+int main() {
+    int l2 = 0;
+    CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    const std::size_t l2_bytes = static_cast<std::size_t>(l2);
+    std::printf("test,case,element_bytes,param,value,unit,ns_per_access,kernel_ms\n");
+    latency("l1", std::size_t(16) << 10, true, 1 << 16, l2_bytes);
+    latency("l2", std::min<std::size_t>(std::size_t(8) << 20, l2_bytes / 4), false, 1 << 16, l2_bytes);
+    latency("global", std::max<std::size_t>(std::size_t(256) << 20, 4 * l2_bytes), false, 1 << 15, l2_bytes);
+    latency("global", std::max<std::size_t>(std::size_t(1) << 30, 16 * l2_bytes), false, 1 << 15, l2_bytes);
+    constant_divergence();
+    coalescing<float>(l2_bytes);
+    coalescing<double>(l2_bytes);
+    shared_banks<double>();
+    shared_banks<float>();
+    return 0;
+}
