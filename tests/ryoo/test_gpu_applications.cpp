@@ -21,6 +21,8 @@
 #include "ryoo/cpu/tpacf.hpp"
 #include "gpu_results.hpp"
 #include "gpu_support.hpp"
+#include "json_lite.hpp"
+#include "test_support.hpp"
 
 namespace ryoo {
 namespace {
@@ -158,6 +160,72 @@ TEST(RyooGpuApplications, PetriNetTotalsEqualTheCpuAtEveryCap) {
             EXPECT_TRUE(same) << v.name << " with " << cap << " resident trajectories";
             record(v.name + "-cap" + std::to_string(cap), p.trajectories, places + 1, same ? 0 : 1);
         }
+    }
+}
+
+TEST(RyooGpuApplications, SmallInputsGiveTheStoredIndependentOutputs) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: the GPU variants were NOT compared with data/ryoo/small_expected.json";
+    const testjson::Value e =
+        testjson::Parser(testsupport::read_text(testsupport::source_dir() / "data" / "ryoo" / "small_expected.json")).parse();
+    const auto counts = [](const testjson::Value& v) {
+        std::vector<unsigned long long> out;
+        for (double x : v.numbers()) out.push_back(static_cast<unsigned long long>(x));
+        return out;
+    };
+    // TPACF: every variant's DD, DR and RR histograms.
+    const testjson::Value& t = e["tpacf"];
+    const int points = static_cast<int>(t["points"].num), sets = static_cast<int>(t["random_sets"].num);
+    const TpacfInput in = synthetic_sky(points, sets, static_cast<int>(t["bins"].num), static_cast<std::uint64_t>(t["seed"].num));
+    set_tpacf_edges(in.edge_cosines);
+    const int slots = in.slots();
+    std::vector<float4> packed;
+    for (std::size_t i = 0; i < in.data.size() / 3; ++i) packed.push_back(make_float4(in.data[3 * i], in.data[3 * i + 1], in.data[3 * i + 2], 0));
+    for (std::size_t i = 0; i < in.random.size() / 3; ++i)
+        packed.push_back(make_float4(in.random[3 * i], in.random[3 * i + 1], in.random[3 * i + 2], 0));
+    std::vector<unsigned long long> want = counts(t["dd"]);
+    for (const char* key : {"dr", "rr"})
+        for (int s = 0; s < sets; ++s) {
+            const auto c = counts(t[key].items.at(s));
+            want.insert(want.end(), c.begin(), c.end());
+        }
+    for (const auto& v : tpacf_variants().entries()) {
+        const TpacfLaunch l = v.prepare();
+        harness::DeviceMemory m;
+        const float4* d = m.upload(packed, "upload the points");
+        auto* h = m.allocate<unsigned long long>(want.size(), "allocate the histograms");
+        check(cudaMemset(h, 0, sizeof(unsigned long long) * want.size()), "clear the histograms");
+        l.run(d, points, d, points, true, h, nullptr);
+        for (int s = 0; s < sets; ++s) {
+            const float4* r = d + static_cast<std::size_t>(points) * (s + 1);
+            l.run(d, points, r, points, false, h + slots * (1 + s), nullptr);
+            l.run(r, points, r, points, true, h + slots * (1 + sets + s), nullptr);
+        }
+        std::vector<unsigned long long> got(want.size());
+        check(cudaMemcpy(got.data(), h, got.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost), "download");
+        EXPECT_EQ(got, want) << v.name;
+    }
+    // PNS: every variant's tokens per place and firings, all trajectories in one launch.
+    const testjson::Value& q = e["pns"];
+    PnsProblem p;
+    p.edge = static_cast<int>(q["edge"].num);
+    p.trajectories = static_cast<std::uint32_t>(q["trajectories"].num);
+    p.steps = static_cast<std::uint32_t>(q["steps"].num);
+    p.seed = static_cast<std::uint32_t>(q["seed"].num);
+    const int places = p.places();
+    for (const auto& v : pns_variants().entries()) {
+        harness::DeviceMemory m;
+        auto* state = m.allocate<std::uint8_t>(static_cast<std::size_t>(places) * p.trajectories, "allocate the markings");
+        auto* firings = m.allocate<std::uint32_t>(p.trajectories, "allocate the firings");
+        v.run(p.edge, p.seed, p.steps, 0, p.trajectories, state, firings, nullptr);
+        std::vector<std::uint8_t> hs(static_cast<std::size_t>(places) * p.trajectories);
+        std::vector<std::uint32_t> hf(p.trajectories);
+        check(cudaMemcpy(hs.data(), state, hs.size(), cudaMemcpyDeviceToHost), "download");
+        check(cudaMemcpy(hf.data(), firings, sizeof(std::uint32_t) * hf.size(), cudaMemcpyDeviceToHost), "download");
+        PnsResult got;
+        pns_accumulate(got, hs.data(), hf.data(), p.trajectories, places);
+        std::vector<unsigned long long> tokens(got.tokens.begin(), got.tokens.end());
+        EXPECT_EQ(tokens, counts(q["tokens"])) << v.name;
+        EXPECT_EQ(got.firings, static_cast<std::uint64_t>(q["firings"].num)) << v.name;
     }
 }
 
