@@ -79,7 +79,8 @@ def build(ctx):
     ctx.tables["table_ryoo_suite_t2"] = table(
         "Table R@: S1 Table 2 beside this artifact (published / here): lines of source and of kernel without blanks and "
         "comments, and the share of the single-thread CPU application's time spent in the code that became the kernel "
-        "(the paper's Table 2 has no row for matrix multiplication).",
+        "(two separately timed runs; where the application adds next to nothing to the kernel's loops their ratio "
+        "shows the timing noise, and may pass 100 %; the paper's Table 2 has no row for matrix multiplication).",
         ["application", "source lines", "kernel lines", "CPU time in kernel code"], t2)
     ctx.tables["table_ryoo_suite_t3"] = table(
         f"Table R@: S1 Table 3 beside one {gpu_name} (published on the 8800 GTX / here, for each application's fastest "
@@ -148,6 +149,9 @@ def bottlenecks(ctx, pub, verdicts):
 # The resource each application's kernels are bound by on this GPU, as the profiler measured it: the share of
 # cycles with an instruction issued, and DRAM throughput as a share of its peak.
 BOUND = {"elimination": ("DRAM", 80)}
+# The pipes whose use ncu_apps records (when the recording has them), by the name the table prints.
+PIPES = [("FMA", "pipe_fma_pct"), ("ALU", "pipe_alu_pct"), ("XU (transcendentals)", "pipe_xu_pct"),
+         ("load/store", "pipe_lsu_pct")]
 DEFAULT_BOUND = ("issue", 60)
 
 
@@ -184,6 +188,10 @@ def binding(ctx, ncu, resources):
                 use = 100 * share
             if use < target and achieved < 0.5 * theoretical:
                 verdict += "; the launch keeps the GPU less than half as occupied as the kernel allows"
+            pipes = {name: float(r[key]) for name, key in PIPES if r.get(key) not in (None, "")}
+            if use < target and pipes:
+                busiest = max(pipes, key=pipes.get)
+                verdict += f"; busiest pipe: {busiest} {pipes[busiest]:.0f}%"
             body.append([app, v, f"{issue:.1f}%", f"{dram:.1f}%", f"{achieved:.1f}% of {theoretical:.0f}%", verdict])
     ctx.tables["table_ryoo_suite_binding"] = table(
         "Table R@: each application kernel's use of the resource the speed target names (Nsight Compute, one launch at "
