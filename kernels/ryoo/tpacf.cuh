@@ -83,6 +83,7 @@ __global__ void __launch_bounds__(tpacf_block) ryoo_tpacf(const float4* __restri
         for (int s = threadIdx.x; s < edges; s += tpacf_block) shared_edges[s] = ryoo_tpacf_edges[s];
     const int i = blockIdx.x * tpacf_block + threadIdx.x;
     const float4 p = i < na ? a[i] : make_float4(0, 0, 0, 0);
+    // [split-begin]
     const int j_begin = Grid::split ? static_cast<int>(blockIdx.y) * chunk : 0;
     const int j_end = Grid::split ? min(nb, j_begin + chunk) : nb;
     // With self pairs (i < j) a block starts at its own first point: earlier tiles hold only j < i.
@@ -91,6 +92,7 @@ __global__ void __launch_bounds__(tpacf_block) ryoo_tpacf(const float4* __restri
         if (j0 + static_cast<int>(threadIdx.x) < j_end) tile[threadIdx.x] = b[j0 + threadIdx.x];
         __syncthreads();
         const int m = min(tpacf_block, j_end - j0);
+        // [split-end]
         for (int jj = 0; jj < m; ++jj) {
             const int j = j0 + jj;
             const float4 q = tile[jj];

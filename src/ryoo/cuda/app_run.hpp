@@ -32,10 +32,14 @@ inline const std::vector<std::string> all_parts = {"kernel", "application", "tra
 /// What every application command shares: its options, the CSV, the stop rules, the device and its clock.
 class AppRun {
 public:
+    /// Reads the command @p command's options from @p args: its own (@p own), the shared ones and the
+    /// measurement options.
     AppRun(const Args& args, const std::string& command, std::vector<harness::OptionSpec> own)
         : o_(args, specs(std::move(own)), command), command_(command) {}
 
+    /// The parsed options.
     const harness::Options& options() const { return o_; }
+    /// Whether --help was given.
     bool help() const { return o_.has("--help"); }
 
     /// Prints the command's help followed by the shared options and the measurement options.
@@ -83,13 +87,21 @@ public:
                                                        "repeat", "ms", "work", "work_unit", "rate", "valid", "check"}));
     }
 
+    /// The GPU variants to check and time (after start()).
     const std::vector<std::string>& variants() const { return variants_; }
+    /// Whether the run times @p part (kernel, application or transfer).
     bool times(const std::string& part) const { return std::find(parts_.begin(), parts_.end(), part) != parts_.end(); }
+    /// Timed runs of the CPU baseline (0: computed once, untimed).
     int cpu_samples() const { return cpu_samples_; }
+    /// The GPU measurement rule.
     const harness::MeasureOptions& gpu() const { return measure_; }
+    /// The CPU measurement rule (exactly cpu_samples() samples).
     const harness::MeasureOptions& cpu() const { return cpu_; }
+    /// The device's clock monitor (after open()).
     harness::ClockMonitor& monitor() { return *monitor_; }
+    /// The run's stream (after open()).
     cudaStream_t stream() const { return stream_->get(); }
+    /// The --size given (small by default).
     std::string size() const { return o_.text("--size", "small"); }
 
     /// Prints a measurement and writes its rows. @p work: units of work of one sample; rate = work / ms / 1e6.
@@ -114,6 +126,7 @@ public:
         std::fprintf(stderr, "%s: %s: %s\n", command_.c_str(), variant.c_str(), what.c_str());
         ++failures_;
     }
+    /// The process's exit status: 1 when a check failed, else 0.
     int finish() const {
         if (failures_) std::fprintf(stderr, "%s: %d check(s) failed\n", command_.c_str(), failures_);
         return failures_ ? 1 : 0;
