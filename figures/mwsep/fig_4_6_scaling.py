@@ -1,7 +1,8 @@
 """Figure 4.6: single-precision scaling with the number of SMs.
 
 Published: 8800 GTX (16 SMs) = 1.0, GTX 285 (30 SMs) measured 2.3x, predicted 1.8x from GFLOP/s.
-Reproduced: an EMULATION; one GPU restricted to 16 and 32 SMs with CUDA green contexts, and all its SMs;
+Reproduced: an EMULATION; one GPU restricted to fewer SMs (multiples of 8) with CUDA green contexts, and all its SMs,
+for every memory variant recorded;
 speed-up relative to 16 SMs."""
 import pathlib
 
@@ -30,14 +31,21 @@ def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> l
     sms = sorted({int(k[2]) for k in med})
     if len(sms) < 2:
         raise c.MissingData(f"{name}: fewer than two SM counts")
-    series = sorted({k[:2] for k in med}, key=lambda k: (c.WORK_UNITS.index(k[1]), k[0]))
+    # Series recorded at every SM count; one shade per memory variant, the 2-stream unit hatched.
+    series = sorted({k[:2] for k in med if all((k[0], k[1], str(n)) in med for n in sms)},
+                    key=lambda k: (c.WORK_UNITS.index(k[1]), k[0]))
+    if not series:
+        raise c.MissingData(f"{name}: no variant recorded at every SM count")
+    variants = sorted({v for v, _ in series})
     width = 0.8 / len(series)
-    for i, (shade, (variant, wu)) in enumerate(zip(c.REPRODUCED_SHADES, series)):
+    for i, (variant, wu) in enumerate(series):
+        shade = c.REPRODUCED_SHADES[variants.index(variant) % len(c.REPRODUCED_SHADES)]
+        hatch = "//" if wu.startswith("2s") else None
         base = c.need(med, (variant, wu, str(sms[0])), name)
         ys = [base / c.need(med, (variant, wu, str(n)), name) for n in sms]
         bars = right.bar([g + (i - (len(series) - 1) / 2) * width for g in range(len(sms))], ys, width,
-                         color=shade, label=f"{variant}, {c.WU_LABEL[wu]}")
-        right.bar_label(bars, [f"{y:.2f}" for y in ys], padding=7, fontsize=8)
+                         color=shade, hatch=hatch, edgecolor="white", label=f"{variant}, {c.WU_LABEL[wu]}")
+        right.bar_label(bars, [f"{y:.1f}" for y in ys], padding=2, fontsize=6, rotation=90)
     for g, n in enumerate(sms):
         right.hlines(n / sms[0], g - 0.45, g + 0.45, colors="black", linestyles="--",
                      label=f"ideal (SMs / {sms[0]})" if g == 0 else None)
@@ -46,7 +54,7 @@ def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> l
     right.set_ylabel(f"speed-up over {sms[0]} SMs")
     right.set_title(f"{c.reproduced_label(gpu)}: EMULATION with green contexts")
     right.set_ylim(0, sms[-1] / sms[0] * 1.15)
-    right.legend(loc="upper left", fontsize=9)
+    right.legend(loc="upper left", fontsize=7, ncol=2)
     fig.suptitle("Scaling with the number of SMs (Fig. 4.6), single precision. The reproduction is an EMULATION:\n"
                  f"one {gpu} restricted to fewer SMs with CUDA green contexts, not two GPU generations")
     fig.tight_layout()

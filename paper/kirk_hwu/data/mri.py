@@ -39,10 +39,32 @@ def ladder_rates(ctx):
     return out
 
 
+# The course text's (S2) summary table row by row, and the slides' (S3) row of the same version.
+S2_AS_S3 = {"CPU Double": "LS (CPU, DP)", "CPU Single": "LS (CPU, SP)", "GPU Naive": "LS (GPU, Naive)",
+            "GPU Registers and Constant Memory": "LS (GPU, CMem)",
+            "GPU Registers, Constant Memory, SPU and Tuning": "LS (GPU, CMem, SFU, Exp)"}
+
+
+def s2_against_s3(ctx, s3):
+    """S2's summary table (F^H d only) checked against the F^H d columns of S3's: S2 is compared through S3's
+    rows when the two agree; a disagreement is named."""
+    s2 = ctx.facts["kh_published"]["mri_s2_table"]
+    cols = s3["columns"]
+    i_min, i_rate = cols.index("fhd_min"), cols.index("fhd_gflops")
+    differ = [name for name, (t, rate) in s2["rows"].items()
+              if (s3["rows"][S2_AS_S3[name]][i_min], s3["rows"][S2_AS_S3[name]][i_rate]) != (t, rate)]
+    ctx.n["kh_s2_rows"] = str(len(s2["rows"]))
+    ctx.n["kh_s2_against_s3"] = (
+        "agree with the slides' F^H d columns in every row, so the course text's table is compared through the "
+        "slides' rows" if not differ else
+        "differ from the slides' F^H d columns in the rows " + ", ".join(differ) + "; only the slides' rows are compared")
+
+
 def build(ctx):
     n = ctx.n
     pub = ctx.facts["kh_published"]["mri_summary"]
     prow = pub["rows"]
+    s2_against_s3(ctx, pub)
     full_pairs = MRI_VOXELS["full"] * MRI_SAMPLES["full"]
     lr = ladder_rates(ctx)
     ctx.facts["kh_mri_rates"] = lr

@@ -54,8 +54,8 @@ def build(ctx):
                  f"{num(b['real_speedup_max']['value'])}", ours, verdict])
     rows.append(["FX 3700 against FX 1700: measured against expected (SMs x clock)", b["fx3700_over_fx1700_measured"]["source"],
                  f"{num(b['fx3700_over_fx1700_measured']['value'])} against {num(b['fx3700_over_fx1700_expected']['value'])}",
-                 "one GPU model here; the scaling with the SM count is measured in the likelihood study's SM sweep",
-                 "not re-measured"])
+                 "one GPU model here; the same ratio of SMs is emulated with green contexts in the likelihood study's scalability chapter (its table of scaling verdicts)",
+                 "not re-measured here"])
     for key, what, fact, memory in (("copy_htod_gb_s", "host to device", "pinned_htod", "pinned host memory"),
                                     ("copy_dtoh_gb_s", "device to host", "pinned_dtoh", "pinned host memory"),
                                     ("copy_dtod_gb_s", "device to device", "dtod", "within device memory")):

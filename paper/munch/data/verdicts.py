@@ -1,5 +1,7 @@
 """A verdict per claim of the thesis, from the measured facts of the earlier modules, and the cells of its
 tables this report refuses to compare, each with its reason."""
+import math
+
 from report.common import MissingData, fmt, table
 
 from .shared import best, by_size, cell, cell_text, ms, need_fact, published, signal_text
@@ -159,6 +161,23 @@ def build(ctx):
           f"{fmt(cl['watchdog_s_low']['value'])}-{fmt(cl['watchdog_s_high']['value'])} s",
           "no display is attached to the measured GPU: no watchdog applies", "not testable here")
 
+    plateau = cl["copy_plateau_from_bytes"]
+    reach = need_fact(ctx, "pinned_reach")
+    claim("Copies reach their upper bound from about 1 MB (pinned host memory)", plateau["source"],
+          f"≈ {fmt(plateau['value'] / 1048576)} MiB", f"nine tenths of the highest rate from {fmt(reach / 1048576)} MiB",
+          "holds" if reach <= 2 * plateau["value"] else "later here")
+    # The load of a tree reduction over n threads, from the counts the thesis states: 2n - 1 active and
+    # n log2 n - n + 1 idle units of thread time, over log2 n steps.
+    red = cl["reduction_load_pct"]
+    nt = red["n"]
+    steps = math.log2(nt)
+    active, idle = 2 * nt - 1, nt * steps - nt + 1
+    over_idle, over_all = 100 * active / idle, 100 * active / (active + idle)
+    claim(f"A tree reduction over {nt} threads keeps them loaded only a small share of the time", red["source"],
+          f"{fmt(red['value'])}%",
+          f"from its stated counts: active over idle {fmt(over_idle)}%, active over all thread time {fmt(over_all)}%",
+          "arithmetic holds as active over idle time; as a share of all thread time the load is lower"
+          if abs(over_idle - red["value"]) < 0.1 else "does not follow from the stated counts")
     ctx.tables["table_munch_claims"] = table(
         f"Table R@: the thesis's claims, each with its source, the published value, this rebuild's ({gpu}) and a verdict",
         ["claim", "source", "thesis", "this rebuild", "verdict"], rows, widths=[24, 18, 16, 26, 16])

@@ -258,6 +258,7 @@ def build(ctx):
         "criterion and the verdict (in brackets: why, where it differs or cannot be tested).",
         ["thesis item", "claim", "published", "reproduced", "variant", "criterion", "verdict"], rows,
         widths=[8, 18, 11, 14, 15, 18, 16])
+    not_compared(ctx, pub)
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "claims_effects.json").write_text(json.dumps(
         {"gpu": short, "effects": [{"label": a, "published": p, "reproduced": r} for a, p, r in effects]}, indent=1) + "\n")
@@ -268,3 +269,27 @@ def build(ctx):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     module.draw(effects, short, ROOT / "figures" / "out" / "mwsep")
+
+
+def not_compared(ctx, pub):
+    """The values of paper/mwsep/published.json that no row, table or figure compares, each with the reason."""
+    c, hw = pub["claims"], pub["hardware"]
+    rows = []
+    for t in ("4.3", "4.4"):
+        rows.append([f"tables.{t}.configuration_as_read", pub["tables"][t]["configuration_as_read"],
+                     "a reading of the table's columns, not a value: the table's rows are compared under that reading"])
+    occ = c["global_variant_occupancy"]
+    rows.append(["claims.global_variant_occupancy.active_blocks_per_sm", f"{occ['active_blocks_per_sm']} blocks per SM",
+                 "a consequence of the GTX 285's register file: the compiler's register count and theoretical "
+                 "occupancy are compared instead (the register-cap table)"])
+    worst = c["shared_memory_worst_case"]
+    rows.append(["claims.shared_memory_worst_case.bytes_per_value", f"{worst['bytes_per_value']} bytes per value",
+                 "the width of a double, a premise of the bank-conflict claim rather than a result; the conflicts "
+                 "themselves are measured by the microbenchmarks"])
+    for card in ("gtx285", "8800gtx"):
+        rows.append([f"hardware.{card}.sms_note", hw[card]["sms_note"],
+                     "how the SM count was derived from the thesis's core count: provenance, not a value"])
+    ctx.tables["table_claims_not_compared"] = table(
+        "Table R@: values transcribed from the thesis that no row of this report compares, and why",
+        ["entry of published.json", "value", "why not compared"], rows, widths=[30, 25, 45])
+

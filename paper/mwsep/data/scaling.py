@@ -1,7 +1,69 @@
 """Thesis section 4.6 and Figure 4.6: an emulation of more and fewer multiprocessors with green contexts."""
+import json
+import pathlib
 import statistics
 
 from report.common import MissingData, fmt, medians, table
+
+DEFINITION = pathlib.Path(__file__).resolve().parents[3] / "experiments" / "definitions" / "mwsep" / "scaling.json"
+MUNCH_PUBLISHED = pathlib.Path(__file__).resolve().parents[2] / "munch" / "published.json"
+NOT_RECORDED = "not recorded on this GPU"
+LINEAR = 0.95  # a measured speed-up of at least this share of the ratio of multiprocessors counts as linear
+
+
+def verdicts(ctx, sc, sms, pairs):
+    """The two published scaling statements beside the emulation: the thesis's 8800 GTX against GTX 285 (global
+    versions) and Münch's Figure B.9 (Quadro FX 1700 against FX 3700). Each published pair of cards is emulated by
+    the recorded SM counts nearest its ratio of multiprocessors that green contexts allow (multiples of 8 on this
+    chip; the definition says which)."""
+    pub = ctx.published
+    old, new = pub["hardware"]["8800gtx"], pub["hardware"]["gtx285"]
+    munch_all = json.loads(MUNCH_PUBLISHED.read_text())
+    munch, fx3700, fx1700 = munch_all["appendix_b"], munch_all["hardware"], munch_all["appendix_b"]["hardware"]
+    rows = []
+
+    def emulate(small, large, variants):
+        got = [sc[(v, u, str(small))] / sc[(v, u, str(large))] for v, u in pairs
+               if v in variants and (v, u, str(small)) in sc and (v, u, str(large)) in sc]
+        return (min(got), max(got)) if got else None
+
+    def verdict(got, ratio):
+        if got is None:
+            return NOT_RECORDED, NOT_RECORDED
+        lo, hi = got
+        text = f"{lo:.2f}x" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}x to {hi:.2f}x"
+        share = lo / ratio
+        return (f"{text} (prediction {ratio:.2f}x from the SM ratio; {100 * share:.0f}% of it at worst)",
+                "linear, as published" if share >= LINEAR else "below linear")
+
+    # Thesis 4.6: 8800 GTX (16 SMs) against GTX 285 (30 SMs), global versions; prediction from the peak rates.
+    small, large = (16, 32) if {16, 32} <= set(sms) else (sms[0], sms[1])
+    ours, v = verdict(emulate(small, large, {p[0] for p in pairs if p[0].startswith("global-")}), large / small)
+    rows.append([f"{new['name']} ({new['sms']} SMs) over {old['name']} ({old['sms']} SMs), global versions (thesis 4.6)",
+                 f"{pub['claims']['scaling_measured']['value']}x measured, {pub['claims']['scaling_predicted']['value']}x "
+                 f"predicted ({new['gflops_single']}/{old['gflops_single']} GFLOP/s)",
+                 f"{large} over {small} SMs", ours,
+                 v + "; the excess over the prediction came from differences between generations, not emulated"])
+    # Münch B.9: FX 1700 (4 SMs, 0.92 GHz) against FX 3700 (14 SMs, 1.24 GHz); every variant of the sweep.
+    fx_sms = (fx1700["gpu_sms"], fx3700["gpu_sms"])
+    predicted = fx_sms[1] * fx3700["gpu_clock_ghz"] / (fx_sms[0] * fx1700["gpu_clock_ghz"])
+    small, large = 16, 56
+    if {small, large} <= set(sms):
+        ours, v = verdict(emulate(small, large, {p[0] for p in pairs}), large / small)
+    else:
+        ours, v = NOT_RECORDED, NOT_RECORDED
+    rows.append([f"{fx3700['gpu']} ({fx_sms[1]} SMs, {fx3700['gpu_sps']} SPs) over {fx1700['gpu']} ({fx_sms[0]} SMs, "
+                 f"{fx1700['gpu_sps']} SPs), Münch Fig. B.9",
+                 f"{munch['fx3700_over_fx1700_measured']['value']:g}x measured, "
+                 f"{munch['fx3700_over_fx1700_expected']['value']:g}x expected (SMs x clock: {predicted:.2f}x from "
+                 f"{fx_sms[1]} SMs at {fx3700['gpu_clock_ghz']:g} GHz against {fx_sms[0]} at {fx1700['gpu_clock_ghz']:g} GHz)",
+                 f"{large} over {small} SMs (the same ratio of multiprocessors)", ours, v])
+    ctx.tables["table_scaling_verdicts"] = table(
+        "Table R@: the published scaling between two cards beside the emulation on one "
+        f"{ctx.facts['gpu']['short']}: green contexts on this chip form groups of a multiple of eight SMs, so the "
+        f"{new['name']}'s {new['sms']} SMs are emulated by the nearest such count and Münch's {fx_sms[0]} against "
+        f"{fx_sms[1]} by a pair with his ratio of multiprocessors. A speed-up of at least {100 * LINEAR:.0f}% of the SM ratio counts as linear.",
+        ["published pair", "published", "emulated by", "this GPU", "verdict"], rows)
 
 
 def two_cards(ctx):
@@ -63,14 +125,29 @@ def build(ctx):
             n.setdefault(k, "(not measured)")
     sc = medians(ctx.rows("scaling"), key=("variant", "work_unit", "sm_count"))
     sms = sorted({int(k[2]) for k in sc})
-    pairs = sorted({(k[0], k[1]) for k in sc})
-    body = [[v, u] + [f"{sc[(v, u, str(sms[0]))] / sc[(v, u, str(s))]:.2f}x" for s in sms] for v, u in pairs]
+    if len(sms) < 2:
+        raise MissingData("scaling.csv: fewer than two SM counts recorded")
+    defined = json.loads(DEFINITION.read_text())["runs"][0]
+    # Every variant and unit of the definition gets a row; those this recording lacks say so.
+    pairs = [(v, u) for u in defined["work_units"] for v in defined["variants"]]
+    recorded = [(v, u) for v, u in pairs if all((v, u, str(s)) in sc for s in sms)]
+    if not recorded:
+        raise MissingData("scaling.csv: no variant recorded at every SM count")
+
+    def cell(v, u, s):
+        if (v, u, str(sms[0])) not in sc or (v, u, str(s)) not in sc:
+            return NOT_RECORDED
+        return f"{sc[(v, u, str(sms[0]))] / sc[(v, u, str(s))]:.2f}x"
+    body = [[v, u] + [cell(v, u, s) for s in sms] for v, u in pairs]
     ctx.tables["table_scaling"] = table(
         f"Table R@: speed-up over {sms[0]} multiprocessors when one {ctx.facts['gpu']['short']} is restricted to "
         "fewer multiprocessors (an emulation: same clock, same memory and the whole L2 cache in every case).",
         ["variant", "work unit"] + [f"{s} SMs" for s in sms], body)
     s16, s32 = sms[0], sms[1]
     n["scaling_sms_small"], n["scaling_sms_mid"], n["scaling_sms_full"] = str(s16), str(s32), str(sms[-1])
+    n["scaling_variants_recorded"] = str(len({v for v, _ in recorded}))
+    n["scaling_variants_defined"] = str(len(defined["variants"]))
+    pairs = recorded
     r = [sc[(v, u, str(s16))] / sc[(v, u, str(s32))] for v, u in pairs]
     lo, hi = f"{min(r):.2f}", f"{max(r):.2f}"
     n["scaling_16_32"] = lo if lo == hi else f"{lo}x to {hi}"
@@ -78,6 +155,7 @@ def build(ctx):
     full = [sc[(v, u, str(s16))] / sc[(v, u, str(sms[-1]))] for v, u in pairs]
     n["scaling_full_min"], n["scaling_full_max"] = f"{min(full):.2f}", f"{max(full):.2f}"
     n["scaling_full_sm_ratio"] = f"{sms[-1] / s16:.2f}"
+    verdicts(ctx, sc, sms, pairs)
     ctx.facts["scaling_16_32"] = (min(r), max(r))
 
     # A restriction that did not take effect shows as times that do not change with the SM count.
