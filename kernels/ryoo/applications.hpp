@@ -87,6 +87,64 @@ struct PnsVariant {
         run;
 };
 
+/// The frames of an H.264 search on the device: the current frame (rows width bytes apart), the reference
+/// frame in pitched memory and a texture object over it (point sampling, clamp addressing, unnormalised
+/// coordinates). Owns all three; not copyable.
+class H264DeviceFrames {
+public:
+    /// Allocates frames of @p width x @p height (multiples of 16) and creates the texture.
+    H264DeviceFrames(int width, int height);
+    ~H264DeviceFrames();
+    H264DeviceFrames(const H264DeviceFrames&) = delete;
+    H264DeviceFrames& operator=(const H264DeviceFrames&) = delete;
+    /// Copies both frames (width * height bytes each, row-major) to the device on @p stream.
+    void upload(const std::uint8_t* current, const std::uint8_t* reference, cudaStream_t stream);
+    const std::uint8_t* current() const { return current_; }      ///< the current frame on the device
+    const std::uint8_t* reference() const { return reference_; }  ///< the reference frame on the device
+    int pitch() const { return static_cast<int>(pitch_); }       ///< bytes between reference rows
+    int width() const { return width_; }                          ///< pixels per row
+    int height() const { return height_; }                        ///< rows
+    cudaTextureObject_t texture() const { return texture_; }      ///< the reference as a texture
+
+private:
+    int width_ = 0, height_ = 0;
+    std::uint8_t* current_ = nullptr;
+    std::uint8_t* reference_ = nullptr;
+    std::size_t pitch_ = 0;
+    cudaTextureObject_t texture_ = 0;
+};
+
+/// One named H.264 SAD variant: how the reference is read and how the SAD loops are written.
+struct H264Variant {
+    std::string name;     ///< "sad-<global|ldg|texture>-<rolled|unrolled|tiled3>"
+    std::string summary;  ///< one line
+    /// The 4x4 SAD kernel and its launch shape.
+    std::function<KernelFacts()> facts;
+    /// Every 4x4 SAD of the frames at every vector of the +-@p range window into @p sad4 (device memory,
+    /// h264_positions(range) per block, blocks row-major over the 4x4 grid).
+    std::function<void(const H264DeviceFrames& frames, int range, std::uint16_t* sad4, cudaStream_t stream)> run;
+};
+
+/// One named RPES variant: where the ket pairs and the fit table are read.
+struct RpesVariant {
+    std::string name;     ///< "rpes-kets-<global|shared>-fit-<constant|shared>"
+    std::string summary;  ///< one line
+    /// The kernel and its launch shape.
+    std::function<KernelFacts()> facts;
+    /// Clears @p j and sets j[ab] = sum over every pair cd of (ab|cd) D_cd for the @p m pairs (device memory:
+    /// geometry (Px, Py, Pz, p), factors k_ab, ket factors k_cd D_cd); the fit table must be set.
+    std::function<void(const float4* geometry, const float* k, const float* kd, int m, float* j, cudaStream_t stream)> run;
+};
+
+/// Copies the fit table (rpes_table_size floats, rpes_fit_table()) into the constant memory the RPES
+/// kernels read. Throws std::invalid_argument for a table of another size.
+void set_rpes_table(const std::vector<float>& table);
+
+/// The 8x8 and 16x16 SADs summed from the 4x4 SADs @p sad4 of a @p width wide frame of @p macroblocks
+/// macroblocks (the same kernel for every variant).
+void h264_larger(const std::uint16_t* sad4, int width, int macroblocks, int range, std::uint16_t* sad8, std::uint16_t* sad16,
+                 cudaStream_t stream);
+
 /// Adds the elimination variants (kernels/ryoo/elimination_variants.cu).
 void add_elimination_variants(harness::Registry<EliminationVariant>& registry);
 /// Adds the TPACF variants (kernels/ryoo/tpacf_variants.cu).
@@ -96,6 +154,11 @@ void add_rc5_variants(harness::Registry<Rc5Variant>& registry);
 /// Adds the Petri-net variants (kernels/ryoo/pns_variants.cu).
 void add_pns_variants(harness::Registry<PnsVariant>& registry);
 
+/// Adds the H.264 SAD variants (kernels/ryoo/h264_variants.cu).
+void add_h264_variants(harness::Registry<H264Variant>& registry);
+/// Adds the RPES variants (kernels/ryoo/rpes_variants.cu).
+void add_rpes_variants(harness::Registry<RpesVariant>& registry);
+
 /// Every elimination variant.
 const harness::Registry<EliminationVariant>& elimination_variants();
 /// Every TPACF variant.
@@ -104,5 +167,9 @@ const harness::Registry<TpacfVariant>& tpacf_variants();
 const harness::Registry<Rc5Variant>& rc5_variants();
 /// Every Petri-net variant.
 const harness::Registry<PnsVariant>& pns_variants();
+/// Every H.264 SAD variant.
+const harness::Registry<H264Variant>& h264_variants();
+/// Every RPES variant.
+const harness::Registry<RpesVariant>& rpes_variants();
 
 }  // namespace ryoo

@@ -43,6 +43,8 @@ fi
 if "$build/ryoo" info | grep -q '"cuda": true'; then
   refuse ryoo bench --n 64 --sample 9000000000000000000 -- "--sample must be between 4 and 4096"
   refuse ryoo matmul-app --n 8 -- "--n must be between 16 and 16384"
+  refuse ryoo h264 --width 100 -- "--width must be a multiple of 16"
+  refuse ryoo rpes --spacing -1 -- "--spacing expected a spacing in (0, 100] bohr"
   refuse ryoo cp --cpu-points -3 -- "--cpu-points must be between 0"
   refuse ryoo mri-fhd --variants q-constaos-regs-sfu-u4-f32 -- "unknown variant 'q-constaos-regs-sfu-u4-f32'"
 fi

@@ -32,6 +32,10 @@ int command_tpacf(const Args& args);
 int command_rc5(const Args& args);
 /// `ryoo pns`: the Petri-net simulation, CPU and GPU, checked exactly, then timed.
 int command_pns(const Args& args);
+/// `ryoo h264`: H.264 motion estimation (SADs of a search window), CPU and GPU, checked exactly, then timed.
+int command_h264(const Args& args);
+/// `ryoo rpes`: two-electron repulsion integrals (one-root Rys), CPU and GPU, checked within a bound, then timed.
+int command_rpes(const Args& args);
 /// `ryoo matmul-app`: matrix multiplication as an application: the CPU BLAS on one thread, then GPU variants.
 int command_matmul_app(const Args& args);
 /// `ryoo mri-q`: the kirk_hwu study's MRI-Q as an application of the suite.

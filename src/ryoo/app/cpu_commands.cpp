@@ -150,6 +150,8 @@ int command_elimination(const Args&) { return no_cuda("elimination"); }
 int command_tpacf(const Args&) { return no_cuda("tpacf"); }
 int command_rc5(const Args&) { return no_cuda("rc5"); }
 int command_pns(const Args&) { return no_cuda("pns"); }
+int command_h264(const Args&) { return no_cuda("h264"); }
+int command_rpes(const Args&) { return no_cuda("rpes"); }
 int command_profile_apps(const Args&) { return no_cuda("profile-apps"); }
 #endif
 

@@ -20,6 +20,8 @@ const char* usage =
     "  tpacf      two-point angular correlation histograms: CPU and GPU, checked exactly, timed\n"
     "  rc5        RC5-72 key search: CPU and GPU (shift-emulated and funnel-shift rotate), checked, timed\n"
     "  pns        stochastic Petri-net simulation: CPU and GPU, resident trajectories capped, checked, timed\n"
+    "  h264       H.264 motion estimation (SAD search): CPU and GPU (global, __ldg, texture reads), checked, timed\n"
+    "  rpes       two-electron repulsion integrals (one-root Rys): CPU and GPU, checked against double precision, timed\n"
     "  matmul-app matrix multiplication as an application: one-thread CPU BLAS and GPU, checked, timed\n"
     "  mri-q      MRI-Q (the kirk_hwu study's kernels): one-thread CPU and GPU, checked, timed\n"
     "  mri-fhd    MRI-FHD (the kirk_hwu study's kernels): one-thread CPU and GPU, checked, timed\n"
@@ -37,7 +39,7 @@ int main(int argc, char** argv) {
                                     {"variants", command_variants}, {"bench", command_bench},
                                     {"stream", command_stream}, {"profile", command_profile},
                                     {"elimination", command_elimination}, {"tpacf", command_tpacf}, {"rc5", command_rc5},
-                                    {"pns", command_pns}, {"matmul-app", command_matmul_app}, {"mri-q", command_mri_q},
+                                    {"pns", command_pns}, {"h264", command_h264}, {"rpes", command_rpes}, {"matmul-app", command_matmul_app}, {"mri-q", command_mri_q},
                                     {"mri-fhd", command_mri_fhd}, {"cp", command_cp}, {"profile-apps", command_profile_apps}},
                                    argc, argv);
 }

@@ -30,9 +30,12 @@
 #include "ryoo/core/matrix.hpp"
 #include "ryoo/cuda/app_run.hpp"
 #include "ryoo/cpu/elimination.hpp"
+#include "ryoo/cpu/h264.hpp"
 #include "ryoo/cpu/pns.hpp"
 #include "ryoo/cpu/rc5.hpp"
+#include "ryoo/cpu/rpes.hpp"
 #include "ryoo/cpu/tpacf.hpp"
+#include "ryoo/h264_math.hpp"
 #include "ryoo/tpacf_math.hpp"
 #include "ryoo/variants.hpp"
 
@@ -506,6 +509,8 @@ std::vector<AppKernel> app_kernels() {
     }
     for (const auto& v : rc5_variants().entries()) out.push_back({v.name, "rc5", v.facts()});
     for (const auto& v : pns_variants().entries()) out.push_back({v.name, "pns", v.facts(8)});
+    for (const auto& v : h264_variants().entries()) out.push_back({v.name, "h264", v.facts()});
+    for (const auto& v : rpes_variants().entries()) out.push_back({v.name, "rpes", v.facts()});
     return out;
 }
 
@@ -520,6 +525,8 @@ void print_application_names() {
     for (const auto& v : tpacf_variants().entries()) std::printf("tpacf %s\n", v.name.c_str());
     for (const auto& v : rc5_variants().entries()) std::printf("rc5 %s\n", v.name.c_str());
     for (const auto& v : pns_variants().entries()) std::printf("pns %s\n", v.name.c_str());
+    for (const auto& v : h264_variants().entries()) std::printf("h264 %s\n", v.name.c_str());
+    for (const auto& v : rpes_variants().entries()) std::printf("rpes %s\n", v.name.c_str());
 }
 
 void print_application_kernels(int max_warps) {
@@ -596,6 +603,25 @@ int command_profile_apps(const Args& args) {
                 v.mri(device, {}, s);
                 check(cudaStreamSynchronize(s), "run the profiled launch");
             }
+        } else if (name.rfind("sad-", 0) == 0) {
+            const int width = large ? 1280 : 176, height = large ? 720 : 144, range = 16;
+            const H264Frames f = synthetic_frames(width, height, range, 2, 1);
+            H264DeviceFrames frames(width, height);
+            frames.upload(f.current.data(), f.reference.data(), s);
+            auto* sad4 = memory.allocate<std::uint16_t>(static_cast<std::size_t>(f.blocks4()) * h264_positions(range), "allocate the SADs");
+            h264_variants().find(name).run(frames, range, sad4, s);
+            check(cudaStreamSynchronize(s), "run the profiled launch");
+        } else if (name.rfind("rpes-", 0) == 0) {
+            const RpesPacked p = rpes_pack(rpes_pairs(rpes_molecule(large ? 4 : 2, large ? 6 : 4, 2.0), 1));
+            set_rpes_table(rpes_fit_table());
+            const int m = static_cast<int>(p.k.size());
+            auto* geometry = memory.allocate<float4>(static_cast<std::size_t>(m), "allocate the pair geometry");
+            check(cudaMemcpyAsync(geometry, p.geometry.data(), p.geometry.size() * sizeof(float), cudaMemcpyHostToDevice, s),
+                  "upload the pair geometry");
+            const float* k = memory.upload(p.k, "upload the pair factors");
+            const float* kd = memory.upload(p.kd, "upload the ket factors");
+            auto* j = memory.allocate<float>(static_cast<std::size_t>(m), "allocate J");
+            rpes_variants().find(name).run(geometry, k, kd, m, j, s);
         } else if (name.rfind("rc5-", 0) == 0) {
             auto* found = memory.allocate<Rc5Found>(1, "allocate the search result");
             const Rc5Found none;

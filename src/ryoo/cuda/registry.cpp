@@ -60,4 +60,22 @@ const harness::Registry<PnsVariant>& pns_variants() {
     return registry;
 }
 
+const harness::Registry<H264Variant>& h264_variants() {
+    static const harness::Registry<H264Variant> registry = [] {
+        harness::Registry<H264Variant> r("H.264 SAD variant");
+        add_h264_variants(r);
+        return r;
+    }();
+    return registry;
+}
+
+const harness::Registry<RpesVariant>& rpes_variants() {
+    static const harness::Registry<RpesVariant> registry = [] {
+        harness::Registry<RpesVariant> r("RPES variant");
+        add_rpes_variants(r);
+        return r;
+    }();
+    return registry;
+}
+
 }  // namespace ryoo
