@@ -57,7 +57,7 @@ struct TextureRef {
     }
 };
 
-/// The SAD loops as written: one vector per thread, the 4x4 loops kept rolled (#pragma unroll 1), the
+/// The SAD loops as written: one vector per thread, the 4x4 loops kept rolled (`#pragma unroll 1`), the
 /// current block read from shared memory at every step.
 struct Rolled {
     static constexpr int tile = 1;  ///< vectors per thread

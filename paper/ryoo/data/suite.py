@@ -98,8 +98,56 @@ def build(ctx):
         ["application", "the paper", "here"], verdicts, widths=[12, 38, 50])
 
 
+def ratio_row(r, faster, slower):
+    """The kernel-rate ratio of two variants in rates @p r, or None when either is missing."""
+    a, b = r.get((faster, "", "kernel")), r.get((slower, "", "kernel"))
+    return a / b if a and b else None
+
+
+def motion_and_rys(ctx, verdicts):
+    """H.264 motion estimation's memory-path and unrolling claims, RPES's staging choices: kernel-rate ratios
+    of variants that differ in one policy."""
+    rows = ctx.optional_rows("app_h264")
+    body = []
+    if rows:
+        r = rates(rows)
+        tex = ratio_row(r, "sad-texture-rolled", "sad-global-rolled")
+        ldg = ratio_row(r, "sad-ldg-rolled", "sad-global-rolled")
+        if tex:
+            verdicts.append(["H.264", "texture reads 2.8x faster than global memory (S1 section 5)",
+                             f"{'confirmed' if tex >= 2.8 * 0.8 else 'not confirmed'} on this GPU (criterion: at least 80 % of the published "
+                             f"gain): texture {fmt(tex)}x the "
+                             f"global-memory kernel (the read-only cache path: {fmt(ldg) if ldg else 'not recorded'}x); "
+                             "today's L1 caches global loads too"])
+        for reads in ("global", "texture"):
+            unrolled = ratio_row(r, f"sad-{reads}-unrolled", f"sad-{reads}-rolled")
+            tiled = ratio_row(r, f"sad-{reads}-tiled3", f"sad-{reads}-unrolled")
+            body.append([reads, fmt(unrolled) if unrolled else "not recorded", fmt(tiled) if tiled else "not recorded"])
+        ctx.tables["table_ryoo_suite_h264"] = table(
+            "Table R@: H.264 motion estimation, kernel-rate ratios of variants that differ in one policy: complete "
+            "unrolling over the rolled loop, and register tiling (three vectors per thread) over the unrolled kernel, "
+            "for reads from global memory and through the texture path.",
+            ["reads", "unrolled / rolled", "tiled / unrolled"], body)
+        best = max((v for v in body if v[1] != "not recorded"), key=lambda v: float(v[1].replace(" ", "")), default=None)
+        if best:
+            verdicts.append(["H.264", "complete unrolling and register tiling pay (S1 section 5)",
+                             f"unrolling {best[1]}x, tiling a further {best[2]}x ({best[0]} reads)"])
+    else:
+        ctx.tables["table_ryoo_suite_h264"] = "H.264 motion estimation was not recorded on this GPU.\n"
+    rows = ctx.optional_rows("app_rpes")
+    if rows:
+        r = rates(rows)
+        kets = ratio_row(r, "rpes-kets-shared-fit-constant", "rpes-kets-global-fit-constant")
+        table_ = ratio_row(r, "rpes-kets-global-fit-shared", "rpes-kets-global-fit-constant")
+        ctx.n["ryoo_suite_rpes_kets_gain"] = fmt(kets) if kets else "not recorded"
+        ctx.n["ryoo_suite_rpes_table_gain"] = fmt(table_) if table_ else "not recorded"
+    else:
+        ctx.n["ryoo_suite_rpes_kets_gain"] = ctx.n["ryoo_suite_rpes_table_gain"] = "not recorded"
+
+
 def bottlenecks(ctx, pub, verdicts):
     """The experiments that vary each application's bottleneck."""
+    motion_and_rys(ctx, verdicts)
     sweep = ctx.optional_rows("app_tpacf_subhistograms")
     if sweep:
         r = rates(sweep)

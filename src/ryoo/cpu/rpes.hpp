@@ -12,7 +12,9 @@ namespace ryoo {
 
 /// One s-type primitive Gaussian: its centre and exponent (bohr, bohr^-2).
 struct RpesPrimitive {
-    double x = 0, y = 0, z = 0;  ///< centre
+    double x = 0;      ///< centre, x
+    double y = 0;      ///< centre, y
+    double z = 0;      ///< centre, z
     double alpha = 1;            ///< exponent
 };
 
@@ -24,7 +26,9 @@ std::vector<RpesPrimitive> rpes_molecule(int edge, int per_atom, double spacing)
 /// The primitive pairs a <= b of a molecule, each with its centre P, exponent p, factor k (rpes_math.hpp)
 /// and the density D of the pair (uniform in (0.5, 1] from the seed), in double precision.
 struct RpesPairs {
-    std::vector<double> px, py, pz;  ///< centres P
+    std::vector<double> px;          ///< centres P, x
+    std::vector<double> py;          ///< centres P, y
+    std::vector<double> pz;          ///< centres P, z
     std::vector<double> p;           ///< exponents alpha + beta
     std::vector<double> k;           ///< factors k_ab
     std::vector<double> density;     ///< D_ab
