@@ -552,7 +552,8 @@ int command_profile_apps(const Args& args) {
         std::puts("ryoo profile-apps [--variants all|a,b,...] [--size small|large]\n"
                   "  exactly one launch of each named application kernel, in the order given, with no check: the first\n"
                   "  elimination step, the DR histogram of the first random set, the search of the GPU range, every\n"
-                  "  trajectory in one launch, the product (n = 4096 large, 256 small), and for MRI-Q, MRI-FHD and CP\n"
+                  "  trajectory in one launch, the 4x4 SAD search of the frame, the RPES kernel over every bra pair,\n"
+                  "  the product (n = 4096 large, 256 small), and for MRI-Q, MRI-FHD and CP\n"
                   "  one staged chunk of samples or atoms over the documents' voxels or one slice of their lattice\n"
                   "  (128^3 voxels or a 512 x 512 slice when large, 8^3 or 16 x 16 when small), so that each is one\n"
                   "  launch. The order is printed as 'launch <i>: <variant>'.");
