@@ -60,4 +60,22 @@ const harness::Registry<PnsVariant>& pns_variants() {
     return registry;
 }
 
+const harness::Registry<FdtdVariant>& fdtd_variants() {
+    static const harness::Registry<FdtdVariant> registry = [] {
+        harness::Registry<FdtdVariant> r("FDTD variant");
+        add_fdtd_variants(r);
+        return r;
+    }();
+    return registry;
+}
+
+const harness::Registry<LbmVariant>& lbm_variants() {
+    static const harness::Registry<LbmVariant> registry = [] {
+        harness::Registry<LbmVariant> r("LBM variant");
+        add_lbm_variants(r);
+        return r;
+    }();
+    return registry;
+}
+
 }  // namespace ryoo
