@@ -8,7 +8,8 @@ import statistics
 # study built for the suite first, then matrix multiplication and the kirk_hwu study's computations, whose
 # files are optional (a recording without them still has the first four).
 SUITE = [("elimination", "app_elimination"), ("tpacf", "app_tpacf"), ("rc5", "app_rc5"), ("pns", "app_pns"),
-         ("matmul", "app_matmul"), ("mri-q", "app_mri_q"), ("mri-fhd", "app_mri_fhd"), ("cp", "app_cp")]
+         ("matmul", "app_matmul"), ("mri-q", "app_mri_q"), ("mri-fhd", "app_mri_fhd"), ("cp", "app_cp"),
+         ("fdtd", "app_fdtd"), ("lbm", "app_lbm")]
 REQUIRED = {"elimination", "tpacf", "rc5", "pns"}
 
 
