@@ -1,7 +1,8 @@
 /// @file applications.hpp
 /// @brief The named GPU variants of the paper's applications beyond matrix multiplication, as the host code
-/// sees them: the elimination steps that call SAXPY, the TPACF histogram kernels, the RC5-72 key search
-/// and the Petri-net simulation. Each variant's name is composed from its policies.
+/// sees them: the elimination steps that call SAXPY, the TPACF histogram kernels, the RC5-72 key search,
+/// the Petri-net simulation, the FDTD field updates and the LBM stream-and-collide step. Each variant's
+/// name is composed from its policies.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -145,6 +146,52 @@ void set_rpes_table(const std::vector<float>& table);
 void h264_larger(const std::uint16_t* sad4, int width, int macroblocks, int range, std::uint16_t* sad8, std::uint16_t* sad16,
                  cudaStream_t stream);
 
+/// The device fields and coefficients of one FDTD run (nx * ny floats each, index y nx + x).
+struct FdtdDevice {
+    float* ex = nullptr;      ///< Ex
+    float* ey = nullptr;      ///< Ey
+    float* hz = nullptr;      ///< Hz
+    const float* ce = nullptr;  ///< the E updates' coefficient per cell
+    const float* ch = nullptr;  ///< the H update's coefficient per cell
+    int nx = 0;               ///< cells along x
+    int ny = 0;               ///< cells along y
+    int source_index = -1;    ///< cell of the point source (-1: none)
+};
+
+/// One named FDTD variant: how one time step is split into launches.
+struct FdtdVariant {
+    std::string name;     ///< "fdtd-separate-e", "fdtd-fused-e"
+    std::string summary;  ///< one line
+    /// The electric-field kernel (the one the profiler measures) and its launch shape.
+    std::function<KernelFacts()> facts;
+    /// Launches one time step on @p stream: the electric field, then the magnetic field plus @p source at the
+    /// source cell.
+    std::function<void(const FdtdDevice& d, float source, cudaStream_t stream)> step;
+    /// Launches only the electric-field kernel (ex and ey as facts() names; the profiler's one launch).
+    std::function<void(const FdtdDevice& d, cudaStream_t stream)> electric;
+};
+
+/// The lattice of one LBM run on the device: its cell flags and its size.
+struct LbmGeometry {
+    const std::uint8_t* flags = nullptr;  ///< one flag per cell (ryoo::LbmCell values)
+    int nx = 0;                           ///< cells along x
+    int ny = 0;                           ///< cells along y
+    int nz = 0;                           ///< cells along z
+    float omega = 1;                      ///< BGK relaxation rate
+    float lid_velocity = 0;               ///< x-velocity imposed on the lid cells
+};
+
+/// One named LBM variant: a layout of the 19 distributions per cell and a way to load them.
+struct LbmVariant {
+    std::string name;     ///< "lbm-aos-direct", "lbm-aos-staged", "lbm-soa-direct"
+    std::string summary;  ///< one line
+    bool soa = false;     ///< the distributions are stored direction after direction (else cell after cell)
+    /// The kernel and its launch shape.
+    std::function<KernelFacts()> facts;
+    /// One stream-and-collide step from @p src to @p dst (19 floats per cell in the variant's layout).
+    std::function<void(const float* src, float* dst, const LbmGeometry& g, cudaStream_t stream)> step;
+};
+
 /// Adds the elimination variants (kernels/ryoo/elimination_variants.cu).
 void add_elimination_variants(harness::Registry<EliminationVariant>& registry);
 /// Adds the TPACF variants (kernels/ryoo/tpacf_variants.cu).
@@ -158,6 +205,10 @@ void add_pns_variants(harness::Registry<PnsVariant>& registry);
 void add_h264_variants(harness::Registry<H264Variant>& registry);
 /// Adds the RPES variants (kernels/ryoo/rpes_variants.cu).
 void add_rpes_variants(harness::Registry<RpesVariant>& registry);
+/// Adds the FDTD variants (kernels/ryoo/fdtd_variants.cu).
+void add_fdtd_variants(harness::Registry<FdtdVariant>& registry);
+/// Adds the LBM variants (kernels/ryoo/lbm_variants.cu).
+void add_lbm_variants(harness::Registry<LbmVariant>& registry);
 
 /// Every elimination variant.
 const harness::Registry<EliminationVariant>& elimination_variants();
@@ -171,5 +222,9 @@ const harness::Registry<PnsVariant>& pns_variants();
 const harness::Registry<H264Variant>& h264_variants();
 /// Every RPES variant.
 const harness::Registry<RpesVariant>& rpes_variants();
+/// Every FDTD variant.
+const harness::Registry<FdtdVariant>& fdtd_variants();
+/// Every LBM variant.
+const harness::Registry<LbmVariant>& lbm_variants();
 
 }  // namespace ryoo

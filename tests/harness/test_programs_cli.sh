@@ -47,6 +47,9 @@ if "$build/ryoo" info | grep -q '"cuda": true'; then
   refuse ryoo rpes --spacing -1 -- "--spacing expected a spacing in (0, 100] bohr"
   refuse ryoo cp --cpu-points -3 -- "--cpu-points must be between 0"
   refuse ryoo mri-fhd --variants q-constaos-regs-sfu-u4-f32 -- "unknown variant 'q-constaos-regs-sfu-u4-f32'"
+  refuse ryoo fdtd --nx 2 -- "--nx must be between 4 and 32768"
+  refuse ryoo lbm --cpu-steps 30 --steps 10 -- "--cpu-steps the CPU runs at most --steps steps (10)"
+  refuse ryoo lbm --lid 0.5 -- "--lid expected a lid velocity below 0.3"
 fi
 # kirk_hwu: the missing variant list named; the work limit; a thread that cannot start leaves the work to others.
 if "$build/ryoo" info | grep -q '"cuda": true'; then  # the GPU commands exist in a CUDA build only

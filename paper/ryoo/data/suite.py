@@ -192,11 +192,44 @@ def bottlenecks(ctx, pub, verdicts):
                              f"rate is {100 * share:.0f}% of the uncapped one"])
     else:
         ctx.tables["table_ryoo_suite_pns"] = "The capped-residency sweep was not recorded on this GPU.\n"
+    simulators(ctx, pub, verdicts)
+
+
+def simulators(ctx, pub, verdicts):
+    """FDTD's Amdahl bound and LBM's staging through shared memory (Figure 5), from their app_bench rows."""
+    n = ctx.n
+    fdtd = ctx.optional_rows("app_fdtd")
+    if fdtd:
+        best, kernel_x, app_x, _, _, in_kernel = best_speedups(fdtd)
+        bound = 1 / (1 - in_kernel) if in_kernel < 1 else float("inf")
+        n["ryoo_suite_fdtd_parallel_share"] = pct(in_kernel)
+        n["ryoo_suite_fdtd_amdahl_bound"] = fmt(bound)
+        p = pub["rows"]["fdtd"]
+        published_bound = 1 / (1 - float(p["cpu_in_kernel"].rstrip("%")) / 100)
+        verdicts.append(["FDTD", f"{p['cpu_in_kernel']} of the CPU time parallelised bounds the application at "
+                                 f"{fmt(published_bound)}x; {p['app_speedup']}x reached",
+                         f"{pct(in_kernel)} of the CPU time is the field updates, bound {fmt(bound)}x; the application "
+                         f"reaches {fmt(app_x)}x ({100 * app_x / bound:.0f}% of the bound) with a {fmt(kernel_x)}x kernel ({best})"])
+    else:
+        n["ryoo_suite_fdtd_parallel_share"] = n["ryoo_suite_fdtd_amdahl_bound"] = "not recorded on this GPU"
+        verdicts.append(["FDTD", "Amdahl bound of the parallelised share", "not recorded on this GPU"])
+    lbm = ctx.optional_rows("app_lbm")
+    r = medians(lbm, "rate") if lbm else {}
+    direct, staged, soa = (r.get((v, "kernel")) for v in ("lbm-aos-direct", "lbm-aos-staged", "lbm-soa-direct"))
+    if direct and staged:
+        gain = staged / direct
+        n["ryoo_suite_lbm_staging_gain"] = fmt(gain)
+        verdicts.append(["LBM", "arrays of structures staged through shared memory fix the uncoalesced loads (Fig. 5)",
+                         f"{'confirmed' if gain > 1.1 else 'not confirmed'}: staged {fmt(gain)}x the direct loads"
+                         + (f"; the structure of arrays {fmt(soa / direct)}x" if soa else "")])
+    else:
+        n["ryoo_suite_lbm_staging_gain"] = "not recorded on this GPU"
+        verdicts.append(["LBM", "arrays of structures staged through shared memory (Fig. 5)", "not recorded on this GPU"])
 
 
 # The resource each application's kernels are bound by on this GPU, as the profiler measured it: the share of
 # cycles with an instruction issued, and DRAM throughput as a share of its peak.
-BOUND = {"elimination": ("DRAM", 80)}
+BOUND = {"elimination": ("DRAM", 80), "fdtd": ("DRAM", 80), "lbm": ("DRAM", 80)}
 # The pipes whose use ncu_apps records (when the recording has them), by the name the table prints.
 PIPES = [("FMA", "pipe_fma_pct"), ("ALU", "pipe_alu_pct"), ("XU (transcendentals)", "pipe_xu_pct"),
          ("load/store", "pipe_lsu_pct")]
@@ -208,14 +241,20 @@ def binding(ctx, ncu, resources):
         ctx.tables["table_ryoo_suite_binding"] = "The profiler's counts (ncu_apps) were not recorded on this GPU.\n"
         return
     sms = int(ctx.meta("app_resources")["sm_count"])
-    # The bandwidth-bound elimination is judged by the issue's rule: the bytes its SAXPYs move per second over
-    # the whole solve (from whichever memory level holds them) against the measured copy bandwidth.
-    copy = effective = None
+    # The bandwidth-bound applications are judged by the issue's rule: the bytes their kernels move per second
+    # over the whole run (the elimination's SAXPYs, FDTD's field updates, LBM's steps; from whichever memory
+    # level holds them) against the measured copy bandwidth.
+    copy = None
     copies = ctx.optional_rows("saxpy")
     if copies:
         by = medians([r for r in copies if r["variant"] in ("copy-vector", "memcpy")], "gb_per_s", key=("variant",))
         copy = max(by.values()) if by else None
-    effective = {v: rate for (v, part), rate in medians(ctx.rows("app_elimination"), "rate").items() if part == "kernel"}
+    effective = {}
+    for app, (resource, _) in BOUND.items():
+        rows = ctx.rows(FILES[app]) if app in REQUIRED else ctx.optional_rows(FILES[app])
+        for (v, part), rate in (medians(rows, "rate").items() if rows else []):
+            if part == "kernel" and v != "cpu":
+                effective[v] = rate
     body = []
     for app in APPS:
         resource, target = BOUND.get(app, DEFAULT_BOUND)
@@ -230,7 +269,7 @@ def binding(ctx, ncu, resources):
             verdict = f"{resource} {use:.0f}% of {target}%: {'reached' if use >= target else 'short'}"
             if resource == "DRAM" and copy and v in effective:
                 share = effective[v] / copy
-                verdict = (f"{effective[v]:.0f} GB/s over the whole solve, {100 * share:.0f}% of the measured copy "
+                verdict = (f"{effective[v]:.0f} GB/s over the whole run, {100 * share:.0f}% of the measured copy "
                            f"bandwidth ({copy:.0f} GB/s), target {target}%: {'reached' if share >= target / 100 else 'short'}; "
                            f"the first step alone: DRAM {use:.0f}% of peak")
                 use = 100 * share
@@ -245,9 +284,9 @@ def binding(ctx, ncu, resources):
         "Table R@: each application kernel's use of the resource the speed target names (Nsight Compute, one launch at "
         "the large size): the share of cycles issuing an instruction, DRAM throughput as a share of its peak, the "
         "achieved occupancy beside the theoretical one (the occupancy calculator, app_resources), and the target: for "
-        "the bandwidth-bound elimination 80 % of the measured copy bandwidth (saxpy), reached by the bytes its SAXPYs "
-        "move per second over the whole solve (app_elimination; late steps find their rows in L2); 60 % of issue for "
-        "the others.",
+        "the bandwidth-bound elimination, FDTD and LBM 80 % of the measured copy bandwidth (saxpy), reached by the bytes "
+        "their kernels move per second over the whole run (app_elimination, whose late steps find their rows in L2; "
+        "app_fdtd at the three-kernel step's bytes; app_lbm); 60 % of issue for the others.",
         ["application", "variant", "issue active", "DRAM throughput", "occupancy (achieved of theoretical)", "target"],
         body)
     launches(ctx, resources, sms)

@@ -44,6 +44,10 @@ int command_mri_q(const Args& args);
 int command_mri_fhd(const Args& args);
 /// `ryoo cp`: the kirk_hwu study's direct Coulomb summation as an application of the suite.
 int command_cp(const Args& args);
+/// `ryoo fdtd`: the 2-D FDTD simulation with its per-step energy probe, CPU and GPU, checked exactly, then timed.
+int command_fdtd(const Args& args);
+/// `ryoo lbm`: the D3Q19 lattice-Boltzmann cavity, CPU and GPU, checked exactly, then timed.
+int command_lbm(const Args& args);
 /// `ryoo profile-apps`: one launch of each named application kernel, for the profiler.
 int command_profile_apps(const Args& args);
 

@@ -152,6 +152,12 @@ int command_rc5(const Args&) { return no_cuda("rc5"); }
 int command_pns(const Args&) { return no_cuda("pns"); }
 int command_h264(const Args&) { return no_cuda("h264"); }
 int command_rpes(const Args&) { return no_cuda("rpes"); }
+int command_fdtd(const Args&) { return no_cuda("fdtd"); }
+int command_lbm(const Args&) { return no_cuda("lbm"); }
+int command_matmul_app(const Args&) { return no_cuda("matmul-app"); }
+int command_mri_q(const Args&) { return no_cuda("mri-q"); }
+int command_mri_fhd(const Args&) { return no_cuda("mri-fhd"); }
+int command_cp(const Args&) { return no_cuda("cp"); }
 int command_profile_apps(const Args&) { return no_cuda("profile-apps"); }
 #endif
 

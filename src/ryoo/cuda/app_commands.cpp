@@ -31,6 +31,8 @@
 #include "ryoo/cuda/app_run.hpp"
 #include "ryoo/cpu/elimination.hpp"
 #include "ryoo/cpu/h264.hpp"
+#include "ryoo/cpu/fdtd.hpp"
+#include "ryoo/cpu/lbm.hpp"
 #include "ryoo/cpu/pns.hpp"
 #include "ryoo/cpu/rc5.hpp"
 #include "ryoo/cpu/rpes.hpp"
@@ -511,6 +513,8 @@ std::vector<AppKernel> app_kernels() {
     for (const auto& v : pns_variants().entries()) out.push_back({v.name, "pns", v.facts(8)});
     for (const auto& v : h264_variants().entries()) out.push_back({v.name, "h264", v.facts()});
     for (const auto& v : rpes_variants().entries()) out.push_back({v.name, "rpes", v.facts()});
+    for (const auto& v : fdtd_variants().entries()) out.push_back({v.name, "fdtd", v.facts()});
+    for (const auto& v : lbm_variants().entries()) out.push_back({v.name, "lbm", v.facts()});
     return out;
 }
 
@@ -527,6 +531,8 @@ void print_application_names() {
     for (const auto& v : pns_variants().entries()) std::printf("pns %s\n", v.name.c_str());
     for (const auto& v : h264_variants().entries()) std::printf("h264 %s\n", v.name.c_str());
     for (const auto& v : rpes_variants().entries()) std::printf("rpes %s\n", v.name.c_str());
+    for (const auto& v : fdtd_variants().entries()) std::printf("fdtd %s\n", v.name.c_str());
+    for (const auto& v : lbm_variants().entries()) std::printf("lbm %s\n", v.name.c_str());
 }
 
 void print_application_kernels(int max_warps) {
@@ -553,7 +559,8 @@ int command_profile_apps(const Args& args) {
                   "  exactly one launch of each named application kernel, in the order given, with no check: the first\n"
                   "  elimination step, the DR histogram of the first random set, the search of the GPU range, every\n"
                   "  trajectory in one launch, the 4x4 SAD search of the frame, the RPES kernel over every bra pair,\n"
-                  "  the product (n = 4096 large, 256 small), and for MRI-Q, MRI-FHD and CP\n"
+                  "  the FDTD electric-field update (2048^2 cells large, 256^2 small), one LBM step (128^3 cells large,\n"
+                  "  32^3 small), the product (n = 4096 large, 256 small), and for MRI-Q, MRI-FHD and CP\n"
                   "  one staged chunk of samples or atoms over the documents' voxels or one slice of their lattice\n"
                   "  (128^3 voxels or a 512 x 512 slice when large, 8^3 or 16 x 16 when small), so that each is one\n"
                   "  launch. The order is printed as 'launch <i>: <variant>'.");
@@ -623,6 +630,33 @@ int command_profile_apps(const Args& args) {
             const float* kd = memory.upload(p.kd, "upload the ket factors");
             auto* j = memory.allocate<float>(static_cast<std::size_t>(m), "allocate J");
             rpes_variants().find(name).run(geometry, k, kd, m, j, s);
+        } else if (name.rfind("fdtd-", 0) == 0) {
+            const int edge = large ? 2048 : 256;
+            const FdtdInput in = synthetic_medium(edge, edge);
+            FdtdDevice d;
+            d.nx = d.ny = edge;
+            d.source_index = in.source_index();
+            d.ex = memory.allocate<float>(in.cells(), "allocate Ex");
+            d.ey = memory.allocate<float>(in.cells(), "allocate Ey");
+            d.hz = memory.allocate<float>(in.cells(), "allocate Hz");
+            check(cudaMemsetAsync(d.hz, 0, in.cells() * sizeof(float), s), "clear Hz");
+            d.ce = memory.upload(in.ce, "upload the E coefficients");
+            d.ch = memory.upload(in.ch, "upload the H coefficients");
+            fdtd_variants().find(name).electric(d, s);
+        } else if (name.rfind("lbm-", 0) == 0) {
+            const LbmInput in = lbm_cavity(large ? 128 : 32, large ? 128 : 32, large ? 128 : 32, 1.2f, 0.05f, true, true);
+            const LbmVariant& v = lbm_variants().find(name);
+            const std::vector<float> rest = lbm_rest(in);
+            const float* src = memory.upload(v.soa ? lbm_to_soa(rest, in.cells()) : rest, "upload the lattice");
+            float* dst = memory.allocate<float>(rest.size(), "allocate the second lattice");
+            LbmGeometry g;
+            g.flags = memory.upload(in.flags, "upload the cell flags");
+            g.nx = in.nx;
+            g.ny = in.ny;
+            g.nz = in.nz;
+            g.omega = in.omega;
+            g.lid_velocity = in.lid_velocity;
+            v.step(src, dst, g, s);
         } else if (name.rfind("rc5-", 0) == 0) {
             auto* found = memory.allocate<Rc5Found>(1, "allocate the search result");
             const Rc5Found none;

@@ -64,6 +64,10 @@ const harness::Registry<H264Variant>& h264_variants() {
     static const harness::Registry<H264Variant> registry = [] {
         harness::Registry<H264Variant> r("H.264 SAD variant");
         add_h264_variants(r);
+const harness::Registry<FdtdVariant>& fdtd_variants() {
+    static const harness::Registry<FdtdVariant> registry = [] {
+        harness::Registry<FdtdVariant> r("FDTD variant");
+        add_fdtd_variants(r);
         return r;
     }();
     return registry;
@@ -73,6 +77,10 @@ const harness::Registry<RpesVariant>& rpes_variants() {
     static const harness::Registry<RpesVariant> registry = [] {
         harness::Registry<RpesVariant> r("RPES variant");
         add_rpes_variants(r);
+const harness::Registry<LbmVariant>& lbm_variants() {
+    static const harness::Registry<LbmVariant> registry = [] {
+        harness::Registry<LbmVariant> r("LBM variant");
+        add_lbm_variants(r);
         return r;
     }();
     return registry;
