@@ -64,10 +64,6 @@ const harness::Registry<H264Variant>& h264_variants() {
     static const harness::Registry<H264Variant> registry = [] {
         harness::Registry<H264Variant> r("H.264 SAD variant");
         add_h264_variants(r);
-const harness::Registry<FdtdVariant>& fdtd_variants() {
-    static const harness::Registry<FdtdVariant> registry = [] {
-        harness::Registry<FdtdVariant> r("FDTD variant");
-        add_fdtd_variants(r);
         return r;
     }();
     return registry;
@@ -77,6 +73,20 @@ const harness::Registry<RpesVariant>& rpes_variants() {
     static const harness::Registry<RpesVariant> registry = [] {
         harness::Registry<RpesVariant> r("RPES variant");
         add_rpes_variants(r);
+        return r;
+    }();
+    return registry;
+}
+
+const harness::Registry<FdtdVariant>& fdtd_variants() {
+    static const harness::Registry<FdtdVariant> registry = [] {
+        harness::Registry<FdtdVariant> r("FDTD variant");
+        add_fdtd_variants(r);
+        return r;
+    }();
+    return registry;
+}
+
 const harness::Registry<LbmVariant>& lbm_variants() {
     static const harness::Registry<LbmVariant> registry = [] {
         harness::Registry<LbmVariant> r("LBM variant");
