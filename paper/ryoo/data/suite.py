@@ -272,6 +272,9 @@ def binding(ctx, ncu, resources):
                 verdict = (f"{effective[v]:.0f} GB/s over the whole run, {100 * share:.0f}% of the measured copy "
                            f"bandwidth ({copy:.0f} GB/s), target {target}%: {'reached' if share >= target / 100 else 'short'}; "
                            f"the first step alone: DRAM {use:.0f}% of peak")
+                if share > 1:
+                    verdict += ("; above the copy bandwidth: the rate counts the application's nominal bytes, and this "
+                                "variant moves fewer (or finds some in L2)")
                 use = 100 * share
             if use < target and achieved < 0.5 * theoretical:
                 verdict += "; the launch keeps the GPU less than half as occupied as the kernel allows"
