@@ -37,6 +37,7 @@ def build(ctx):
     ncu = ctx.optional_rows("ncu_apps")
     ncu = {r["variant"]: r for r in ncu} if ncu else {}
     t2, t3, verdicts, missing = [], [], [], []
+    measured = {}
     for app in APPS:
         p = pub["rows"][app]
         rows = app_rows(ctx, app)
@@ -66,6 +67,8 @@ def build(ctx):
                    f"{p['smem_per_thread']} / {smem:.1f}", f"{p['glob_to_compute']} / {ratio}",
                    f"{p['gpu_exec']} / {pct(exec_share)}", f"{p['transfer']} / {pct(transfer_share)}",
                    f"{p['kernel_speedup']} / {fmt(kernel_x)}", f"{p['app_speedup']} / {fmt(app_x)}"])
+        measured[app] = {"kernel_x": kernel_x, "threads": threads,
+                         "ratio": float(ratio) if ratio != "not recorded" else None}
         verdicts.append([p["paper_name"], f"kernel {p['kernel_speedup']}x, application {p['app_speedup']}x",
                          f"kernel {fmt(kernel_x)}x ({'larger' if kernel_x > p['kernel_speedup'] else 'smaller'}), application "
                          f"{fmt(app_x)}x ({'larger' if app_x > p['app_speedup'] else 'smaller'})"])
@@ -93,6 +96,7 @@ def build(ctx):
          "transfer", "kernel x", "application x"], t3)
     binding(ctx, ncu, resources)
     bottlenecks(ctx, pub, verdicts)
+    across(pub, measured, verdicts)
     ctx.tables["table_ryoo_suite_claims"] = table(
         "Table R@: the published speed-ups and bottlenecks of each application against this recording.",
         ["application", "the paper", "here"], verdicts, widths=[12, 38, 50])
@@ -320,3 +324,54 @@ def launches(ctx, resources, sms):
         "grid of less than one wave) and the achieved occupancy.",
         ["application", "variant", "blocks", "threads / block", "resident blocks", "waves", "grid allows",
          "achieved"], body)
+
+
+def ranks(values):
+    """The ranks (1 = smallest) of @p values, ties sharing their mean rank."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    out = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            out[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return out
+
+
+def spearman(a, b):
+    """Spearman's rank correlation of two equally long lists."""
+    ra, rb = ranks(a), ranks(b)
+    ma, mb = sum(ra) / len(ra), sum(rb) / len(rb)
+    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
+    va, vb = sum((x - ma) ** 2 for x in ra), sum((y - mb) ** 2 for y in rb)
+    return cov / (va * vb) ** 0.5 if va and vb else float("nan")
+
+
+def across(pub, measured, verdicts):
+    """S1 section 5's claims across the applications, judged from the measured columns of this recording."""
+    rows = pub["rows"]
+    apps = [a for a in measured if a != "matmul"]  # the paper set matrix multiplication apart (a library baseline)
+    if len(apps) < 4:
+        verdicts.append(["the suite", "the highest gains come with low global-memory ratios (S1 section 5)",
+                         "not judged: fewer than four applications recorded on this GPU"])
+        return
+    k = 5 if len(apps) > 6 else len(apps) // 2
+    published_top = sorted((a for a in apps), key=lambda a: -float(rows[a]["kernel_speedup"]))[:k]
+    measured_top = sorted(apps, key=lambda a: -measured[a]["kernel_x"])[:k]
+    common = [rows[a]["paper_name"] for a in measured_top if a in published_top]
+    verdicts.append(["the suite", f"the {k} highest kernel speed-ups among these applications: "
+                     + ", ".join(rows[a]["paper_name"] for a in published_top) + " (S1 Table 3)",
+                     f"here: {', '.join(rows[a]['paper_name'] for a in measured_top)}; {len(common)} of {k} in common"])
+    with_ratio = [a for a in apps if measured[a]["ratio"] is not None]
+    if len(with_ratio) >= 4:
+        rho = spearman([measured[a]["ratio"] for a in with_ratio], [measured[a]["kernel_x"] for a in with_ratio])
+        verdicts.append(["the suite", "the highest gains come with low global-memory-to-computation ratios (S1 section 5)",
+                         f"{'confirmed' if rho < -0.3 else 'not confirmed'} here: Spearman's rank correlation of the measured "
+                         f"ratio with the kernel speed-up is {rho:.2f} over {len(with_ratio)} applications"])
+    rho = spearman([measured[a]["threads"] for a in apps], [measured[a]["kernel_x"] for a in apps])
+    verdicts.append(["the suite", "the resident-thread count correlates little with the speed-up (S1 section 5)",
+                     f"{'confirmed' if abs(rho) < 0.5 else 'not confirmed'} here: Spearman's rank correlation of resident "
+                     f"threads with the kernel speed-up is {rho:.2f} over {len(apps)} applications"])
