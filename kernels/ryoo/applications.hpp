@@ -192,6 +192,29 @@ struct LbmVariant {
     std::function<void(const float* src, float* dst, const LbmGeometry& g, cudaStream_t stream)> step;
 };
 
+/// The device mesh of one FEM run (a FemMesh's arrays) and the velocity the steps update in place.
+struct FemDevice {
+    const std::int32_t* row_start = nullptr;  ///< nodes + 1 row offsets
+    const std::int32_t* column = nullptr;     ///< node number of each stiffness entry
+    const float* value = nullptr;             ///< K_ij of each entry
+    const float* step_weight = nullptr;       ///< dt / mass per node
+    float* v = nullptr;                       ///< velocity per node (updated in place)
+    float dt = 0;                             ///< time step
+    int nodes = 0;                            ///< nodes of the mesh
+};
+
+/// One named FEM variant: the numbering of the mesh it runs on (the kernel is the same).
+struct FemVariant {
+    std::string name;          ///< "fem-csr-shuffled", "fem-csr-rowordered"
+    std::string summary;       ///< one line
+    bool row_ordered = false;  ///< runs on fem_row_ordered(mesh) (else on the mesh as numbered)
+    /// The kernel and its launch shape.
+    std::function<KernelFacts()> facts;
+    /// One time step on @p stream: reads the displacement @p u, updates d.v and writes the new displacement
+    /// to @p u_next.
+    std::function<void(const FemDevice& d, const float* u, float* u_next, cudaStream_t stream)> step;
+};
+
 /// Adds the elimination variants (kernels/ryoo/elimination_variants.cu).
 void add_elimination_variants(harness::Registry<EliminationVariant>& registry);
 /// Adds the TPACF variants (kernels/ryoo/tpacf_variants.cu).
@@ -209,6 +232,8 @@ void add_rpes_variants(harness::Registry<RpesVariant>& registry);
 void add_fdtd_variants(harness::Registry<FdtdVariant>& registry);
 /// Adds the LBM variants (kernels/ryoo/lbm_variants.cu).
 void add_lbm_variants(harness::Registry<LbmVariant>& registry);
+/// Adds the FEM stand-in's variants (kernels/ryoo/fem_variants.cu).
+void add_fem_variants(harness::Registry<FemVariant>& registry);
 
 /// Every elimination variant.
 const harness::Registry<EliminationVariant>& elimination_variants();
@@ -226,5 +251,7 @@ const harness::Registry<RpesVariant>& rpes_variants();
 const harness::Registry<FdtdVariant>& fdtd_variants();
 /// Every LBM variant.
 const harness::Registry<LbmVariant>& lbm_variants();
+/// Every FEM stand-in variant.
+const harness::Registry<FemVariant>& fem_variants();
 
 }  // namespace ryoo

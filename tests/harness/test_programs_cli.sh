@@ -48,6 +48,7 @@ if "$build/ryoo" info | grep -q '"cuda": true'; then
   refuse ryoo cp --cpu-points -3 -- "--cpu-points must be between 0"
   refuse ryoo mri-fhd --variants q-constaos-regs-sfu-u4-f32 -- "unknown variant 'q-constaos-regs-sfu-u4-f32'"
   refuse ryoo fdtd --nx 2 -- "--nx must be between 4 and 32768"
+  refuse ryoo fem --edge 1 -- "--edge must be between 2 and 400"
   refuse ryoo lbm --cpu-steps 30 --steps 10 -- "--cpu-steps the CPU runs at most --steps steps (10)"
   refuse ryoo lbm --lid 0.5 -- "--lid expected a lid velocity below 0.3"
 fi

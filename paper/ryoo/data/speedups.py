@@ -9,7 +9,8 @@ import statistics
 # files are optional (a recording without them still has the first four).
 SUITE = [("elimination", "app_elimination"), ("tpacf", "app_tpacf"), ("rc5", "app_rc5"), ("pns", "app_pns"),
          ("matmul", "app_matmul"), ("mri-q", "app_mri_q"), ("mri-fhd", "app_mri_fhd"), ("cp", "app_cp"),
-         ("h264", "app_h264"), ("rpes", "app_rpes"), ("fdtd", "app_fdtd"), ("lbm", "app_lbm")]
+         ("h264", "app_h264"), ("rpes", "app_rpes"), ("fdtd", "app_fdtd"), ("lbm", "app_lbm"),
+         ("fem", "app_fem")]
 REQUIRED = {"elimination", "tpacf", "rc5", "pns"}
 
 

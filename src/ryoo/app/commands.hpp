@@ -46,6 +46,8 @@ int command_mri_fhd(const Args& args);
 int command_cp(const Args& args);
 /// `ryoo fdtd`: the 2-D FDTD simulation with its per-step energy probe, CPU and GPU, checked exactly, then timed.
 int command_fdtd(const Args& args);
+/// `ryoo fem`: the FEM stand-in (wave equation on a shuffled tetrahedral mesh), CPU and GPU, checked exactly, then timed.
+int command_fem(const Args& args);
 /// `ryoo lbm`: the D3Q19 lattice-Boltzmann cavity, CPU and GPU, checked exactly, then timed.
 int command_lbm(const Args& args);
 /// `ryoo profile-apps`: one launch of each named application kernel, for the profiler.

@@ -154,6 +154,7 @@ int command_h264(const Args&) { return no_cuda("h264"); }
 int command_rpes(const Args&) { return no_cuda("rpes"); }
 int command_fdtd(const Args&) { return no_cuda("fdtd"); }
 int command_lbm(const Args&) { return no_cuda("lbm"); }
+int command_fem(const Args&) { return no_cuda("fem"); }
 int command_matmul_app(const Args&) { return no_cuda("matmul-app"); }
 int command_mri_q(const Args&) { return no_cuda("mri-q"); }
 int command_mri_fhd(const Args&) { return no_cuda("mri-fhd"); }

@@ -28,6 +28,7 @@ const char* usage =
     "  cp         CP, direct Coulomb summation (the kirk_hwu study's kernels): CPU and GPU, checked, timed\n"
     "  fdtd       2-D FDTD in a user-defined medium, energy probed each step: CPU and GPU, checked exactly, timed\n"
     "  lbm        D3Q19 lattice Boltzmann, lid-driven cavity: CPU and GPU (AoS, AoS staged, SoA), checked exactly, timed\n"
+    "  fem        FEM stand-in: wave equation on a shuffled tetrahedral mesh: CPU and GPU, checked exactly, timed\n"
     "  profile-apps  one launch of each named application kernel (for Nsight Compute)\n"
     "\n"
     "'ryoo <command> --help' lists each command's options.\n";
@@ -42,7 +43,7 @@ int main(int argc, char** argv) {
                                     {"stream", command_stream}, {"profile", command_profile},
                                     {"elimination", command_elimination}, {"tpacf", command_tpacf}, {"rc5", command_rc5},
                                     {"pns", command_pns}, {"h264", command_h264}, {"rpes", command_rpes}, {"fdtd", command_fdtd},
-                                    {"lbm", command_lbm}, {"matmul-app", command_matmul_app}, {"mri-q", command_mri_q},
+                                    {"lbm", command_lbm}, {"fem", command_fem}, {"matmul-app", command_matmul_app}, {"mri-q", command_mri_q},
                                     {"mri-fhd", command_mri_fhd}, {"cp", command_cp}, {"profile-apps", command_profile_apps}},
                                    argc, argv);
 }

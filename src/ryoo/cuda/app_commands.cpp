@@ -32,6 +32,7 @@
 #include "ryoo/cpu/elimination.hpp"
 #include "ryoo/cpu/h264.hpp"
 #include "ryoo/cpu/fdtd.hpp"
+#include "ryoo/cpu/fem.hpp"
 #include "ryoo/cpu/lbm.hpp"
 #include "ryoo/cpu/pns.hpp"
 #include "ryoo/cpu/rc5.hpp"
@@ -515,6 +516,7 @@ std::vector<AppKernel> app_kernels() {
     for (const auto& v : rpes_variants().entries()) out.push_back({v.name, "rpes", v.facts()});
     for (const auto& v : fdtd_variants().entries()) out.push_back({v.name, "fdtd", v.facts()});
     for (const auto& v : lbm_variants().entries()) out.push_back({v.name, "lbm", v.facts()});
+    for (const auto& v : fem_variants().entries()) out.push_back({v.name, "fem", v.facts()});
     return out;
 }
 
@@ -533,6 +535,7 @@ void print_application_names() {
     for (const auto& v : rpes_variants().entries()) std::printf("rpes %s\n", v.name.c_str());
     for (const auto& v : fdtd_variants().entries()) std::printf("fdtd %s\n", v.name.c_str());
     for (const auto& v : lbm_variants().entries()) std::printf("lbm %s\n", v.name.c_str());
+    for (const auto& v : fem_variants().entries()) std::printf("fem %s\n", v.name.c_str());
 }
 
 void print_application_kernels(int max_warps) {
@@ -643,6 +646,21 @@ int command_profile_apps(const Args& args) {
             d.ce = memory.upload(in.ce, "upload the E coefficients");
             d.ch = memory.upload(in.ch, "upload the H coefficients");
             fdtd_variants().find(name).electric(d, s);
+        } else if (name.rfind("fem-", 0) == 0) {
+            const FemMesh shuffled = synthetic_fem_mesh(large ? 128 : 16);
+            const FemVariant& v = fem_variants().find(name);
+            const FemMesh mesh = v.row_ordered ? fem_row_ordered(shuffled) : shuffled;
+            const FemState state = fem_initial(mesh);
+            FemDevice d;
+            d.row_start = memory.upload(mesh.row_start, "upload the row offsets");
+            d.column = memory.upload(mesh.column, "upload the column indices");
+            d.value = memory.upload(mesh.value, "upload the stiffness values");
+            d.step_weight = memory.upload(mesh.step_weight, "upload the step weights");
+            d.v = memory.upload(state.v, "upload the velocity");
+            d.dt = mesh.dt;
+            d.nodes = static_cast<int>(mesh.nodes());
+            const float* u = memory.upload(state.u, "upload the displacement");
+            v.step(d, u, memory.allocate<float>(mesh.nodes(), "allocate the next displacement"), s);
         } else if (name.rfind("lbm-", 0) == 0) {
             const LbmInput in = lbm_cavity(large ? 128 : 32, large ? 128 : 32, large ? 128 : 32, 1.2f, 0.05f, true, true);
             const LbmVariant& v = lbm_variants().find(name);

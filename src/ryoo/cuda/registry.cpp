@@ -96,4 +96,13 @@ const harness::Registry<LbmVariant>& lbm_variants() {
     return registry;
 }
 
+const harness::Registry<FemVariant>& fem_variants() {
+    static const harness::Registry<FemVariant> registry = [] {
+        harness::Registry<FemVariant> r("FEM variant");
+        add_fem_variants(r);
+        return r;
+    }();
+    return registry;
+}
+
 }  // namespace ryoo
