@@ -134,12 +134,19 @@ def main():
             state = "present" if checkpoint.exists() else "none yet"
             log(f"kill {kills:2d} after {delay:.3f} s: checkpoint {state}")
         for sig in (signal.SIGINT, signal.SIGTERM):
-            proc = subprocess.Popen(resumable, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp)
-            time.sleep(startup + rng.uniform(0.5, 1.5) * share)
-            proc.send_signal(sig)
-            out, err = proc.communicate()
-            message = err.strip().splitlines()[-1] if err.strip() else ""
-            log(f"{sig.name}: rc {proc.returncode} {message}")
+            # A signal that arrives before the program has installed its handler ends it by the default action
+            # (return code -sig): on a loaded machine start-up can take longer than the uninterrupted run's.
+            # That proves nothing about the handler, so the signal is sent again later, at most three times.
+            for attempt in range(4):
+                proc = subprocess.Popen(resumable, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp)
+                time.sleep((startup + rng.uniform(0.5, 1.5) * share) * 2 ** attempt)
+                proc.send_signal(sig)
+                out, err = proc.communicate()
+                message = err.strip().splitlines()[-1] if err.strip() else ""
+                log(f"{sig.name}: rc {proc.returncode} {message}")
+                if proc.returncode != -sig:
+                    break
+                log(f"  the signal came before the handler was installed; sent again {2 ** (attempt + 1)} times later")
             if proc.returncode not in (0, 128 + sig):
                 return 1
         final = subprocess.run(resumable, capture_output=True, text=True, cwd=tmp)
