@@ -65,6 +65,19 @@ _COMPRESSED_CPU = ["experiment", "integrator", "work_unit", "threads", "repeat",
 _COMPRESSED_NUMERIC = {"exact", "compressed", "rel_diff", "stated_error", "fallback_cells", "cells", "tolerance",
                        "extended", "exact_error", "compressed_error",
                        "threads", "integral_s", "rule_s", "integral_without_rules_s", "likelihood", "fallbacks"}
+
+def _fit_rechecked(prefix, marker):
+    """A fit whose optimum `mwsep fit` evaluates again by another evaluator: the columns of `fit` plus
+    <prefix>_likelihood and <prefix>_difference, its progress and reports, and its log's line naming @p marker."""
+    extra = [f"{prefix}_likelihood", f"{prefix}_difference"]
+    return Kind(_FIT + extra, key=["work_unit", "algorithm", "devices", "ranks"], value="seconds_per_evaluation",
+                numeric=NUMERIC | set(extra), compare=Compare("median", 0.15),
+                tables={r"_progress\.csv$": Kind(_FIT_PROGRESS, key=["work_unit", "algorithm", "evaluator", "generation"],
+                                                 value="best_likelihood", numeric=NUMERIC, compare=Compare("median", 1e-6)),
+                        r"_report_.*\.json$": Kind(suffix=".json", value="likelihood", compare=Compare("json_value", 1e-6)),
+                        r"\.log$": text_kind(rf"likelihood at the optimum: {marker}")})
+
+
 KINDS = {
     # GPU timings: nvbench's rule, within 2 % or 3 x the larger relative spread of the two recordings.
     "bench": Kind(_GPU_BENCH, key=_BENCH_KEY, value="kernel_ms", numeric=NUMERIC,
@@ -122,15 +135,7 @@ KINDS = {
                         r"_report_.*\.json$": Kind(suffix=".json", value="likelihood",
                                                    compare=Compare("json_value", 1e-6))}),
     # A fit with a single-precision variant: as `fit`, plus its optimum's likelihood in double precision.
-    "fit_single": Kind(_FIT + ["f64_likelihood", "f64_difference"], key=["work_unit", "algorithm", "devices", "ranks"],
-                       value="seconds_per_evaluation", numeric=NUMERIC | {"f64_likelihood", "f64_difference"},
-                       compare=Compare("median", 0.15),
-                       tables={r"_progress\.csv$": Kind(_FIT_PROGRESS, key=["work_unit", "algorithm", "evaluator", "generation"],
-                                                         value="best_likelihood", numeric=NUMERIC,
-                                                         compare=Compare("median", 1e-6)),
-                               r"_report_.*\.json$": Kind(suffix=".json", value="likelihood",
-                                                          compare=Compare("json_value", 1e-6)),
-                               r"\.log$": text_kind(r"likelihood at the optimum: single precision")}),
+    "fit_single": _fit_rechecked("f64", "single precision"),
     "checkpoint": text_kind(r"bit-identical to the uninterrupted run"),
     # The compressed quadrature (a different algorithm) against the exact sum: every integral and the
     # likelihood per unit and parameter vector; two recordings' compressed values agree within 1e-12.
@@ -140,15 +145,7 @@ KINDS = {
     "compressed_cpu": Kind(_COMPRESSED_CPU, key=["integrator", "work_unit", "threads"], value="integral_s",
                            numeric=_COMPRESSED_NUMERIC, host_only=True, compare=Compare("median", 0.10)),
     # A fit with the compressed integrator: as `fit`, plus its optimum's likelihood by the exact sum.
-    "fit_compressed": Kind(_FIT + ["exact_likelihood", "exact_difference"], key=["work_unit", "algorithm", "devices", "ranks"],
-                           value="seconds_per_evaluation", numeric=NUMERIC | {"exact_likelihood", "exact_difference"},
-                           compare=Compare("median", 0.15),
-                           tables={r"_progress\.csv$": Kind(_FIT_PROGRESS, key=["work_unit", "algorithm", "evaluator", "generation"],
-                                                             value="best_likelihood", numeric=NUMERIC,
-                                                             compare=Compare("median", 1e-6)),
-                                   r"_report_.*\.json$": Kind(suffix=".json", value="likelihood",
-                                                              compare=Compare("json_value", 1e-6)),
-                                   r"\.log$": text_kind(r"likelihood at the optimum: compressed quadrature")}),
+    "fit_compressed": _fit_rechecked("exact", "compressed quadrature"),
 }
 STARS_COUNT, STARS_SEED = 100000, 1
 # Units whose catalogue is committed rather than generated.
