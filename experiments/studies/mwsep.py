@@ -14,6 +14,7 @@ or a tool, writes its rows or text into a scratch folder and verifies them:
   sass         the SASS instruction mix of the modern kernels: <name>.csv
   e2e          end-to-end `mwsep run` (files in, likelihood out): <name>.csv
   microbench   the exponential-rate microbenchmark: <name>.csv
+  microbench_pipe  a microbenchmark's rows with Nsight Compute's FP64-pipe and issue use per row: <name>.csv
   hw_microbench  the hardware microbenchmarks (latency, constant cache, coalescing, shared banks): <name>.csv
   device_memory  the device memory `mwsep run` takes per unit and variant (its --json device_memory): <name>.csv
   peer         the public application on the same units (experiments/peer/run_peer.py): <name>.csv
@@ -110,6 +111,13 @@ KINDS = {
                 numeric=NUMERIC, compare=Compare("median", 0.10)),
     "microbench": Kind(["function", "exps", "seconds", "exps_per_second"], key=["function"], value="exps_per_second",
                        numeric=NUMERIC, compare=Compare("median", 0.05)),
+    # A microbenchmark's rows with the FP64 pipe's use that Nsight Compute measured for each row's kernel
+    # (one warm-up and one profiled launch): the rates within 5 %.
+    "microbench_pipe": Kind(["function", "arguments", "exps", "seconds", "exps_per_second", "fp64_pipe_pct",
+                             "fp64_inst_pct", "issue_active_pct"], key=["function", "arguments"],
+                            value="exps_per_second", numeric=NUMERIC | {"fp64_pipe_pct", "fp64_inst_pct",
+                                                                          "issue_active_pct"},
+                            compare=Compare("median", 0.05)),
     # The hardware microbenchmarks (experiments/studies/mwsep_hardware_micro.cu): one row per test and case,
     # its value in cycles or GB/s (`unit`), within 10 %.
     "hw_microbench": Kind(["test", "case", "element_bytes", "param", "value", "unit", "ns_per_access", "kernel_ms"],
@@ -712,6 +720,52 @@ class Study(study.Study):
 
     # The same job: compile the definition's source, run it, keep its CSV.
     kind_hw_microbench = kind_microbench
+
+    def kind_microbench_pipe(self, d):
+        """Compile the definition's source, run it with the definition's `args` (every row timed), then each row
+        once more under Nsight Compute (`--only FUNCTION:ARGUMENTS --once`, the timed launch profiled) for the
+        FP64 pipe's use and the issue slots' use; one CSV of both."""
+        run = d["runs"][0]
+        metrics = {"fp64_pipe_pct": "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active",
+                   "fp64_inst_pct": "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active",
+                   "issue_active_pct": "smsp__issue_active.avg.pct_of_peak_sustained_active"}
+
+        def job(tmp):
+            arch = json.loads((self.build / "build_info.json").read_text())["cuda_architectures"]
+            archs = ["-arch=native"] if arch == "native" else [f"-gencode=arch=compute_{a},code=sm_{a}" for a in arch.split(";")]
+            exe = tmp / "microbench"
+            c = self._run(["nvcc", "-O3", "-std=c++20", *archs, "-I", str(ROOT / "src"), str(ROOT / run["source"]),
+                           *[str(ROOT / s) for s in run.get("extra_sources", [])], "-o", str(exe)])
+            if c.returncode != 0:
+                raise RuntimeError(f"compiling {run['source']} failed: {c.stderr.strip()[-400:]}")
+            r = self._run([str(exe), *run.get("args", [])])
+            rows = list(csv.DictReader(r.stdout.splitlines()))
+            if r.returncode != 0 or not rows:
+                raise RuntimeError(f"{run['source']} failed: {r.stderr.strip()[-300:]}")
+            print(r.stdout, end="", flush=True)
+            for row in rows:
+                cmd = ["ncu", "--clock-control", "none", "--launch-skip", "1", "--launch-count", "1", "--csv",
+                       "--metrics", ",".join(metrics.values()), str(exe), *run.get("args", []),
+                       "--only", f"{row['function']}:{row['arguments']}", "--once"]
+                n = self._run(cmd)
+                table = list(csv.reader([l for l in n.stdout.splitlines() if l.startswith('"')]))
+                if len(table) < 2:
+                    raise RuntimeError(f"ncu measured no launch of {row['function']}: {n.stderr.strip()[-300:]}")
+                head = table[0]
+                val = {t[head.index("Metric Name")]: t[head.index("Metric Value")].replace(",", "") for t in table[1:]}
+                missing = [m for m in metrics.values() if m not in val]
+                if missing:
+                    raise RuntimeError(f"ncu did not report {missing} for {row['function']}")
+                for column, metric in metrics.items():
+                    row[column] = val[metric]
+            part = tmp / f"{d['name']}.csv"
+            with part.open("w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=KINDS["microbench_pipe"].columns)
+                w.writeheader()
+                w.writerows(rows)
+            return {part.name: part}
+        yield Job(run["source"], job, [f"nvcc -O3 <build architectures> {run['source']} && run it {' '.join(run.get('args', []))}"
+                                       " && ncu per row"], needs_gpus=1)
 
     def kind_device_memory(self, d):
         """Per unit and variant, one `mwsep run --json` on device 0: the bytes its device_memory object reports."""

@@ -62,9 +62,12 @@ using SharedBytesFn = std::size_t (*)(int threads_per_block);
 /// timing so that results are grouped by axis, not by re-composing names.
 struct VariantAxes {
     std::string family;     ///< thesis, modern or compressed (a different algorithm: compressed_kernels.hpp)
-    std::string memory;     ///< global, constant, texture or shared; empty for the modern family (not its axis)
-    std::string divsqrt;    ///< ieee or fast; empty for the modern family
-    std::string loop;       ///< loop or unrolled; empty for the modern family
+    std::string memory;     ///< global, constant, texture or shared; for modern-f64/f32 empty; for the lean
+                            ///< modern variants how the line of sight is read: split or rw (interleaved)
+    std::string divsqrt;    ///< ieee or fast; for modern-f64/f32 empty; for the lean variants the exponential:
+                            ///< table, biased or exp8 (lean.cu)
+    std::string loop;       ///< loop or unrolled; for modern-f64/f32 empty; for the lean variants the skip
+                            ///< test: bins, sub4 or sub4log (lean.cu)
     std::string precision;  ///< f64 or f32
 };
 

@@ -36,6 +36,7 @@
 #include "mwsep/math/refine.hpp"
 #include "mwsep/math/sightline.hpp"
 #include "harness/type_name.hpp"
+#include "modern_device.cuh"
 #include "modern_kernels.hpp"
 #include "policies.cuh"
 
@@ -72,68 +73,6 @@ struct ModernArgs {
     double axis[3 * max_streams];       ///< stream axes, x y z per stream
     double inv_two_sigma_sq[max_streams];  ///< 1 / (2 sigma^2) per stream
     double threshold[max_streams];    ///< skip a stream's cell whose bound is below this
-};
-
-/// The hardware's approximate double-precision reciprocal square root (high word only; a seed).
-__device__ __forceinline__ double rsqrt_seed(double x) {
-    double y;
-    asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
-    return y;
-}
-/// The hardware's approximate double-precision reciprocal (a seed).
-__device__ __forceinline__ double reciprocal_seed(double x) {
-    double y;
-    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
-    return y;
-}
-
-/// The Hernquist background term 1 / (r_g (r_g + r0)^3) of one point from r_g^2.
-/// Double precision: seeds refined once (math/refine.hpp), no correctly rounded division or square root.
-__device__ __forceinline__ double background_term(double rg2, double r0) {
-    const double y = math::rsqrt_from_seed(rg2, rsqrt_seed(rg2));  // 1 / r_g
-    const double rs_denominator = fma(rg2, y, r0);                  // r_g + r0
-    const double rs = math::reciprocal_from_seed(rs_denominator, reciprocal_seed(rs_denominator));
-    return y * (rs * rs * rs);
-}
-/// Single precision: the hardware's approximate reciprocal square root (`rsqrtf`) and the correctly
-/// rounded reciprocal `__frcp_rn` (IEEE round to nearest, not the raw estimate).
-__device__ __forceinline__ float background_term(float rg2, float r0) {
-    const float y = rsqrtf(rg2);
-    const float rs = __frcp_rn(fmaf(rg2, y, r0));
-    return y * (rs * rs * rs);
-}
-
-/// Per-cell form of one stream's exponent. Double precision evaluates it in the table steps of
-/// math::exp_from_steps() (the quadratic's coefficients scaled by 256 / ln 2 once per cell); single
-/// precision in natural units for the hardware exponential.
-template <class Real>
-struct StreamExponent {
-    math::Quadratic<Real> q;  ///< the exponent as evaluated per point (table steps in double precision)
-    /// Takes the exponent @p e in natural units, computed in double for the cell.
-    __device__ __forceinline__ void set(const math::Quadratic<double>& e) {
-        if constexpr (sizeof(Real) == 8) {
-            constexpr double k = math::ExpTable::steps_per_unit;
-            q = {e.a * k, e.b * k, e.c * k};
-        } else {
-            q = {float(e.a), float(e.b), float(e.c)};
-        }
-    }
-    /// The exponent in natural units, in double, for the skipping bound (whose factor 2 covers the
-    /// rounding of the scaling back and forth).
-    __device__ __forceinline__ math::Quadratic<double> natural() const {
-        if constexpr (sizeof(Real) == 8) {
-            constexpr double k = 1.0 / math::ExpTable::steps_per_unit;
-            return {q.a * k, q.b * k, q.c * k};
-        } else {
-            return {double(q.a), double(q.b), double(q.c)};
-        }
-    }
-    /// exp of the exponent at distance @p r (the table and polynomial are used in double precision only).
-    __device__ __forceinline__ Real term(Real r, const math::ExpTableEntry* table,
-                                         const math::ExpPolynomial& poly) const {
-        if constexpr (sizeof(Real) == 8) return math::exp_from_steps(q(r), table, poly);
-        else return math::stream_term_exp(q(r));
-    }
 };
 
 // [modern-kernel-begin]
@@ -268,6 +207,15 @@ std::string modern_kernel_identity(int streams, bool capped) {
     return std::string(modern_kernel_name) + "<" + harness::type_name<Real>() + ", " + std::to_string(streams) + ">";
 }
 
+/// Queues the reduction of one area slice's per-cell results (precision Real) into its chunk sums.
+template <class Real>
+void reduce_chunks(const ModernArea& area, int streams, cudaStream_t queue) {
+    modern_reduce_kernel<Real><<<1 + streams, reduction_chunks, 0, queue>>>(
+        area.buffers<Real>().cell_out, area.cells, area.r_pieces, area.first_chunk, area.last_chunk, area.padded,
+        area.partials);
+    check(cudaGetLastError(), "launch the modern reduction kernel");
+}
+
 /// Launches one area's slice: the integral kernel over its cells, then the reduction of its chunks into
 /// area.partials. No host synchronisation.
 template <class Real>
@@ -301,9 +249,7 @@ void launch_modern(const ModernArea& area, const TidalStreams& streams, const La
         check(cudaLaunchKernel(kernel, dim3(blocks, a.pieces), dim3(threads), params, 0, queue),
               "launch the modern integral kernel");
     }
-    modern_reduce_kernel<Real><<<1 + streams.count, reduction_chunks, 0, queue>>>(
-        b.cell_out, area.cells, area.r_pieces, area.first_chunk, area.last_chunk, area.padded, area.partials);
-    check(cudaGetLastError(), "launch the modern reduction kernel");
+    reduce_chunks<Real>(area, streams.count, queue);
 }
 
 /// No dynamic shared memory.
@@ -362,9 +308,14 @@ SeedErrors measure_seed_errors(int samples) {
     return out;
 }
 
+void launch_modern_reduction(const ModernArea& area, int streams, cudaStream_t queue) {
+    kernels::reduce_chunks<double>(area, streams, queue);
+}
+
 void add_modern_variants(std::vector<ModernVariant>& out) {
     out.push_back(kernels::describe_modern<double>());
     out.push_back(kernels::describe_modern<float>());
+    add_lean_variants(out);
 }
 
 }  // namespace mwsep::cuda

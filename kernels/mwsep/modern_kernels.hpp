@@ -48,6 +48,24 @@ struct ModernArea : AreaGrid {
     double* block_r_min = nullptr;
     /// Device: per r bin, its largest point distance.
     double* block_r_max = nullptr;
+    /// Double precision only, for the lean variants (lean.cu): every point's (r, w) interleaved, r-major.
+    const double2* folded_rw = nullptr;
+    /// Double precision only: the table of math::exp_biased() (ExpTableBiased).
+    const math::ExpTableEntry* exp_table_biased = nullptr;
+    /// Double precision only: the table of math::exp_table8() (ExpTable8).
+    const double* exp_table8 = nullptr;
+    /// Double precision only: per r bin k and group g of its points (lean_groups groups of consecutive
+    /// points, group g holding [g n_conv / lean_groups, (g + 1) n_conv / lean_groups)), at k * lean_groups + g:
+    /// the sum of the group's folded weights.
+    double* group_weight = nullptr;
+    /// Double precision only: per r bin and group, the natural logarithm of group_weight.
+    double* group_log_weight = nullptr;
+    /// Double precision only: per r bin and group, its smallest point distance.
+    double* group_r_min = nullptr;
+    /// Double precision only: per r bin and group, its largest point distance.
+    double* group_r_max = nullptr;
+    /// Double precision only: the smallest and largest distance of the whole line of sight.
+    double los_r_min = 0, los_r_max = 0;
     /// Buffers of modern-f64.
     ModernBuffers<double> f64;
     /// Buffers of modern-f32.
@@ -91,7 +109,17 @@ struct ModernVariant {
     ModernLaunchFn launch = nullptr;
 };
 
-/// Adds modern-f64 and modern-f32 (modern.cu).
+/// Queues modern-f64's deterministic reduction of one area slice's per-cell results (double precision)
+/// into ModernArea::partials (modern.cu); the lean variants share it.
+void launch_modern_reduction(const ModernArea& area, int streams, cudaStream_t queue);
+
+/// Groups of consecutive points per r bin that the sub-bin variants skip by (ModernArea::group_weight).
+inline constexpr int lean_groups = 4;
+
+/// Adds modern-f64 and modern-f32 (modern.cu), then the lean double-precision variants (lean.cu).
 void add_modern_variants(std::vector<ModernVariant>& out);
+
+/// Adds the lean double-precision variants: modern-f64's sum with less work around the FP64 pipe (lean.cu).
+void add_lean_variants(std::vector<ModernVariant>& out);
 
 }  // namespace mwsep::cuda

@@ -26,7 +26,9 @@
 #include "mwsep/model/search_parameters.hpp"
 #include "mwsep/model/stars.hpp"
 #include "test_support.hpp"
+#include "mwsep/math/exp_lean.hpp"
 #include "mwsep/math/refine.hpp"
+#include "mwsep/math/sightline.hpp"
 #include "mwsep/modern.hpp"
 #include "mwsep/modern_kernels.hpp"
 #include "mwsep/cuda/variants.hpp"
@@ -194,6 +196,75 @@ TEST(GpuModern, ResultIdenticalForAnySliceCount) {
     EXPECT_THROW(mwsep::cuda::evaluate(w->setup, w->stars, "modern-f64", -1, too_many), mwsep::cuda::CudaError);
 }
 
+/// The lean variants (lean.cu): the modern family's double-precision variants other than modern-f64.
+std::vector<std::string> lean_variants() {
+    std::vector<std::string> out;
+    for (const auto& v : mwsep::cuda::variants())
+        if (v.kernels.axes.family == "modern" && !v.kernels.axes.memory.empty()) out.push_back(v.name);
+    return out;
+}
+
+/// Relative difference, 0 where both are 0.
+double lean_rel(double a, double b) { return a == b ? 0.0 : std::fabs(a - b) / std::max(std::fabs(a), std::fabs(b)); }
+
+// The lean variants compute modern-f64's sum: modern-rw-f64 bit for bit (the same operations), the others
+// within 1e-14 relative on every integral (other roundings of the exponential, finer skipping within the
+// same 2^-60 bound), on every work unit including the large ones, and on the tiny unit with its first stream
+// narrowed to sigma = 0.02 kpc, whose exponents leave the lean exponentials' domain on part of the cells (the
+// guarded loop; checked here on the host) while its terms near the axis stay far above 0.
+TEST(GpuLean, SameSumAsModernOnEveryUnit) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: NOT checked";
+    const auto lean = lean_variants();
+    ASSERT_GE(lean.size(), 5u);
+    for (const std::string unit : {"tiny", "2s-small", "3s-small", "2s-large", "3s-large", "stripe11-large", "narrow"}) {
+        const auto ap = mwsep::model::read_astronomy_parameters(workunit(unit == "narrow" ? "tiny" : unit).string());
+        auto setup = mwsep::geometry::make_setup(mwsep::model::build_model(ap));
+        if (unit == "narrow") {
+            setup.streams[0].inv_two_sigma_sq = 1.0 / (2 * 0.02 * 0.02);
+            // Some cells leave the domain at an end of their line of sight, others do not.
+            const auto& t = setup.areas[0];
+            const auto los = mwsep::geometry::fold_line_of_sight(t);
+            const auto& g = setup.streams[0];
+            int outside = 0;
+            for (std::size_t p = 0; p < t.cells(); ++p) {
+                const auto e = mwsep::math::stream_exponent_quadratic(t.cosb[p] * t.cosl[p], t.cosb[p] * t.sinl[p],
+                                                                      t.sinb[p], g.centre, g.axis, g.inv_two_sigma_sq);
+                const double lowest = std::min(e(los.r_min), e(los.r_max)) * mwsep::math::ExpTable8::steps_per_unit;
+                outside += lowest < 0.5 * mwsep::math::lean_exp_domain;
+            }
+            ASSERT_GT(outside, 0) << "no cell takes the guarded loop";
+            ASSERT_LT(outside, static_cast<int>(t.cells())) << "every cell takes the guarded loop";
+        }
+        mwsep::generate::Options o;
+        o.count = 2000;
+        o.seed = 3;
+        o.envelope_mu = 80, o.envelope_nu = 8, o.envelope_r = 35;
+        const auto stars = mwsep::generate::generate_catalogue(setup, o).stars;
+        const auto ref = mwsep::cuda::evaluate(setup, stars, "modern-f64", -1);
+        ASSERT_GT(ref.integrals.streams.at(0), 0.0) << unit;
+        for (const auto& v : lean) {
+            const auto r = mwsep::cuda::evaluate(setup, stars, v, -1);
+            const double tol = v == "modern-rw-f64" ? 0.0 : 1e-14;
+            EXPECT_LE(lean_rel(r.integrals.background, ref.integrals.background), tol) << v << " on " << unit;
+            for (std::size_t s = 0; s < ref.integrals.streams.size(); ++s)
+                EXPECT_LE(lean_rel(r.integrals.streams[s], ref.integrals.streams[s]), tol)
+                    << v << " on " << unit << ", stream " << s << ": " << r.integrals.streams[s] << " against "
+                    << ref.integrals.streams[s];
+            EXPECT_LE(lean_rel(r.likelihood.likelihood, ref.likelihood.likelihood), tol == 0 ? 0.0 : 1e-13) << v << " on " << unit;
+        }
+    }
+}
+
+// A lean variant refuses blocks larger than its launch bounds with a clear error, instead of a failed launch.
+TEST(GpuLean, RefusesBlocksAboveItsLaunchBounds) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: NOT checked";
+    const auto w = load("tiny");
+    mwsep::cuda::LaunchOptions big;
+    big.threads_per_block = 512;
+    for (const auto& v : lean_variants())
+        EXPECT_THROW(mwsep::cuda::evaluate(w->setup, w->stars, v, -1, big), mwsep::cuda::CudaError) << v;
+}
+
 // The device memory an evaluation reports (mwsep run --json device_memory, experiment device_memory): the
 // stars take at least their three coordinates and the per-star outputs (one log-probability and 1 + S
 // densities) in the kernel's precision, and at most a table of sixteen values a star, those outputs and a few
@@ -323,8 +394,17 @@ TEST(GpuResources, ThesisVariantsAreTheProductOfTheirAxes) {
         const auto& a = v.kernels.axes;
         if (a.family == "modern") {
             ++modern;
-            modern_precisions.insert(a.precision);
-            EXPECT_EQ(v.name, "modern-" + a.precision);
+            if (a.memory.empty()) {  // modern-f64 and modern-f32
+                modern_precisions.insert(a.precision);
+                EXPECT_EQ(v.name, "modern-" + a.precision);
+            } else {  // a lean variant: its name lists the policies that differ from modern-f64's
+                EXPECT_EQ(a.precision, "f64") << v.name;
+                std::string composed = "modern";
+                if (a.memory == "rw") composed += "-rw";
+                if (a.divsqrt != "table") composed += "-" + a.divsqrt;
+                if (a.loop != "bins") composed += "-" + a.loop;
+                EXPECT_EQ(v.name, composed + "-f64");
+            }
             continue;
         }
         if (a.family == "compressed") {  // a different algorithm, one variant per precision
@@ -346,7 +426,8 @@ TEST(GpuResources, ThesisVariantsAreTheProductOfTheirAxes) {
     EXPECT_EQ(loops, (std::set<std::string>{"loop", "unrolled"}));
     EXPECT_EQ(precisions, (std::set<std::string>{"f64", "f32"}));
     EXPECT_EQ(thesis, memories.size() * divsqrts.size() * loops.size() * precisions.size());
-    EXPECT_EQ(modern, modern_precisions.size());
+    EXPECT_EQ(modern_precisions, (std::set<std::string>{"f64", "f32"}));
+    EXPECT_GE(modern, modern_precisions.size() + lean_variants().size());
     EXPECT_EQ(mwsep::cuda::variants().size(), thesis + modern + compressed);
 }
 

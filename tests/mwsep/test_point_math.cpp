@@ -6,6 +6,7 @@
 #include <random>
 
 #include "mwsep/math/exp_nonpositive.hpp"
+#include "mwsep/math/exp_lean.hpp"
 #include "mwsep/math/exp_table.hpp"
 #include "mwsep/math/refine.hpp"
 #include "mwsep/math/sightline.hpp"
@@ -167,6 +168,63 @@ TEST(ExpTable, EdgesAndGridPoints) {
     for (int j = 1; j < ExpTable::size; ++j) {
         const double x = -static_cast<double>(ExpTable::size - j);  // exp = 2^(j/256) / 2
         EXPECT_EQ(exp_from_steps(x, table.data()), table[j].value / 2) << j;
+    }
+}
+
+// The pre-biased form with a clamp (exp_lean.hpp) returns exp_from_steps()'s bits wherever that one does
+// not flush to 0, and at and below the flush a non-negative number below 2^-1019, down to -2^30 steps.
+TEST(ExpLean, BiasedEqualsTheTableExponentialBitForBit) {
+    std::vector<ExpTableEntry> table(ExpTable::size), biased(ExpTable::size);
+    ExpTable::fill(table.data());
+    ExpTableBiased::fill(biased.data());
+    std::mt19937_64 rng(31);
+    std::uniform_real_distribution<double> wide(-260991.9, 0.0), narrow(-40.0 * ExpTable::steps_per_unit, 1e-9);
+    for (long long i = 0; i < 20'000'000; ++i) {
+        const double s = i % 2 ? wide(rng) : narrow(rng);
+        const double a = exp_from_steps(s, table.data()), b = exp_biased(s, biased.data());
+        ASSERT_EQ(std::memcmp(&a, &b, sizeof a), 0) << "argument " << s << ": " << a << " against " << b;
+    }
+    for (int j = 0; j < ExpTable::size; ++j) {
+        const double x = -static_cast<double>(j) - 256.0 * 1000;  // every entry, scaled far down
+        EXPECT_EQ(exp_biased(x, biased.data()), exp_from_steps(x, table.data())) << j;
+    }
+    std::uniform_real_distribution<double> below(lean_exp_domain, -260992.0);
+    for (double s : {-260992.0, -260992.5, -261000.0, -1e6, lean_exp_domain}) {
+        const double v = exp_biased(s, biased.data());
+        EXPECT_GE(v, 0.0) << s;
+        EXPECT_LT(v, 0x1p-1019) << s;
+    }
+    for (int i = 0; i < 1'000'000; ++i) {
+        const double s = below(rng), v = exp_biased(s, biased.data());
+        ASSERT_TRUE(v >= 0.0 && v < 0x1p-1019) << s << " gives " << v;
+    }
+}
+
+// The eight-byte, degree-3 form: relative error below 1.5 * 2^-52 (the budget of its file comment: table
+// rounding 2^-53, truncation 9.4e-17, last rounding 2^-53) against long double, over 3e7 arguments; exact at
+// the grid points whose entry is exact (0 and the powers of two); below 2^-1019 at and below the clamp.
+TEST(ExpLean, Table8WithinOneAndAHalfUlp) {
+    if (sizeof(long double) <= sizeof(double)) GTEST_SKIP() << "needs a long double wider than double";
+    std::vector<double> table(ExpTable8::size);
+    ExpTable8::fill(table.data());
+    std::mt19937_64 rng(2025);
+    std::uniform_real_distribution<double> wide(-1044479.0, 0.0), narrow(-40.0 * ExpTable8::steps_per_unit, 0.0);
+    long double worst = 0;
+    double worst_x = 0;
+    for (long long i = 0; i < 30'000'000; ++i) {
+        const double s = i % 2 ? wide(rng) : narrow(rng);
+        const long double exact = std::exp2(static_cast<long double>(s) / ExpTable8::size);  // s / 1024 is exact
+        const long double rel = std::fabs((exp_table8(s, table.data()) - exact) / exact);
+        if (rel > worst) worst = rel, worst_x = s;
+    }
+    EXPECT_LT(worst, 1.5L * 0x1p-52L) << "worst argument (in table steps) " << worst_x;
+    EXPECT_EQ(exp_table8(0.0, table.data()), 1.0);
+    EXPECT_EQ(exp_table8(-1024.0, table.data()), 0.5);
+    EXPECT_EQ(exp_table8(-1024.0 * 700, table.data()), 0x1p-700);
+    for (double s : {-1044480.0, -1044481.0, -2e6, lean_exp_domain}) {
+        const double v = exp_table8(s, table.data());
+        EXPECT_GE(v, 0.0) << s;
+        EXPECT_LT(v, 0x1p-1019) << s;
     }
 }
 

@@ -1,10 +1,12 @@
 #include "mwsep/cuda/modern_family.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "mwsep/cuda/device_tables.hpp"
 #include "mwsep/likelihood/stream_skipping.hpp"
+#include "mwsep/math/exp_lean.hpp"
 #include "mwsep/math/summation.hpp"
 
 namespace mwsep::cuda {
@@ -22,6 +24,33 @@ ModernHostArea prepare_host_area(const geometry::IntegrationSetup& s, const geom
     h.los = geometry::fold_line_of_sight(t);
     h.thresholds = cpu::stream_skip_thresholds(s, t, h.los);
     return h;
+}
+
+/// The lean variants' tables of one area (ModernArea::folded_rw and the per-group sums and ranges).
+void fill_lean_tables(const geometry::FoldedLineOfSight& los, int n_r, ModernArea& a, DeviceMemory& mem) {
+    std::vector<double2> rw(los.r_point.size());
+    for (std::size_t m = 0; m < rw.size(); ++m) rw[m] = make_double2(los.r_point[m], los.weight[m]);
+    a.folded_rw = mem.upload(rw, "upload the interleaved line-of-sight points");
+    const std::size_t groups = static_cast<std::size_t>(n_r) * lean_groups;
+    std::vector<double> weight(groups), log_weight(groups), lo(groups), hi(groups);
+    const std::size_t block = static_cast<std::size_t>(los.block);
+    for (std::size_t k = 0; k < static_cast<std::size_t>(n_r); ++k)
+        for (std::size_t g = 0; g < lean_groups; ++g) {
+            const std::size_t first = k * block + g * block / lean_groups, last = k * block + (g + 1) * block / lean_groups;
+            double w = 0, r_lo = los.r_point[first], r_hi = r_lo;
+            for (std::size_t m = first; m < last; ++m) {
+                w += los.weight[m];
+                r_lo = std::min(r_lo, los.r_point[m]);
+                r_hi = std::max(r_hi, los.r_point[m]);
+            }
+            weight[k * lean_groups + g] = w, lo[k * lean_groups + g] = r_lo, hi[k * lean_groups + g] = r_hi;
+            log_weight[k * lean_groups + g] = std::log(w);
+        }
+    a.group_weight = mem.upload(weight, "upload the point groups' weights");
+    a.group_log_weight = mem.upload(log_weight, "upload the point groups' weights");
+    a.group_r_min = mem.upload(lo, "upload the point groups' ranges");
+    a.group_r_max = mem.upload(hi, "upload the point groups' ranges");
+    a.los_r_min = los.r_min, a.los_r_max = los.r_max;
 }
 
 /// Uploads one area's tables: the cell directions, the folded line of sight, the nu areas, the per-cell
@@ -45,6 +74,7 @@ void fill_area(const ModernHostArea& h, const geometry::AreaTables& t, int n_str
     a.block_weight = mem.upload(los.block_weight, "upload the r-bin weights");
     a.block_r_min = mem.upload(los.block_r_min, "upload the r-bin ranges");
     a.block_r_max = mem.upload(los.block_r_max, "upload the r-bin ranges");
+    if constexpr (sizeof(Real) == 8) fill_lean_tables(los, t.r.n_r, a, mem);
     // Poison the outputs (all bits set is a NaN): a cell or chunk the kernels never wrote cannot pass.
     check(cudaMemset(b.cell_out, 0xff, sizeof(Real) * n_out), "poison per-cell results");
     check(cudaMemset(a.partials, 0xff, sizeof(double) * n_partials), "poison the chunk sums");
@@ -85,15 +115,22 @@ public:
         for (const auto& t : setup.areas) host.push_back(prepare_host_area(setup, t));
         std::vector<math::ExpTableEntry> exp_table(math::ExpTable::size);
         math::ExpTable::fill(exp_table.data());
+        std::vector<math::ExpTableEntry> exp_biased(math::ExpTable::size);
+        math::ExpTableBiased::fill(exp_biased.data());
+        std::vector<double> exp_table8(math::ExpTable8::size);
+        math::ExpTable8::fill(exp_table8.data());
         for (int k = 0; k < n_slices; ++k) {
             auto slice = std::make_unique<Slice>(devices[k % devices.size()]);
             const auto* table = slice->mem.upload(exp_table, "upload the exponential's table");
+            const auto* biased = slice->mem.upload(exp_biased, "upload the exponential's table");
+            const auto* table8 = slice->mem.upload(exp_table8, "upload the exponential's table");
             slice->areas.resize(setup.areas.size());
             for (std::size_t i = 0; i < setup.areas.size(); ++i) {
                 auto& a = slice->areas[i];
                 const auto& t = setup.areas[i];
                 if (variant_.kernels.double_precision) fill_area<double>(host[i], t, n_streams_, table, a, a.f64, slice->mem);
                 else fill_area<float>(host[i], t, n_streams_, table, a, a.f32, slice->mem);
+                a.exp_table_biased = biased, a.exp_table8 = table8;
                 a.first_chunk = reduction_chunks * k / n_slices;
                 a.last_chunk = reduction_chunks * (k + 1) / n_slices;
             }

@@ -22,16 +22,21 @@ namespace mwsep::math {
 /// The seed accuracy the refinements below assume: relative error below 2^-19.
 inline constexpr double seed_relative_error = 0x1p-19;
 
-/// 1/x from a seed @p y0 with relative error below 2^-19 (x normal and positive): three fused operations.
-MWSEP_HD double reciprocal_from_seed(double x, double y0) {
-    const double e = mul_add(-x, y0, 1.0);
+/// 1/x from a seed @p y0 with relative error below 2^-19 (x normal and positive): three fused operations
+/// (@p one as for rsqrt_from_seed()).
+MWSEP_HD double reciprocal_from_seed(double x, double y0, double one = 1.0) {
+    const double e = mul_add(-x, y0, one);
     return mul_add(y0, mul_add(e, e, e), y0);  // y0 (1 + e + e^2)
 }
 
 /// 1/sqrt(x) from a seed @p y0 with relative error below 2^-19 (x normal and positive): five operations.
-MWSEP_HD double rsqrt_from_seed(double x, double y0) {
-    const double e = mul_add(-x, y0 * y0, 1.0);
-    return mul_add(y0 * e, mul_add(e, 3.0 / 8.0, 0.5), y0);  // y0 (1 + e/2 + 3e^2/8)
+/// A kernel may pass the constants 3/8, 1/2 and 1 itself (@p three_eighths, @p half, @p one) from its
+/// arguments, so that the multiply-adds read them from the constant bank instead of building each in
+/// registers; the operations and the result are the same.
+MWSEP_HD double rsqrt_from_seed(double x, double y0, double three_eighths = 3.0 / 8.0, double half = 0.5,
+                                double one = 1.0) {
+    const double e = mul_add(-x, y0 * y0, one);
+    return mul_add(y0 * e, mul_add(e, three_eighths, half), y0);  // y0 (1 + e/2 + 3e^2/8)
 }
 
 }  // namespace mwsep::math
