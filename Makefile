@@ -32,7 +32,7 @@ comma     := ,
 all: build
 
 help:
-	@sed -n "2,20p" Makefile
+	@sed -n "2,19p" Makefile
 
 deps:
 	@bash tools/check_deps.sh
