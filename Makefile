@@ -10,6 +10,7 @@
 #   make bench-cpu CPU integrator throughput and skipping counts (no GPU needed), into a fresh folder
 #   make experiments  every experiment on this machine's GPU into a fresh folder (OUT=, QUICK=1, ONLY=, STUDY=, PEER=)
 #   make compare   compare a fresh results folder (NEW=) with a committed one (REF=): a verdict per result
+#   make reproduce-check  the reviewer's kit: every study's headline claims re-run and judged (REF=, PEER=, OUT=, BUDGET=, CLAIMS=, DRY=1)
 #   make docs      the reader's documentation (HTML) in docs/_build/html
 #   make paper     the thesis-style report (HTML, and PDF unless PDF=0) from the recorded results (RESULTS=, STUDY=)
 #   make reproduce everything: build, tests, experiments (with a GPU), figures, report, docs
@@ -26,12 +27,12 @@ MWSEP     := $(BUILD)/mwsep
 WORKUNITS := 3s-large 2s-large 3s-small 2s-small tiny
 comma     := ,
 
-.PHONY: all build run test test-gpu test-sanitize test-boinc fuzz bench-cpu stars experiments compare docs figures paper reproduce venv deps clean help
+.PHONY: all build run test test-gpu test-sanitize test-boinc fuzz bench-cpu stars experiments compare reproduce-check docs figures paper reproduce venv deps clean help
 
 all: build
 
 help:
-	@sed -n "2,20p" Makefile
+	@sed -n "2,19p" Makefile
 
 deps:
 	@bash tools/check_deps.sh
@@ -182,6 +183,16 @@ experiments: build
 compare:
 	@test -n "$(NEW)" -a -n "$(REF)" || { echo "usage: make compare NEW=experiments/results/local/<folder> REF=experiments/results/<gpu>"; exit 2; }
 	python3 experiments/compare.py $(NEW) $(REF) --out $(NEW)/compare.md --json $(NEW)/compare.json
+
+# The reviewer's kit (experiments/reproduce_check.py, declared in experiments/reproduce_check.json): the
+# headline claims of every study, each run by the runner into a fresh folder under experiments/results/local/
+# and compared with REF (default: the committed folder of this GPU's model, else the nearest, said so); one
+# verdict line per claim with its time, also in reproduce_check.md there. It prints its estimate first and
+# refuses without a GPU. DRY=1: what would run, and the estimate (no GPU, no build needed); OUT=: a folder
+# (an existing one resumes); BUDGET=: seconds, start no claim past them; CLAIMS=a,b: those claims only.
+reproduce-check: $(if $(DRY),,build)
+	python3 experiments/reproduce_check.py --build $(BUILD) $(if $(REF),--ref $(REF)) $(if $(OUT),--out $(OUT)) \
+	  $(if $(PEER),--peer $(PEER)) $(if $(BUDGET),--budget $(BUDGET)) $(if $(CLAIMS),--claims $(CLAIMS)) $(if $(DRY),--dry-run)
 
 clean:
 	rm -rf $(BUILD)

@@ -2,6 +2,7 @@
 # On a GPU host without the project's development packages (a lent or batch machine): configure and build
 # in $BUILD (default build-gpu, kept between calls so rebuilds are incremental), then run the one runner.
 #   experiments/gpu_host.sh RESULTS_DIR [experiments/run.py arguments]
+# RUNNER=experiments/reproduce_check.py runs the reviewer's kit instead (RESULTS_DIR is then its --out).
 # GoogleTest is built from .device-input/googletest when the host has none; the commit of the tree is read
 # from .device-input/git_state when the host's copy has no usable .git (experiments/harness/provenance.py).
 set -euo pipefail
@@ -18,4 +19,4 @@ echo "build: $((SECONDS - t0)) s ($(grep -o '"cuda_architectures": "[^"]*"' "$bu
 # BUILD_ONLY=1: stop after the build (a first call within a per-command time limit; the next call rebuilds
 # nothing and runs).
 [ "${BUILD_ONLY:-0}" = 1 ] && exit 0
-exec python3 experiments/run.py --build "$build" --out "$results" "$@"
+exec python3 "${RUNNER:-experiments/run.py}" --build "$build" --out "$results" "$@"

@@ -9,7 +9,9 @@ missing, every experiment done or skipped with a reason, a <file>.meta.json with
 result, CSV columns as the study declares for the file's kind (experiments/studies/<study>.py, `KINDS`;
 read through experiments/harness/results.py), numbers where numbers belong, no failed or invalid row (the one
 rule of the results layer), text results that are whole, and every study a declared one
-(experiments/studies.json).
+(experiments/studies.json). Besides the runner's files, a folder may hold the record of the reviewer's kit
+run on that GPU (experiments/reproduce_check.py): reproduce_check.md with reproduce_check.json beside it,
+whose every claim has a verdict.
 """
 import json
 import pathlib
@@ -21,6 +23,10 @@ sys.path.insert(0, str(ROOT / "experiments"))
 
 from harness import registry  # noqa: E402
 from harness.results import NotAResultFolder, ResultFolder, invalid, read_csv  # noqa: E402
+
+# The reviewer's kit's record of one GPU (experiments/reproduce_check.py), kept at a folder's top level.
+KIT_FILES = {"reproduce_check.md", "reproduce_check.json"}
+KIT_VERDICTS = {"reproduced", "differs", "not compared", "not run"}
 
 COMMON_META = ["experiment", "study", "kind", "git_commit", "git_dirty", "date_utc", "command", "host_cpu", "build"]
 GPU_META = ["gpu_name", "sm_count", "driver_version", "cuda_version"]
@@ -35,6 +41,10 @@ def check_folder(folder):
     listed = results.files
     present = {p.relative_to(folder).as_posix() for p in folder.rglob("*")
                if p.is_file() and p.name != "manifest.json" and not p.name.endswith(".meta.json")}
+    kit = present & KIT_FILES
+    if kit:
+        present -= KIT_FILES
+        errors += check_kit(folder, kit)
     errors += [f"{folder}/{f}: not in manifest.json" for f in sorted(present - set(listed))]
     errors += [f"{folder}/{f}: in manifest.json but missing" for f in sorted(set(listed) - present)]
     for name, e in results.experiments.items():
@@ -53,6 +63,18 @@ def check_folder(folder):
             continue
         errors += check_file(results, rel)
     return errors, len(listed)
+
+
+def check_kit(folder, present):
+    """The kit's record: both files, every claim with a verdict of the kit's and a reason."""
+    if present != KIT_FILES:
+        return [f"{folder}: the kit's record needs both {' and '.join(sorted(KIT_FILES))}"]
+    try:
+        claims = json.loads((folder / "reproduce_check.json").read_text())["claims"]
+    except (ValueError, KeyError) as e:
+        return [f"{folder}/reproduce_check.json: not the kit's record: {e}"]
+    return [f"{folder}/reproduce_check.json: claim {c.get('id')}: verdict {c.get('verdict')!r} without its reason"
+            for c in claims if c.get("verdict") not in KIT_VERDICTS or not c.get("reason")]
 
 
 def check_file(results, rel):

@@ -5,7 +5,7 @@ the study's module (experiments/studies/<study>.py) turns each run into jobs: co
 rows or text files into a scratch folder. The runner executes the jobs, appends their rows to
 <out>/<study>/<file>, verifies each job as its kind says, writes <file>.meta.json with provenance from
 the build, the device, the host and git, and keeps <out>/manifest.json: every file, the experiment that
-wrote it, the commits and the status of every job. Running again on the same folder resumes: jobs already
+wrote it, the commits, the status of every job and the wall time of every job that ran. Running again on the same folder resumes: jobs already
 done are skipped and say so. A fresh folder is the default, so committed results are never appended to.
 """
 import csv
@@ -15,6 +15,7 @@ import pathlib
 import shutil
 import sys
 import tempfile
+import time
 import traceback
 
 from . import provenance as prov
@@ -78,8 +79,13 @@ class Manifest:
     def status(self, experiment, key):
         return self.data["experiments"].get(experiment, {}).get("jobs", {}).get(key)
 
-    def record(self, experiment, key, status):
-        self.data["experiments"].setdefault(experiment, {"jobs": {}})["jobs"][key] = status
+    def record(self, experiment, key, status, seconds=None):
+        """A job's status; @p seconds, the wall time of a job that ran, goes to the experiment's "seconds"
+        (read by experiments/reproduce_check.py for its time estimate)."""
+        entry = self.data["experiments"].setdefault(experiment, {"jobs": {}})
+        entry["jobs"][key] = status
+        if seconds is not None:
+            entry.setdefault("seconds", {})[key] = round(seconds, 1)
         self.save()
 
     def add_file(self, relpath, experiment, kind, commit):
@@ -182,6 +188,7 @@ def run_study(study_name, out, build, only=(), quick=False, options=None, redo=(
                 continue
             print(f"  {job.key}: running", flush=True)
             status = "done"
+            started = time.monotonic()
             with tempfile.TemporaryDirectory() as tmp:
                 try:
                     outputs = job.run(pathlib.Path(tmp)) or {}
@@ -202,7 +209,7 @@ def run_study(study_name, out, build, only=(), quick=False, options=None, redo=(
             if status != "done":
                 failures += 1
                 print(f"  {job.key}: {status}", file=sys.stderr, flush=True)
-            manifest.record(name, job.key, status)
+            manifest.record(name, job.key, status, time.monotonic() - started)
         if ran_any:
             for fname in produced:
                 write_meta(folder / fname, d, study, job_commands(study, d), commit, dirty, host, build_facts, quick)

@@ -155,14 +155,19 @@ def meta_path_of(path):
 def provenance_table(ctx, caption, meta_path=meta_path_of):
     """The provenance of every result file a study's chapters read (ctx.read): its GPU or host, driver, CUDA,
     short commits and date, from the provenance file `meta_path(path)` beside it."""
-    body = []
+    body, dirty = [], 0
     for path in sorted(ctx.read, key=str):
         meta = meta_path(path)
         m = json.loads(meta.read_text()) if meta.exists() else {}
         commits = m.get("git_commits") or [m.get("git_commit", "")]
+        mark = " (dirty)" if m.get("git_dirty") else ""
+        dirty += bool(mark)
         body.append([rel(path).replace("experiments/results/", "").replace("/", "/\u200b"),
                      (m.get("gpu_name") or m.get("host_cpu", "")).replace("NVIDIA ", ""), m.get("driver_version", ""),
-                     m.get("cuda_version", ""), ", ".join(str(x)[:7] for x in commits), m.get("date_utc", "")[:10]])
+                     m.get("cuda_version", ""), ", ".join(str(x)[:7] for x in commits) + mark, m.get("date_utc", "")[:10]])
+    if dirty:
+        caption += (f" {dirty} of the {len(body)} files were recorded from a working tree with uncommitted changes "
+                    "(marked dirty); the changes themselves were not kept.")
     return table(caption, ["result", "GPU / host", "driver", "CUDA", "commits", "date"], body,
                  widths=[34, 14, 12, 7, 18, 15])
 

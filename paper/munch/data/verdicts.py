@@ -98,14 +98,14 @@ def build(ctx):
           f"nine tenths from {ctx.n['munch_pinned_reach_kib']} KiB",
           f"{ctx.n['munch_pinned_vs_published']}x higher today; the shape holds" if top > cl["copy_plateau_gb_s"]["value"] else "holds")
     inv = need_fact(ctx, "inversions")
-    claim("Copies of 4 kB-1.5 MB were faster than smaller ones", "spec 4.4 (6.2, Figure 6.4)", "observed, blamed on a BIOS",
+    claim("Copies of 4 kB-1.5 MB were faster than smaller ones", "S4 section 6.2, Figure 6.4", "observed, blamed on a BIOS",
           f"{inv} inversions among the pinned sizes up to 1.5 MB", "not reproduced" if inv == 0 else "seen here too")
 
     # IEEE.
     d, f, count = need_fact(ctx, "ieee_default"), need_fact(ctx, "ieee_fast"), need_fact(ctx, "ieee_count")
     div = d[("division", "correctly rounded a/b")] + d[("sqrt", "correctly rounded sqrt")]
     flushed = d[("denormal_scale", "results flushed to zero")]
-    claim("Single precision: denormals flushed, division and square root less precise than IEEE", "spec 4.4 (6.4)",
+    claim("Single precision: denormals flushed, division and square root less precise than IEEE", "S4 section 6.4",
           "stated, not measured",
           f"default build: {div} of {fmt(2 * count, 7)} quotients and roots differ, {flushed} denormals flushed; "
           f"-use_fast_math: {f[('division', 'correctly rounded a/b')] + f[('sqrt', 'correctly rounded sqrt')]} differ, "

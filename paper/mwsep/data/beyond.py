@@ -105,7 +105,11 @@ def build(ctx):
     if total == 0:
         raise MissingData(f"{skip_dir / 'skipping.csv'}: no 3s-large rows")
     n["exps_evaluated_pct_3s_large"] = f"{100 * evaluated / total:.0f}"
-    narrow = [float(r["evaluated_fraction"]) for r in skipping if float(r["evaluated_fraction"]) < 1]
+    # The narrow streams of the 3-stream unit that the sentence names (other units' streams differ).
+    narrow = [float(r["evaluated_fraction"]) for r in skipping
+              if r["work_unit"] == "3s-large" and float(r["evaluated_fraction"]) < 1]
+    if not narrow:
+        raise MissingData(f"{skip_dir / 'skipping.csv'}: no 3s-large stream with terms skipped")
     n["narrow_stream_kept_min_pct"], n["narrow_stream_kept_max_pct"] = f"{100 * min(narrow):.0f}", f"{100 * max(narrow):.0f}"
     rate = evaluated / (integral[("modern-f64", "3s-large")] / 1e3)
     n["modern_exp_rate_pct"] = f"{100 * rate / exps['exp_from_steps']:.0f}"

@@ -1,4 +1,4 @@
-"""Claims R1-R6 of the paper (spec §1.8), each with the verdict the recorded numbers give."""
+"""Claims R1-R6 of the paper (section 4 and Figure 4 of the paper), each with the verdict the recorded numbers give."""
 from report.common import fmt, table
 
 from .analysis import direction
@@ -32,6 +32,6 @@ def build(ctx):
     rows.append(["R6", "a block fewer per SM (3 -> 2 blocks of 256 threads) hurts",
                  f"{'confirmed' if cliff < -0.02 else 'not confirmed'}: {100 * cliff:+.1f}% (emulated residency)"])
     ctx.tables["table_ryoo_claims"] = table(
-        "Table R@: the paper's claims on the matrix-multiplication ladder (spec §1.8) against this recording. R4 "
+        "Table R@: the paper's claims on the matrix-multiplication ladder (section 4 and Figure 4 of the paper) against this recording. R4 "
         "(achieved tracks the instruction-mix model) is read from the instruction-mix table.",
         ["claim", "the paper", "here"], rows, widths=[8, 42, 50])

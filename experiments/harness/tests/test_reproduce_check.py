@@ -1,0 +1,113 @@
+"""The reviewer's kit (experiments/reproduce_check.py) without a GPU: its declaration is checked, a dry run
+lists every declared claim with the estimate, a declaration naming an unknown experiment is refused, and a
+run on a machine whose nvidia-smi finds no GPU stops at once with one line."""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+KIT = ROOT / "experiments" / "reproduce_check.py"
+DECLARATION = ROOT / "experiments" / "reproduce_check.json"
+
+
+def kit(*args, env=None):
+    return subprocess.run([sys.executable, str(KIT), *args], cwd=ROOT, capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+class ReproduceCheckWithoutAGpu(unittest.TestCase):
+    def test_the_dry_run_lists_every_claim_and_the_estimate(self):
+        r = kit("--dry-run", "--ref", "experiments/results/nvidia-h100-80gb-hbm3")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        claims = json.loads(DECLARATION.read_text())["claims"]
+        for c in claims:
+            self.assertIn(f"  {c['id']}: ", r.stdout)
+            self.assertIn(f"--study {c['study']} --only {','.join(c['experiments'])}", r.stdout)
+        # Without PEER the peer claim is listed as not run, and the estimate leaves it out.
+        runnable = [c for c in claims if c.get("needs") != "peer"]
+        self.assertIn(f"{len(runnable)} of {len(claims)} claims to run", r.stdout)
+        self.assertIn("needs --peer", r.stdout)
+
+    def test_every_deciding_file_exists_in_the_committed_h100_folder(self):
+        # The folder the kit compares with on an H100 holds every file that decides a claim.
+        files = set(json.loads((ROOT / "experiments/results/nvidia-h100-80gb-hbm3/manifest.json").read_text())["files"])
+        for c in json.loads(DECLARATION.read_text())["claims"]:
+            for f in c["decided_by"]:
+                self.assertIn(f, files, f"claim {c['id']}")
+
+    def _declaration_with(self, change):
+        data = json.loads(DECLARATION.read_text())
+        change(data["claims"][0])
+        tmp = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+        json.dump(data, tmp)
+        tmp.close()
+        self.addCleanup(os.unlink, tmp.name)
+        return tmp.name
+
+    def test_an_unknown_experiment_is_refused(self):
+        path = self._declaration_with(lambda c: c["experiments"].append("no_such_experiment"))
+        r = kit("--dry-run", "--declaration", path)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("unknown experiment(s) no_such_experiment", r.stderr)
+
+    def test_a_deciding_file_of_another_study_is_refused(self):
+        path = self._declaration_with(lambda c: c.update(decided_by=["ryoo/ladder.csv"]))
+        r = kit("--dry-run", "--declaration", path)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("decided_by", r.stderr)
+
+    def test_an_unknown_claim_is_refused(self):
+        r = kit("--dry-run", "--claims", "no-such-claim")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("unknown claim(s) no-such-claim", r.stderr)
+
+    def test_without_a_gpu_it_refuses_before_any_work(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            smi = pathlib.Path(tmp) / "nvidia-smi"
+            smi.write_text("#!/bin/sh\necho 'No devices were found' >&2\nexit 6\n")
+            smi.chmod(0o755)
+            env = dict(os.environ, PATH=f"{tmp}:{os.environ.get('PATH', '')}")
+            out = pathlib.Path(tmp) / "out"
+            r = kit("--out", str(out), env=env)
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("no NVIDIA GPU", r.stderr)
+        self.assertFalse(out.exists(), "nothing is written before the refusal")
+
+
+class VerdictOfAClaim(unittest.TestCase):
+    """How the compare verdicts of a claim's files become its verdict (worked out by hand per case)."""
+
+    def setUp(self):
+        sys.path.insert(0, str(ROOT / "experiments"))
+        import reproduce_check
+        self.verdict = reproduce_check.verdict
+        self.claim = {"decided_by": ["s/a.csv", "s/b.log"]}
+        self.ref = {"s/a.csv", "s/b.log"}
+
+    def test_every_file_agrees(self):
+        v, why = self.verdict(self.claim, {"rc": 0}, {"s/a.csv": ("agrees", "x"), "s/b.log": ("agrees", "y")}, self.ref)
+        self.assertEqual((v, why), ("reproduced", "s/a.csv: x; s/b.log: y"))
+
+    def test_one_file_differs(self):
+        v, why = self.verdict(self.claim, {"rc": 1}, {"s/a.csv": ("agrees", "x"), "s/b.log": ("differs", "z")}, self.ref)
+        self.assertEqual((v, why), ("differs", "s/b.log: differs: z"))
+
+    def test_the_experiment_was_not_recorded(self):
+        v, _ = self.verdict(self.claim, {"rc": 1}, {"s/a.csv": ("not re-run", ""), "s/b.log": ("not re-run", "")}, self.ref)
+        self.assertEqual(v, "differs")
+
+    def test_the_reference_lacks_a_file(self):
+        v, why = self.verdict(self.claim, {"rc": 0}, {}, {"s/a.csv"})
+        self.assertEqual((v, why), ("not compared", "the reference folder has no s/b.log"))
+
+    def test_not_run(self):
+        self.assertEqual(self.verdict(self.claim, {"not_run": "budget"}, {}, self.ref), ("not run", "budget"))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,42 @@
+"""The performance targets of every study in one table: the value, who set it and why, and where the report
+judges it. The values come from paper/report/targets.py and paper/mwsep/data/fitting.py, which the verdicts read too."""
+from report import targets as t
+from report.common import table
+from . import fitting
+
+WHO = ("the authors of this rebuild, when the work was planned and before any of these measurements; "
+       "the source documents state no such target")
+
+
+def build(ctx):
+    issue_resource, issue_pct = t.RYOO_DEFAULT_BOUND
+    dram = sorted({pct for resource, pct in t.RYOO_BOUND.values() if resource == "DRAM"})
+    rows = [
+        ["mwsep (fit)", f"a recovery fit of a small unit within {fitting.RECOVERY_SECONDS_TARGET / 60:g} minutes on one GPU",
+         "a reader can repeat a recovery fit on one GPU in one sitting", "Fitting a stripe"],
+        ["mwsep (fit)", f"two GPUs of one host at least {fitting.TWO_GPU_TARGET:g} times one GPU's evaluations per second",
+         "the evaluations of a generation are independent; only the coordination of the host should cost, "
+         "about a tenth of linear scaling", "Fitting a stripe"],
+        ["mwsep (fit)", f"one fit evaluation at most {fitting.COST_TARGET:g} times the cost of its integral alone",
+         "the likelihood's star sum and the search's bookkeeping should cost little beside the integral",
+         "Fitting a stripe"],
+        ["ryoo (applications)", f"{issue_pct} % {issue_resource} activity (the share of cycles issuing) for compute-bound kernels; "
+         + ", ".join(f"{p} %" for p in dram) + " of the DRAM throughput for "
+         + ", ".join(sorted(a for a, (r, _) in t.RYOO_BOUND.items() if r == "DRAM")),
+         "a share of the resource the kernel is bound by, read from the profiler, judges the kernel rather than "
+         "the GPU it runs on", "The application suite"],
+        ["kirk_hwu", f"the best variant of each computation at {t.KIRK_HWU_BOUND_SHARE_PCT} % of the bound the measured "
+         "MUFU and FP32 rates imply",
+         "the case studies took their final kernels to the hardware's limit; this share of the tighter measured "
+         "bound is the bar for near that limit today", "MRI reconstruction and direct Coulomb summation (bounds)"],
+        ["munch", f"short filters: the direct kernel at {t.MUNCH_BANDWIDTH_PCT} % of the measured "
+         "streaming bandwidth", "a short filter is bound by memory: a streaming kernel should move its least "
+         "traffic near the copy rate the same GPU reaches", "Münch (2009), the convolution targets table"],
+        ["munch", f"long filters: the direct kernel at {t.MUNCH_PEAK_PCT} % of the measured FP32 FMA "
+         "peak, or the FFT faster", "a long filter is bound by arithmetic; where the FFT is faster, the direct "
+         "kernel is the wrong algorithm and the target is the FFT's time", "Münch (2009), the convolution targets table"],
+    ]
+    ctx.tables["table_targets"] = table(
+        "Table R@: the performance targets of every study, who set them and why, and where the report judges "
+        f"them. Every one was set by {WHO}.",
+        ["study", "target", "why", "judged in"], rows, widths=[14, 36, 34, 16])

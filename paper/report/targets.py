@@ -1,0 +1,16 @@
+"""The performance targets the report judges, in one place (the table of paper/mwsep/data/targets.py lists
+them with who set them and why). The modules that give the verdicts read their values from here."""
+
+# kirk_hwu (paper/kirk_hwu/data/bounds.py): the best variant of each computation reaches this share (per
+# cent) of the bound the measured MUFU and FP32 rates imply.
+KIRK_HWU_BOUND_SHARE_PCT = 70
+
+# munch (paper/munch/data/convolution.py), per cent: a short filter's direct kernel of the measured
+# streaming bandwidth; a long filter's of the measured FP32 FMA peak (or the FFT faster).
+MUNCH_BANDWIDTH_PCT = 80
+MUNCH_PEAK_PCT = 70
+
+# ryoo's application suite (paper/ryoo/data/suite.py): the resource each kernel is judged by and the share
+# (per cent) of it to reach; the memory-bound applications by DRAM throughput, the others by issue slots.
+RYOO_BOUND = {"elimination": ("DRAM", 80), "fdtd": ("DRAM", 80), "lbm": ("DRAM", 80), "fem": ("DRAM", 80)}
+RYOO_DEFAULT_BOUND = ("issue", 60)
