@@ -15,6 +15,9 @@
 ///  - **sub4**: skipping decided per group of a quarter of a bin's points (ModernArea::group_weight), each
 ///    group with a quarter of the bin's threshold: the same total bound (2^-60 of each integral) with a
 ///    finer test, so narrow streams evaluate fewer terms.
+///  - **warp**: a skip unit evaluates the streams any lane of its warp needs, so that a warp whose cells
+///    disagree at a stream's edge runs one loop instead of one per mask (more terms, never fewer: the sum
+///    stays within the skipping bound of modern-f64's).
 ///  - **log**: the skip test without an exponential or a division per group: the group's largest exponent
 ///    (the vertex -b / 2a computed once per cell) against log(T / (2 ids W)), from logarithms computed once
 ///    per cell, group and launch, with a margin that keeps the decision on the safe side of the bound.
@@ -43,7 +46,7 @@ namespace kernels {
 enum class LeanExp { table, biased, table8 };
 
 /// One lean variant's policies (see the file comment): the kernel template is instantiated per policy.
-template <bool Interleaved, LeanExp Exp, int Groups, bool LogTest, bool Capped = true>
+template <bool Interleaved, LeanExp Exp, int Groups, bool LogTest, bool Capped = true, bool WarpMask = false>
 struct LeanPolicy {
     static constexpr bool interleaved = Interleaved;  ///< (r, w) interleaved, constants from the bank
     static constexpr LeanExp exp = Exp;              ///< the stream terms' exponential
@@ -53,6 +56,12 @@ struct LeanPolicy {
     /// 64 registers, modern-f64's count (the same occupancy: the variants then differ in their loop
     /// only); 1 lets the compiler take more registers for fewer resident warps.
     static constexpr int min_blocks = Capped ? 4 : 1;
+    /// The streams a skip unit evaluates are those any lane of the warp needs (one loop per warp and unit
+    /// instead of one per distinct mask among its lanes). Evaluating a term that could be skipped only adds
+    /// mass the bound allowed to omit: the sum stays within the same 2^-60 of modern-f64's.
+    static constexpr bool warp_mask = WarpMask;
+    /// Points per iteration of the unrolled loop: a group of a quarter bin (30 points for 120) unrolls by 2.
+    static constexpr int unroll = Groups == 1 ? 4 : 2;
     /// Table steps per natural unit of the exponential.
     static constexpr double steps = Exp == LeanExp::table8 ? math::ExpTable8::steps_per_unit
                                                            : math::ExpTable::steps_per_unit;
@@ -129,15 +138,18 @@ __device__ __forceinline__ void lean_points(const LeanArgs& a, int m0, int n, co
                                             const math::Quadratic<double> (&e)[S > 0 ? S : 1],
                                             const math::ExpTableEntry* t16, const double* t8, double& bg,
                                             double (&st)[S > 0 ? S : 1]) {
+    // A pointer walked through the points, so that the unrolled loads take immediate offsets.
     const double2* rw = a.rw + m0;
+    const double2* const rw_end = rw + n;
     const double* rp = a.r_point + m0;
     const double* wp = a.weight + m0;
-#pragma unroll 4
+#pragma unroll(P::unroll)
     for (int m = 0; m < n; ++m) {
         double r, w;
         if constexpr (P::interleaved) {
-            const double2 v = __ldg(rw + m);
+            const double2 v = __ldg(rw);
             r = v.x, w = v.y;
+            if (++rw == rw_end) m = n;  // the loop's count, taken from the pointer
         } else {
             r = __ldg(rp + m), w = __ldg(wp + m);
         }
@@ -252,6 +264,7 @@ __global__ void __launch_bounds__(lean_max_threads, P::min_blocks) lean_integral
 #pragma unroll
             for (int s = 0; s < S; ++s)
                 if (unit_needed<P>(a, e[s], vertex[s], ids, log_ids_steps, u, s)) active |= 1u << s;
+            if constexpr (P::warp_mask) active = __reduce_or_sync(__activemask(), active);
             const int m0 = k * a.block + g * a.block / P::groups;
             const int n = k * a.block + (g + 1) * a.block / P::groups - m0;
             if (lean_domain || P::exp == LeanExp::table)
@@ -350,7 +363,7 @@ ModernVariant describe_lean() {
     const std::string load = P::interleaved ? "rw" : "split";
     const std::string exp = P::exp == LeanExp::table ? "table" : P::exp == LeanExp::biased ? "biased" : "exp8";
     const std::string skip = std::string(P::groups == 1 ? "bins" : (P::log_test ? "sub4log" : "sub4")) +
-                             (P::min_blocks == 4 ? "" : "-uncapped");
+                             (P::warp_mask ? "-warp" : "") + (P::min_blocks == 4 ? "" : "-uncapped");
     info.kernels.axes = {"modern", load, exp, skip, "f64"};
     std::string name = "modern";
     if (P::interleaved) name += "-rw";
@@ -378,6 +391,9 @@ void add_lean_variants(std::vector<ModernVariant>& out) {
     out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, lean_groups, true>>());
     out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, lean_groups, true, false>>());
     out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::biased, lean_groups, true>>());
+    out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, 1, false, true, true>>());
+    out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, lean_groups, true, true, true>>());
+    out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::biased, lean_groups, true, true, true>>());
 }
 
 }  // namespace mwsep::cuda
