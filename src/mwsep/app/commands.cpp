@@ -264,6 +264,7 @@ int command_run(const Args& args, const RunHooks& hooks) {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     const std::string engine = o.backend == "cpu" ? "cpu " + o.cpu_integrator : "cuda " + o.variant;
+    const std::int64_t output_ns = monotonic_ns();  // the end of the process's work, before any output
     // The result as one JSON object: on standard output with --json, into the --result file if named.
     const auto write_json = [&](std::ostream& out) {
         harness::JsonObject j(out);
@@ -281,8 +282,16 @@ int command_run(const Args& args, const RunHooks& hooks) {
             .number("prepare", r.prepare_seconds)
             .number("integral", r.integral_seconds)
             .number("likelihood", r.likelihood_seconds)
-            .number("evaluate", r.total_seconds);
+            .number("evaluate", r.total_seconds)
+            .number("process", static_cast<double>(output_ns - main_entry_ns()) * 1e-9);
         t.close();
+        // The process's own time line on CLOCK_MONOTONIC: main() entered, and the result about to be written.
+        // A caller that starts the process reads the same clock, and so gets the start-up before main() and
+        // the exit after the output (destructors, the CUDA runtime's teardown, the process's end).
+        auto c = j.object("clock");
+        c.integer("main_entry_monotonic_ns", static_cast<long long>(main_entry_ns()))
+            .integer("output_monotonic_ns", static_cast<long long>(output_ns));
+        c.close();
         auto s = j.object("settings");
         s.string("astronomy_parameters", o.astronomy_path)
             .string("stars", o.stars_path)

@@ -1,7 +1,9 @@
 #include "mwsep/app/evaluate.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <optional>
 #include <stdexcept>
@@ -220,6 +222,20 @@ RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressF
     r.total_seconds = seconds_since(t0);
     return r;
 }
+
+std::int64_t monotonic_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+namespace {
+std::atomic<std::int64_t> main_entry{0};
+}  // namespace
+
+void note_main_entry() { main_entry.store(monotonic_ns()); }
+
+std::int64_t main_entry_ns() { return main_entry.load(); }
 
 std::string host_cpu_name() {
     std::ifstream in("/proc/cpuinfo");

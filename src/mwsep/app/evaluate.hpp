@@ -117,6 +117,16 @@ std::uint64_t run_identity(const RunOptions& o, const std::string& engine);
 /// after saving.
 RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressFn& progress = {});
 
+/// CLOCK_MONOTONIC now [ns]: the clock that Python's time.monotonic_ns() reads on Linux, so that a program
+/// which starts this process can place the process's own timestamps on its time line (start-up and exit).
+std::int64_t monotonic_ns();
+
+/// Records the moment main() was entered; main() calls it before anything else.
+void note_main_entry();
+
+/// The moment note_main_entry() recorded [monotonic_ns()], or 0 where it was not called.
+std::int64_t main_entry_ns();
+
 /// Name of the host CPU (from /proc/cpuinfo), for provenance.
 std::string host_cpu_name();
 
