@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <thread>
 
 #include "mwsep/cuda/device_tables.hpp"
 #include "mwsep/likelihood/stream_skipping.hpp"
@@ -20,7 +21,8 @@ struct ModernHostArea {
 ModernHostArea prepare_host_area(const geometry::IntegrationSetup& s, const geometry::AreaTables& t) {
     ModernHostArea h;
     h.los = geometry::fold_line_of_sight(t);
-    h.thresholds = cpu::stream_skip_thresholds(s, t, h.los);
+    // Every core: the thresholds are the same for any number of threads (stream_skipping.hpp).
+    h.thresholds = cpu::stream_skip_thresholds(s, t, h.los, std::max(1u, std::thread::hardware_concurrency()));
     return h;
 }
 
