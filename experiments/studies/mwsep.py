@@ -45,7 +45,9 @@ NUMERIC = {"kernel_ms", "total_ms", "likelihood", "sm_count", "noise_pct", "samp
            "process_s", "stream_terms", "evaluated_terms", "instructions", "fp64_pipe_pct", "achieved_occupancy_pct",
            "evaluations_per_second", "seconds_per_evaluation", "max_abs_pull", "global_seconds", "truth_likelihood",
            # end_to_end's process columns (after its phases; older files lack them)
-           "internal_ms", "start_ms", "exit_ms"}
+           "internal_ms", "start_ms", "exit_ms",
+           # the fit's per-generation phase columns (after _FIT_PROGRESS; older files lack them)
+           "prepare_s", "integral_s", "likelihood_s", "evaluate_s"}
 # A GPU configuration: the variant, the unit, the launch and the cache state (older files lack the launch and
 # cache columns: empty).
 _BENCH_KEY = ["variant", "work_unit", "threads_per_block", "blocks_per_launch", "register_cap", "star_layout", "sm_count",
@@ -57,6 +59,9 @@ _FIT = ["experiment", "work_unit", "algorithm", "devices", "ranks", "population"
         "parameters", "evaluator"]
 _FIT_PROGRESS = ["experiment", "work_unit", "algorithm", "evaluator", "generation", "evaluations",
                  "best_likelihood", "seconds"]
+# After those, `mwsep fit --progress` writes the evaluator's seconds of each generation's evaluations per phase,
+# prepare_s, integral_s, likelihood_s and evaluate_s (empty where it measures none: the CPU). Files recorded
+# before lack them, so they are checked as numbers where present (NUMERIC) and not required.
 # The compressed quadrature: one row per quantity (background, stream<i>, likelihood) of a unit and parameter
 # vector (`candidate`: "model" for the unit's own), and CPU timings with the rules' build time beside.
 _COMPRESSED_ACCURACY = ["experiment", "work_unit", "candidate", "quantity", "exact", "compressed", "rel_diff",
