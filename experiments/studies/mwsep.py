@@ -45,7 +45,7 @@ NUMERIC = {"kernel_ms", "total_ms", "likelihood", "sm_count", "noise_pct", "samp
            "process_s", "stream_terms", "evaluated_terms", "instructions", "fp64_pipe_pct", "achieved_occupancy_pct",
            "evaluations_per_second", "seconds_per_evaluation", "max_abs_pull", "global_seconds", "truth_likelihood",
            # end_to_end's process columns (after its phases; older files lack them)
-           "internal_ms", "start_ms", "exit_ms",
+           "internal_ms", "start_ms", "exit_ms", "host_prepare_s",
            # the fit's per-generation phase columns (after _FIT_PROGRESS; older files lack them)
            "prepare_s", "integral_s", "likelihood_s", "evaluate_s"}
 # A GPU configuration: the variant, the unit, the launch and the cache state (older files lack the launch and

@@ -8,13 +8,15 @@ LAUNCH_NS and EXIT_NS: CLOCK_MONOTONIC (Python's time.monotonic_ns()) just befor
 just after it ended. With the run's own clock (main() entered, result about to be written, same clock) they give
 the last three columns: internal_ms (main() to the output), start_ms (launch to main(): exec, dynamic libraries,
 static initialisers) and exit_ms (the output to the process's end: destructors, the CUDA runtime's teardown).
+host_prepare_s, last: the integral's host tables and the star table, made while the device starts (inside
+load and device_start_wait's span; prepare_s no longer holds them).
 """
 import json
 import sys
 
 PHASES = ("load", "device_start_wait", "prepare", "integral", "likelihood", "evaluate")
 # After the phases, at the end of the row (older files lack them).
-PROCESS = ("internal_ms", "start_ms", "exit_ms")
+PROCESS = ("internal_ms", "start_ms", "exit_ms", "host_prepare_s")
 
 
 def main(args):
@@ -32,7 +34,8 @@ def main(args):
     if not launch_ns <= main_ns <= output_ns <= exit_ns:
         raise SystemExit(f"e2e_row.py: the run's clock ({main_ns}, {output_ns}) does not lie within the launch and "
                          f"exit ({launch_ns}, {exit_ns}): not the same CLOCK_MONOTONIC")
-    process = [(output_ns - main_ns) / 1e6, (main_ns - launch_ns) / 1e6, (exit_ns - output_ns) / 1e6]
+    process = [(output_ns - main_ns) / 1e6, (main_ns - launch_ns) / 1e6, (exit_ns - output_ns) / 1e6,
+               run["timings"]["host_prepare"]]
     row = [unit, "modern-f64", repeat]
     if devices:
         device = run["settings"]["device"]
