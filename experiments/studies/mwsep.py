@@ -44,7 +44,11 @@ _GPU_BENCH = ["experiment", "variant", "work_unit", "repeat", "sm_count", "kerne
 NUMERIC = {"kernel_ms", "total_ms", "likelihood", "sm_count", "noise_pct", "samples", "seconds",
            "points_per_second_per_core", "max_rel_diff", "tolerance", "wall_ms", "exps_per_second", "integration_s",
            "process_s", "stream_terms", "evaluated_terms", "instructions", "fp64_pipe_pct", "achieved_occupancy_pct",
-           "evaluations_per_second", "seconds_per_evaluation", "max_abs_pull", "global_seconds", "truth_likelihood"}
+           "evaluations_per_second", "seconds_per_evaluation", "max_abs_pull", "global_seconds", "truth_likelihood",
+           # end_to_end's process columns (after its phases; older files lack them)
+           "internal_ms", "start_ms", "exit_ms", "host_prepare_s",
+           # the fit's per-generation phase columns (after _FIT_PROGRESS; older files lack them)
+           "prepare_s", "integral_s", "likelihood_s", "evaluate_s"}
 # A GPU configuration: the variant, the unit, the launch and the cache state (older files lack the launch and
 # cache columns: empty).
 _BENCH_KEY = ["variant", "work_unit", "threads_per_block", "blocks_per_launch", "register_cap", "star_layout", "sm_count",
@@ -56,6 +60,9 @@ _FIT = ["experiment", "work_unit", "algorithm", "devices", "ranks", "population"
         "parameters", "evaluator"]
 _FIT_PROGRESS = ["experiment", "work_unit", "algorithm", "evaluator", "generation", "evaluations",
                  "best_likelihood", "seconds"]
+# After those, `mwsep fit --progress` writes the evaluator's seconds of each generation's evaluations per phase,
+# prepare_s, integral_s, likelihood_s and evaluate_s (empty where it measures none: the CPU). Files recorded
+# before lack them, so they are checked as numbers where present (NUMERIC) and not required.
 # The compressed quadrature: one row per quantity (background, stream<i>, likelihood) of a unit and parameter
 # vector (`candidate`: "model" for the unit's own), and CPU timings with the rules' build time beside.
 _COMPRESSED_ACCURACY = ["experiment", "work_unit", "candidate", "quantity", "exact", "compressed", "rel_diff",
@@ -683,15 +690,21 @@ class Study(study.Study):
                         raise RuntimeError(f"mwsep run failed: {warm.stderr.strip()[-300:]}")
                     for rep in range(run.get("repeats", 5)):
                         js = tmp / f"run_{rep}.json"
+                        # CLOCK_MONOTONIC around the process, the clock of the run's own timestamps
+                        # (its JSON's "clock"): the start before main() and the exit after the output.
+                        launch_ns = time.monotonic_ns()
                         t0 = time.perf_counter_ns()
                         r = self._run([self.mwsep, "run", "-a", str(self.workunit(wu)), "-s", str(self.stars(wu)),
                                        "--backend", "cuda", "--variant", run["variant"], "--json"])
                         wall_ms = (time.perf_counter_ns() - t0) // 1_000_000
+                        exit_ns = time.monotonic_ns()
                         if r.returncode != 0:
                             raise RuntimeError(f"mwsep run failed: {r.stderr.strip()[-300:]}")
                         js.write_text(r.stdout)
-                        row = self._run([sys.executable, str(TOOLS / "e2e_row.py"), str(js), wu, str(rep), str(wall_ms)] +
-                                        (["--devices"] if devices else []))
+                        row = self._run([sys.executable, str(TOOLS / "e2e_row.py"), str(js), wu, str(rep), str(wall_ms),
+                                         str(launch_ns), str(exit_ns)] + (["--devices"] if devices else []))
+                        if row.returncode != 0:
+                            raise RuntimeError(row.stderr.strip()[-300:])
                         lines.append(row.stdout.strip())
                     part.write_text("\n".join(lines) + "\n")
                     return {part.name: part}

@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "mwsep/cuda/star_table.hpp"
 #include "mwsep/cuda_check.hpp"
 #include "mwsep/geometry/tables.hpp"
 #include "mwsep/model/result.hpp"
@@ -25,6 +26,9 @@ struct StarResults {
 struct ResidentStars {
     /// Converts and uploads @p stars (on the current device) for a model of @p n_streams streams.
     ResidentStars(const model::StarCatalogue& stars, bool double_precision, bool soa, int n_streams);
+    /// Uploads a table make_star_table() built (on the current device): the same buffers, the same values.
+    /// Defined in src/mwsep/cuda/star_table.cpp.
+    ResidentStars(const StarTable& table, int n_streams);
     bool double_precision;  ///< the kernel's precision (double or float values below)
     bool soa;               ///< structure of arrays (else array of structures)
     int count;              ///< number of stars N

@@ -601,3 +601,75 @@ TEST(FitCheckpoint, AFitRefusesTheCheckpointOfAnotherFitOrABrokenAlgorithmState)
     EXPECT_NE(message(o).find("the algorithm's saved state cannot be read"), std::string::npos) << message(o);
     std::filesystem::remove_all(dir);
 }
+
+#include "mwsep/fit/report.hpp"
+
+namespace {
+/// The quadratic with a made-up account of its time: every candidate costs 1 s of preparation, 2 s of
+/// integral, 0.25 s of likelihood and 4 s in all, so a generation's seconds are its candidates times those.
+class TimedQuadratic : public Quadratic {
+public:
+    TimedQuadratic() : Quadratic(centre, matrix) {}
+    std::vector<double> evaluate(const Batch& batch) override {
+        candidates += static_cast<double>(batch.size());
+        return Quadratic::evaluate(batch);
+    }
+    std::vector<std::pair<std::string, double>> phase_seconds() const override {
+        return {{"prepare", candidates}, {"integral", 2 * candidates}, {"likelihood", 0.25 * candidates},
+                {"evaluation", 4 * candidates}, {"device_wall_sums", 99.0}};
+    }
+    double candidates = 0;
+};
+}  // namespace
+
+// Each generation's record carries the growth of the evaluator's phase sums during it (its candidates'
+// seconds); an evaluator that measures nothing leaves them NaN, and the progress file leaves them empty.
+TEST(FitProgress, EachGenerationCarriesTheSecondsOfItsOwnEvaluations) {
+    TimedQuadratic q;
+    mwsep::fit::FitOptions o;
+    o.algorithm = "de";
+    o.population = 8;
+    o.generations = 5;
+    o.polish_evaluations = 0;
+    const auto r = mwsep::fit::run_fit(box3(), q, o, 100);
+    ASSERT_EQ(r.history.size(), 6u);
+    long long before = 0;
+    for (const auto& g : r.history) {
+        const double n = static_cast<double>(g.evaluations - before);  // this generation's candidates
+        before = g.evaluations;
+        EXPECT_GT(n, 0) << "generation " << g.generation;
+        EXPECT_EQ(g.prepare_seconds, n) << "generation " << g.generation;
+        EXPECT_EQ(g.integral_seconds, 2 * n) << "generation " << g.generation;
+        EXPECT_EQ(g.likelihood_seconds, 0.25 * n) << "generation " << g.generation;
+        EXPECT_EQ(g.evaluate_seconds, 4 * n) << "generation " << g.generation;
+    }
+    Quadratic plain(centre, matrix);
+    const auto u = mwsep::fit::run_fit(box3(), plain, o, 100);
+    for (const auto& g : u.history) {
+        EXPECT_TRUE(std::isnan(g.prepare_seconds) && std::isnan(g.integral_seconds) &&
+                    std::isnan(g.likelihood_seconds) && std::isnan(g.evaluate_seconds));
+    }
+    const auto dir = std::filesystem::temp_directory_path() / ("mwsep_progress_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    mwsep::fit::ReportContext c;
+    c.experiment = "x", c.work_unit = "w", c.evaluator = "e", c.options = o;
+    mwsep::fit::write_progress((dir / "timed.csv").string(), r, c);
+    mwsep::fit::write_progress((dir / "plain.csv").string(), u, c);
+    const auto lines = [](const std::filesystem::path& p) {
+        std::ifstream in(p);
+        std::vector<std::string> out;
+        for (std::string l; std::getline(in, l);) out.push_back(l);
+        return out;
+    };
+    const auto timed = lines(dir / "timed.csv"), plain_rows = lines(dir / "plain.csv");
+    ASSERT_EQ(timed.size(), 7u);
+    EXPECT_EQ(timed[0], "experiment,work_unit,algorithm,evaluator,generation,evaluations,best_likelihood,seconds,"
+                        "prepare_s,integral_s,likelihood_s,evaluate_s");
+    const double n1 = static_cast<double>(r.history[1].evaluations - r.history[0].evaluations);
+    char tail[96];
+    std::snprintf(tail, sizeof tail, ",%g,%g,%g,%g", n1, 2 * n1, 0.25 * n1, 4 * n1);
+    EXPECT_TRUE(timed[2].ends_with(tail)) << timed[2] << " should end with " << tail;
+    ASSERT_EQ(plain_rows.size(), 7u);
+    for (std::size_t i = 1; i < plain_rows.size(); ++i) EXPECT_TRUE(plain_rows[i].ends_with(",,,,")) << plain_rows[i];
+    std::filesystem::remove_all(dir);
+}

@@ -262,6 +262,67 @@ TEST(GpuLean, SameSumAsModernOnEveryUnit) {
     }
 }
 
+// mwsep run makes the integral's host tables and the star table while the devices start
+// (cuda::prepare_on_host), and evaluate() uploads them: every result is bit-identical to an evaluation that
+// computes them itself, for the modern family (whose host tables move) and a thesis variant (only the star
+// table moves), in both precisions.
+TEST(GpuHostWork, TablesMadeEarlyGiveTheSameBits) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: NOT checked";
+    const auto w = load("2s-small");
+    for (const std::string v : {"modern-f64", "modern-f32", "shared-fast-unrolled-f64"}) {
+        const auto plain = mwsep::cuda::evaluate(w->setup, w->stars, v, -1);
+        auto host = mwsep::cuda::prepare_on_host(w->setup, w->stars, v, true);
+        ASSERT_FALSE(host.failed) << v;
+        ASSERT_TRUE(host.stars.has_value()) << v;
+        EXPECT_EQ(host.integral != nullptr, v.rfind("modern-", 0) == 0) << v;
+        const auto early = mwsep::cuda::evaluate(w->setup, w->stars, v, -1, {}, true, nullptr, &host);
+        EXPECT_EQ(early.integrals.background, plain.integrals.background) << v;
+        ASSERT_EQ(early.integrals.streams.size(), plain.integrals.streams.size()) << v;
+        for (std::size_t s = 0; s < plain.integrals.streams.size(); ++s) {
+            EXPECT_EQ(early.integrals.streams[s], plain.integrals.streams[s]) << v << " stream " << s;
+            EXPECT_EQ(early.likelihood.stream_only[s], plain.likelihood.stream_only[s]) << v << " stream " << s;
+        }
+        EXPECT_EQ(early.likelihood.likelihood, plain.likelihood.likelihood) << v;
+        EXPECT_EQ(early.likelihood.background_likelihood, plain.likelihood.background_likelihood) << v;
+        EXPECT_EQ(early.likelihood.zero_probability_stars, plain.likelihood.zero_probability_stars) << v;
+    }
+}
+
+// The star table built on the host (no GPU needed): every star's sin b, sin l, cos b, cos l and r where the
+// likelihood kernel reads them, in both layouts and precisions, and zeros in the padding of the SoA blocks.
+TEST(StarTable, EveryStarInItsPlaceInBothLayoutsAndPrecisions) {
+    mwsep::model::StarCatalogue stars;
+    const double l[] = {0.0, 359.999999, 181.25, 45.0, 270.5};
+    const double b[] = {-90.0, 89.5, 0.0, -12.345678, 33.3};
+    const double r[] = {0.5, 100.0, 7.25, 31.0, 2.0};
+    for (int n = 0; n < 5; ++n) stars.l.push_back(l[n]), stars.b.push_back(b[n]), stars.r.push_back(r[n]);
+    for (const bool soa : {true, false}) {
+        const auto t64 = mwsep::cuda::make_star_table(stars, true, soa);
+        const auto t32 = mwsep::cuda::make_star_table(stars, false, soa);
+        ASSERT_EQ(t64.count, 5);
+        ASSERT_EQ(t64.stride, 64);
+        ASSERT_EQ(t64.f64.size(), 5u * 64u);
+        ASSERT_TRUE(t64.f32.empty());
+        ASSERT_EQ(t32.f32.size(), 5u * 64u);
+        ASSERT_TRUE(t32.f64.empty());
+        for (int n = 0; n < 5; ++n) {
+            // Independent of the table's code: the angles in radians with the library's sin and cos.
+            const double lr = l[n] * (M_PI / 180), br = b[n] * (M_PI / 180);
+            const double want[5] = {std::sin(br), std::sin(lr), std::cos(br), std::cos(lr), r[n]};
+            for (int i = 0; i < 5; ++i) {
+                const std::size_t at = soa ? static_cast<std::size_t>(i) * 64 + n : static_cast<std::size_t>(n) * 5 + i;
+                EXPECT_NEAR(t64.f64[at], want[i], 1e-15) << "star " << n << " field " << i << (soa ? " soa" : " aos");
+                EXPECT_EQ(t32.f32[at], static_cast<float>(t64.f64[at])) << "star " << n << " field " << i;
+            }
+        }
+        if (soa) {
+            for (int i = 0; i < 5; ++i) {
+                for (int n = 5; n < 64; ++n) EXPECT_EQ(t64.f64[static_cast<std::size_t>(i) * 64 + n], 0.0);
+            }
+        }
+    }
+}
+
 // A lean variant refuses blocks larger than its launch bounds with a clear error, instead of a failed launch.
 TEST(GpuLean, RefusesBlocksAboveItsLaunchBounds) {
     if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: NOT checked";
@@ -270,6 +331,24 @@ TEST(GpuLean, RefusesBlocksAboveItsLaunchBounds) {
     big.threads_per_block = 512;
     for (const auto& v : lean_variants())
         EXPECT_THROW(mwsep::cuda::evaluate(w->setup, w->stars, v, -1, big), mwsep::cuda::CudaError) << v;
+}
+
+// A failure while making the host work is kept, not thrown, and comes back with its message when rethrown.
+TEST(GpuHostWork, AFailureIsKeptWithItsMessage) {
+    mwsep::model::StarCatalogue stars;
+    stars.l = {10}, stars.b = {20}, stars.r = {3};
+    const auto w = mwsep::geometry::make_setup(mwsep::model::build_model(
+        mwsep::model::read_astronomy_parameters(workunit("tiny").string())));
+    auto host = mwsep::cuda::prepare_on_host(w, stars, "no-such-variant", true);
+    ASSERT_TRUE(host.failed);
+    EXPECT_EQ(host.integral, nullptr);
+    EXPECT_FALSE(host.stars.has_value());
+    try {
+        std::rethrow_exception(host.failed);
+        ADD_FAILURE() << "nothing thrown";
+    } catch (const harness::UnknownName& e) {
+        EXPECT_NE(std::string(e.what()).find("'no-such-variant'"), std::string::npos) << e.what();
+    }
 }
 
 // The device memory an evaluation reports (mwsep run --json device_memory, experiment device_memory): the

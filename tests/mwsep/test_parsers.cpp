@@ -1,8 +1,16 @@
 // Unit tests of the input parsers (spec 1.1-1.3) and of the value checks of build_model (spec 7).
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <optional>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -12,6 +20,7 @@
 #include "mwsep/model/input_error.hpp"
 #include "mwsep/model/search_parameters.hpp"
 #include "mwsep/model/stars.hpp"
+#include "mwsep/model/text_fields.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -1082,4 +1091,82 @@ TEST(Parsers, AnEmbeddedNulByteInANumberIsRefused) {
         if (l.rfind("background_weight:", 0) == 0) l = with_nul;
     std::istringstream in(join(lines));
     EXPECT_THROW(mwsep::model::parse_astronomy_parameters(in, kFile), InputError);
+}
+
+// Numbers are parsed with std::from_chars where it takes the whole token, and with strtod otherwise. The
+// reference here is strtod alone, with the rule every reader applied before: the whole token, a finite
+// value, no overflow. Every token must give the same double bit for bit, or be refused by both.
+namespace {
+
+std::optional<double> strtod_rule(const std::string& token) {
+    const std::string text(mwsep::model::trim(token));
+    if (text.empty()) return std::nullopt;
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || end != text.c_str() + text.size()) return std::nullopt;
+    if (!std::isfinite(v) || (errno == ERANGE && std::fabs(v) > 1.0)) return std::nullopt;
+    return v;
+}
+
+void expect_as_strtod(const std::string& token) {
+    const auto want = strtod_rule(token);
+    if (!want) {
+        EXPECT_THROW(mwsep::model::parse_double(token, "f", 1, "k"), InputError) << "'" << token << "'";
+        return;
+    }
+    double got = 0;
+    ASSERT_NO_THROW(got = mwsep::model::parse_double(token, "f", 1, "k")) << "'" << token << "'";
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(got), std::bit_cast<std::uint64_t>(*want))
+        << "'" << token << "': " << got << " against strtod's " << *want;
+}
+
+}  // namespace
+
+TEST(ParseDouble, SameBitsAsStrtodOnAwkwardTokens) {
+    for (const char* t : {"0", "-0", "+0", "+1.5", "-1.5", "1.", ".5", "-.5", "5.e3", "00012.5000", "1E5", "1e+05",
+                          "1e-05", "1.7976931348623157e308", "1.7976931348623158e308", "1.7976931348623159e308",
+                          "2.2250738585072011e-308", "2.2250738585072014e-308", "4.9e-324", "2.4703282292062328e-324",
+                          "2.4703282292062327e-324", "1e-310", "-1e-310", "1e-400", "-1e-400", "1e400", "-1e400",
+                          "9007199254740993", "9007199254740993.0000000000000000001",
+                          "1.00000000000000011102230246251565404236316680908203125",
+                          "1.00000000000000011102230246251565404236316680908203126",
+                          "3.14159265358979323846264338327950288419716939937510582097494459",
+                          "123456789012345678901234567890123456789012345678901234567890",
+                          "0.000000000000000000000000000000000000000000123456789e30", "315.822324153", "64.903925300",
+                          "0x1p3", "0X1.8P+1", "0x", "  3.25\t", "\v2.5", "2.5\f", "nan", "NaN", "-nan", "inf", "-Infinity",
+                          "+", "-", ".", "e5", "1e", "1e+", "1.5x", "1,5", "1 2", "--1", "+-1", "1e5.5", "0.1e-2e3", ""})
+        expect_as_strtod(t);
+}
+
+TEST(ParseDouble, SameBitsAsStrtodOnRandomTokens) {
+    std::mt19937_64 rng(20091);
+    char buf[128];
+    // Random finite doubles of every exponent, printed in the ways catalogues and parameter files print them.
+    for (int i = 0; i < 20000; ++i) {
+        double v = 0;
+        do v = std::bit_cast<double>(rng()); while (!std::isfinite(v));
+        for (const char* format : {"%.17g", "%.16g", "%.9g", "%.25e", "%.3e"}) {
+            std::snprintf(buf, sizeof buf, format, v);
+            expect_as_strtod(buf);
+        }
+        if (std::fabs(v) < 1e15) {
+            std::snprintf(buf, sizeof buf, "%.9f", v);
+            expect_as_strtod(buf);
+        }
+    }
+    // Random digit strings: up to 40 significant digits, a point anywhere, exponents past both ends of the
+    // range (overflow refused, underflow to subnormals and zero), an optional sign.
+    std::uniform_int_distribution<int> digits(1, 40), digit(0, 9), exponent(-360, 330), coin(0, 3);
+    for (int i = 0; i < 50000; ++i) {
+        std::string t = coin(rng) == 0 ? "-" : (coin(rng) == 0 ? "+" : "");
+        const int n = digits(rng);
+        const int point = std::uniform_int_distribution<int>(0, n)(rng);
+        for (int k = 0; k < n; ++k) {
+            if (k == point) t += '.';
+            t += static_cast<char>('0' + digit(rng));
+        }
+        if (coin(rng) != 0) t += (coin(rng) == 0 ? "E" : "e") + std::to_string(exponent(rng));
+        expect_as_strtod(t);
+    }
 }

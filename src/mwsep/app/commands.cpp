@@ -246,24 +246,30 @@ int command_run(const Args& args, const RunHooks& hooks) {
     const Inputs in = load_inputs(o);
     const auto t1 = std::chrono::steady_clock::now();
     const double load_seconds = std::chrono::duration<double>(t1 - t0).count();
+    // The backend's host work (CUDA: the integral's host tables, the star table) while the devices start;
+    // a failure there is thrown by evaluate(), after a failure to start the devices would have been.
+    EarlyWork early = prepare_early(in, o);
+    const auto t2 = std::chrono::steady_clock::now();
     backend_ready.get();
-    const double wait_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+    const double wait_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t2).count();
     ProgressBar bar("integrating");
     RunResult r;
     try {
         r = evaluate(in, o, [&](std::size_t done, std::size_t total) {
             bar.update(done, total);
             if (hooks.progress) hooks.progress(done, total);
-        });
+        }, &early);
     } catch (const resume::Interrupted& e) {
         std::fprintf(stderr, "\nmwsep: %s\n", e.what());
         return 128 + e.signal;  // the shell's convention for a process ended by that signal
     }
     r.load_seconds = load_seconds;
     r.device_wait_seconds = wait_seconds;
+    r.host_prepare_seconds = early.seconds;
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     const std::string engine = o.backend == "cpu" ? "cpu " + o.cpu_integrator : "cuda " + o.variant;
+    const std::int64_t output_ns = monotonic_ns();  // the end of the process's work, before any output
     // The result as one JSON object: on standard output with --json, into the --result file if named.
     const auto write_json = [&](std::ostream& out) {
         harness::JsonObject j(out);
@@ -281,8 +287,17 @@ int command_run(const Args& args, const RunHooks& hooks) {
             .number("prepare", r.prepare_seconds)
             .number("integral", r.integral_seconds)
             .number("likelihood", r.likelihood_seconds)
-            .number("evaluate", r.total_seconds);
+            .number("evaluate", r.total_seconds)
+            .number("process", static_cast<double>(output_ns - main_entry_ns()) * 1e-9)
+            .number("host_prepare", r.host_prepare_seconds);
         t.close();
+        // The process's own time line on CLOCK_MONOTONIC: main() entered, and the result about to be written.
+        // A caller that starts the process reads the same clock, and so gets the start-up before main() and
+        // the exit after the output (destructors, the CUDA runtime's teardown, the process's end).
+        auto c = j.object("clock");
+        c.integer("main_entry_monotonic_ns", static_cast<long long>(main_entry_ns()))
+            .integer("output_monotonic_ns", static_cast<long long>(output_ns));
+        c.close();
         auto s = j.object("settings");
         s.string("astronomy_parameters", o.astronomy_path)
             .string("stars", o.stars_path)

@@ -1,8 +1,11 @@
 #include "mwsep/app/evaluate.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
+#include <future>
 #include <optional>
 #include <stdexcept>
 
@@ -128,8 +131,12 @@ geometry::IntegrationSetup checked_setup(const model::AstronomyParameters& file,
 Inputs load_inputs(const RunOptions& o) {
     Inputs in;
     in.file = read_work_unit(o);
+    // The stars are read on another thread while the tables are built; the errors come in the order of a
+    // serial read: the work unit's and the size check's first (the stars' thread is then waited for and its
+    // outcome dropped), the stars' after.
+    auto stars = std::async(std::launch::async, [&o] { return model::read_stars(o.stars_path); });
     in.setup = checked_setup(in.file, o);
-    in.stars = model::read_stars(o.stars_path);
+    in.stars = stars.get();
     return in;
 }
 
@@ -148,6 +155,31 @@ std::future<void> start_backend(const RunOptions& o) {
     return nothing_to_start.get_future();
 }
 
+struct EarlyWork::State {
+#if defined(MWSEP_WITH_CUDA)
+    cuda::HostWork cuda;  ///< the integral's host tables and the star table
+#endif
+};
+
+EarlyWork::EarlyWork() = default;
+EarlyWork::~EarlyWork() = default;
+EarlyWork::EarlyWork(EarlyWork&&) noexcept = default;
+EarlyWork& EarlyWork::operator=(EarlyWork&&) noexcept = default;
+
+EarlyWork prepare_early(const Inputs& in, const RunOptions& o) {
+    EarlyWork w;
+#if defined(MWSEP_WITH_CUDA)
+    if (o.backend == "cuda") {
+        w.state = std::make_unique<EarlyWork::State>();
+        w.state->cuda = cuda::prepare_on_host(in.setup, in.stars, o.variant, true);
+        w.seconds = w.state->cuda.seconds;
+    }
+#else
+    (void)in, (void)o;  // without the CUDA backend nothing is done early
+#endif
+    return w;
+}
+
 std::uint64_t run_identity(const RunOptions& o, const std::string& engine) {
     std::uint64_t h = resume::hash_file(o.astronomy_path, resume::fnv1a("mwsep run", 9));
     h = resume::hash_file(o.stars_path, h);
@@ -157,7 +189,7 @@ std::uint64_t run_identity(const RunOptions& o, const std::string& engine) {
     return resume::fnv1a(settings.data(), settings.size(), h);
 }
 
-RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressFn& progress) {
+RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressFn& progress, EarlyWork* early) {
     RunResult r;
     const auto t0 = std::chrono::steady_clock::now();
     std::optional<resume::Checkpoint> checkpoint;
@@ -200,7 +232,8 @@ RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressF
                                                 : " (" + std::to_string(cpu::resolve_threads(o.threads)) + " threads)");
     } else if (o.backend == "cuda") {
 #if defined(MWSEP_WITH_CUDA)
-        const auto g = cuda::evaluate(in.setup, in.stars, o.variant, o.device, {}, true, ck);
+        cuda::HostWork* host = early && early->state ? &early->state->cuda : nullptr;
+        const auto g = cuda::evaluate(in.setup, in.stars, o.variant, o.device, {}, true, ck, host);
         r.integrals = g.integrals;
         r.likelihood = g.likelihood;
         r.integral_seconds = g.integral_seconds;
@@ -211,6 +244,7 @@ RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressF
         r.integral_device_bytes = g.integral_device_bytes;
         r.star_device_bytes = g.star_device_bytes;
 #else
+        (void)early;
         throw std::runtime_error("this build has no CUDA backend (no CUDA compiler was found when it was configured)");
 #endif
     } else {
@@ -220,6 +254,20 @@ RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressF
     r.total_seconds = seconds_since(t0);
     return r;
 }
+
+std::int64_t monotonic_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+namespace {
+std::atomic<std::int64_t> main_entry{0};
+}  // namespace
+
+void note_main_entry() { main_entry.store(monotonic_ns()); }
+
+std::int64_t main_entry_ns() { return main_entry.load(); }
 
 std::string host_cpu_name() {
     std::ifstream in("/proc/cpuinfo");

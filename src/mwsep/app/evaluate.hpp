@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <future>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -96,7 +97,8 @@ struct RunResult {
     double likelihood_seconds = 0;  ///< likelihood, timed like integral_seconds
     double total_seconds = 0;       ///< wall clock of evaluate(), including GPU setup, transfers and host sums
     double prepare_seconds = 0;     ///< CUDA: host tables, allocations and uploads before the kernels
-    double device_wait_seconds = 0; ///< CUDA: time spent waiting for the devices' start-up after loading; set by the caller
+    double device_wait_seconds = 0; ///< CUDA: time spent waiting for the devices' start-up after loading and the early host work; set by the caller
+    double host_prepare_seconds = 0; ///< CUDA: the host work done while the devices start (EarlyWork); set by the caller
     std::string device;  ///< what computed it ("CPU ..." or the GPU's name)
     std::optional<cpu::CompressedReport> controller;  ///< the compressed quadrature's controller (CPU or GPU)
     std::size_t integral_device_bytes = 0;  ///< CUDA: device memory of the integral's buffers (cuda::GpuResult)
@@ -108,14 +110,42 @@ struct RunResult {
 /// rethrows what went wrong (for instance: no CUDA device).
 std::future<void> start_backend(const RunOptions& o);
 
+/// The host work of a backend that can be done before the backend has started (CUDA: the integral's host
+/// tables and the star table), made by prepare_early() while the devices start and used by evaluate().
+struct EarlyWork {
+    EarlyWork();
+    ~EarlyWork();
+    EarlyWork(EarlyWork&&) noexcept;             ///< moves the work
+    EarlyWork& operator=(EarlyWork&&) noexcept;  ///< moves the work
+    double seconds = 0;  ///< wall clock of prepare_early()
+    struct State;                  ///< the backend's own part (defined where the backend is)
+    std::unique_ptr<State> state;  ///< empty where the backend has nothing to do early (the CPU)
+};
+
+/// The early host work of @p in for the backend of @p o; call it after start_backend(), before waiting for
+/// it. A failure is kept and thrown by evaluate() where the work would otherwise have been done.
+EarlyWork prepare_early(const Inputs& in, const RunOptions& o);
+
 /// The hash that identifies a run's inputs and settings in its checkpoint: the bytes of the work unit,
 /// the stars and the parameter file (or the vector's values), the r binning and @p engine.
 std::uint64_t run_identity(const RunOptions& o, const std::string& engine);
 
 /// Evaluates the likelihood of @p in with the backend of @p o. With o.checkpoint_path the integral is
 /// checkpointed (CPU backends and the modern CUDA variants); an interruption throws resume::Interrupted
-/// after saving.
-RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressFn& progress = {});
+/// after saving. With @p early (from prepare_early() for the same @p in and @p o) its work is used, not
+/// repeated: the same result, bit for bit.
+RunResult evaluate(const Inputs& in, const RunOptions& o, const model::ProgressFn& progress = {},
+                   EarlyWork* early = nullptr);
+
+/// CLOCK_MONOTONIC now [ns]: the clock that Python's time.monotonic_ns() reads on Linux, so that a program
+/// which starts this process can place the process's own timestamps on its time line (start-up and exit).
+std::int64_t monotonic_ns();
+
+/// Records the moment main() was entered; main() calls it before anything else.
+void note_main_entry();
+
+/// The moment note_main_entry() recorded [monotonic_ns()], or 0 where it was not called.
+std::int64_t main_entry_ns();
 
 /// Name of the host CPU (from /proc/cpuinfo), for provenance.
 std::string host_cpu_name();

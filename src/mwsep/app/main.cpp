@@ -1,6 +1,7 @@
 // mwsep: the MilkyWay@Home separation likelihood, CPU and CUDA. One program, several subcommands.
 #include "harness/subcommands.hpp"
 #include "mwsep/app/commands.hpp"
+#include "mwsep/app/evaluate.hpp"
 #include "mwsep/app/fit_command.hpp"
 
 namespace {
@@ -23,6 +24,7 @@ const char* usage =
 
 int main(int argc, char** argv) {
     using namespace mwsep::app;
+    note_main_entry();  // the start of the process's own time line (`mwsep run --json` reports it)
 #if defined(MWSEP_WITH_BOINC)
     const auto run = [](const Args& args) { return command_run_boinc(args); };
 #else

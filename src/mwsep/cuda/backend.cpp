@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 #include <future>
+#include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include "mwsep/cuda/variants.hpp"
@@ -94,13 +96,30 @@ void initialise_devices(const std::string& variant, int device) {
 
 GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
                    const std::string& variant_name, int device, const LaunchOptions& launch_options, bool soa_stars,
-                   resume::Checkpoint* checkpoint) {
-    return evaluate(setup, stars, find_variant(variant_name), device, launch_options, soa_stars, checkpoint);
+                   resume::Checkpoint* checkpoint, HostWork* host) {
+    return evaluate(setup, stars, find_variant(variant_name), device, launch_options, soa_stars, checkpoint, host);
+}
+
+HostWork prepare_on_host(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
+                         const std::string& variant, bool soa_stars) noexcept {
+    HostWork w;
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+        const VariantInfo& v = find_variant(variant);
+        w.integral = v.family->prepare_host(setup);
+        w.stars = make_star_table(stars, v.kernels.double_precision, soa_stars);
+    } catch (...) {
+        w.integral.reset();
+        w.stars.reset();
+        w.failed = std::current_exception();
+    }
+    w.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return w;
 }
 
 GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
                    const VariantInfo& v, int device, const LaunchOptions& launch_options, bool soa_stars,
-                   resume::Checkpoint* checkpoint) {
+                   resume::Checkpoint* checkpoint, HostWork* host) {
     const std::string& variant_name = v.name;
     const auto& m = setup.model;
     const int S = static_cast<int>(setup.streams.size());
@@ -136,7 +155,9 @@ GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCat
     const std::size_t free_before = free_bytes();
     const auto t0 = std::chrono::steady_clock::now();
     {
-        const auto prepared = v.family->prepare(setup, devices, launch);
+        if (host && host->failed) std::rethrow_exception(host->failed);  // where the work would have failed
+        const auto prepared = host ? v.family->prepare_with(setup, devices, launch, std::move(host->integral))
+                                   : v.family->prepare(setup, devices, launch);
         const std::size_t free_prepared = free_bytes();
         r.integral_device_bytes = free_before > free_prepared ? free_before - free_prepared : 0;
         const auto t1 = std::chrono::steady_clock::now();
@@ -158,7 +179,16 @@ GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCat
     harness::use_device(devices.front());
     const Stream queue;
     const std::size_t free_before_stars = free_bytes();
-    const ResidentStars resident(stars, v.kernels.double_precision, soa_stars, S);
+    std::optional<ResidentStars> resident_stars;
+    if (host && host->stars) {
+        if (host->stars->double_precision != v.kernels.double_precision || host->stars->soa != soa_stars ||
+            host->stars->count != static_cast<int>(stars.size()))
+            throw std::logic_error("the star table was made for another variant, layout or catalogue");
+        resident_stars.emplace(*host->stars, S);
+    } else {
+        resident_stars.emplace(stars, v.kernels.double_precision, soa_stars, S);
+    }
+    const ResidentStars& resident = *resident_stars;
     const std::size_t free_stars = free_bytes();
     r.star_device_bytes = free_before_stars > free_stars ? free_before_stars - free_stars : 0;
     const StarResults star = run_likelihood_kernel(setup, resident, r.integrals, queue.get());

@@ -3,6 +3,8 @@
 /// likelihood kernel and the likelihood's assembly on the host (spec 3.4 and 5).
 #pragma once
 
+#include <exception>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +15,8 @@
 #include "mwsep/resume/checkpoint.hpp"
 #include "mwsep/model/work_unit.hpp"
 #include "mwsep/cuda/devices.hpp"
+#include "mwsep/cuda/kernel_family.hpp"
+#include "mwsep/cuda/star_table.hpp"
 #include "mwsep/kernel_set.hpp"
 #include "mwsep/likelihood_kernel.hpp"
 
@@ -26,7 +30,8 @@ struct GpuResult {
     model::Likelihood likelihood;   ///< per-star kernel results summed on the host in star order
     double integral_seconds = 0;    ///< integral kernels, CUDA events
     double likelihood_seconds = 0;  ///< likelihood kernel, CUDA events
-    double prepare_seconds = 0;     ///< host tables, allocations and uploads before the integral kernels (wall clock)
+    /// Host tables (unless HostWork brought them), allocations and uploads before the integral kernels (wall clock).
+    double prepare_seconds = 0;
     std::string device;             ///< name of the GPU that ran the kernels ("N x name" for several)
     int devices_used = 1;           ///< GPUs the integral was spread over (modern variants)
     std::optional<cpu::CompressedReport> controller;  ///< the error controller's account (compressed variants)
@@ -53,18 +58,37 @@ model::Likelihood assemble_likelihood(const geometry::IntegrationSetup& setup, c
 /// that a caller can overlap the driver's start-up with reading the inputs (mwsep run does).
 void initialise_devices(const std::string& variant, int device);
 
+/// What evaluate() computes on the host before it needs a device: the kernel family's host tables and the
+/// likelihood kernel's star table. prepare_on_host() makes them on the calling thread while the devices
+/// start (mwsep run); evaluate() then uploads them instead of computing them: the same values, bit for bit.
+struct HostWork {
+    std::unique_ptr<HostPreparation> integral;  ///< the family's host tables (nullptr: the family has none)
+    std::optional<StarTable> stars;             ///< the star table (empty where making it failed)
+    /// What went wrong making them (nullptr: nothing). evaluate() rethrows it where it would have computed
+    /// them, so that the error and its place are those of a run without HostWork.
+    std::exception_ptr failed;
+    double seconds = 0;  ///< wall clock of prepare_on_host()
+};
+
+/// The host work of evaluate() for @p setup and @p stars with the variant called @p variant and the star
+/// layout @p soa_stars; no CUDA call. Never throws: a failure is kept in HostWork::failed.
+HostWork prepare_on_host(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
+                         const std::string& variant, bool soa_stars = true) noexcept;
+
 /// Evaluates the likelihood with kernel variant @p variant on device @p device. With -1 the thesis's
 /// variants run on the device select_device() picks, and the modern variants on every device with
 /// double precision, each area's mu range split between them (LaunchOptions::slices).
 /// With @p checkpoint (modern variants) the integral runs in groups on one device, resumed from and saved
 /// to the checkpoint, bit-identical to an uninterrupted run; a stop request throws resume::Interrupted.
+/// With @p host (from prepare_on_host() for the same setup, stars, variant and layout) its tables are used
+/// and moved from.
 GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
                    const VariantInfo& variant, int device, const LaunchOptions& launch = {}, bool soa_stars = true,
-                   resume::Checkpoint* checkpoint = nullptr);
+                   resume::Checkpoint* checkpoint = nullptr, HostWork* host = nullptr);
 
 /// The same for the variant called @p variant (find_variant; harness::UnknownName for an unknown name).
 GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
                    const std::string& variant, int device, const LaunchOptions& launch = {}, bool soa_stars = true,
-                   resume::Checkpoint* checkpoint = nullptr);
+                   resume::Checkpoint* checkpoint = nullptr, HostWork* host = nullptr);
 
 }  // namespace mwsep::cuda

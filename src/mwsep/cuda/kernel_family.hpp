@@ -57,6 +57,14 @@ public:
     virtual std::optional<cpu::CompressedReport> controller_report() const { return std::nullopt; }
 };
 
+/// The part of a family's preparation that needs no device: host tables computed from the setup alone.
+/// Made by KernelFamily::prepare_host() before the devices are ready (so that it overlaps their start-up)
+/// and handed to KernelFamily::prepare_with(); what it holds is the family's own.
+class HostPreparation {
+public:
+    virtual ~HostPreparation() = default;
+};
+
 /// How a family runs its variants.
 class KernelFamily {
 public:
@@ -70,6 +78,20 @@ public:
     virtual std::unique_ptr<PreparedIntegral> prepare(const geometry::IntegrationSetup& setup,
                                                       const std::vector<int>& devices,
                                                       const LaunchOptions& options) const = 0;
+    /// The host part of prepare() for @p setup, computed without touching a device; nullptr for a family
+    /// that has none worth doing early (its prepare() computes everything).
+    virtual std::unique_ptr<HostPreparation> prepare_host(const geometry::IntegrationSetup& setup) const {
+        (void)setup;
+        return nullptr;
+    }
+    /// prepare() with the host part @p host that prepare_host() made for the same @p setup (nullptr: computed
+    /// here, as prepare() does). The same device state, bit for bit, either way.
+    virtual std::unique_ptr<PreparedIntegral> prepare_with(const geometry::IntegrationSetup& setup,
+                                                           const std::vector<int>& devices, const LaunchOptions& options,
+                                                           std::unique_ptr<HostPreparation> host) const {
+        (void)host;
+        return prepare(setup, devices, options);
+    }
 };
 
 }  // namespace mwsep::cuda

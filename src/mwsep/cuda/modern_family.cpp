@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "mwsep/cuda/device_tables.hpp"
 #include "mwsep/likelihood/stream_skipping.hpp"
@@ -22,7 +24,8 @@ struct ModernHostArea {
 ModernHostArea prepare_host_area(const geometry::IntegrationSetup& s, const geometry::AreaTables& t) {
     ModernHostArea h;
     h.los = geometry::fold_line_of_sight(t);
-    h.thresholds = cpu::stream_skip_thresholds(s, t, h.los);
+    // Every core: the thresholds are the same for any number of threads (stream_skipping.hpp).
+    h.thresholds = cpu::stream_skip_thresholds(s, t, h.los, std::max(1u, std::thread::hardware_concurrency()));
     return h;
 }
 
@@ -52,6 +55,11 @@ void fill_lean_tables(const geometry::FoldedLineOfSight& los, int n_r, ModernAre
     a.group_r_max = mem.upload(hi, "upload the point groups' ranges");
     a.los_r_min = los.r_min, a.los_r_max = los.r_max;
 }
+
+/// The host part of a modern preparation: every area's ModernHostArea, in area order.
+struct ModernHostPreparation : HostPreparation {
+    std::vector<ModernHostArea> areas;
+};
 
 /// Uploads one area's tables: the cell directions, the folded line of sight, the nu areas, the per-cell
 /// outputs, the chunk partial sums and the exponential's table.
@@ -105,14 +113,18 @@ struct Slice {
 class ModernIntegral : public PreparedIntegral {
 public:
     ModernIntegral(const ModernVariant& variant, const geometry::IntegrationSetup& setup,
-                   const std::vector<int>& devices, const LaunchOptions& options)
+                   const std::vector<int>& devices, const LaunchOptions& options, ModernHostPreparation* early)
         : variant_(variant), options_(options), n_streams_(static_cast<int>(setup.streams.size())),
           n_areas_(setup.areas.size()), streams_(tidal_streams(setup, nullptr)) {
         const int n_slices = options.slices > 0 ? options.slices : static_cast<int>(devices.size());
         if (n_slices > reduction_chunks)
             throw CudaError("at most " + std::to_string(reduction_chunks) + " slices (one reduction chunk each)");
         auto& host = host_;
-        for (const auto& t : setup.areas) host.push_back(prepare_host_area(setup, t));
+        if (early && early->areas.size() != setup.areas.size())
+            throw std::logic_error("the host preparation was made for another setup");
+        if (early) host = std::move(early->areas);
+        else
+            for (const auto& t : setup.areas) host.push_back(prepare_host_area(setup, t));
         std::vector<math::ExpTableEntry> exp_table(math::ExpTable::size);
         math::ExpTable::fill(exp_table.data());
         std::vector<math::ExpTableEntry> exp_biased(math::ExpTable::size);
@@ -280,7 +292,21 @@ private:
 std::unique_ptr<PreparedIntegral> ModernFamily::prepare(const geometry::IntegrationSetup& setup,
                                                         const std::vector<int>& devices,
                                                         const LaunchOptions& options) const {
-    return std::make_unique<ModernIntegral>(variant_, setup, devices, options);
+    return std::make_unique<ModernIntegral>(variant_, setup, devices, options, nullptr);
+}
+
+std::unique_ptr<HostPreparation> ModernFamily::prepare_host(const geometry::IntegrationSetup& setup) const {
+    auto h = std::make_unique<ModernHostPreparation>();
+    for (const auto& t : setup.areas) h->areas.push_back(prepare_host_area(setup, t));
+    return h;
+}
+
+std::unique_ptr<PreparedIntegral> ModernFamily::prepare_with(const geometry::IntegrationSetup& setup,
+                                                             const std::vector<int>& devices,
+                                                             const LaunchOptions& options,
+                                                             std::unique_ptr<HostPreparation> host) const {
+    auto* early = dynamic_cast<ModernHostPreparation*>(host.get());
+    return std::make_unique<ModernIntegral>(variant_, setup, devices, options, early);
 }
 
 }  // namespace mwsep::cuda

@@ -20,6 +20,12 @@ public:
     /// more slices than reduction chunks.
     std::unique_ptr<PreparedIntegral> prepare(const geometry::IntegrationSetup& setup, const std::vector<int>& devices,
                                               const LaunchOptions& options) const override;
+    /// The folded line of sight and the skip thresholds of every area (on every core).
+    std::unique_ptr<HostPreparation> prepare_host(const geometry::IntegrationSetup& setup) const override;
+    /// prepare() with the tables of prepare_host() (nullptr: computed here).
+    std::unique_ptr<PreparedIntegral> prepare_with(const geometry::IntegrationSetup& setup,
+                                                   const std::vector<int>& devices, const LaunchOptions& options,
+                                                   std::unique_ptr<HostPreparation> host) const override;
 
 private:
     ModernVariant variant_;

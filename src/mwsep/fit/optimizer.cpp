@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -263,6 +264,10 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
     FitResult r;
     Shared shared;
     shared.evaluator = &evaluator;
+    // The evaluator's phase sums at the previous record (first: before the initial population is evaluated);
+    // each record takes the growth since.
+    std::map<std::string, double> phases_before;
+    for (const auto& [name, seconds] : evaluator.phase_seconds()) phases_before[name] = seconds;
     const pagmo::problem problem{LikelihoodProblem(&shared, &space)};
     const UnitBox box{&space};
     if (o.algorithm == "pso" && !o.checkpoint.empty())
@@ -324,6 +329,19 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
     r.history = earlier;
     const auto record = [&] {
         GenerationRecord g{generation, shared.evaluations, -champion_f, seconds_since(t0)};
+        std::map<std::string, double> phases_now;
+        for (const auto& [name, seconds] : evaluator.phase_seconds()) phases_now[name] = seconds;
+        const auto grown = [&](const char* name) {
+            const auto now = phases_now.find(name);
+            if (now == phases_now.end()) return std::numeric_limits<double>::quiet_NaN();
+            const auto before = phases_before.find(name);
+            return now->second - (before == phases_before.end() ? 0.0 : before->second);
+        };
+        g.prepare_seconds = grown("prepare");
+        g.integral_seconds = grown("integral");
+        g.likelihood_seconds = grown("likelihood");
+        g.evaluate_seconds = grown("evaluation");
+        phases_before = std::move(phases_now);
         r.history.push_back(g);
         if (on_generation) on_generation(g);
     };

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,6 +43,14 @@ struct GenerationRecord {
     long long evaluations = 0;   ///< candidates evaluated so far (all phases)
     double best = 0;             ///< best likelihood L found so far
     double seconds = 0;          ///< wall time since the fit started (this run)
+    /// The evaluator's own account of this generation's evaluations (BatchEvaluator::phase_seconds(): the
+    /// growth of its sums since the previous record), summed over its devices [s]: host preparation,
+    /// integral kernels, likelihood kernel, whole evaluations. NaN where the evaluator measures none (the
+    /// CPU) and for a resumed fit's earlier generations (the checkpoint keeps no timings).
+    double prepare_seconds = std::numeric_limits<double>::quiet_NaN();
+    double integral_seconds = std::numeric_limits<double>::quiet_NaN();    ///< see prepare_seconds
+    double likelihood_seconds = std::numeric_limits<double>::quiet_NaN();  ///< see prepare_seconds
+    double evaluate_seconds = std::numeric_limits<double>::quiet_NaN();    ///< see prepare_seconds
 };
 
 /// One local polish: where it began and what it reached.

@@ -105,12 +105,18 @@ void write_report(const std::string& path, const FitSpace& space, const FitResul
 
 void write_progress(const std::string& path, const FitResult& r, const ReportContext& c) {
     harness::write_file_atomically(path, [&](std::ostream& out) {
-        out << "experiment,work_unit,algorithm,evaluator,generation,evaluations,best_likelihood,seconds\n";
+        // After the original columns: the evaluator's seconds of the generation's evaluations per phase, empty
+        // where it measures none (GenerationRecord).
+        out << "experiment,work_unit,algorithm,evaluator,generation,evaluations,best_likelihood,seconds,"
+               "prepare_s,integral_s,likelihood_s,evaluate_s\n";
+        const auto timing = [](double seconds) { return std::isnan(seconds) ? std::string() : harness::csv_number(seconds); };
         for (const auto& rec : r.history)
             out << harness::csv_field(c.experiment) << ',' << harness::csv_field(c.work_unit) << ','
                 << harness::csv_field(c.options.algorithm) << ',' << harness::csv_field(c.evaluator) << ','
                 << rec.generation << ',' << rec.evaluations << ',' << harness::csv_number(rec.best) << ','
-                << harness::csv_number(rec.seconds) << '\n';
+                << harness::csv_number(rec.seconds) << ',' << timing(rec.prepare_seconds) << ','
+                << timing(rec.integral_seconds) << ',' << timing(rec.likelihood_seconds) << ','
+                << timing(rec.evaluate_seconds) << '\n';
     });
 }
 

@@ -21,7 +21,16 @@ std::string_view trim(std::string_view s) {
 }
 
 double parse_double(std::string_view token, const std::string& file, int line, const std::string& key) {
-    const std::string text(trim(token));
+    // The common case without a copy: std::from_chars, correctly rounded as strtod is, so the same double.
+    // A token it does not take whole and finite (a leading '+', a hexadecimal number, a range error, nan or
+    // inf, no number) goes the strtod way below, which decides its value or its message as it always did.
+    const std::string_view view = trim(token);
+    if (!view.empty()) {
+        double quick = 0;
+        const auto [end, ec] = std::from_chars(view.data(), view.data() + view.size(), quick);
+        if (ec == std::errc() && end == view.data() + view.size() && std::isfinite(quick)) return quick;
+    }
+    const std::string text(view);
     if (text.empty()) throw InputError(file, line, key, "expected a number, found nothing");
     // strtod accepts "nan" and "inf"; both are rejected below with their own message.
     char* end = nullptr;

@@ -1,0 +1,26 @@
+/// @file star_table.hpp
+/// @brief The likelihood kernel's star table built on the host, apart from its upload, so that it can be
+/// built while the devices start (mwsep run) and uploaded later by ResidentStars.
+#pragma once
+
+#include <vector>
+
+#include "mwsep/model/work_unit.hpp"
+
+namespace mwsep::cuda {
+
+/// Every star's sin b, sin l, cos b, cos l and r, in the kernel's precision and layout: the values the
+/// likelihood kernel reads, exactly as ResidentStars(catalogue, ...) converts them.
+struct StarTable {
+    bool double_precision = true;  ///< values in f64 (else in f32)
+    bool soa = true;               ///< structure of arrays: 5 blocks of `stride` values (else 5 values per star)
+    int count = 0;                 ///< number of stars N
+    int stride = 0;                ///< N rounded up to a multiple of 64: length of each SoA block
+    std::vector<double> f64;       ///< the table in double precision (empty unless double_precision)
+    std::vector<float> f32;        ///< the table in single precision (empty if double_precision)
+};
+
+/// The star table of @p stars in the precision and layout given (no CUDA call: any thread, any time).
+StarTable make_star_table(const model::StarCatalogue& stars, bool double_precision, bool soa);
+
+}  // namespace mwsep::cuda
