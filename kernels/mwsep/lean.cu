@@ -18,6 +18,8 @@
 ///  - **warp**: a skip unit evaluates the streams any lane of its warp needs, so that a warp whose cells
 ///    disagree at a stream's edge runs one loop instead of one per mask (more terms, never fewer: the sum
 ///    stays within the skipping bound of modern-f64's).
+///  - **staged**: each r bin's (r, w) copied once per block into shared memory, two buffers and one barrier
+///    per bin, instead of every warp reading them through the L1 cache (whose misses no load in flight covers).
 ///  - **log**: the skip test without an exponential or a division per group: the group's largest exponent
 ///    (the vertex -b / 2a computed once per cell) against log(T / (2 ids W)), from logarithms computed once
 ///    per cell, group and launch, with a margin that keeps the decision on the safe side of the bound.
@@ -46,7 +48,8 @@ namespace kernels {
 enum class LeanExp { table, biased, table8 };
 
 /// One lean variant's policies (see the file comment): the kernel template is instantiated per policy.
-template <bool Interleaved, LeanExp Exp, int Groups, bool LogTest, bool Capped = true, bool WarpMask = false>
+template <bool Interleaved, LeanExp Exp, int Groups, bool LogTest, bool Capped = true, bool WarpMask = false,
+          bool Staged = false>
 struct LeanPolicy {
     static constexpr bool interleaved = Interleaved;  ///< (r, w) interleaved, constants from the bank
     static constexpr LeanExp exp = Exp;              ///< the stream terms' exponential
@@ -60,6 +63,10 @@ struct LeanPolicy {
     /// instead of one per distinct mask among its lanes). Evaluating a term that could be skipped only adds
     /// mass the bound allowed to omit: the sum stays within the same 2^-60 of modern-f64's.
     static constexpr bool warp_mask = WarpMask;
+    /// Each r bin's (r, w) copied by the block into shared memory (two buffers, one barrier per bin) and read
+    /// from there, instead of each thread reading them through the L1 cache.
+    static constexpr bool staged = Staged;
+    static_assert(!Staged || Interleaved, "the staged copy is of the interleaved table");
     /// Points per iteration of the unrolled loop: a group of a quarter bin (30 points for 120) unrolls by 2.
     static constexpr int unroll = Groups == 1 ? 4 : 2;
     /// Table steps per natural unit of the exponential.
@@ -133,23 +140,24 @@ __device__ __forceinline__ double lean_background(double rg2, const LeanArgs& a)
 
 // [lean-kernel-begin]
 /// The points [0, n) of one skip unit, from @p m0 on, with the streams in the compile-time mask Active.
+/// Interleaved, the points come from @p rw: the unit's first point in global memory, or in the block's
+/// shared copy of the bin (P::staged).
 template <int S, class P, unsigned Active>
-__device__ __forceinline__ void lean_points(const LeanArgs& a, int m0, int n, const math::Quadratic<double>& radius,
+__device__ __forceinline__ void lean_points(const LeanArgs& a, const double2* rw, int m0, int n,
+                                            const math::Quadratic<double>& radius,
                                             const math::Quadratic<double> (&e)[S > 0 ? S : 1],
                                             const math::ExpTableEntry* t16, const double* t8, double& bg,
                                             double (&st)[S > 0 ? S : 1]) {
-    // A pointer walked through the points, so that the unrolled loads take immediate offsets.
-    const double2* rw = a.rw + m0;
-    const double2* const rw_end = rw + n;
     const double* rp = a.r_point + m0;
     const double* wp = a.weight + m0;
 #pragma unroll(P::unroll)
     for (int m = 0; m < n; ++m) {
         double r, w;
-        if constexpr (P::interleaved) {
-            const double2 v = __ldg(rw);
+        if constexpr (P::staged) {
+            r = rw[m].x, w = rw[m].y;
+        } else if constexpr (P::interleaved) {
+            const double2 v = __ldg(rw + m);
             r = v.x, w = v.y;
-            if (++rw == rw_end) m = n;  // the loop's count, taken from the pointer
         } else {
             r = __ldg(rp + m), w = __ldg(wp + m);
         }
@@ -208,6 +216,9 @@ __device__ __forceinline__ bool unit_needed(const LeanArgs& a, const math::Quadr
     }
 }
 
+/// Points per r bin a staged lean variant holds in shared memory (twice: two buffers).
+inline constexpr int lean_max_stage = 256;
+
 /// Launch bounds of the lean kernels: blocks of up to this many threads (LeanPolicy::min_blocks of them
 /// resident per SM).
 inline constexpr int lean_max_threads = 256;
@@ -225,8 +236,12 @@ __global__ void __launch_bounds__(lean_max_threads, P::min_blocks) lean_integral
         for (int i = threadIdx.x; i < math::ExpTable::size; i += blockDim.x) t16[i] = a.table16[i];
     }
     __syncthreads();
-    const int p = a.first_cell + blockIdx.x * blockDim.x + threadIdx.x;
-    if (p >= a.last_cell) return;
+    // Staged, every thread of the block takes part in the copies and barriers; a thread past the last
+    // cell computes the last cell again and writes nothing.
+    __shared__ double2 stage[P::staged ? 2 * lean_max_stage : 1];
+    const int cell = a.first_cell + blockIdx.x * blockDim.x + threadIdx.x;
+    if (!P::staged && cell >= a.last_cell) return;
+    const int p = cell < a.last_cell ? cell : a.last_cell - 1;
     const double sinb = a.sinb[p];
     const double cbcl = a.cosb[p] * a.cosl[p];
     const double cbsl = a.cosb[p] * a.sinl[p];
@@ -256,7 +271,13 @@ __global__ void __launch_bounds__(lean_max_threads, P::min_blocks) lean_integral
     const int piece = blockIdx.y;
     const int first_bin = static_cast<int>(static_cast<long long>(a.n_blocks) * piece / a.pieces);
     const int last_bin = static_cast<int>(static_cast<long long>(a.n_blocks) * (piece + 1) / a.pieces);
-    for (int k = first_bin; k < last_bin; ++k)
+    for (int k = first_bin; k < last_bin; ++k) {
+        double2* bin = P::staged ? stage + (k & 1) * lean_max_stage : stage;
+        if constexpr (P::staged) {
+            // Buffer k & 1 was last read in bin k - 2, which every thread finished before the barrier of k - 1.
+            for (int i = threadIdx.x; i < a.block; i += blockDim.x) bin[i] = __ldg(a.rw + static_cast<size_t>(k) * a.block + i);
+            __syncthreads();
+        }
 #pragma unroll 1
         for (int g = 0; g < P::groups; ++g) {
             const int u = k * P::groups + g;
@@ -267,12 +288,15 @@ __global__ void __launch_bounds__(lean_max_threads, P::min_blocks) lean_integral
             if constexpr (P::warp_mask) active = __reduce_or_sync(__activemask(), active);
             const int m0 = k * a.block + g * a.block / P::groups;
             const int n = k * a.block + (g + 1) * a.block / P::groups - m0;
+            const double2* rw = P::staged ? bin + g * a.block / P::groups : a.rw + m0;
             if (lean_domain || P::exp == LeanExp::table)
-                lean_points_for<S, P>(active, std::make_integer_sequence<unsigned, 1u << S>{}, a, m0, n, radius, e,
-                                      t16, t8, bg, st);
+                lean_points_for<S, P>(active, std::make_integer_sequence<unsigned, 1u << S>{}, a, rw, m0, n, radius,
+                                      e, t16, t8, bg, st);
             else
                 guarded_points<S, P>(a, m0, n, active, radius, e, t16, t8, bg, st);
         }
+    }
+    if (cell >= a.last_cell) return;
     // A non-finite coefficient (impossible from validated inputs) poisons the cell instead of disappearing.
     const double poison = finite ? 1.0 : NAN;
     a.cell_out[static_cast<size_t>(piece) * a.stride + p] = bg * ids * poison;
@@ -336,6 +360,9 @@ void launch_lean(const ModernArea& area, const TidalStreams& streams, const Laun
         a.threshold[s] = area.skip_threshold[s] / P::groups;
         a.log_threshold[s] = a.threshold[s] > 0 ? std::log(a.threshold[s] / 2) * P::steps : -INFINITY;
     }
+    if (P::staged && area.n_conv > lean_max_stage)
+        throw CudaError("the staged lean variants hold at most " + std::to_string(lean_max_stage) +
+                        " points per r bin in shared memory; this unit has " + std::to_string(area.n_conv));
     if (!area.folded_rw || !area.group_weight || !area.exp_table_biased || !area.exp_table8)
         throw CudaError("the lean variants' tables were not uploaded (a double-precision area is needed)");
     const void* kernel = lean_kernel<P>(streams.count, false);
@@ -362,8 +389,10 @@ ModernVariant describe_lean() {
     ModernVariant info;
     const std::string load = P::interleaved ? "rw" : "split";
     const std::string exp = P::exp == LeanExp::table ? "table" : P::exp == LeanExp::biased ? "biased" : "exp8";
-    const std::string skip = std::string(P::groups == 1 ? "bins" : (P::log_test ? "sub4log" : "sub4")) +
-                             (P::warp_mask ? "-warp" : "") + (P::min_blocks == 4 ? "" : "-uncapped");
+    std::string skip = P::groups == 1 ? "" : (P::log_test ? "sub4log" : "sub4");
+    for (const char* part : {P::warp_mask ? "warp" : "", P::staged ? "staged" : "", P::min_blocks == 4 ? "" : "uncapped"})
+        if (*part) skip += (skip.empty() ? "" : "-") + std::string(part);
+    if (skip.empty()) skip = "bins";
     info.kernels.axes = {"modern", load, exp, skip, "f64"};
     std::string name = "modern";
     if (P::interleaved) name += "-rw";
@@ -394,6 +423,8 @@ void add_lean_variants(std::vector<ModernVariant>& out) {
     out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, 1, false, true, true>>());
     out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, lean_groups, true, true, true>>());
     out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::biased, lean_groups, true, true, true>>());
+    out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, 1, false, true, false, true>>());
+    out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, lean_groups, true, true, false, true>>());
 }
 
 }  // namespace mwsep::cuda
