@@ -36,7 +36,10 @@ def main(args):
                          f"exit ({launch_ns}, {exit_ns}): not the same CLOCK_MONOTONIC")
     process = [(output_ns - main_ns) / 1e6, (main_ns - launch_ns) / 1e6, (exit_ns - output_ns) / 1e6,
                run["timings"]["host_prepare"]]
-    row = [unit, "modern-f64", repeat]
+    engine = run["settings"].get("engine", "")
+    if not engine.startswith("cuda "):
+        raise SystemExit(f"e2e_row.py: {path} was not computed by a CUDA variant (engine '{engine}')")
+    row = [unit, engine[len("cuda "):], repeat]
     if devices:
         device = run["settings"]["device"]
         row.append(device.split(" x ")[0] if " x " in device else "1")
