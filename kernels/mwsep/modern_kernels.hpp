@@ -119,7 +119,11 @@ inline constexpr int lean_groups = 4;
 /// Adds modern-f64 and modern-f32 (modern.cu), then the lean double-precision variants (lean.cu).
 void add_modern_variants(std::vector<ModernVariant>& out);
 
-/// Adds the lean double-precision variants: modern-f64's sum with less work around the FP64 pipe (lean.cu).
+/// Adds the lean double-precision variants: modern-f64's sum with less work around the FP64 pipe (lean.cu,
+/// after those of add_lean_ladder_variants()).
 void add_lean_variants(std::vector<ModernVariant>& out);
+
+/// Adds the lean variants between modern-f64 and those of lean.cu, one policy at a time (lean_ladder.cu).
+void add_lean_ladder_variants(std::vector<ModernVariant>& out);
 
 }  // namespace mwsep::cuda
