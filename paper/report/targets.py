@@ -14,3 +14,10 @@ MUNCH_PEAK_PCT = 70
 # (per cent) of it to reach; the memory-bound applications by DRAM throughput, the others by issue slots.
 RYOO_BOUND = {"elimination": ("DRAM", 80), "fdtd": ("DRAM", 80), "lbm": ("DRAM", 80), "fem": ("DRAM", 80)}
 RYOO_DEFAULT_BOUND = ("issue", 60)
+
+# mwsep, the lean variants (paper/mwsep/data/lean.py): the best exact FP64 variant against the public
+# application (its integral over ours, same GPU, same call) per unit; the FP64 pipe's busy share (per cent,
+# profiler, 3-stream unit); the whole process in seconds.
+MWSEP_PEER_RATIO = {"stripe11-large": 4.3, "3s-large": 5.0}
+MWSEP_FP64_PIPE_PCT = 80
+MWSEP_PROCESS_S = 0.34
