@@ -10,8 +10,8 @@ void add_lean_variants(std::vector<ModernVariant>& out) {
     using kernels::LeanExp;
     using kernels::LeanPolicy;
     add_lean_ladder_variants(out);
-    out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, 1, false, true, false, true>>());
-    out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, lean_groups, true, true, true, true>>());
+    out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, 1, false, 4, false, true>>());
+    out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, lean_groups, true, 4, true, true>>());
 }
 
 }  // namespace mwsep::cuda

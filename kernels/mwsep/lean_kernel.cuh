@@ -18,6 +18,8 @@
 ///  - **warp**: a skip unit evaluates the streams any lane of its warp needs, so that a warp whose cells
 ///    disagree at a stream's edge runs one loop instead of one per mask (more terms, never fewer: the sum
 ///    stays within the skipping bound of modern-f64's).
+///  - **uncapped**, **r48**: other launch bounds than modern-f64's 64 registers a thread (more registers,
+///    or 48 for more resident warps).
 ///  - **staged**: each r bin's (r, w) copied once per block into shared memory, two buffers and one barrier
 ///    per bin, instead of every warp reading them through the L1 cache (whose misses no load in flight covers).
 ///  - **log**: the skip test without an exponential or a division per group: the group's largest exponent
@@ -55,7 +57,7 @@ namespace kernels {
 enum class LeanExp { table, biased, table8 };
 
 /// One lean variant's policies (see the file comment): the kernel template is instantiated per policy.
-template <bool Interleaved, LeanExp Exp, int Groups, bool LogTest, bool Capped = true, bool WarpMask = false,
+template <bool Interleaved, LeanExp Exp, int Groups, bool LogTest, int MinBlocks = 4, bool WarpMask = false,
           bool Staged = false>
 struct LeanPolicy {
     static constexpr bool interleaved = Interleaved;  ///< (r, w) interleaved, constants from the bank
@@ -63,9 +65,10 @@ struct LeanPolicy {
     static constexpr int groups = Groups;            ///< skip decisions per r bin (1 or lean_groups)
     static constexpr bool log_test = LogTest;        ///< skip test by logarithms, without exp or division
     /// Blocks of lean_max_threads threads an SM must hold at once (__launch_bounds__): 4 holds a thread to
-    /// 64 registers, modern-f64's count (the same occupancy: the variants then differ in their loop
-    /// only); 1 lets the compiler take more registers for fewer resident warps.
-    static constexpr int min_blocks = Capped ? 4 : 1;
+    /// 64 registers, modern-f64's count (the same occupancy: the variants then differ in their loop only);
+    /// 5 to 48 registers (20 blocks of 64 threads per SM instead of 16, at the price of spills); 1 lets the
+    /// compiler take more registers for fewer resident warps.
+    static constexpr int min_blocks = MinBlocks;
     /// The streams a skip unit evaluates are those any lane of the warp needs (one loop per warp and unit
     /// instead of one per distinct mask among its lanes). Evaluating a term that could be skipped only adds
     /// mass the bound allowed to omit: the sum stays within the same 2^-60 of modern-f64's.
@@ -399,7 +402,8 @@ ModernVariant describe_lean() {
     if (P::groups != 1) parts.emplace_back(P::log_test ? "sub4log" : "sub4");
     if (P::warp_mask) parts.emplace_back("warp");
     if (P::staged) parts.emplace_back("staged");
-    if (P::min_blocks != 4) parts.emplace_back("uncapped");
+    if (P::min_blocks == 1) parts.emplace_back("uncapped");
+    if (P::min_blocks == 5) parts.emplace_back("r48");
     std::string skip = parts.empty() ? std::string("bins") : parts.front();
     for (std::size_t i = 1; i < parts.size(); ++i) skip.append("-").append(parts[i]);
     info.kernels.axes = {"modern", load, exp, skip, "f64"};

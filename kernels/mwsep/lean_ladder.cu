@@ -13,12 +13,14 @@ void add_lean_ladder_variants(std::vector<ModernVariant>& out) {
     out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, 1, false>>());
     out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, lean_groups, false>>());
     out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, lean_groups, true>>());
-    out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, lean_groups, true, false>>());
+    out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, lean_groups, true, 1>>());
     out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::biased, lean_groups, true>>());
-    out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, 1, false, true, true>>());
-    out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, lean_groups, true, true, true>>());
-    out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::biased, lean_groups, true, true, true>>());
-    out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, lean_groups, true, true, false, true>>());
+    out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, 1, false, 4, true>>());
+    out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, lean_groups, true, 4, true>>());
+    out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::biased, lean_groups, true, 4, true>>());
+    out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, lean_groups, true, 4, false, true>>());
+    out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, 1, false, 5, false, true>>());
+    out.push_back(kernels::describe_lean<LeanPolicy<true, LeanExp::table8, lean_groups, true, 5, true, true>>());
 }
 
 }  // namespace mwsep::cuda

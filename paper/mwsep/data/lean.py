@@ -17,7 +17,8 @@ WHAT = {"rw": "interleaved (r, w)",
         "sub4log": "quarter-bin skips by logs",
         "warp": "warp mask",
         "staged": "staged bins",
-        "uncapped": "no register cap"}
+        "uncapped": "no register cap",
+        "r48": "48 registers"}
 # The steps the prose explains from the profiler's counts: (before, after, what the step changes).
 STEPS = [("modern-f64", "modern-rw-f64", "reading (r, w) as one interleaved pair and the constants from the bank"),
          ("modern-rw-f64", "modern-rw-biased-f64", "the pre-biased table and the clamp"),
