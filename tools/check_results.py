@@ -90,6 +90,13 @@ def check_file(results, rel):
     meta = json.loads(meta_path.read_text())
     needed = COMMON_META + ([] if kind.host_only else GPU_META)
     errors += [f"{meta_path}: missing key '{k}'" for k in needed if meta.get(k) in (None, "")]
+    # A GPU result belongs in the folder named after its GPU (experiments/harness/provenance.py, gpu_slug): a
+    # run that wrote into another GPU's folder would otherwise pass for that GPU's measurement.
+    if not kind.host_only and meta.get("gpu_name"):
+        slug = re.sub(r"[^a-z0-9]+", "-", str(meta["gpu_name"]).lower()).strip("-")
+        folder = results.path.name
+        if folder != slug and not re.fullmatch(re.escape(slug) + r"-x\d+", folder):
+            errors.append(f"{meta_path}: recorded on {meta['gpu_name']}, which is not this folder's GPU ({folder})")
     if kind.suffix != ".csv":
         text = path.read_text(errors="replace")
         if not text.strip() or (kind.marker and not re.search(kind.marker, text, re.M)):
