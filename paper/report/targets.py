@@ -21,3 +21,6 @@ RYOO_DEFAULT_BOUND = ("issue", 60)
 MWSEP_PEER_RATIO = {"stripe11-large": 4.3, "3s-large": 5.0}
 MWSEP_FP64_PIPE_PCT = 80
 MWSEP_PROCESS_S = 0.34
+# One evaluation inside a fit (the evaluator's whole evaluation) at most this multiple of its integral, per the
+# progress file's phase sums of the lean variant's fit (fit_cost).
+MWSEP_FIT_EVAL_RATIO = 1.1

@@ -154,6 +154,17 @@ def build(ctx):
                          f"{float(ncu[after]['fp64_pipe_pct']):.1f}% busy, and the 3-stream integral from "
                          f"{fmt(integral[(before, '3s-large')], 3)} to {fmt(integral[(after, '3s-large')], 3)} ms")
     steps_text = ("Step by step on the 3-stream unit: " + "; ".join(steps) + ". " if steps else "")
+    fit = [r for r in ctx.optional_rows("fit_cost_progress") or [] if r.get("integral_s") and r.get("evaluate_s")]
+    if fit:
+        integ, whole = sum(float(r["integral_s"]) for r in fit), sum(float(r["evaluate_s"]) for r in fit)
+        ratio = whole / integ
+        n["lean_fit_eval_ratio"] = f"{ratio:.2f}"
+        fit_text = (f"Inside a fit of the 3-stream unit with the lean variant (fit_cost, {len(fit)} generations), "
+                    f"an evaluation costs {n['lean_fit_eval_ratio']} times its integral (target at most "
+                    f"{t.MWSEP_FIT_EVAL_RATIO:g}: {verdict(ratio <= t.MWSEP_FIT_EVAL_RATIO)}). ")
+    else:
+        fit_text = ("A fit's evaluation against its integral was not measured with the lean variant on this GPU "
+                    "(target not compared). ")
     gain_3s = n.get("lean_gain_3s_large", "")
     ctx.tables["para_lean"] = (
         "**The lean variants.** modern-f64 issues about two instructions per FP64 instruction, and the profiler "
@@ -163,6 +174,6 @@ def build(ctx):
         "measured on its own (Table below). "
         f"The fastest on the 3-stream unit is {n.get('lean_best_3s_large', '')}, {gain_3s} times faster than "
         "modern-f64; against the public application on the same GPU, " + "; ".join(sentences) + ". "
-        + steps_text + pipe_text + exp_text + e2e_text
+        + steps_text + pipe_text + exp_text + e2e_text + fit_text
         + "The Hessian's per-component caching is not built, so its target (at least 2.5 times less integral work) "
         "is not compared.\n")
