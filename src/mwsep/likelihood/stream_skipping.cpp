@@ -49,21 +49,38 @@ std::vector<double> stream_skip_thresholds(const geometry::IntegrationSetup& s, 
         for (std::size_t k = 1; k < parts; ++k) workers.emplace_back(search, k);
         search(0);
     }
+    // The exact stream sum of each stream's best cell, with the library exp: a lower bound of the integral.
+    // Its terms are computed on the threads (every stream's points split into ranges), then added in point
+    // order on this one, so the sum is the same for any number of threads.
+    const std::size_t points = los.r_point.size();
+    std::vector<double> terms(n_streams * points);
+    std::vector<std::size_t> best_cell(n_streams);
     for (std::size_t t = 0; t < n_streams; ++t) {
-        const auto& g = s.streams[t];
         // The parts in cell order, a later one only where strictly larger: the first largest bound of all.
         auto best = found[t * parts];
         for (std::size_t k = 1; k < parts; ++k)
             if (found[t * parts + k].first > best.first) best = found[t * parts + k];
-        // The exact stream sum of that cell, with the library exp: a lower bound of the integral.
-        const std::size_t p = best.second;
-        const double cbcl = a.cosb[p] * a.cosl[p], cbsl = a.cosb[p] * a.sinl[p];
-        double exact = 0;
-        for (std::size_t m = 0; m < los.r_point.size(); ++m) {
-            const auto pos = math::point_position(los.r_point[m], cbcl, cbsl, a.sinb[p]);
-            exact += los.weight[m] * std::exp(-math::stream_distance_squared(pos, g.centre, g.axis) * g.inv_two_sigma_sq);
+        best_cell[t] = best.second;
+    }
+    const std::size_t term_parts = std::clamp<std::size_t>(n_streams * points / min_cells_per_thread, 1, std::max(1u, threads));
+    const auto fill = [&](std::size_t k) {
+        const std::size_t total = n_streams * points;
+        for (std::size_t i = k * total / term_parts; i < (k + 1) * total / term_parts; ++i) {
+            const std::size_t t = i / points, m = i % points, p = best_cell[t];
+            const auto& g = s.streams[t];
+            const auto pos = math::point_position(los.r_point[m], a.cosb[p] * a.cosl[p], a.cosb[p] * a.sinl[p], a.sinb[p]);
+            terms[i] = los.weight[m] * std::exp(-math::stream_distance_squared(pos, g.centre, g.axis) * g.inv_two_sigma_sq);
         }
-        exact *= a.ids[p % a.n_nu()];
+    };
+    {
+        std::vector<std::jthread> workers;
+        for (std::size_t k = 1; k < term_parts; ++k) workers.emplace_back(fill, k);
+        fill(0);
+    }
+    for (std::size_t t = 0; t < n_streams; ++t) {
+        double exact = 0;
+        for (std::size_t m = 0; m < points; ++m) exact += terms[t * points + m];
+        exact *= a.ids[best_cell[t] % a.n_nu()];
         thresholds[t] = std::ldexp(exact, -60) / (static_cast<double>(cells) * static_cast<double>(a.r.n_r));
     }
     return thresholds;
