@@ -2,13 +2,30 @@
 import json
 import os
 import pathlib
+import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "paper" / "_generated"
 
+
+def _built_from():
+    """The commit the report is built from, with "(uncommitted changes)" when the tree differs from it, or
+    "an unknown commit" outside a git checkout; it stands on the title page (release) of both outputs."""
+    try:
+        commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                                text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "built from an unknown commit"
+    return f"built from commit {commit}" + (" (uncommitted changes)" if dirty else "")
+
+
 project = "mwsep report"
 TITLE = "The MilkyWay@Home CUDA likelihood study, reproduced"
+release = _built_from()
+version = release
 author = "the mwsep authors"
 copyright = "2026, the mwsep authors"
 extensions = ["myst_parser"]
@@ -36,13 +53,14 @@ myst_substitutions = json.loads((GENERATED / "numbers.json").read_text())
 highlight_language = "cpp"
 html_theme = "alabaster"
 html_theme_options = {"page_width": "1320px", "sidebar_width": "230px"}
-html_title = TITLE
+html_title = f"{TITLE} ({release})"
 # No automatic numbers: every caption carries its own, the thesis's ("Table 4.2 (thesis)") or the
 # report's ("Table R1"), so that the report's numbers cannot pass for the thesis's.
 numfig = False
 latex_engine = "pdflatex"
 latex_documents = [("index", "mwsep-report.tex", TITLE, author, "manual")]
 latex_elements = {
+    "releasename": "",  # the title page reads "built from commit ..." (release), not "Release built from ..."
     "papersize": "a4paper",
     "pointsize": "10pt",
     "figure_align": "H",
