@@ -91,10 +91,11 @@ def check_file(results, rel):
     needed = COMMON_META + ([] if kind.host_only else GPU_META)
     errors += [f"{meta_path}: missing key '{k}'" for k in needed if meta.get(k) in (None, "")]
     # A GPU result belongs in the folder named after its GPU (experiments/harness/provenance.py, gpu_slug): a
-    # run that wrote into another GPU's folder would otherwise pass for that GPU's measurement.
-    if not kind.host_only and meta.get("gpu_name"):
+    # run that wrote into another GPU's folder would otherwise pass for that GPU's measurement. Folders named
+    # otherwise (a test's scratch folder, say) are not a GPU's and are not judged by this.
+    folder = results.path.name
+    if not kind.host_only and meta.get("gpu_name") and re.match(r"(nvidia|amd|intel)-", folder):
         slug = re.sub(r"[^a-z0-9]+", "-", str(meta["gpu_name"]).lower()).strip("-")
-        folder = results.path.name
         if folder != slug and not re.fullmatch(re.escape(slug) + r"-x\d+", folder):
             errors.append(f"{meta_path}: recorded on {meta['gpu_name']}, which is not this folder's GPU ({folder})")
     if kind.suffix != ".csv":
