@@ -64,8 +64,10 @@ struct ModernArea : AreaGrid {
     double* group_r_min = nullptr;
     /// Double precision only: per r bin and group, its largest point distance.
     double* group_r_max = nullptr;
-    /// Double precision only: the smallest and largest distance of the whole line of sight.
-    double los_r_min = 0, los_r_max = 0;
+    /// Double precision only: the smallest distance of the whole line of sight.
+    double los_r_min = 0;
+    /// Double precision only: the largest distance of the whole line of sight.
+    double los_r_max = 0;
     /// Buffers of modern-f64.
     ModernBuffers<double> f64;
     /// Buffers of modern-f32.
