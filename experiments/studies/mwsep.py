@@ -633,15 +633,7 @@ class Study(study.Study):
                            "--metrics", ",".join(metrics.values()), self.mwsep, "run", "-a", str(self.workunit(wu)),
                            "-s", str(self.stars(wu)), "--backend", "cuda", "--variant", v]
                     r = self._run(cmd)
-                    rows = [l for l in r.stdout.splitlines() if l.startswith('"')]
-                    table = list(csv.reader(rows))
-                    if len(table) < 2:
-                        raise RuntimeError(f"ncu measured no launch of {v}: {r.stderr.strip()[-300:]}")
-                    head = table[0]
-                    val = {t[head.index("Metric Name")]: t[head.index("Metric Value")].replace(",", "") for t in table[1:]}
-                    missing = [m for m in metrics.values() if m not in val]
-                    if missing:
-                        raise RuntimeError(f"ncu did not report {missing} for {v}")
+                    val = self._ncu_values(r.stdout, metrics.values(), f"{v}: {r.stderr.strip()[-300:]}")
                     part = tmp / f"{d['name']}.csv"
                     part.write_text("variant," + ",".join(metrics) + "\n" + v + "," +
                                     ",".join(val[m] for m in metrics.values()) + "\n")
@@ -711,17 +703,37 @@ class Study(study.Study):
                 yield Job(f"{run['variant']}|{wu}", job, [f"mwsep run -a {wu} --backend cuda --variant {run['variant']} --json (timed by the runner)"],
                           needs_gpus=d.get("needs_gpus", 1))
 
+    def _compile_microbench(self, run, tmp):
+        """A microbenchmark definition's `source` (with its `extra_sources`) compiled by nvcc for the build's
+        architectures into tmp/microbench; returns its path."""
+        arch = json.loads((self.build / "build_info.json").read_text())["cuda_architectures"]
+        archs = ["-arch=native"] if arch == "native" else [f"-gencode=arch=compute_{a},code=sm_{a}" for a in arch.split(";")]
+        exe = tmp / "microbench"
+        c = self._run(["nvcc", "-O3", "-std=c++20", *archs, "-I", str(ROOT / "src"), str(ROOT / run["source"]),
+                       *[str(ROOT / s) for s in run.get("extra_sources", [])], "-o", str(exe)])
+        if c.returncode != 0:
+            raise RuntimeError(f"compiling {run['source']} failed: {c.stderr.strip()[-400:]}")
+        return exe
+
+    @staticmethod
+    def _ncu_values(stdout, metrics, what):
+        """The values of `metrics` (their Nsight Compute names) in the CSV `ncu --csv --metrics` printed, by
+        metric name, thousands separators removed; refused where ncu measured no launch or left one out."""
+        table = list(csv.reader([l for l in stdout.splitlines() if l.startswith('"')]))
+        if len(table) < 2:
+            raise RuntimeError(f"ncu measured no launch of {what}")
+        head = table[0]
+        val = {t[head.index("Metric Name")]: t[head.index("Metric Value")].replace(",", "") for t in table[1:]}
+        missing = [m for m in metrics if m not in val]
+        if missing:
+            raise RuntimeError(f"ncu did not report {missing} for {what}")
+        return val
+
     def kind_microbench(self, d):
         run = d["runs"][0]
 
         def job(tmp):
-            arch = json.loads((self.build / "build_info.json").read_text())["cuda_architectures"]
-            archs = ["-arch=native"] if arch == "native" else [f"-gencode=arch=compute_{a},code=sm_{a}" for a in arch.split(";")]
-            exe = tmp / "microbench"
-            c = self._run(["nvcc", "-O3", "-std=c++20", *archs, "-I", str(ROOT / "src"), str(ROOT / run["source"]),
-                           *[str(ROOT / s) for s in run.get("extra_sources", [])], "-o", str(exe)])
-            if c.returncode != 0:
-                raise RuntimeError(f"compiling {run['source']} failed: {c.stderr.strip()[-400:]}")
+            exe = self._compile_microbench(run, tmp)
             r = self._run([str(exe)])
             if r.returncode != 0 or len(r.stdout.splitlines()) < 2:
                 raise RuntimeError(f"{run['source']} failed: {r.stderr.strip()[-300:]}")
@@ -744,13 +756,7 @@ class Study(study.Study):
                    "issue_active_pct": "smsp__issue_active.avg.pct_of_peak_sustained_active"}
 
         def job(tmp):
-            arch = json.loads((self.build / "build_info.json").read_text())["cuda_architectures"]
-            archs = ["-arch=native"] if arch == "native" else [f"-gencode=arch=compute_{a},code=sm_{a}" for a in arch.split(";")]
-            exe = tmp / "microbench"
-            c = self._run(["nvcc", "-O3", "-std=c++20", *archs, "-I", str(ROOT / "src"), str(ROOT / run["source"]),
-                           *[str(ROOT / s) for s in run.get("extra_sources", [])], "-o", str(exe)])
-            if c.returncode != 0:
-                raise RuntimeError(f"compiling {run['source']} failed: {c.stderr.strip()[-400:]}")
+            exe = self._compile_microbench(run, tmp)
             r = self._run([str(exe), *run.get("args", [])])
             rows = list(csv.DictReader(r.stdout.splitlines()))
             if r.returncode != 0 or not rows:
@@ -761,14 +767,7 @@ class Study(study.Study):
                        "--metrics", ",".join(metrics.values()), str(exe), *run.get("args", []),
                        "--only", f"{row['function']}:{row['arguments']}", "--once"]
                 n = self._run(cmd)
-                table = list(csv.reader([l for l in n.stdout.splitlines() if l.startswith('"')]))
-                if len(table) < 2:
-                    raise RuntimeError(f"ncu measured no launch of {row['function']}: {n.stderr.strip()[-300:]}")
-                head = table[0]
-                val = {t[head.index("Metric Name")]: t[head.index("Metric Value")].replace(",", "") for t in table[1:]}
-                missing = [m for m in metrics.values() if m not in val]
-                if missing:
-                    raise RuntimeError(f"ncu did not report {missing} for {row['function']}")
+                val = self._ncu_values(n.stdout, metrics.values(), f"{row['function']}: {n.stderr.strip()[-300:]}")
                 for column, metric in metrics.items():
                     row[column] = val[metric]
             part = tmp / f"{d['name']}.csv"

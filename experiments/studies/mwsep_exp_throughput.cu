@@ -62,6 +62,29 @@ __global__ void chains(double* out, int iterations, const mwsep::math::ExpTableE
     out[blockIdx.x * blockDim.x + threadIdx.x] = a + b + c + d;
 }
 
+/// The median over @p reps timed calls of @p launch (one kernel launch each), in seconds, by CUDA events.
+template <class Launch>
+double median_seconds(Launch launch, int reps) {
+    cudaEvent_t start, stop;
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+    std::vector<float> times;
+    for (int rep = 0; rep < reps; ++rep) {
+        CHECK(cudaEventRecord(start));
+        launch();
+        CHECK(cudaGetLastError());
+        CHECK(cudaEventRecord(stop));
+        CHECK(cudaEventSynchronize(stop));
+        float ms = 0;
+        CHECK(cudaEventElapsedTime(&ms, start, stop));
+        times.push_back(ms);
+    }
+    CHECK(cudaEventDestroy(start));
+    CHECK(cudaEventDestroy(stop));
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2] / 1e3;
+}
+
 template <Function F>
 void measure(const char* name, const mwsep::math::ExpTableEntry* table) {
     int sms = 0;
@@ -71,26 +94,9 @@ void measure(const char* name, const mwsep::math::ExpTableEntry* table) {
     CHECK(cudaMalloc(&out, sizeof(double) * threads * blocks));
     chains<F><<<blocks, threads>>>(out, 16, table);  // warm-up
     CHECK(cudaGetLastError());
-    cudaEvent_t start, stop;
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
-    std::vector<float> times;
-    for (int rep = 0; rep < 5; ++rep) {
-        CHECK(cudaEventRecord(start));
-        chains<F><<<blocks, threads>>>(out, iterations, table);
-        CHECK(cudaGetLastError());
-        CHECK(cudaEventRecord(stop));
-        CHECK(cudaEventSynchronize(stop));
-        float ms = 0;
-        CHECK(cudaEventElapsedTime(&ms, start, stop));
-        times.push_back(ms);
-    }
-    std::sort(times.begin(), times.end());
-    const double median_s = times[times.size() / 2] / 1e3;
+    const double median_s = median_seconds([&] { chains<F><<<blocks, threads>>>(out, iterations, table); }, 5);
     const double exps = 4.0 * iterations * threads * double(blocks);
     std::printf("%s,%.0f,%.6f,%.4g\n", name, exps, median_s, exps / median_s);
-    CHECK(cudaEventDestroy(start));
-    CHECK(cudaEventDestroy(stop));
     CHECK(cudaFree(out));
 }
 
@@ -157,20 +163,8 @@ void measure_lean(const char* name, bool spread, const LeanTables& g, bool once)
     CHECK(cudaMalloc(&out, sizeof(double) * threads * blocks));
     lean_chains<F><<<blocks, threads>>>(out, 16, g, steps, spread);  // warm-up
     CHECK(cudaGetLastError());
-    cudaEvent_t start, stop;
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
-    std::vector<float> times;
-    for (int rep = 0; rep < (once ? 1 : 5); ++rep) {
-        CHECK(cudaEventRecord(start));
-        lean_chains<F><<<blocks, threads>>>(out, iterations, g, steps, spread);
-        CHECK(cudaGetLastError());
-        CHECK(cudaEventRecord(stop));
-        CHECK(cudaEventSynchronize(stop));
-        float ms = 0;
-        CHECK(cudaEventElapsedTime(&ms, start, stop));
-        times.push_back(ms);
-    }
+    const double median_s =
+        median_seconds([&] { lean_chains<F><<<blocks, threads>>>(out, iterations, g, steps, spread); }, once ? 1 : 5);
     // Every chain must have stayed finite: a NaN or infinity means the function or its table is broken.
     std::vector<double> host(static_cast<size_t>(threads) * blocks);
     CHECK(cudaMemcpy(host.data(), out, sizeof(double) * host.size(), cudaMemcpyDeviceToHost));
@@ -179,13 +173,9 @@ void measure_lean(const char* name, bool spread, const LeanTables& g, bool once)
             std::fprintf(stderr, "exp_throughput: %s (%s) produced a non-finite chain value\n", name, spread ? "spread" : "uniform");
             std::exit(1);
         }
-    std::sort(times.begin(), times.end());
-    const double median_s = times[times.size() / 2] / 1e3;
     const double per_chain = F == Lean::dfma ? 8.0 : 4.0;  // operations per iteration and thread
     const double exps = per_chain * iterations * threads * double(blocks);
     std::printf("%s,%s,%.0f,%.6f,%.4g\n", name, spread ? "spread" : "uniform", exps, median_s, exps / median_s);
-    CHECK(cudaEventDestroy(start));
-    CHECK(cudaEventDestroy(stop));
     CHECK(cudaFree(out));
 }
 

@@ -176,13 +176,7 @@ void launch_compressed(const CompressedArea& area, const TidalStreams& streams, 
     CompressedArgs a{};
     a.area = area;
     a.q_inv_sq = streams.q_inv_sq, a.r0 = streams.r0;
-    for (int s = 0; s < streams.count; ++s) {
-        for (int i = 0; i < 3; ++i) {
-            a.centre[3 * s + i] = streams.host_f64[stream_stride * s + i];
-            a.axis[3 * s + i] = streams.host_f64[stream_stride * s + 3 + i];
-        }
-        a.inv_two_sigma_sq[s] = streams.inv_two_sigma_sq_f64[s];
-    }
+    streams.copy_geometry(a.centre, a.axis, a.inv_two_sigma_sq);
     const void* kernel = compressed_kernel(streams.count, false);
     if (!kernel) throw CudaError("no compressed kernel instance for " + std::to_string(streams.count) + " streams");
     check(cudaMemsetAsync(area.counters, 0, sizeof(unsigned) * (2 + max_streams), queue), "clear the fallback counters");

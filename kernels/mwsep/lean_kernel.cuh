@@ -354,17 +354,11 @@ void launch_lean(const ModernArea& area, const TidalStreams& streams, const Laun
     a.three_eighths = 3.0 / 8.0, a.half = 0.5, a.one = 1.0;
     a.los_r_min = area.los_r_min, a.los_r_max = area.los_r_max;
     a.n_blocks = area.n_r, a.block = area.n_conv, a.pieces = area.r_pieces;
-    const int chunk = chunk_cells(area.cells);
-    a.first_cell = std::min(area.cells, area.first_chunk * chunk);
-    a.last_cell = std::min(area.cells, area.last_chunk * chunk);
+    a.first_cell = area.first_cell(), a.last_cell = area.last_cell();
     a.stride = area.padded, a.n_nu = area.n_nu;
     a.q_inv_sq = streams.q_inv_sq, a.r0 = streams.r0;
+    streams.copy_geometry(a.centre, a.axis, a.inv_two_sigma_sq);
     for (int s = 0; s < streams.count; ++s) {
-        for (int i = 0; i < 3; ++i) {
-            a.centre[3 * s + i] = streams.host_f64[stream_stride * s + i];
-            a.axis[3 * s + i] = streams.host_f64[stream_stride * s + 3 + i];
-        }
-        a.inv_two_sigma_sq[s] = streams.inv_two_sigma_sq_f64[s];
         // Each of a bin's groups gets its share of the bin's threshold, so the total bound is unchanged.
         a.threshold[s] = area.skip_threshold[s] / P::groups;
         a.log_threshold[s] = a.threshold[s] > 0 ? std::log(a.threshold[s] / 2) * P::steps : -INFINITY;

@@ -227,19 +227,11 @@ void launch_modern(const ModernArea& area, const TidalStreams& streams, const La
     a.block_weight = area.block_weight, a.block_r_min = area.block_r_min, a.block_r_max = area.block_r_max;
     a.exp_table = area.exp_table;
     a.n_blocks = area.n_r, a.block = area.n_conv, a.pieces = area.r_pieces;
-    const int chunk = chunk_cells(area.cells);
-    a.first_cell = std::min(area.cells, area.first_chunk * chunk);
-    a.last_cell = std::min(area.cells, area.last_chunk * chunk);
+    a.first_cell = area.first_cell(), a.last_cell = area.last_cell();
     a.stride = area.padded, a.n_nu = area.n_nu;
     a.q_inv_sq = Real(streams.q_inv_sq), a.r0 = Real(streams.r0);
-    for (int s = 0; s < streams.count; ++s) {
-        for (int i = 0; i < 3; ++i) {
-            a.centre[3 * s + i] = streams.host_f64[stream_stride * s + i];
-            a.axis[3 * s + i] = streams.host_f64[stream_stride * s + 3 + i];
-        }
-        a.inv_two_sigma_sq[s] = streams.inv_two_sigma_sq_f64[s];
-        a.threshold[s] = area.skip_threshold[s];
-    }
+    streams.copy_geometry(a.centre, a.axis, a.inv_two_sigma_sq);
+    for (int s = 0; s < streams.count; ++s) a.threshold[s] = area.skip_threshold[s];
     const void* kernel = modern_kernel<Real>(streams.count, false);
     if (!kernel) throw CudaError("no modern kernel instance for " + std::to_string(streams.count) + " streams");
     const int threads = opt.threads_per_block;

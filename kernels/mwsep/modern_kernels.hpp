@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "kernel_set.hpp"
@@ -25,6 +26,13 @@ struct ModernBuffers : CellDirections<Real> {
     /// Per component, piece and cell: the piece's integral [(c * r_pieces + piece) * padded + p].
     Real* cell_out = nullptr;
 };
+
+/// The modern variants reduce each component's cells in this many fixed chunks of consecutive cells; the
+/// chunk boundaries depend only on the cell count, so the result does not depend on the launch
+/// configuration or on how many devices share the area.
+inline constexpr int reduction_chunks = 1024;
+/// Cells per reduction chunk: chunk i holds the cells [i * chunk_cells, (i + 1) * chunk_cells) below @p cells.
+__host__ __device__ inline int chunk_cells(int cells) { return (cells + reduction_chunks - 1) / reduction_chunks; }
 
 /// One area's grid sizes, the part of it one device reduces, and its buffers (only those of the precision
 /// in use are allocated).
@@ -72,6 +80,10 @@ struct ModernArea : AreaGrid {
     ModernBuffers<double> f64;
     /// Buffers of modern-f32.
     ModernBuffers<float> f32;
+    /// The first cell of this slice: its first reduction chunk's, or the cell count for an empty slice.
+    int first_cell() const { return std::min(cells, first_chunk * chunk_cells(cells)); }
+    /// One past the last cell of this slice (its last chunk's end, at most the cell count).
+    int last_cell() const { return std::min(cells, last_chunk * chunk_cells(cells)); }
     /// The buffers of precision Real.
     template <class Real>
     const ModernBuffers<Real>& buffers() const {
@@ -80,12 +92,6 @@ struct ModernArea : AreaGrid {
     }
 };
 
-/// The modern variants reduce each component's cells in this many fixed chunks of consecutive cells; the
-/// chunk boundaries depend only on the cell count, so the result does not depend on the launch
-/// configuration or on how many devices share the area.
-inline constexpr int reduction_chunks = 1024;
-/// Cells per reduction chunk: chunk i holds the cells [i * chunk_cells, (i + 1) * chunk_cells) below @p cells.
-__host__ __device__ inline int chunk_cells(int cells) { return (cells + reduction_chunks - 1) / reduction_chunks; }
 
 /// Pieces the modern kernels split each line of sight into, one thread per cell and piece. Without them a
 /// large unit has about two waves of blocks, and the second, partly empty one costs a whole wave; with at

@@ -41,6 +41,17 @@ struct TidalStreams {
     cudaTextureObject_t texture_f64 = 0;
     /// float texels over global_f32.
     cudaTextureObject_t texture_f32 = 0;
+    /// Writes each stream's centre and axis (x y z each, 3 per stream) and 1 / (2 sigma^2) into a kernel's
+    /// argument arrays, which the modern, lean and compressed kernels read from the constant bank.
+    void copy_geometry(double* centre, double* axis, double* inv_two_sigma_sq) const {
+        for (int s = 0; s < count; ++s) {
+            for (int i = 0; i < 3; ++i) {
+                centre[3 * s + i] = host_f64[stream_stride * s + i];
+                axis[3 * s + i] = host_f64[stream_stride * s + 3 + i];
+            }
+            inv_two_sigma_sq[s] = inv_two_sigma_sq_f64[s];
+        }
+    }
 };
 
 }  // namespace mwsep::cuda
