@@ -1,29 +1,66 @@
 """Every claim of the thesis (every entry of published.json's claims, and its Tables 4.2-4.5), the value
 reproduced here, the criterion in words, the variant used, and a verdict in four levels. The build fails if
-a claim of published.json has no row."""
+a claim of published.json has no row.
+
+Each row names its document: the thesis, or the PPAM 2009 abstract (claims whose source starts with "[P]"),
+and the counts are kept apart by document. A row that records how the thesis measured, not what it found,
+gets the verdict METHODOLOGY and is counted with neither."""
 import json
 
 from report.common import ROOT, MissingData, fmt, num, pct, table
+from .cuda import MEMORY
 from .variants import FINAL
 
 VERDICTS = ["reproduced", "reproduced qualitatively", "differs", "not testable here"]
+METHODOLOGY = "methodology, not a claim"
 OUT = ROOT / "paper" / "mwsep" / "_generated"
+THESIS, PPAM = "thesis", "PPAM 2009 abstract"
+# A kernel is at least this share of linear scaling on the whole chip for the SM count to "directly correspond"
+# to its speed (thesis 4.1).
+LINEAR_SHARE = 0.9
+# Large and small units gain "nearly the same" from the fast division when no pair (same memory space and
+# stream count) differs by more than twice the thesis's own largest difference, or by this many percentage points.
+LARGE_SMALL_POINTS = 1.0
+
+
+def document(claims, keys):
+    """The document a row's claims come from: the PPAM 2009 abstract when every claim of the row cites it
+    (its source starts with "[P]"), else the thesis (the tables are the thesis's)."""
+    sources = [claims[k]["source"] for k in keys if k in claims]
+    return PPAM if sources and all(x.startswith("[P]") for x in sources) else THESIS
+
+
+def cap_is_noop(listing, variant):
+    """True when the register cap leaves the variant's register count and theoretical occupancy unchanged in
+    the compiler's listing: the cap then cannot have the effect the thesis describes (more resident blocks)."""
+    a, b = listing[(variant, False)], listing[(variant, True)]
+    return a["regs"] == b["regs"] and a["occupancy"] == b["occupancy"]
+
+
+def noop_reason(listing, variant, short):
+    a = listing[(variant, False)]
+    return (f"the cap is a no-op on the {short}: {a['regs']} registers and {a['occupancy']:.1f}% occupancy with and "
+            "without it, so the mechanism of the claim does not exist here")
 
 
 def build(ctx):
     n, pub, f = ctx.n, ctx.published, ctx.facts
     c = pub["claims"]
-    rows, effects, covered = [], [], set()
+    rows, docs, kinds, effects, covered = [], [], [], [], set()
     short = f["gpu"]["short"]
     pt, rp = f["published_tables"], f["reproduced"]
 
     def row(keys, section, claim, published, reproduced, variant, criterion, verdict, why=""):
-        assert verdict in VERDICTS, verdict
+        assert verdict in VERDICTS or verdict == METHODOLOGY, verdict
         for k in keys:
             if k not in c and not k.startswith("table"):
                 raise MissingData(f"paper/mwsep/published.json: no claim {k}")
             covered.add(k)
-        rows.append([section, claim, published, reproduced, variant, criterion, verdict + (f" ({why})" if why else "")])
+        doc = document(c, keys)
+        where = PPAM if doc == PPAM else f"thesis {section}"
+        docs.append(doc)
+        kinds.append(verdict)
+        rows.append([where, claim, published, reproduced, variant, criterion, verdict + (f" ({why})" if why else "")])
 
     def graded(x, good, direction):
         return "reproduced" if good else ("reproduced qualitatively" if direction else "differs")
@@ -114,11 +151,14 @@ def build(ctx):
         f"{n['final_occupancy']}% to {n['final_occupancy_capped']}%", final, "as above", "not testable here", "compiler of today")
     t0, t1 = f["cap"][final][:2]
     pub_ratio = c["register_cap_saving_3s_large"]["value"] / pt["4.2"]["shared"][l3]
+    listing = f["listing"]
+    noop = cap_is_noop(listing, final)
     row(["register_cap_saving_3s_large"], "4.4.4", "the cap saves about 50 ms on 3-S large (negligible)",
         f"{c['register_cap_saving_3s_large']['value']} ms ({100 * pub_ratio:.2f}%)", f"{fmt(t0 - t1, 2)} ms ({pct(100 * (t1 / t0 - 1), 3)})", final,
-        "reproduced: a change below 0.5% of the time; qualitatively: a saving",
-        graded(0, abs(t1 / t0 - 1) < 0.005, t1 < t0),
-        "" if abs(t1 / t0 - 1) < 0.005 else "the register count does not change; the cause is not established")
+        "not testable when the cap changes neither registers nor occupancy; else reproduced: a change below 0.5% "
+        "of the time; qualitatively: a saving",
+        "not testable here" if noop else graded(0, abs(t1 / t0 - 1) < 0.005, t1 < t0),
+        noop_reason(listing, final, short) if noop else "")
     g = f["listing"][("global-fast-unrolled-f64", False)]
     row(["global_variant_registers"], "4.3", "the global-memory 3-stream kernel needs 82 registers", str(c["global_variant_registers"]["value"]),
         str(g["regs"]), "global-fast-unrolled-f64", "register counts belong to the compiler", "not testable here", "compiler of today")
@@ -126,11 +166,16 @@ def build(ctx):
         f"{g['occupancy']:.1f}%", "global-fast-unrolled-f64", "as above", "not testable here", "compiler of today")
     g0, g1 = f["cap"]["global-fast-unrolled-f64"][:2]
     pg = c["global_variant_cap_saving"]["value"] * 1e3 / pt["4.2"]["global"][l3]
-    effects.append(("register cap, global", 1 / (1 - pg), g0 / g1))
+    gnoop = cap_is_noop(listing, "global-fast-unrolled-f64")
+    if not gnoop:
+        effects.append(("register cap, global", 1 / (1 - pg), g0 / g1))
     row(["global_variant_cap_saving"], "4.4.4", "the cap saves about 37 s on the global kernel",
         f"{c['global_variant_cap_saving']['value']} s ({pct(-100 * pg)})", f"{fmt(g0 - g1, 3)} ms ({pct(100 * (g1 / g0 - 1))})",
-        "global-fast-unrolled-f64", "reproduced: a saving within a factor of two of the published share; qualitatively: a saving",
-        graded(0, 0.5 * pg <= 1 - g1 / g0 <= 2 * pg, g1 < g0), "the register count does not change; the cause is not established")
+        "global-fast-unrolled-f64", "not testable when the cap changes neither registers nor occupancy; else "
+        "reproduced: a saving within a factor of two of the published share; qualitatively: a saving",
+        "not testable here" if gnoop else graded(0, 0.5 * pg <= 1 - g1 / g0 <= 2 * pg, g1 < g0),
+        (noop_reason(listing, "global-fast-unrolled-f64", short) + "; the time still changes, for a cause not established")
+        if gnoop else "the cause of the change is not established")
     row(["shared_memory_worst_case"], "4.3", "4 KB of shared memory per block allow only 4 blocks per SM", "4 KB, 4 blocks",
         f"{f['gpu']['arch']['shared_memory_per_sm_kb']} KB per SM", "shared-*-loop-f64", "a limit of the GT200's 16 KB", "not testable here", "no such limit today")
     a = f["aos_vs_soa"]
@@ -240,24 +285,23 @@ def build(ctx):
     row(["likelihood_kernel_time"], "4.2.2", "the likelihood kernel takes about 0.088 s, a small share",
         f"{c['likelihood_kernel_time']['value']} s ({100 * pls:.3f}% of the total)", f"{n['likelihood_kernel_ms']} ms ({100 * ls:.2f}%)",
         final, "reproduced: below 1% of the total", "reproduced" if ls < 0.01 else "differs")
-    row(["largest_unit_memory"], "4.2", "the largest units use around 128 MB of GPU memory", f"{c['largest_unit_memory']['value']} MB",
-        "not recorded", "-", "the program's memory use is not measured", "not testable here", "not measured")
-    row(["runs_per_measurement"], "4.4", "each time is the mean of 5 runs", f"{c['runs_per_measurement']['value']} runs, mean",
-        f"{n['repeats_min']} runs or more, median", "every timing", "the same number of runs", "reproduced qualitatively", "median instead of mean")
+    memory_claim_row(row, ctx, c, short)
+    minor_claim_rows(row, ctx, c, short)
+    row(["runs_per_measurement"], "4.4", "each time is the mean of 5 runs (how the thesis measured)",
+        f"{c['runs_per_measurement']['value']} runs, mean", f"{n['repeats_min']} runs or more, median", "every timing",
+        "none: a method, not a result", METHODOLOGY, "not counted among the claims")
 
     missing = set(c) - covered
     if missing:
         raise MissingData(f"paper/mwsep/published.json: claims without a row in the claims table: {', '.join(sorted(missing))}")
-    counts = {v: sum(r[6].startswith(v) and not (v == "reproduced" and r[6].startswith("reproduced qualitatively")) for r in rows) for v in VERDICTS}
-    n["claims_total"] = str(len(rows))
-    for v in VERDICTS:
-        n["claims_" + v.replace(" ", "_")] = str(counts[v])
-    n["claims_published_entries"] = str(len(c))
+    count_claims(n, c, docs, kinds)
     ctx.tables["table_claims"] = table(
-        f"Table R@: every claim of the thesis, published value, value reproduced on the {short}, the variant, the "
-        "criterion and the verdict (in brackets: why, where it differs or cannot be tested).",
-        ["thesis item", "claim", "published", "reproduced", "variant", "criterion", "verdict"], rows,
-        widths=[8, 18, 11, 14, 15, 18, 16])
+        f"Table R@: every claim of the thesis and of its PPAM 2009 abstract (first column: the document and its "
+        f"section), published value, value reproduced on the {short}, the variant, the criterion and the verdict "
+        "(in brackets: why, where it differs or cannot be tested). A row marked as methodology records how the "
+        "thesis measured and is not counted as a claim.",
+        ["document, item", "claim", "published", "reproduced", "variant", "criterion", "verdict"], rows,
+        widths=[9, 18, 11, 14, 14, 18, 16])
     not_compared(ctx, pub)
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "claims_effects.json").write_text(json.dumps(
@@ -269,6 +313,134 @@ def build(ctx):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     module.draw(effects, short, ROOT / "figures" / "out" / "mwsep")
+
+
+def count_claims(n, claims, docs, kinds):
+    """The verdict counts of the claims, kept apart by document (the thesis, the PPAM 2009 abstract); rows of
+    methodology are counted with neither."""
+    n["claims_rows"] = str(len(kinds))
+    n["claims_methodology"] = str(sum(k == METHODOLOGY for k in kinds))
+    entries = {THESIS: 0, PPAM: 0}
+    for k in claims:
+        entries[document(claims, [k])] += 1
+    n["claims_published_thesis_entries"], n["claims_published_ppam_entries"] = str(entries[THESIS]), str(entries[PPAM])
+    for doc, tag in ((THESIS, "thesis"), (PPAM, "ppam")):
+        mine = [k for d, k in zip(docs, kinds) if d == doc and k != METHODOLOGY]
+        n[f"claims_{tag}_total"] = str(len(mine))
+        counts = {v: sum(k == v for k in mine) for v in VERDICTS}
+        for v in VERDICTS:
+            n[f"claims_{tag}_{v.replace(' ', '_')}"] = str(counts[v])
+        plural = {"differs": "differ"}
+        parts = [f"{counts[v]} {v if counts[v] == 1 else plural.get(v, v)}" for v in VERDICTS if counts[v]]
+        n[f"claims_{tag}_summary"] = (", ".join(parts[:-1]) + " and " + parts[-1]) if len(parts) > 1 else (
+            parts[0] if parts else "none")
+
+
+def memory_claim_row(row, ctx, claims, short):
+    """The thesis's memory figure (4.2) against the largest footprint of the final kernel recorded by the
+    experiment device_memory; an absolute size, so not testable, but the measurement is shown."""
+    cl = claims["largest_unit_memory"]
+    mine = [r for r in ctx.optional_rows("device_memory") or [] if r["variant"] == FINAL]
+    claim = "the largest units use around 128 MB of GPU memory"
+    if not mine:
+        row(["largest_unit_memory"], "4.2", claim, f"{cl['value']} MB", "not recorded on this GPU (experiment device_memory)",
+            FINAL, "an absolute size", "not testable here", "not recorded on this GPU")
+        return
+    big = max(mine, key=lambda r: float(r["total_bytes"]))
+    mb = float(big["total_bytes"]) / 1e6
+    row(["largest_unit_memory"], "4.2", claim, f"{cl['value']} MB",
+        f"{fmt(mb, 3)} MB for {big['work_unit']} (integral {fmt(float(big['integral_bytes']) / 1e6, 3)} MB, "
+        f"{big['stars']} stars {fmt(float(big['star_bytes']) / 1e6, 3)} MB), {fmt(mb / cl['value'], 2)} of the figure",
+        FINAL, "an absolute size: it grows with the grid and the star count", "not testable here",
+        "the thesis's grids and star counts are unknown, as for the absolute times")
+
+
+def minor_claim_rows(row, ctx, claims, short):
+    """Rows of the thesis's smaller claims: the cost of double precision from the units (4.1, 4.5), speed and
+    the number of SMs (4.1), the launch shape before 64 threads per block (4.4.4), and large against small
+    units under the fast division (4.4.2). Every verdict is computed from the recorded results."""
+    f, n = ctx.facts, ctx.n
+    # Double precision about 8 times slower, from the GT200's units.
+    cl = claims["double_precision_slowdown"]
+    ratio3, rr3 = f["precision_3s_large"][:2]
+    ratio2, rr2 = f["precision_2s_large"][:2]
+    units_then = cl["single_units"] / cl["double_units"]
+    units_now = f["gpu"]["fp32_gflops"] / f["gpu"]["fp64_gflops"]
+    follows = all(2 / 3 <= r / units_now <= 1.5 for r in (rr3, rr2))
+    row(["double_precision_slowdown"], "4.1, 4.5",
+        f"double precision about {cl['value']} times slower than single ({cl['single_units']} single-precision "
+        f"units, {cl['double_units']} double)",
+        f"{units_then:.3g}:1 by units (peak rates {n['gtx285_fp32_fp64']}:1); Table 4.5: {ratio3:.2f}x, {ratio2:.2f}x",
+        f"{units_now:.3g}:1 by units on the {short}; measured {rr3:.2f}x, {rr2:.2f}x", f"{FINAL}/f32, 3-S and 2-S large",
+        "the chip's FP32:FP64 unit ratio predicts the measured cost within a factor 1.5, as the thesis's Table 4.5 "
+        "does for its units; the factor itself belongs to the GT200, so reproduced qualitatively at most",
+        "reproduced qualitatively" if follows else "differs",
+        f"the cost follows the {short}'s own unit ratio" if follows else
+        f"the measured cost is not within a factor 1.5 of the {short}'s unit ratio; the cause was not established")
+    # Speed and the number of SMs (the scaling emulation on one chip).
+    cl = claims["sm_count_speed"]
+    lo, hi = f["scaling_linear_share"]
+    s0, s1 = f["scaling_sms"]
+    monotone = f["scaling_monotone"]
+    criterion = (f"reproduced: every kernel at least {100 * LINEAR_SHARE:.0f}% of linear scaling on the whole chip; "
+                 "qualitatively: every kernel faster at every step in SMs")
+    measured = (f"{100 * lo:.0f}% to {100 * hi:.0f}% of linear scaling from {s0} to {s1} SMs (emulated on one chip"
+                + ("; every kernel faster at every step)" if monotone else "; not every kernel faster at every step)"))
+    if n["scaling_effective"] != "yes":
+        verdict, why = "not testable here", "the restriction to fewer SMs did not take effect in this recording"
+    elif lo >= LINEAR_SHARE and monotone:
+        verdict, why = "reproduced", ""
+    elif monotone:
+        verdict, why = "reproduced qualitatively", ("speed grows with the SM count, less than in proportion; the "
+                                                    "emulation keeps the clock, memory and L2 of the whole chip")
+    else:
+        verdict, why = "differs", "some kernel does not get faster with more SMs; the cause was not established"
+    row(["sm_count_speed"], "4.1", "the number of SMs directly corresponds to how fast the application will be",
+        cl["value"], measured, "the scaling experiment's variants", criterion, verdict, why)
+    # The launch shape before 64 threads per block.
+    cl = claims["threads_per_block_before"]
+    change = f["tpb_before_change"]
+    before, after = cl["value"], cl["after"]
+    criterion = (f"reproduced: {after} threads per block faster than {before} by more than 1%; qualitatively: "
+                 "within 1%")
+    if change is None:
+        verdict, why = "not testable here", f"not recorded on this GPU: launch_config lacks {before} or {after} threads per block"
+    elif change < -0.01:
+        verdict, why = "reproduced", ""
+    elif change <= 0.01:
+        verdict, why = "reproduced qualitatively", "no difference beyond 1%"
+    else:
+        verdict, why = "differs", f"{after} threads per block cost time against {before} here; the cause was not established"
+    row(["threads_per_block_before"], "4.4.4",
+        f"before the change to {after}, one thread per nu step ({before} threads per block); {after} performs better",
+        f"{before} before, {after} after", n["tpb_before_after"], FINAL, criterion, verdict, why)
+    # Large and small units under the fast division and square root.
+    p44, r44 = f["gains"]["4.4"]
+    pairs = [(m, s) for m in MEMORY for s in ("3s", "2s")]
+
+    def differences(g):
+        return {(m, s): g[(m, f"{s}-large")] - g[(m, f"{s}-small")] for m, s in pairs}
+    dp, dr = differences(p44), differences(r44)
+    kp, kr = max(pairs, key=lambda k: abs(dp[k])), max(pairs, key=lambda k: abs(dr[k]))
+    limit = max(2 * abs(dp[kp]), LARGE_SMALL_POINTS / 100)
+    split = [(m, s) for m, s in pairs if (r44[(m, f"{s}-large")] > 0) != (r44[(m, f"{s}-small")] > 0)]
+
+    def label(k):
+        return f"{k[0]}, {k[1][0]}-S"
+    if abs(dr[kr]) <= limit:
+        verdict, why = "reproduced", ""
+    elif not split:
+        verdict, why = "reproduced qualitatively", "the sizes gain in the same direction, by different amounts"
+    else:
+        verdict, why = "differs", (f"in {len(split)} of {len(pairs)} pairs one size gains and the other loses; "
+                                   "the CUDA chapter's table of gains gives every case")
+    row(["div_sqrt_large_small_same"], "4.4.2", "large and small units show nearly the same gain from the fast division",
+        f"largest difference {100 * abs(dp[kp]):.2f} points ({label(kp)}; Tables 4.2/4.4 as read)",
+        f"largest difference {100 * abs(dr[kr]):.1f} points ({label(kr)}: {pct(100 * r44[(kr[0], kr[1] + '-large')])} large, "
+        f"{pct(100 * r44[(kr[0], kr[1] + '-small')])} small)", "*-ieee/fast-unrolled-f64, every unit",
+        f"reproduced: every pair (same memory and streams) within {100 * limit:.1f} points, twice the thesis's "
+        f"largest difference or {LARGE_SMALL_POINTS:g} point; qualitatively: both sizes gain or lose in every pair",
+        verdict, why)
 
 
 def not_compared(ctx, pub):

@@ -32,16 +32,12 @@ def as_read(published, t):
     return {m: {u: pub["rows"][m][printed[i]] for i, u in enumerate(order)} for m in MEMORY}
 
 
-THESIS_BEFORE_TPB = 160  # threads per block = nu steps of the thesis's units (section 4.4.4), its "before"
-THESIS_AFTER_TPB = 64    # its "after"
-
-
-def tpb_rows(tpb, best):
-    """Rows of the threads-per-block table; the thesis's before and after shapes are marked, and the before shape
-    says so when this recording lacks it."""
+def tpb_rows(tpb, best, before, after):
+    """Rows of the threads-per-block table; the thesis's before and after shapes (section 4.4.4: one thread
+    per nu step, then 64) are marked, and the before shape says so when this recording lacks it."""
     rows = []
-    for t in sorted(set(tpb) | {THESIS_BEFORE_TPB}):
-        mark = {THESIS_BEFORE_TPB: "before (one thread per nu step)", THESIS_AFTER_TPB: "after"}.get(t, "")
+    for t in sorted(set(tpb) | {before}):
+        mark = {before: "before (one thread per nu step)", after: "after"}.get(t, "")
         if t in tpb:
             rows.append([t, fmt(tpb[t], 4), f"{tpb[t] / tpb[best]:.3f}", mark])
         else:
@@ -149,10 +145,14 @@ def build(ctx):
     best = min(tpb, key=tpb.get)
     n["tpb_best"], n["tpb_64_vs_best_pct"] = str(best), f"{100 * (tpb[64] / tpb[best] - 1):.1f}"
     n["default_tpb"] = str(statistics.mode(int(r["threads_per_block"]) for r in launch))
-    n["tpb_before"] = str(THESIS_BEFORE_TPB)
-    if THESIS_BEFORE_TPB in tpb and THESIS_AFTER_TPB in tpb:
-        change = tpb[THESIS_AFTER_TPB] / tpb[THESIS_BEFORE_TPB] - 1
-        n["tpb_before_after"] = (f"{fmt(tpb[THESIS_BEFORE_TPB], 4)} ms before and {fmt(tpb[THESIS_AFTER_TPB], 4)} ms after, "
+    shapes = pub["claims"]["threads_per_block_before"]
+    before, after = shapes["value"], shapes["after"]
+    n["tpb_before"] = str(before)
+    ctx.facts["tpb_before_change"] = None
+    if before in tpb and after in tpb:
+        change = tpb[after] / tpb[before] - 1
+        ctx.facts["tpb_before_change"] = change
+        n["tpb_before_after"] = (f"{fmt(tpb[before], 4)} ms before and {fmt(tpb[after], 4)} ms after, "
                                  f"a change of {pct(100 * change)} ("
                                  + ("the step still pays" if change < -0.01 else
                                     "the step costs time here" if change > 0.01 else "no difference beyond 1%") + ")")
@@ -162,9 +162,9 @@ def build(ctx):
     n["chunk_blocks"] = str(max(int(r["blocks_per_launch"]) for r in launch))
     ctx.tables["table_tpb"] = table(
         f"Table R@: threads per block, thesis's final kernel, 3-stream large unit, {short}, median of the repeats. "
-        f"The thesis launched one thread per nu step ({THESIS_BEFORE_TPB} in its units) before it settled on "
-        f"{THESIS_AFTER_TPB} (section 4.4.4).",
-        ["threads per block", "time (ms)", "relative to the fastest", "the thesis's"], tpb_rows(tpb, best))
+        f"The thesis launched one thread per nu step ({before} in its units) before it settled on "
+        f"{after} (section 4.4.4).",
+        ["threads per block", "time (ms)", "relative to the fastest", "the thesis's"], tpb_rows(tpb, best, before, after))
     chunk = lm[(FINAL, "64", "128", "none", "soa")]
     n["chunked_slowdown"] = f"{chunk / tpb[64]:.1f}"
     ctx.facts["aos_vs_soa"] = lm[(FINAL, "64", "0", "none", "aos")] / tpb[64] - 1

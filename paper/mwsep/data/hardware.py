@@ -1,6 +1,7 @@
 """The GPUs and the host: measured facts from the provenance files, vendor figures from paper/hardware.json,
 the 2010 hardware from the thesis (Appendix B). Counterpart of thesis Table 4.1 and Appendix B."""
 import json
+import statistics
 
 from report.common import ROOT, MissingData, fmt, rel, short_gpu, table
 
@@ -52,6 +53,38 @@ def gpu_info(ctx, folder):
     }
 
 
+def with_article(name):
+    """The name with its indefinite article, as it is read aloud: "an NVIDIA H200" (en-vidia), "a Tesla K20"."""
+    first = name.split()[0] if name.split() else name
+    initialism = len(first) > 1 and first.isupper()
+    vowel_sound = first[:1].upper() in ("AEFHILMNORSX" if initialism else "AEIOU")
+    return ("an " if vowel_sound else "a ") + name
+
+
+def fp64_peak_note(ctx, main):
+    """One sentence setting the computed FP64 peak (SMs x clock x units) beside the FP64 roof measured on the
+    same GPU by the Münch study's roofline kernel (munch/roofline.csv of the same results folder), with the
+    ratio of the two; says so when that measurement is absent."""
+    peak = main["fp64_gflops"]
+    head = (f"The FP64 peak of the {main['short']} used in this report, {fmt(peak, 4)} GFLOP/s, is computed from its "
+            "SMs, its clock and the vendor's FP64 units per SM")
+    folder = ctx.results.parent / "munch"
+    try:
+        rows = ctx.rows("roofline", folder) if (folder / "roofline.csv").exists() else []
+    except MissingData as e:
+        return head + f"; the FP64 roof measured by the Münch study could not be read ({e})."
+    values = [float(r["value"]) for r in rows if r["quantity"] == "fp64_fma_peak"]
+    if not values:
+        return head + ("; the FP64 roof that the Münch study's roofline kernel measures was not recorded on this GPU, "
+                       "so the computed figure is not checked against a measurement.")
+    measured = statistics.median(values)
+    ctx.facts["fp64_roof_measured_gflops"] = measured
+    return head + (f"; the Münch study's roofline kernel (independent FMA chains on the whole GPU, munch/roofline.csv, median of "
+                   f"{len(values)} runs) reaches {fmt(measured / 1e3, 3)} TFLOP/s on the same GPU, "
+                   f"{measured / peak:.3f} of the computed figure, so a share of the computed peak is "
+                   f"{peak / measured:.2f} times smaller than the same share of the measured roof.")
+
+
 def build(ctx):
     spec = json.loads(SPEC.read_text())
     main = gpu_info(ctx, ctx.results)
@@ -59,6 +92,8 @@ def build(ctx):
     ctx.facts["gpu"], ctx.facts["gpus"] = main, [main] + others
     n = ctx.n
     n["gpu"], n["gpu_short"], n["gpu_sms"] = main["name"], main["short"], str(main["sms"])
+    n["a_gpu"] = with_article(main["name"])
+    n["fp64_peak_note"] = fp64_peak_note(ctx, main)
     n["gpu_fp64_tflops"] = fmt(main["fp64_gflops"] / 1e3, 3)
     n["gpu_arch"] = main["arch"]["architecture"]
     n["compare_gpus"] = ", ".join(g["name"] for g in others) if others else "none"

@@ -157,6 +157,12 @@ def build(ctx):
     n["scaling_full_sm_ratio"] = f"{sms[-1] / s16:.2f}"
     verdicts(ctx, sc, sms, pairs)
     ctx.facts["scaling_16_32"] = (min(r), max(r))
+    # For the thesis's "the number of SMs directly corresponds to how fast the application will be" (4.1): the
+    # whole chip's share of linear scaling, and whether every kernel got faster at every step in SMs.
+    ctx.facts["scaling_linear_share"] = (min(full) * s16 / sms[-1], max(full) * s16 / sms[-1])
+    ctx.facts["scaling_monotone"] = all(sc[(v, u, str(a))] > sc[(v, u, str(b))]
+                                        for v, u in pairs for a, b in zip(sms, sms[1:]))
+    ctx.facts["scaling_sms"] = (s16, sms[-1])
 
     # A restriction that did not take effect shows as times that do not change with the SM count.
     effective = min(full) >= 0.5 * sms[-1] / s16

@@ -72,6 +72,7 @@ def build(ctx):
     all_pub = [v for m in t42.values() for v in m.values()]
     n["pub_table42_min_s"], n["pub_table42_max_s"] = fmt(min(all_pub) / 1e3, 3), fmt(max(all_pub) / 1e3, 3)
     n["pub_memory_mb"] = str(pub["claims"]["largest_unit_memory"]["value"])
+    n["memory_sign_sentence"] = memory_sign(ctx, pub)
 
     # Throughput per quadrature point against each GPU's FP64 peak, for the thesis's final kernel (shared
     # memory, 3-stream large): the GTX 285's as if its unit had our grid, each GPU's measured.
@@ -92,7 +93,7 @@ def build(ctx):
         "Table R@: the thesis's final kernel (shared memory, every optimisation) on the 3-stream large unit, "
         "per quadrature point and per unit of FP64 peak. The GTX 285 row assumes the thesis's unit had the grid "
         "used here, which the thesis does not state.",
-        ["GPU", "time (s)", "points per second", "FP64 peak (GFLOP/s)", "points per MFLOP of peak"], rows_)
+        ["GPU", "time (s)", "points per second", "FP64 peak (GFLOP/s, computed)", "points per MFLOP of peak"], rows_)
     main = ctx.facts["gpu"]
     e_main, e_old = eff[main["name"]], pub_pps / (g285 * 1e9)
     n["pub_pps"], n["rep_pps"] = big(pub_pps, 3), big(points["3s-large"] / (mem[final] / 1e3), 3)
@@ -159,3 +160,23 @@ def build(ctx):
          "an upper bound on the time of one core alone"),
     ]
     ctx.facts["deviations"] = dev
+
+
+def memory_sign(ctx, pub):
+    """The thesis's memory figure against the largest footprint recorded here (experiment device_memory, the
+    thesis's final kernel), as one sentence; says so when the experiment was not recorded."""
+    figure = pub["claims"]["largest_unit_memory"]["value"]
+    memory = ctx.optional_rows("device_memory")
+    mine = [r for r in memory or [] if r["variant"] == FINAL]
+    if not mine:
+        return ("The memory the program uses is not recorded on this GPU (experiment device_memory), so this sign "
+                "is not quantified.")
+    big_ = max(mine, key=lambda r: float(r["total_bytes"]))
+    mb = float(big_["total_bytes"]) / 1e6
+    return (f"Here the largest unit ({big_['work_unit']}) takes {fmt(mb, 3)} MB of GPU memory with the thesis's final "
+            f"kernel (experiment device_memory), {fmt(mb / figure, 2)} of that figure: the integral's buffers, which "
+            f"grow with the grid, take {fmt(float(big_['integral_bytes']) / 1e6, 3)} MB and the {big_['stars']} stars "
+            f"{fmt(float(big_['star_bytes']) / 1e6, 3)} MB. "
+            + ("A smaller footprint here points the same way as the signs above" if mb < figure else
+               "A footprint as large or larger here does not point towards a larger grid in the thesis")
+            + ", but how many stars the thesis's units held is not known, so it does not fix the grid.")
