@@ -6,7 +6,7 @@ steps on the medium input. The cost of every variant is linear in the number of 
 rate carries over between sizes; the chapter says so where it prints the numbers."""
 from report.common import fmt, table
 
-from .common import MRI_SAMPLES, MRI_VOXELS, comparative, need, rates
+from .common import MRI_SAMPLES, MRI_VOXELS, comparative, need, rates, repeat_note
 
 # The published rows and the step of ours each one corresponds to (spec §2.4, §2.6: whether the register
 # step is part of "Naïve" is not stated, so F4 is printed beside it; "CMem" is read as the last
@@ -87,10 +87,12 @@ def build(ctx):
         n[f"kh_mri_fhd_time_{key}"] = fmt(ours_f)
         n[f"kh_mri_q_speedup_sp_{key}"] = fmt(sp_q)
         n[f"kh_mri_fhd_speedup_sp_{key}"] = fmt(sp_f)
+    n["kh_mri_cpu_repeats"] = repeat_note([r for r in ctx.rows("cpu_baselines") if r["problem"] in PROBLEMS])
     ctx.tables["kh_mri_summary"] = table(
         "Table R@: the published MRI summary (S3, minutes on unstated hardware, data set not given) beside "
         f"ours (seconds for 128³ voxels × 100 000 samples on the {ctx.facts['kh_gpu']}, from each variant's "
-        "median rate: the CPU loops timed on the small input on one core, the GPU steps on the medium input). "
+        "median rate: the CPU loops timed on the small input on one core, "
+        f"{repeat_note([r for r in ctx.rows('cpu_baselines') if r['problem'] in PROBLEMS])}, the GPU steps on the medium input). "
         "Speed-ups are over the single-precision CPU loop, for both columns.",
         ["published row", "ours", "Q (min), published", "Q (s), ours", "F^H d (min), published",
          "F^H d (s), ours", "Q speed-up, published", "Q speed-up, ours", "F^H d speed-up, published",

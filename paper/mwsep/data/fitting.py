@@ -143,6 +143,16 @@ def _recovery(ctx):
                                       if longest <= RECOVERY_SECONDS_TARGET else
                                       f"over the target of {RECOVERY_SECONDS_TARGET / 60:g} minutes")
     n["fit_recovery_evaluator"] = rec[0]["evaluator"]
+    # How many fits each unit had, and with which seeds: one seed per unit is one draw of the search's luck.
+    fits = {}
+    for r in rec:
+        fits.setdefault(r["work_unit"], []).append(r)
+    seeds = sorted({str(_report(ctx, "fit_recovery", wu)["seed"]) for wu in fits})
+    most = max(len(v) for v in fits.values())
+    n["fit_recovery_repeats"] = (
+        (f"each unit was fitted once, with one seed of the search (seed {', '.join(seeds)}), so how often another seed "
+         "ends elsewhere is not measured" if most == 1 else
+         f"each unit was fitted up to {most} times, with the seeds {', '.join(seeds)}"))
     # The start's perturbation and the box, as the recorded command lines gave them to the runs.
     run = json.loads((pathlib.Path(__file__).resolve().parents[3] / "experiments/definitions/mwsep/fit_recovery.json")
                      .read_text())["runs"][0]
@@ -179,13 +189,16 @@ def _scaling_rows(ctx, folder, host):
     def mode(r):
         return "MPI ranks, one GPU each" if int(r["ranks"]) > 1 else "one process"
 
-    rate, per_generation = {}, {}
+    runs, per_generation = {}, {}
     for r in sc:
         key = (mode(r), gpus(r))
-        rate[key] = float(r["evaluations_per_second"])
+        runs.setdefault(key, []).append(float(r["evaluations_per_second"]))
         gens = sorted((int(g["generation"]), int(g["evaluations"]), float(g["seconds"]))
                       for g in progress if g["evaluator"] == r["evaluator"])
-        per_generation[key] = [(e1 - e0) / (t1 - t0) for (_, e0, t0), (_, e1, t1) in zip(gens, gens[1:])]
+        per_generation.setdefault(key, []).extend((e1 - e0) / (t1 - t0) for (_, e0, t0), (_, e1, t1) in zip(gens, gens[1:]))
+    rate = {k: statistics.median(v) for k, v in runs.items()}
+    counts = sorted({len(v) for v in runs.values()})
+    ctx.facts.setdefault("fit_scaling_runs", {})[host] = (counts, sorted({int(r["generations"]) for r in sc}))
     one = rate.get(("one process", 1))
     body = []
     for key, v in sorted(rate.items(), key=lambda kv: (kv[0][1], kv[0][0])):
@@ -210,12 +223,19 @@ def _scaling(ctx):
         ctx.tables["para_fit_scaling"] = "The throughput measurement (fit_scaling) was not recorded on this host.\n"
         ctx.tables["table_fit_scaling"] = ""
         return
+    repeats = []
+    for host, (counts, generations) in ctx.facts["fit_scaling_runs"].items():
+        runs = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+        repeats.append(f"{host}: {runs} run{'s' if counts[-1] > 1 else ''} per configuration, each of "
+                       f"{' or '.join(str(g) for g in generations)} generations after the first")
+    single = all(c == [1] for c, _ in ctx.facts["fit_scaling_runs"].values())
     ctx.tables["table_fit_scaling"] = table(
         "Table R@: evaluations per second of the fit's global search on the 3-stream large unit (fit_scaling), by "
         "results folder (host), GPU count, as one process driving every GPU and as one MPI rank per GPU: over the "
         "whole run, and the median of its generations after the first (one batch of the population each) with their "
         "range (max - min, % of the median); the speed-up "
-        "is against one GPU in one process of the same host and run. Only the runs the hosts had GPUs for appear.",
+        "is against one GPU in one process of the same host and run. Only the runs the hosts had GPUs for appear. "
+        f"Runs: {'; '.join(repeats)}" + (" (the range of its generations is a run's only spread)." if single else "."),
         ["host", "GPUs", "mode", "per second", "median per generation", "range %", "speed-up",
          "ms each (wall)"], (main_body or []) + (multi_body or []))
     wanted = json.loads((pathlib.Path(__file__).resolve().parents[3] / "experiments/definitions/mwsep/fit_scaling.json")
@@ -223,6 +243,9 @@ def _scaling(ctx):
     have = {g for _, g in main_rate} | {g for _, g in multi_rate}
     missing = sorted({int(run.get("needs_gpus", 1)) for run in wanted["runs"]} - have)
     text = []
+    if single:
+        text.append("Each configuration was run once, so each rate and speed-up below rests on one short run; the "
+                    "range of its generations in the table is its only measure of spread.")
     one = main_rate.get(("one process", 1))
     if one:
         text.append(f"On the 3-stream large unit the global search made {one:.2f} evaluations per second on one GPU.")
