@@ -12,6 +12,11 @@
 - A substitution inside a code span (`{{ name }}` between backticks) is an error: MyST does not fill it.
 - Every included table (_generated/*.md) and every figure (figures/out/<name>.*) must exist, that is, must
   have been generated from recorded results.
+- Every figure's caption starts with its number: the thesis's ("Figure 4.3 (thesis)") or the report's own
+  ("Figure R1", the study's letter), and a study's own figures are numbered 1, 2, 3, ... in the order its
+  chapters show them (the report does not number figures automatically).
+- Every line a listing quotes (literalinclude) is at most LISTING_WIDTH characters, so that it fits the PDF's
+  text width without wrapping.
 """
 import pathlib
 import re
@@ -39,6 +44,52 @@ EXEMPT = [
 ]
 
 
+# The widest line a listing may quote: footnote-size monospace on the A4 page's text width holds a little more.
+LISTING_WIDTH = 100
+
+
+def figure_captions(text):
+    """The first caption line of every {figure} block of a chapter, with its line number."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if re.match(r"\s*```\{figure\}", line):
+            for j in range(i + 1, len(lines)):
+                body = lines[j].strip()
+                if body.startswith("```"):
+                    yield i + 1, ""
+                    break
+                if body and not body.startswith(":"):
+                    yield j + 1, body
+                    break
+
+
+def listing_problems(md, text):
+    """Lines wider than LISTING_WIDTH in the ranges the chapter quotes with literalinclude."""
+    out = []
+    for block in re.findall(r"```\{literalinclude\}\s+(\S+)\n(.*?)```", text, flags=re.S):
+        path, options = block
+        source = (md.parent / path).resolve()
+        if not source.exists():
+            out.append(f"{md}: listing {path} does not exist")
+            continue
+        opts = dict(re.findall(r":([\w-]+):\s*(.*)", options))
+        lines = source.read_text().splitlines()
+        start, end = 0, len(lines)
+        after, before = opts.get("start-after", "").strip('"'), opts.get("end-before", "").strip('"')
+        if after:
+            start = next((i + 1 for i, x in enumerate(lines) if after in x), None)
+        if before:
+            end = next((i for i, x in enumerate(lines) if before in x and (start is None or i >= start)), None)
+        if start is None or end is None:
+            out.append(f"{md}: listing {path}: marker {after or before} not found")
+            continue
+        for i in range(start, end):
+            if len(lines[i]) > LISTING_WIDTH:
+                out.append(f"{md}: listing {path}:{i + 1} is {len(lines[i])} characters wide, more than "
+                           f"{LISTING_WIDTH}: it would wrap in the PDF")
+    return out
+
+
 def prose_lines(text):
     in_fence = False
     for number, line in enumerate(text.splitlines(), start=1):
@@ -59,10 +110,19 @@ def main():
     if not chapters:
         print(f"report check: {folder}: no chapters (*.md) to check")
         return 1
+    own = {}  # study folder -> the numbers of its own figures, in chapter order
     for md in chapters:
         if md.name.endswith("references.md"):
             continue  # bibliographic data: volumes, pages and years, not results
         text = md.read_text()
+        for number, caption in figure_captions(text):
+            mine = re.match(rf"Figure ([{LETTERS}])(\d+)\b", caption)
+            if mine:
+                own.setdefault((md.parent, mine.group(1)), []).append((int(mine.group(2)), md, number))
+            elif not re.match(r"Figure \d+\.\d+ \(thesis\)", caption):
+                problems.append(f"{md}:{number}: a figure caption without its number (\"Figure {LETTERS[0]}1: ...\" or "
+                                f"\"Figure 4.3 (thesis): ...\"): {caption[:60]}")
+        problems += listing_problems(md, text)
         for number, line in prose_lines(text):
             # MyST leaves a substitution inside a code span as it is: the reader would see the braces.
             if re.search(r"`[^`]*\{\{[^`]*`", line):
@@ -82,6 +142,12 @@ def main():
             found = list(stem.parent.glob(stem.name + ".*")) if stem.parent.exists() else []
             if not found:
                 problems.append(f"{md}: figure {figure} has no generated file (no source data?)")
+    for (_, letter), found in own.items():
+        for expected, (got, md, number) in enumerate(found, start=1):
+            if got != expected:
+                problems.append(f"{md}:{number}: Figure {letter}{got} where the chapters' order gives Figure "
+                                f"{letter}{expected}")
+                break
     for p in problems:
         print("report check:", p)
     print(f"report check: {len(problems)} problems")

@@ -5,8 +5,14 @@ import common as c
 from .shared import THESIS_LABEL, by_size, published
 
 FILTERS = [1, 9, 99, 999, 9999, 99999, 999999]
-GPU_STYLES = {"thesis-constant384": ("#0b3c5d", "o"), "thesis-reduction-interleaved": ("#5b9bd5", "+"), "thesis-reduction-sequential": ("#0b3c5d", "x"), "tiled-constant-r1": ("#5b9bd5", "s"),
-              "tiled-constant-r16": (c.MODERN_COLOR, "D"), "tiled-shared-r16": ("#66bd63", "v"), "cufft": ("#762a83", "^")}
+# Twelve series share each panel: the thesis's three (orange, told apart by line style), the host's two (greys,
+# told apart by marker) and seven GPU variants, each its own hue of a qualitative palette and its own marker,
+# so that no two series are told apart by shade alone.
+GPU_STYLES = {"thesis-constant384": ("#1f77b4", "o"), "thesis-reduction-interleaved": ("#17becf", "+"),
+              "thesis-reduction-sequential": ("#9467bd", "x"), "tiled-constant-r1": ("#8c564b", "s"),
+              "tiled-constant-r16": (c.MODERN_COLOR, "D"), "tiled-shared-r16": ("#bcbd22", "v"),
+              "cufft": ("#e377c2", "^")}
+CPU_STYLES = {"sequential": (c.CPU_SHADES[0], "o"), "openmp": (c.CPU_SHADES[1], "*")}
 
 
 def make(results_dir, _published, out_dir):
@@ -25,10 +31,10 @@ def make(results_dir, _published, out_dir):
             pts = [(n, v) for n, v in zip(t["signals"], t["rows_by_filter"].get(str(w), [])) if v is not None]
             if pts:
                 ax.plot(*zip(*pts), style, color=c.PUBLISHED_COLOR, label=label)
-        for impl, shade in [("sequential", c.CPU_SHADES[0]), ("openmp", c.CPU_SHADES[1])]:
+        for impl, (shade, marker) in CPU_STYLES.items():
             pts = sorted((n, v) for (i, n, ww), v in cpu.items() if i == impl and ww == w)
             if pts:
-                ax.plot(*zip(*pts), "-", color=shade, marker=".", label=f"CPU, {impl}")
+                ax.plot(*zip(*pts), "-", color=shade, marker=marker, ms=4, mfc="none", label=f"CPU, {impl}")
         for variant, (color, marker) in GPU_STYLES.items():
             pts = sorted((n, v) for (v_, n, ww), v in g.items() if v_ == variant and ww == w)
             if pts:
@@ -49,5 +55,6 @@ def make(results_dir, _published, out_dir):
         ax.set_xlabel("signal length (samples)")
     for ax in axes[:, 0]:
         ax.set_ylabel("time (ms)")
-    fig.suptitle(f"1-D convolution: {THESIS_LABEL} in orange, this rebuild ({gpu} and its host) in grey, blue and green")
+    fig.suptitle(f"1-D convolution: {THESIS_LABEL} in orange, this rebuild's host in grey, its {gpu} variants "
+                 "in one colour and marker each")
     return c.save(fig, out_dir, "fig_convolution")

@@ -1,4 +1,4 @@
-"""Figure R3: every testable effect of the thesis, published against reproduced, with the line y = x.
+"""Figure R4: every testable effect of the thesis, published against reproduced, with the line y = x.
 
 Drawn by the report's claims chapter (paper/mwsep/data/claims.py), which computes the effects."""
 import pathlib

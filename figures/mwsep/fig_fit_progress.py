@@ -1,4 +1,4 @@
-"""The fit's progress: the best likelihood of the global search after each generation, against the
+"""Figure R3: the fit's progress: the best likelihood of the global search after each generation, against the
 evaluations made so far, for each recovery fit (fit_recovery_progress.csv); after the global search, the
 likelihood the fit ended with (after its polishes; drawn at the fit's total evaluations, the Hessian's included)
 and, dashed, the truth's likelihood on the same catalogue (fit_recovery.csv)."""

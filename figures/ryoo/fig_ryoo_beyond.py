@@ -1,4 +1,4 @@
-"""Figure R2: GFLOP/s of every matrix-multiplication variant at the headline size, the paper's steps and the
+"""Figure P2: GFLOP/s of every matrix-multiplication variant at the headline size, the paper's steps and the
 later ones, beside cuBLAS in FP32 and on TF32 tensor cores."""
 import matplotlib.pyplot as plt
 

@@ -99,7 +99,8 @@ __device__ __forceinline__ void integral_body(const IntegralArgs<typename V::Rea
     Real* shared = reinterpret_cast<Real*>(shared_raw);
     // The memory policy's view of the stream constants. The shared-memory view copies them into
     // shared[0 .. 6 S) and synchronises the block before any thread reads them.
-    const typename V::Memory::template View<Real> stream_const(a.streams, shared, stream_stride * n_streams);
+    const typename V::Memory::template View<Real> stream_const(a.streams, shared,
+                                                               stream_stride * n_streams);
 
     const int p = (blockIdx.x + a.block_offset) * blockDim.x + threadIdx.x;
     if (p >= a.cells) return;
@@ -108,7 +109,8 @@ __device__ __forceinline__ void integral_body(const IntegralArgs<typename V::Rea
     const Real cbsl = a.cosb[p] * a.sinl[p];
 
     Real bg_sum = 0;
-    // The loop policy's per-stream sums: registers (unrolled) or shared memory past the stream table.
+    // The loop policy's per-stream sums: registers (unrolled) or shared memory past the stream
+    // table.
     typename Loop::template Sums<Real, S> st_sums(shared + V::Memory::shared_values, n_streams);
 
     const Real* r_point = a.r_point + static_cast<size_t>(k) * a.n_conv;
@@ -121,11 +123,14 @@ __device__ __forceinline__ void integral_body(const IntegralArgs<typename V::Rea
         const Real rg = Ops::sqrt(math::flattened_radius_squared(pos, a.q_inv_sq));
         bg_sum += Ops::div(qw, math::hernquist_denominator(rg, a.r0));
         const auto stream_term = [&](int s) {
-            const math::Vec3<Real> centre{stream_const(s * stream_stride + 0), stream_const(s * stream_stride + 1),
+            const math::Vec3<Real> centre{stream_const(s * stream_stride + 0),
+                                          stream_const(s * stream_stride + 1),
                                           stream_const(s * stream_stride + 2)};
-            const math::Vec3<Real> axis{stream_const(s * stream_stride + 3), stream_const(s * stream_stride + 4),
+            const math::Vec3<Real> axis{stream_const(s * stream_stride + 3),
+                                        stream_const(s * stream_stride + 4),
                                         stream_const(s * stream_stride + 5)};
-            return qw * device_exp(-math::stream_distance_squared(pos, centre, axis) * inv_two_sigma_sq(Real(), s));
+            return qw * device_exp(-math::stream_distance_squared(pos, centre, axis) *
+                                   inv_two_sigma_sq(Real(), s));
         };
         st_sums.add(stream_term, n_streams);
     }
@@ -139,13 +144,15 @@ __device__ __forceinline__ void integral_body(const IntegralArgs<typename V::Rea
     }, n_streams);
 }
 
-/// The integral kernel of variant V for S streams: one thread per sky cell, one launch per r step @p k.
+/// The integral kernel of variant V for S streams: one thread per sky cell, one launch per r step
+/// @p k.
 template <class V, int S>
 __global__ void integral_kernel(IntegralArgs<typename V::Real> a, int k) {
     integral_body<V, S>(a, k);
 }
 // [register-cap-begin]
-/// The register-capped build: the same body under the thesis's 48-register limit (`--maxrregcount 48`).
+/// The register-capped build: the same body under the thesis's 48-register limit
+/// (`--maxrregcount 48`).
 template <class V, int S>
 __global__ void __maxnreg__(48) integral_kernel_capped(IntegralArgs<typename V::Real> a, int k) {
     integral_body<V, S>(a, k);

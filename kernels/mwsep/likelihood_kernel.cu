@@ -56,18 +56,22 @@ __device__ __forceinline__ float gl_offset(float, int k) { return gl_offset_f32[
 __device__ __forceinline__ float gl_weight(float, int k) { return gl_weight_f32[k]; }    ///< w_k, single precision
 
 // [likelihood-kernel-begin]
-/// One thread per star: densities at the star's own distance, then log10 of its mixture probability.
+/// One thread per star: densities at the star's own distance, then log10 of its mixture
+/// probability.
 template <class Real, bool StructureOfArrays>
 __global__ void likelihood_kernel(StarKernelArgs<Real> a) {
     const int n = blockIdx.x * blockDim.x + threadIdx.x;
     if (n >= a.count) return;
-    const auto field = [&](int f) { return StructureOfArrays ? a.stars[f * a.stride + n] : a.stars[n * 5 + f]; };
+    const auto field = [&](int f) {
+        return StructureOfArrays ? a.stars[f * a.stride + n] : a.stars[n * 5 + f];
+    };
     const Real sinb = field(0), sinl = field(1), cosb = field(2), cosl = field(3), r = field(4);
     const Real cbcl = cosb * cosl, cbsl = cosb * sinl;
     const Real g_centre = math::magnitude_from_distance(r);
     Real dens[1 + max_streams] = {};
     for (int k = 0; k < a.n_conv; ++k) {
-        const auto pt = math::convolution_point(g_centre, gl_offset(Real(), k), gl_weight(Real(), k));
+        const auto pt =
+            math::convolution_point(g_centre, gl_offset(Real(), k), gl_weight(Real(), k));
         const auto pos = math::point_position(pt.r_point, cbcl, cbsl, sinb);
         const Real rg = sqrt(math::flattened_radius_squared(pos, a.q_inv_sq));
         dens[0] += pt.qw_r3_n / math::hernquist_denominator(rg, a.r0);
@@ -75,7 +79,8 @@ __global__ void likelihood_kernel(StarKernelArgs<Real> a) {
         for (int s = 0; s < a.n_streams; ++s) {
             const math::Vec3<Real> c{a.centre[3 * s], a.centre[3 * s + 1], a.centre[3 * s + 2]};
             const math::Vec3<Real> ax{a.axis[3 * s], a.axis[3 * s + 1], a.axis[3 * s + 2]};
-            dens[1 + s] += pt.qw_r3_n * device_exp(-math::stream_distance_squared(pos, c, ax) * a.inv_two_sigma_sq[s]);
+            dens[1 + s] += pt.qw_r3_n * device_exp(-math::stream_distance_squared(pos, c, ax) *
+                                                   a.inv_two_sigma_sq[s]);
         }
     }
     const Real efficiency = math::efficiency_factor(r);
@@ -83,7 +88,8 @@ __global__ void likelihood_kernel(StarKernelArgs<Real> a) {
     for (int s = 0; s < a.n_streams; ++s) p += dens[1 + s] * a.weight[1 + s];
     p *= efficiency;
     a.log_probability[n] = math::log10_or_penalty(p);
-    for (int c = 0; c <= a.n_streams; ++c) a.densities[static_cast<size_t>(n) * (1 + a.n_streams) + c] = dens[c] * efficiency;
+    for (int c = 0; c <= a.n_streams; ++c)
+        a.densities[static_cast<size_t>(n) * (1 + a.n_streams) + c] = dens[c] * efficiency;
 }
 // [likelihood-kernel-end]
 

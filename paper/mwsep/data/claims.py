@@ -307,7 +307,7 @@ def build(ctx):
     (OUT / "claims_effects.json").write_text(json.dumps(
         {"gpu": short, "effects": [{"label": a, "published": p, "reproduced": r} for a, p, r in effects]}, indent=1) + "\n")
     ctx.facts["effects"] = effects
-    # Figure R3, drawn here because it plots the effects this module computes.
+    # Figure R4, drawn here because it plots the effects this module computes.
     import importlib.util
     spec = importlib.util.spec_from_file_location("fig_claims", ROOT / "figures" / "mwsep" / "fig_claims.py")
     module = importlib.util.module_from_spec(spec)
