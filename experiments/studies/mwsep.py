@@ -70,6 +70,11 @@ _COMPRESSED_ACCURACY = ["experiment", "work_unit", "candidate", "quantity", "exa
                         "compressed_error", "pass"]
 _COMPRESSED_CPU = ["experiment", "integrator", "work_unit", "threads", "repeat", "integral_s", "rule_s",
                    "integral_without_rules_s", "likelihood", "fallbacks"]
+_HESSIAN = ["experiment", "work_unit", "variant", "integral_cache", "parameters", "hessian_evaluations",
+            "hessian_seconds", "hessian_integral_s", "full", "partial", "none", "components", "reused",
+            "likelihood", "same_uncertainties"]
+_HESSIAN_NUMERIC = {"parameters", "hessian_evaluations", "hessian_seconds", "hessian_integral_s", "full", "partial",
+                    "none", "components", "reused", "likelihood"}
 _COMPRESSED_NUMERIC = {"exact", "compressed", "rel_diff", "stated_error", "fallback_cells", "cells", "tolerance",
                        "extended", "exact_error", "compressed_error",
                        "threads", "integral_s", "rule_s", "integral_without_rules_s", "likelihood", "fallbacks"}
@@ -161,6 +166,11 @@ KINDS = {
                            numeric=_COMPRESSED_NUMERIC, host_only=True, compare=Compare("median", 0.10)),
     # A fit with the compressed integrator: as `fit`, plus its optimum's likelihood by the exact sum.
     "fit_compressed": _fit_rechecked("exact", "compressed quadrature"),
+    # The Hessian at a unit's own vector with and without the integral cache: its integral kernels' seconds, the
+    # launches and component integrals, and whether the uncertainties are the same bits (they must be). The
+    # integral seconds within 15 %; the counts are exact.
+    "hessian": Kind(_HESSIAN, key=["work_unit", "variant", "integral_cache"], value="hessian_integral_s",
+                    numeric=_HESSIAN_NUMERIC, compare=Compare("median", 0.15)),
 }
 STARS_COUNT, STARS_SEED = 100000, 1
 # Units whose catalogue is committed rather than generated.
@@ -263,6 +273,73 @@ def _kind_fit(self, d):
             yield Job(f"{wu}|{devices or 'all'}|{ranks}", job, [f"mwsep fit -a {wu} (see the log)"],
                       needs_gpus=0 if devices == "cpu" else run.get("needs_gpus", d.get("needs_gpus", 1)), skip=skip)
 
+
+
+# kind `hessian`: per unit and variant, `mwsep fit` from the unit's own vector with no search and no polish (a
+# population of 2, 0 generations; the start is the better of the two here, and the Hessian is computed there),
+# once with --no-integral-cache and once with the cache. Rows: one per run, from its report (hessian_seconds,
+# hessian_integral_seconds, the Hessian's integral_work); the cached row says whether its uncertainties (every
+# sigma and the scaled Fisher eigenvalues) are the same bits as the uncached run's: "yes" or the job fails.
+def _stream_count(workunit):
+    """The number of streams a work unit declares (its number_streams line)."""
+    m = re.search(r"^number_streams:\s*(\d+)", pathlib.Path(workunit).read_text(), re.M)
+    if not m:
+        raise RuntimeError(f"{workunit}: no number_streams line")
+    return int(m.group(1))
+
+
+def _kind_hessian(self, d):
+    name = d["name"]
+    for run in d["runs"]:
+        for wu in self.units(run):
+            variant = run.get("variant", "modern-f64")
+
+            def job(tmp, wu=wu, variant=variant, run=run):
+                reports, rows = {}, []
+                for cache in (False, True):
+                    label = "cached" if cache else "uncached"
+                    rep_path = tmp / f"{name}_report_{wu}_{variant}_{label}.json"
+                    cmd = [self.mwsep, "fit", "-a", str(self.workunit(wu)), "-s", str(self.stars(wu)),
+                           "--box", str(run.get("box", 0.05)), "--algorithm", "pso", "--population", "2",
+                           "--generations", "0", "--polish", "0", "--seed", "1", "--devices", "0",
+                           "--variant", variant, "--report", str(rep_path), "--work-unit", wu, "--experiment", name,
+                           "--quiet"] + ([] if cache else ["--no-integral-cache"])
+                    r = self._run(cmd, log=tmp / f"{name}_{wu}_{variant}_{label}.log")
+                    if r.returncode != 0:
+                        raise RuntimeError(f"mwsep fit (Hessian, {label}) failed on {wu}: {r.stderr.strip()[-400:]}")
+                    rep = json.loads(rep_path.read_text())
+                    reports[label] = rep
+                    work = rep.get("hessian_integral_work") or {}
+                    if cache and not work:
+                        raise RuntimeError(f"{wu} {variant}: the cached run's report has no hessian_integral_work")
+                    same = ""
+                    if cache:
+                        ref = reports["uncached"]
+                        sig = lambda x: ([p["sigma"] for p in x["parameters"].values()], x.get("scaled_fisher_eigenvalues"))
+                        same = "yes" if sig(rep) == sig(ref) else "no"
+                    rows.append([name, wu, variant, "on" if cache else "off", len(rep["parameters"]),
+                                 rep["hessian_evaluations"], rep["hessian_seconds"], rep["hessian_integral_seconds"],
+                                 work.get("full", rep["hessian_evaluations"]), work.get("partial", 0),
+                                 work.get("none", 0),
+                                 # without the cache every evaluation integrates the background and every stream
+                                 work.get("components", rep["hessian_evaluations"] * (1 + _stream_count(self.workunit(wu)))),
+                                 work.get("reused", 0),
+                                 rep["likelihood"], same])
+                if rows[1][-1] != "yes":
+                    raise RuntimeError(f"{wu} {variant}: the uncertainties differ with the integral cache")
+                part = tmp / f"{name}.csv"
+                with part.open("w", newline="") as f:
+                    w = csv.writer(f)
+                    w.writerow(_HESSIAN)
+                    w.writerows(rows)
+                out = {part.name: part}
+                for label in reports:
+                    p = tmp / f"{name}_report_{wu}_{variant}_{label}.json"
+                    out[p.name] = p
+                return out
+            skip = None if _has_fit(self) else "this mwsep was built without the fit command (pagmo2 and NLopt were not found)"
+            yield Job(f"{wu}|{variant}", job, [f"mwsep fit -a {wu} --generations 0 --polish 0 (see the log)"],
+                      needs_gpus=1, skip=skip)
 
 
 def _has_fit(self):
@@ -455,6 +532,7 @@ class Study(study.Study):
     kind_compressed_accuracy = _kind_compressed_accuracy
     kind_compressed_cpu = _kind_compressed_cpu
     kind_checkpoint = _kind_checkpoint
+    kind_hessian = _kind_hessian
 
     # ---- inputs -------------------------------------------------------------------------------------
     @staticmethod

@@ -24,3 +24,6 @@ MWSEP_PROCESS_S = 0.34
 # One evaluation inside a fit (the evaluator's whole evaluation) at most this multiple of its integral, per the
 # progress file's phase sums of the lean variant's fit (fit_cost).
 MWSEP_FIT_EVAL_RATIO = 1.1
+# The Hessian of the 3-stream large unit with the integral cache: its integral kernels' seconds at least this
+# many times fewer than without it (hessian_cost, same variant, same call).
+MWSEP_HESSIAN_SAVING = 2.5

@@ -7,12 +7,17 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <numbers>
+#include <utility>
 
 #include "mwsep/cuda/backend.hpp"
 #include "mwsep/cuda/devices.hpp"
 #include "mwsep/fit/evaluator.hpp"
+#include "mwsep/fit/hessian.hpp"
 #include "mwsep/fit/resident_device.hpp"
 #include "mwsep/fit/space.hpp"
 #include "mwsep/generate/catalogue.hpp"
@@ -152,4 +157,111 @@ TEST(FitGpuEvaluator, LocalRanksTakeTheDevicesRoundRobin) {
     ASSERT_FALSE(ranked.empty());
     for (int r = 0; r < 2 * static_cast<int>(ranked.size()); ++r)
         EXPECT_EQ(mwsep::fit::device_for_local_rank(r, "modern-f64"), ranked[r % ranked.size()]) << r;
+}
+
+// ---- The integral cache (fit/integral_cache.hpp) on the GPU: a component taken from the cache, or integrated in a
+// launch of the missing streams alone, is the same bits as in a launch of the whole candidate, for every exact
+// variant a fit can run.
+namespace {
+
+/// @p unit with q, r0 and every stream parameter optimised (the angles' bounds widened), and @p stars stars
+/// drawn from it.
+mwsep::fit::FitData every_parameter(const std::string& unit, std::size_t stars) {
+    mwsep::fit::FitData data;
+    data.work_unit = mwsep::model::read_astronomy_parameters(testsupport::workunit(unit).string());
+    data.work_unit.optimize_background = {0, 1, 1, 0};
+    for (auto& s : data.work_unit.streams) {
+        s.optimize_weight = true;
+        for (std::size_t j = 0; j < s.optimize.size(); ++j) s.optimize[j] = true;
+        for (const std::size_t j : {2u, 3u}) s.min[j] = -2 * std::numbers::pi, s.max[j] = 2 * std::numbers::pi;
+    }
+    mwsep::generate::Options g;
+    g.count = stars;
+    g.threads = 2;
+    data.stars = mwsep::generate::generate_catalogue(
+                     mwsep::geometry::make_setup(mwsep::model::build_model(data.work_unit)), g)
+                     .stars;
+    return data;
+}
+
+/// The unit's vector, each parameter alone moved up and down, and pairs within one component and across two
+/// (the kinds of points the Hessian's stencil has), with steps of 1e-3 of each range.
+mwsep::fit::Batch stencil_points(const mwsep::fit::FitData& data) {
+    const auto space = mwsep::fit::fit_space(data.work_unit, true);
+    const auto step = [&](std::vector<double> x, std::size_t i, double sign) {
+        x[i] += sign * 1e-3 * (space.upper[i] - space.lower[i]);
+        return x;
+    };
+    const auto& x = space.start;
+    mwsep::fit::Batch batch{x};
+    for (std::size_t i = 0; i < x.size(); ++i) batch.push_back(step(x, i, 1)), batch.push_back(step(x, i, -1));
+    // (q, r0), (stream 1's mu, r), (stream 1's mu, last stream's sigma), (q, stream 2's theta), (a weight, stream 1's r)
+    for (const auto& [i, j] : std::vector<std::pair<std::size_t, std::size_t>>{
+             {0, 1}, {3, 4}, {3, x.size() - 1}, {0, std::min<std::size_t>(11, x.size() - 1)}, {2, 4}})
+        for (const double s : {1.0, -1.0}) batch.push_back(step(step(x, i, s), j, -s));
+    return batch;
+}
+
+void expect_cache_changes_no_bit(const mwsep::fit::FitData& data, const std::string& variant, const std::string& unit) {
+    auto plain_data = data;
+    plain_data.integral_cache = false;
+    auto plain = mwsep::fit::make_gpu_evaluator(plain_data, variant, {0});
+    auto cached = mwsep::fit::make_gpu_evaluator(data, variant, {0});
+    const auto batch = stencil_points(data);
+    const auto a = plain->evaluate(batch);
+    const auto b = cached->evaluate(batch);
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        ASSERT_TRUE(std::isfinite(a[i])) << unit << " " << variant << " point " << i;
+        EXPECT_EQ(a[i], b[i]) << unit << " " << variant << " point " << i;
+    }
+    const auto w = cached->integral_work();
+    ASSERT_TRUE(w.has_value());
+    EXPECT_EQ(w->full, 1) << unit << " " << variant << ": only the first point is integrated whole";
+    EXPECT_GT(w->none, 0) << unit << " " << variant;
+}
+
+}  // namespace
+
+TEST(FitIntegralCache, EveryExactVariantGivesTheSameBitsWithTheCacheOnThe3StreamSmallUnit) {
+    REQUIRE_GPU();
+    const auto data = every_parameter("3s-small", 2000);
+    int tested = 0;
+    for (const auto* v : mwsep::cuda::select_variants("modern-*")) {
+        expect_cache_changes_no_bit(data, v->name, "3s-small");
+        ++tested;
+    }
+    EXPECT_GE(tested, 17) << "modern-f64, modern-f32 and the lean variants";
+}
+
+TEST(FitIntegralCache, TheFitVariantsGiveTheSameBitsWithTheCacheOnTheLargeUnits) {
+    REQUIRE_GPU();
+    for (const std::string unit : {"3s-large", "stripe11-large"}) {
+        const auto data = every_parameter(unit, 1000);
+        for (const std::string variant : {"modern-f64", "modern-rw-exp8-staged-f64", "modern-rw-exp8-sub4log-warp-staged-f64"})
+            expect_cache_changes_no_bit(data, variant, unit);
+    }
+}
+
+TEST(FitIntegralCache, TheGpuHessianIsTheSameBitsWithAndWithoutTheCache) {
+    REQUIRE_GPU();
+    auto data = every_parameter("3s-small", 2000);
+    const auto space = mwsep::fit::fit_space(data.work_unit, true);
+    std::vector<double> width(space.size());
+    for (std::size_t i = 0; i < width.size(); ++i) width[i] = space.upper[i] - space.lower[i];
+    for (const std::string variant : {"modern-f64", "modern-rw-exp8-sub4log-warp-staged-f64"}) {
+        data.integral_cache = false;
+        auto plain = mwsep::fit::make_gpu_evaluator(data, variant, {0});
+        const auto without = mwsep::fit::uncertainty_at(*plain, space.start, width, 1e-3, data.stars.size());
+        data.integral_cache = true;
+        auto cached = mwsep::fit::make_gpu_evaluator(data, variant, {0});
+        const auto with = mwsep::fit::uncertainty_at(*cached, space.start, width, 1e-3, data.stars.size());
+        ASSERT_EQ(with.steps, without.steps) << variant;
+        for (std::size_t k = 0; k < with.hessian.size(); ++k)
+            EXPECT_EQ(std::bit_cast<std::uint64_t>(with.hessian[k]), std::bit_cast<std::uint64_t>(without.hessian[k]))
+                << variant << " element " << k << ": " << with.hessian[k] << " and " << without.hessian[k];
+        const auto w = cached->integral_work();
+        ASSERT_TRUE(w.has_value());
+        EXPECT_EQ(w->full, 1) << variant;
+        EXPECT_EQ(w->full + w->partial + w->none, static_cast<long long>(with.evaluations)) << variant;
+    }
 }

@@ -23,10 +23,12 @@ def build(ctx):
         ["mwsep (lean variants)", "the best exact FP64 variant at least "
          + " and ".join(f"{r:g} times the public application on {u}" for u, r in t.MWSEP_PEER_RATIO.items())
          + f"; the FP64 pipe {t.MWSEP_FP64_PIPE_PCT} % busy on 3s-large; the whole process at most "
-         f"{t.MWSEP_PROCESS_S:g} s; an evaluation inside a fit at most {t.MWSEP_FIT_EVAL_RATIO:g} times its integral",
+         f"{t.MWSEP_PROCESS_S:g} s; an evaluation inside a fit at most {t.MWSEP_FIT_EVAL_RATIO:g} times its integral; "
+         f"the Hessian of the 3-stream unit at least {t.MWSEP_HESSIAN_SAVING:g} times cheaper in integral work",
          "an analysis of the compiled loop put the per-point approach's limit near five times the public "
          "application at full FP64-pipe use; these values ask for most of that limit, with the fixed cost of "
-         "CUDA start-up and process exit left in the whole process", "Beyond the thesis"],
+         "CUDA start-up and process exit left in the whole process; the Hessian's stencil changes one or two "
+         "parameters per point, so most of its points repeat components already integrated", "Beyond the thesis"],
         ["ryoo (applications)", f"{issue_pct} % {issue_resource} activity (the share of cycles issuing) for compute-bound kernels; "
          + ", ".join(f"{p} %" for p in dram) + " of the DRAM throughput for "
          + ", ".join(sorted(a for a, (r, _) in t.RYOO_BOUND.items() if r == "DRAM")),

@@ -68,6 +68,9 @@ const char* fit_help =
     "  --hessian-step F           first finite-difference step as a fraction of each box width (default\n"
     "                             1e-3); the Hessian then steps one sigma of each parameter\n"
     "  --no-uncertainties         skip the Hessian\n"
+    "  --no-integral-cache        integrate every component of every candidate; by default a component\n"
+    "                             (background, or one stream) whose parameters an earlier candidate had, bit\n"
+    "                             for bit, is taken from that candidate (the same value; the exact integrator)\n"
     "  --checkpoint FILE          write the search's state after every generation   --resume  continue from it\n"
     "  --stop-after N             stop after N generations of this run (tests of resuming; needs --checkpoint)\n"
     "                             a completed fit removes its checkpoint\n"
@@ -131,6 +134,7 @@ int run_fit_command(const Args& args) {
                                 {"--polish", OptionKind::value},     {"--hessian-step", OptionKind::value},
                                 {"--no-polish-from-start", OptionKind::flag},
                                 {"--no-uncertainties", OptionKind::flag}, {"--checkpoint", OptionKind::value},
+                                {"--no-integral-cache", OptionKind::flag},
                                 {"--resume", OptionKind::flag},      {"--stop-after", OptionKind::value},
                                 {"-o", OptionKind::value},           {"--report", OptionKind::value},
                                 {"--progress", OptionKind::value},   {"--work-unit", OptionKind::value},
@@ -235,6 +239,7 @@ int run_fit_command(const Args& args) {
         data.stars = model::read_stars(ro.stars_path);
         data.r_binning = ro.r_binning;
         data.compressed = compressed;
+        data.integral_cache = !opt.has("--no-integral-cache");
         std::optional<std::vector<double>> truth;
         if (opt.has("--truth")) {
             truth = model::read_search_parameters(opt.text("--truth")).values;
@@ -346,6 +351,12 @@ int run_fit_command(const Args& args) {
         std::printf("evaluations %lld (global %lld, polish %lld, Hessian %lld), %.3f s%s\n", result.evaluations,
                     result.global_evaluations, result.polish_evaluations, result.hessian_evaluations, result.seconds,
                     result.completed ? "" : " (stopped early: resume with --resume)");
+        if (result.integral_work) {
+            const auto& w = *result.integral_work;
+            std::printf("integrals: %lld candidates integrated whole, %lld with their new streams only, %lld entirely from "
+                        "the cache (%lld component integrals computed, %lld reused)\n",
+                        w.full, w.partial, w.none, w.components, w.reused);
+        }
         if (compressed) {
             // The optimum again with the exact sum, so that both likelihoods stand side by side.
             fit::FitData exact = data;

@@ -6,6 +6,7 @@
 #include "mwsep/cpu/compressed.hpp"
 #include "mwsep/cpu/integrators.hpp"
 #include "mwsep/cpu/thread_pool.hpp"
+#include "mwsep/fit/candidate_setup.hpp"
 #include "mwsep/fit/evaluator.hpp"
 #include "mwsep/fit/space.hpp"
 #include "mwsep/likelihood/likelihood.hpp"
@@ -16,14 +17,16 @@ namespace {
 
 class CpuEvaluator : public BatchEvaluator {
 public:
-    CpuEvaluator(const FitData& data, int threads) : data_(data), threads_(cpu::resolve_threads(threads)) {}
+    CpuEvaluator(const FitData& data, int threads) : data_(data), threads_(cpu::resolve_threads(threads)) {
+        if (data_.integral_cache && !data_.compressed) cache_ = std::make_unique<IntegralCache>();
+    }
 
     std::vector<double> evaluate(const Batch& batch) override {
         std::vector<double> out(batch.size());
         // One thread per candidate; a lone candidate gets every thread. Neither choice changes a value.
         const int inner = batch.size() == 1 ? threads_ : 1;
         cpu::parallel_for(batch.size(), batch.size() == 1 ? 1 : threads_,
-                          [&](std::size_t i) { out[i] = cpu_likelihood(data_, batch[i], inner); });
+                          [&](std::size_t i) { out[i] = cpu_likelihood(data_, batch[i], inner, cache_.get()); });
         return out;
     }
 
@@ -31,20 +34,42 @@ public:
         return "CPU (" + std::to_string(threads_) + " threads" + (data_.compressed ? ", compressed quadrature)" : ")");
     }
 
+    std::optional<IntegralWork> integral_work() const override {
+        if (!cache_) return std::nullopt;
+        return cache_->work();
+    }
+
 private:
     const FitData& data_;
     int threads_;
+    std::unique_ptr<IntegralCache> cache_;  // none: every candidate integrated whole
 };
 
 }  // namespace
 
 double cpu_likelihood(const FitData& data, const std::vector<double>& x, int threads) {
+    return cpu_likelihood(data, x, threads, nullptr);
+}
+
+double cpu_likelihood(const FitData& data, const std::vector<double>& x, int threads, IntegralCache* cache) {
     try {
         const auto setup = geometry::make_setup(model::build_model(with_parameters(data.work_unit, x), data.r_binning));
-        const auto integrals = data.compressed ? cpu::integrate_compressed(setup, threads) : cpu::integrate_fast(setup, threads);
+        // A model with fewer streams than the candidate (the cache's partial launch) takes the candidate's
+        // tables with its own parameters.
+        const auto integrate = [&](const model::Model& m) {
+            if (m.streams.size() == setup.streams.size()) return cpu::integrate_fast(setup, threads);
+            auto part = setup;
+            set_parameters(part, m);
+            return cpu::integrate_fast(part, threads);
+        };
+        const auto integrals = data.compressed ? cpu::integrate_compressed(setup, threads)
+                               : cache         ? cache->integrals(setup.model, integrate)
+                                               : cpu::integrate_fast(setup, threads);
         cpu::check_integrals(integrals);
         const double l = cpu::likelihood_fast(setup, data.stars, integrals, threads).likelihood;
         return std::isfinite(l) ? l : std::numeric_limits<double>::quiet_NaN();
+    } catch (const IntegralCacheMismatch&) {
+        throw;  // not the candidate's fault: the fit must stop
     } catch (const std::exception&) {
         // A candidate the model rejects (a width below its limit, an integral that is not positive) has
         // no likelihood; the optimizer ranks it last.

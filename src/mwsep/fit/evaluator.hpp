@@ -6,10 +6,12 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "mwsep/fit/integral_cache.hpp"
 #include "mwsep/model/work_unit.hpp"
 
 namespace mwsep::fit {
@@ -26,6 +28,10 @@ struct FitData {
     /// CPU: integrate with the compressed quadrature (cpu/compressed.hpp, a different algorithm with a
     /// controlled error) instead of the fast exact integrator. The GPU takes the variant it is given.
     bool compressed = false;
+    /// Keep each candidate's component integrals (fit/integral_cache.hpp) and integrate only the components a
+    /// candidate changes: the same values, bit for bit, for the exact integrators; never with the compressed one
+    /// (its error controller looks at every component of a cell).
+    bool integral_cache = true;
 };
 
 /// Evaluates batches of candidates. The value of a candidate is its likelihood L (the mean log10 mixture
@@ -43,11 +49,18 @@ public:
     /// an evaluator that measures it (the GPU evaluator: host preparation, integral kernels, likelihood
     /// kernel, and each evaluation's whole time on its device); empty otherwise.
     virtual std::vector<std::pair<std::string, double>> phase_seconds() const { return {}; }
+    /// How the integrals of the evaluations so far were obtained, for an evaluator with an integral cache
+    /// (FitData::integral_cache); nothing otherwise.
+    virtual std::optional<IntegralWork> integral_work() const { return std::nullopt; }
 };
 
 /// One candidate on the CPU with the fast integrator on @p threads threads; NaN when it has no finite
 /// likelihood. The value does not depend on @p threads (the fast integrator's sums are ordered).
 double cpu_likelihood(const FitData& data, const std::vector<double>& x, int threads);
+
+/// cpu_likelihood() with the component integrals from @p cache where it has them (the same value, bit for
+/// bit); nullptr integrates every component. IntegralCacheMismatch propagates.
+double cpu_likelihood(const FitData& data, const std::vector<double>& x, int threads, IntegralCache* cache);
 
 /// Why @p x has no finite likelihood on the CPU (the model's or the stars' message), for a refusal.
 std::string why_not_finite(const FitData& data, const std::vector<double>& x);

@@ -77,6 +77,7 @@ public:
         cudaDeviceProp prop{};
         cuda::check(cudaGetDeviceProperties(&prop, devices.front()), "query the device");
         name_ = std::to_string(devices.size()) + " x " + prop.name + " (" + variant_ + ", resident)";
+        if (data_.integral_cache && !data_.compressed) cache_ = std::make_unique<IntegralCache>();
     }
 
     std::vector<double> evaluate(const Batch& batch) override {
@@ -94,6 +95,11 @@ public:
     }
 
     std::string description() const override { return name_; }
+
+    std::optional<IntegralWork> integral_work() const override {
+        if (!cache_) return std::nullopt;
+        return cache_->work();
+    }
 
     std::vector<std::pair<std::string, double>> phase_seconds() const override {
         Phases sum;
@@ -142,12 +148,14 @@ private:
         }
         try {
             const auto t_call = std::chrono::steady_clock::now();  // the model is built: the rest is the device's
-            const cuda::GpuResult g = device.evaluate(m);
+            const cuda::GpuResult g = device.evaluate(m, cache_.get());
             phases.prepare += g.prepare_seconds + std::chrono::duration<double>(t_call - t0).count();
             phases.integral += g.integral_seconds;
             phases.likelihood += g.likelihood_seconds;
             const double l = g.likelihood.likelihood;
             return std::isfinite(l) ? l : std::numeric_limits<double>::quiet_NaN();
+        } catch (const IntegralCacheMismatch&) {
+            throw;  // not the candidate's fault: the fit must stop
         } catch (const std::exception& e) {
             if (is_cuda_fault(e)) throw;
             return std::numeric_limits<double>::quiet_NaN();  // integrals not positive, a non-finite star
@@ -159,6 +167,7 @@ private:
     std::vector<std::unique_ptr<ResidentDevice>> devices_;
     std::vector<Phases> phases_;
     std::string name_;
+    std::unique_ptr<IntegralCache> cache_;  // shared by the devices; none: every candidate integrated whole
 };
 
 }  // namespace

@@ -403,6 +403,13 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
     r.sigma.assign(space.size(), std::numeric_limits<double>::quiet_NaN());
     if (r.completed && o.uncertainties) {
         const auto t2 = Clock::now();
+        const auto work_before = evaluator.integral_work();
+        const auto integral_seconds = [&evaluator] {
+            for (const auto& [name, seconds] : evaluator.phase_seconds())
+                if (name == "integral") return seconds;
+            return std::numeric_limits<double>::quiet_NaN();
+        };
+        const double integral_before = integral_seconds();
         std::vector<double> width(space.size());
         for (std::size_t i = 0; i < space.size(); ++i) width[i] = space.upper[i] - space.lower[i];
         const Uncertainty u = uncertainty_at(evaluator, r.best, width, o.hessian_step, stars);
@@ -413,11 +420,19 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
         r.scaled_fisher_eigenvalues = u.scaled_fisher_eigenvalues;
         r.weakest_direction = u.weakest_direction;
         r.hessian_seconds = seconds_since(t2);
+        r.hessian_integral_seconds = integral_seconds() - integral_before;
+        if (const auto after = evaluator.integral_work(); after && work_before) {
+            IntegralWork w = *after;
+            w.full -= work_before->full, w.partial -= work_before->partial, w.none -= work_before->none;
+            w.components -= work_before->components, w.reused -= work_before->reused;
+            r.hessian_integral_work = w;
+        }
     }
     r.evaluations = shared.evaluations + r.hessian_evaluations;
     r.invalid_evaluations = shared.invalid;
     r.evaluation_seconds = shared.seconds + r.hessian_seconds;
     r.phase_seconds = evaluator.phase_seconds();
+    r.integral_work = evaluator.integral_work();
     r.seconds = seconds_since(t0);
     return r;
 }

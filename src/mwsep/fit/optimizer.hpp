@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -87,6 +88,11 @@ struct FitResult {
     double hessian_seconds = 0;            ///< of which the Hessian
     double evaluation_seconds = 0;         ///< time inside the evaluator (all phases)
     std::vector<std::pair<std::string, double>> phase_seconds;  ///< the evaluator's own account (GPU: per phase)
+    /// The integral kernels' seconds within the Hessian (the evaluator's "integral" phase; NaN where it
+    /// does not measure phases or no Hessian was computed)
+    double hessian_integral_seconds = std::numeric_limits<double>::quiet_NaN();
+    std::optional<IntegralWork> integral_work;          ///< how every evaluation's integrals were obtained
+    std::optional<IntegralWork> hessian_integral_work;  ///< of which the Hessian's
     std::vector<GenerationRecord> history; ///< one record per generation, a resumed fit's earlier ones included
 };
 

@@ -59,6 +59,16 @@ void write_report(const std::string& path, const FitSpace& space, const FitResul
         top.number("seconds", r.seconds).number("global_seconds", r.global_seconds);
         top.number("polish_seconds", r.polish_seconds).number("hessian_seconds", r.hessian_seconds);
         top.number("evaluation_seconds", r.evaluation_seconds);
+        top.number("hessian_integral_seconds", r.hessian_integral_seconds);
+        // How the integrals were obtained with the integral cache (absent without it).
+        for (const auto& [name, work] : {std::pair{"integral_work", &r.integral_work},
+                                         std::pair{"hessian_integral_work", &r.hessian_integral_work}}) {
+            if (!*work) continue;
+            auto o = top.object(name);
+            o.integer("full", (*work)->full).integer("partial", (*work)->partial).integer("none", (*work)->none);
+            o.integer("components", (*work)->components).integer("reused", (*work)->reused);
+            o.close();
+        }
         if (!r.phase_seconds.empty()) {  // where the evaluator's time went, summed over its evaluations
             auto phases = top.object("phase_seconds");
             for (const auto& [name, seconds] : r.phase_seconds) phases.number(name, seconds);

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <stdexcept>
+#include <utility>
 
 #include "mwsep/cuda_check.hpp"
 #include "mwsep/fit/candidate_setup.hpp"
@@ -35,7 +36,21 @@ ResidentDevice::ResidentDevice(const geometry::IntegrationSetup& setup, const mo
 
 ResidentDevice::~ResidentDevice() { harness::use_device_quietly(device_); }
 
-cuda::GpuResult ResidentDevice::evaluate(const model::Model& model) {
+ResidentDevice::Part& ResidentDevice::part(const model::Model& model) {
+    const std::size_t k = model.streams.size();
+    if (k == 0 || k >= setup_.streams.size()) throw std::logic_error("a partial integral holds 1 to S - 1 streams");
+    if (parts_.size() < k) parts_.resize(k);
+    if (!parts_[k - 1]) {
+        auto p = std::make_unique<Part>();
+        p->setup = setup_;
+        set_parameters(p->setup, model);
+        p->integral = variant_.family->prepare(p->setup, {device_}, cuda::LaunchOptions{});
+        parts_[k - 1] = std::move(p);
+    }
+    return *parts_[k - 1];
+}
+
+cuda::GpuResult ResidentDevice::evaluate(const model::Model& model, IntegralCache* cache) {
     harness::use_device(device_, "select a fit device");
     cuda::GpuResult r;
     auto t = std::chrono::steady_clock::now();
@@ -50,12 +65,28 @@ cuda::GpuResult ResidentDevice::evaluate(const model::Model& model) {
     set_parameters(setup_, model);
     if (!setup_.hernquist_fast_path || setup_.model.aux_profile)
         throw cuda::CudaError("a candidate leaves the alpha = delta = 1 background the CUDA kernels implement");
-    if (!integral_->retarget(setup_, host_threads_)) throw cuda::CudaError("the prepared integral refused a candidate");
-    r.prepare_seconds = stamp(steps_.prepare);
-    integral_->launch();
-    r.integral_seconds = integral_->wait() / 1000.0;
-    stamp(steps_.integral);
-    r.integrals = cuda::combine_areas(integral_->area_sums(), static_cast<int>(setup_.streams.size()));
+    // One launch: the constants and skip thresholds of @p s, the kernels, and the sums brought back.
+    const auto run = [&](cuda::PreparedIntegral& integral, const geometry::IntegrationSetup& s) {
+        if (!integral.retarget(s, host_threads_)) throw cuda::CudaError("the prepared integral refused a candidate");
+        r.prepare_seconds += stamp(steps_.prepare);
+        integral.launch();
+        r.integral_seconds += integral.wait() / 1000.0;
+        stamp(steps_.integral);
+        model::Integrals sums = cuda::combine_areas(integral.area_sums(), static_cast<int>(s.streams.size()));
+        stamp(steps_.sums);
+        return sums;
+    };
+    // The candidate itself, or (from the cache) the candidate with only the streams it lacks.
+    const auto integrate = [&](const model::Model& m) {
+        if (m.streams.size() == setup_.streams.size()) {
+            if (&m != &setup_.model) set_parameters(setup_, m);
+            return run(*integral_, setup_);
+        }
+        Part& p = part(m);
+        set_parameters(p.setup, m);
+        return run(*p.integral, p.setup);
+    };
+    r.integrals = cache ? cache->integrals(setup_.model, integrate) : integrate(setup_.model);
     cpu::check_integrals(r.integrals);
     stamp(steps_.sums);
     // The fit needs the likelihood alone: only the log-probabilities come back, and the diagnostic

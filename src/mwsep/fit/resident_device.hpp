@@ -12,6 +12,7 @@
 #include "mwsep/cuda/backend.hpp"
 #include "mwsep/cuda/kernel_family.hpp"
 #include "mwsep/cuda/variants.hpp"
+#include "mwsep/fit/integral_cache.hpp"
 #include "mwsep/likelihood_kernel.hpp"
 #include "mwsep/geometry/tables.hpp"
 #include "mwsep/model/work_unit.hpp"
@@ -33,8 +34,10 @@ public:
 
     /// Evaluates @p model (same geometry as the setup given at construction): its integrals and
     /// likelihood; integral_seconds and likelihood_seconds from CUDA events, prepare_seconds the host
-    /// time spent on the stream constants and skip thresholds. Throws as cuda::evaluate() does.
-    cuda::GpuResult evaluate(const model::Model& model);
+    /// time spent on the stream constants and skip thresholds. With @p cache, the components it holds are
+    /// taken from it and the others integrated in one launch of the missing streams alone (a prepared
+    /// integral per stream count, made on first use): the same bits. Throws as cuda::evaluate() does.
+    cuda::GpuResult evaluate(const model::Model& model, IntegralCache* cache = nullptr);
 
     int device() const { return device_; }  ///< the CUDA device
 
@@ -51,6 +54,14 @@ public:
     const Steps& steps() const { return steps_; }  ///< the totals so far
 
 private:
+    /// An integral prepared for fewer streams than the work unit has: the cache's partial launches.
+    struct Part {
+        geometry::IntegrationSetup setup;                   ///< the tables, with the last partial model
+        std::unique_ptr<cuda::PreparedIntegral> integral;   ///< its device state
+    };
+    /// The Part for @p streams streams (1 to the unit's count - 1), prepared on first use from @p model.
+    Part& part(const model::Model& model);
+
     int device_;
     unsigned host_threads_;
     const cuda::VariantInfo& variant_;
@@ -59,6 +70,7 @@ private:
     std::unique_ptr<cuda::PreparedIntegral> integral_;
     std::unique_ptr<cuda::ResidentStars> stars_;
     std::unique_ptr<cuda::Stream> queue_;
+    std::vector<std::unique_ptr<Part>> parts_;  // [k - 1]: the Part of k streams, once used
     Steps steps_;
 };
 
