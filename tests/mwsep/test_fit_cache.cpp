@@ -14,6 +14,7 @@
 #include "mwsep/fit/integral_cache.hpp"
 #include "mwsep/fit/space.hpp"
 #include "mwsep/generate/catalogue.hpp"
+#include "mwsep/likelihood/stream_skipping.hpp"
 #include "mwsep/geometry/tables.hpp"
 #include "mwsep/model/astronomy_parameters.hpp"
 #include "mwsep/model/build_model.hpp"
@@ -169,6 +170,32 @@ TEST(FitIntegralCache, AnIntegralThatIsNotPositiveIsNeitherReturnedNorKept) {
     EXPECT_THROW(cache.integrals(a, zero_second), std::runtime_error);
     EXPECT_EQ(calls, 2);  // nothing was kept: the second call integrated again
     EXPECT_EQ(cache.work().full + cache.work().partial + cache.work().none, 0);
+}
+
+TEST(FitIntegralCache, AStreamsSkipThresholdsAreTheSameBitsWithoutTheOtherStreams) {
+    // The cache launches a stream with other companions than before, and the GPU evaluator computes a
+    // candidate's thresholds ahead, stream by stream: both need each stream's thresholds independent of the rest.
+    for (const std::string unit : {"tiny", "3s-small"}) {
+        const auto ap = mwsep::model::read_astronomy_parameters(testsupport::workunit(unit).string());
+        const auto setup = mwsep::geometry::make_setup(mwsep::model::build_model(ap));
+        ASSERT_GE(setup.streams.size(), 2u);
+        for (const auto& area : setup.areas) {
+            const auto los = mwsep::geometry::fold_line_of_sight(area);
+            const auto together = mwsep::cpu::stream_skip_thresholds(setup, area, los, 2);
+            for (std::size_t s = 0; s < setup.streams.size(); ++s) {
+                const auto alone = mwsep::cpu::stream_skip_thresholds({setup.streams[s]}, area, los, 1);
+                ASSERT_EQ(alone.size(), 1u);
+                EXPECT_GT(together[s], 0.0) << unit << " stream " << s;
+                EXPECT_EQ(std::bit_cast<std::uint64_t>(alone[0]), std::bit_cast<std::uint64_t>(together[s]))
+                    << unit << " stream " << s;
+            }
+            // In the other order, too.
+            const auto reversed = mwsep::cpu::stream_skip_thresholds({setup.streams.rbegin(), setup.streams.rend()}, area, los, 3);
+            for (std::size_t s = 0; s < setup.streams.size(); ++s)
+                EXPECT_EQ(std::bit_cast<std::uint64_t>(reversed[setup.streams.size() - 1 - s]),
+                          std::bit_cast<std::uint64_t>(together[s]));
+        }
+    }
 }
 
 /// The tiny unit (2 streams) with the background's q and r0 and every stream parameter optimised: 14.

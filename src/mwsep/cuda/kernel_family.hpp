@@ -35,6 +35,14 @@ public:
         (void)host_threads;
         return false;
     }
+    /// retarget() with the skip thresholds given: @p thresholds[i][s] for area i and stream s of @p setup, the
+    /// values cpu::stream_skip_thresholds() gives (computed ahead, while an earlier launch runs). Returns false
+    /// where the family cannot (the caller then calls retarget()).
+    virtual bool retarget_with(const geometry::IntegrationSetup& setup, const std::vector<std::vector<double>>& thresholds) {
+        (void)setup;
+        (void)thresholds;
+        return false;
+    }
     /// Checkpointing (`mwsep run --checkpoint`): the number of groups the work splits into, each a range of
     /// every area's reduction chunks that can run on its own; 0 when the family cannot (the thesis's).
     virtual int checkpoint_groups() const { return 0; }

@@ -237,8 +237,20 @@ public:
     /// New stream constants and skip thresholds; the outputs poisoned again, as at preparation.
     bool retarget(const geometry::IntegrationSetup& setup, unsigned host_threads = 1) override {
         if (static_cast<int>(setup.streams.size()) != n_streams_ || setup.areas.size() != n_areas_) return false;
+        std::vector<std::vector<double>> thresholds;
+        for (std::size_t i = 0; i < n_areas_; ++i)
+            thresholds.push_back(cpu::stream_skip_thresholds(setup, setup.areas[i], host_[i].los, host_threads));
+        return retarget_with(setup, thresholds);
+    }
+
+    bool retarget_with(const geometry::IntegrationSetup& setup, const std::vector<std::vector<double>>& thresholds) override {
+        if (static_cast<int>(setup.streams.size()) != n_streams_ || setup.areas.size() != n_areas_ ||
+            thresholds.size() != n_areas_)
+            return false;
+        for (const auto& t : thresholds)
+            if (t.size() != setup.streams.size()) return false;
         streams_ = tidal_streams(setup, nullptr);
-        for (std::size_t i = 0; i < n_areas_; ++i) host_[i].thresholds = cpu::stream_skip_thresholds(setup, setup.areas[i], host_[i].los, host_threads);
+        for (std::size_t i = 0; i < n_areas_; ++i) host_[i].thresholds = thresholds[i];
         const std::size_t real = variant_.kernels.double_precision ? sizeof(double) : sizeof(float);
         for (auto& slice : slices_) {
             harness::use_device(slice->device(), "select a slice's device");

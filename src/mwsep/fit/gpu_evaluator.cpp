@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cmath>
 #include <exception>
+#include <future>
 #include <limits>
 #include <mutex>
 #include <stdexcept>
@@ -85,7 +86,16 @@ public:
         std::atomic<std::size_t> next{0};
         on_each(std::min(devices_.size(), batch.size()), [&](std::size_t k) {
             try {
-                for (std::size_t i; (i = next.fetch_add(1)) < batch.size();) out[i] = one(batch[i], k);
+                // While candidate i's kernels run, another host thread computes the skip thresholds of this
+                // device's next candidate j (ResidentDevice::prefetch), so that its preparation is short.
+                for (std::size_t i = next.fetch_add(1); i < batch.size();) {
+                    const std::size_t j = next.fetch_add(1);
+                    std::future<void> ahead;
+                    if (j < batch.size()) ahead = std::async(std::launch::async, [this, &batch, j, k] { prefetch(batch[j], k); });
+                    out[i] = one(batch[i], k);
+                    if (ahead.valid()) ahead.get();
+                    i = j;
+                }
             } catch (...) {
                 next.store(batch.size());  // the other devices stop too
                 throw;
@@ -129,6 +139,18 @@ private:
     struct Phases {
         double prepare = 0, integral = 0, likelihood = 0, evaluation = 0;
     };
+
+    /// The skip thresholds of candidate @p x's streams on device @p k, ahead of its evaluation; a candidate the
+    /// model rejects has none (its evaluation says so).
+    void prefetch(const std::vector<double>& x, std::size_t k) {
+        model::Model m;
+        try {
+            m = model::build_model(with_parameters(data_.work_unit, x), data_.r_binning);
+        } catch (const std::exception&) {
+            return;
+        }
+        devices_[k]->prefetch(m);
+    }
 
     /// One candidate on device @p k; NaN when it has no finite likelihood, an exception on a CUDA fault.
     double one(const std::vector<double>& x, std::size_t k) {

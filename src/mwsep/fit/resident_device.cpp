@@ -7,6 +7,7 @@
 #include "mwsep/cuda_check.hpp"
 #include "mwsep/fit/candidate_setup.hpp"
 #include "mwsep/likelihood/likelihood.hpp"
+#include "mwsep/likelihood/stream_skipping.hpp"
 #include "mwsep/tidal_streams.hpp"
 
 namespace mwsep::fit {
@@ -27,7 +28,9 @@ ResidentDevice::ResidentDevice(const geometry::IntegrationSetup& setup, const mo
     device_name_ = prop.name;
     // The same launch options and single slice as cuda::evaluate() on one named device.
     integral_ = variant_.family->prepare(setup_, {device_}, cuda::LaunchOptions{});
-    if (!integral_->retarget(setup_))
+    for (const auto& area : setup_.areas) los_.push_back(geometry::fold_line_of_sight(area));
+    own_thresholds_ = integral_->retarget_with(setup_, thresholds_of(setup_.model));
+    if (!own_thresholds_ && !integral_->retarget(setup_))
         throw std::invalid_argument("kernel variant " + variant + " cannot keep its tables between evaluations; "
                                     "fit with a modern variant (modern-f64)");
     stars_ = std::make_unique<cuda::ResidentStars>(stars, variant_.kernels.double_precision, true, S);
@@ -35,6 +38,44 @@ ResidentDevice::ResidentDevice(const geometry::IntegrationSetup& setup, const mo
 }
 
 ResidentDevice::~ResidentDevice() { harness::use_device_quietly(device_); }
+
+std::vector<std::vector<double>> ResidentDevice::thresholds_of(const model::Model& model) {
+    const auto keys = component_keys(model).streams;
+    std::vector<std::vector<double>> out(setup_.areas.size(), std::vector<double>(keys.size()));
+    std::vector<std::size_t> missing;
+    {
+        const std::lock_guard lock(thresholds_mutex_);
+        for (std::size_t s = 0; s < keys.size(); ++s) {
+            const auto found = thresholds_.find(keys[s]);
+            if (found == thresholds_.end()) missing.push_back(s);
+            else
+                for (std::size_t i = 0; i < out.size(); ++i) out[i][s] = found->second[i];
+        }
+    }
+    if (missing.empty()) return out;
+    std::vector<geometry::StreamGeometry> streams;
+    for (const std::size_t s : missing) streams.push_back(geometry::make_stream_geometry(model.streams[s], model.wedge));
+    std::vector<std::vector<double>> per_area;
+    for (std::size_t i = 0; i < setup_.areas.size(); ++i)
+        per_area.push_back(cpu::stream_skip_thresholds(streams, setup_.areas[i], los_[i], host_threads_));
+    const std::lock_guard lock(thresholds_mutex_);
+    if (thresholds_.size() > (1u << 16)) thresholds_.clear();  // a global search's streams never repeat
+    for (std::size_t k = 0; k < missing.size(); ++k) {
+        std::vector<double> one;
+        for (std::size_t i = 0; i < out.size(); ++i) one.push_back(out[i][missing[k]] = per_area[i][k]);
+        thresholds_.emplace(keys[missing[k]], std::move(one));
+    }
+    return out;
+}
+
+void ResidentDevice::prefetch(const model::Model& model) {
+    if (own_thresholds_) thresholds_of(model);
+}
+
+void ResidentDevice::retarget(cuda::PreparedIntegral& integral, const geometry::IntegrationSetup& s) {
+    const bool done = own_thresholds_ ? integral.retarget_with(s, thresholds_of(s.model)) : integral.retarget(s, host_threads_);
+    if (!done) throw cuda::CudaError("the prepared integral refused a candidate");
+}
 
 ResidentDevice::Part& ResidentDevice::part(const model::Model& model) {
     const std::size_t k = model.streams.size();
@@ -67,7 +108,7 @@ cuda::GpuResult ResidentDevice::evaluate(const model::Model& model, IntegralCach
         throw cuda::CudaError("a candidate leaves the alpha = delta = 1 background the CUDA kernels implement");
     // One launch: the constants and skip thresholds of @p s, the kernels, and the sums brought back.
     const auto run = [&](cuda::PreparedIntegral& integral, const geometry::IntegrationSetup& s) {
-        if (!integral.retarget(s, host_threads_)) throw cuda::CudaError("the prepared integral refused a candidate");
+        retarget(integral, s);
         r.prepare_seconds += stamp(steps_.prepare);
         integral.launch();
         r.integral_seconds += integral.wait() / 1000.0;

@@ -6,6 +6,9 @@
 #pragma once
 
 #include <chrono>
+#include <map>
+#include <mutex>
+#include <vector>
 #include <memory>
 #include <string>
 
@@ -39,6 +42,13 @@ public:
     /// integral per stream count, made on first use): the same bits. Throws as cuda::evaluate() does.
     cuda::GpuResult evaluate(const model::Model& model, IntegralCache* cache = nullptr);
 
+    /// Computes and keeps the skip thresholds of @p model's streams that no earlier candidate had (by the exact
+    /// bits of their parameters; a stream's thresholds depend on it alone), so that evaluate() of this model
+    /// spends no time on them. Safe to call from another host thread while evaluate() runs: the GPU evaluator
+    /// does so for a device's next candidate while the current one's kernels run. A family that computes its
+    /// own thresholds (the compressed one) makes this a no-op.
+    void prefetch(const model::Model& model);
+
     int device() const { return device_; }  ///< the CUDA device
 
     /// Host wall time of every evaluation so far, per step: the candidate's stream constants and skip
@@ -61,6 +71,11 @@ private:
     };
     /// The Part for @p streams streams (1 to the unit's count - 1), prepared on first use from @p model.
     Part& part(const model::Model& model);
+    /// The skip thresholds of @p model's streams, per area then stream: the kept ones, the others computed
+    /// (by @p host_threads_ threads) and kept.
+    std::vector<std::vector<double>> thresholds_of(const model::Model& model);
+    /// Puts @p s's parameters and skip thresholds into @p integral.
+    void retarget(cuda::PreparedIntegral& integral, const geometry::IntegrationSetup& s);
 
     int device_;
     unsigned host_threads_;
@@ -71,6 +86,10 @@ private:
     std::unique_ptr<cuda::ResidentStars> stars_;
     std::unique_ptr<cuda::Stream> queue_;
     std::vector<std::unique_ptr<Part>> parts_;  // [k - 1]: the Part of k streams, once used
+    std::vector<geometry::FoldedLineOfSight> los_;  // per area: the line of sight the thresholds are computed on
+    bool own_thresholds_ = true;  // false: the family computes its own (retarget_with() refused)
+    std::mutex thresholds_mutex_;
+    std::map<ComponentKey, std::vector<double>> thresholds_;  // a stream's thresholds in every area, by its key
     Steps steps_;
 };
 

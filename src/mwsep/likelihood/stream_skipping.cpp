@@ -34,7 +34,13 @@ constexpr std::size_t min_cells_per_thread = 4096;
 
 std::vector<double> stream_skip_thresholds(const geometry::IntegrationSetup& s, const geometry::AreaTables& a,
                                            const geometry::FoldedLineOfSight& los, unsigned threads) {
-    const std::size_t n_streams = s.streams.size();
+    return stream_skip_thresholds(s.streams, a, los, threads);
+}
+
+std::vector<double> stream_skip_thresholds(const std::vector<geometry::StreamGeometry>& streams,
+                                           const geometry::AreaTables& a, const geometry::FoldedLineOfSight& los,
+                                           unsigned threads) {
+    const std::size_t n_streams = streams.size();
     std::vector<double> thresholds(n_streams, 0.0);
     const std::size_t cells = a.cells();
     const std::size_t parts = std::clamp<std::size_t>(cells / min_cells_per_thread, 1, std::max(1u, threads));
@@ -42,7 +48,7 @@ std::vector<double> stream_skip_thresholds(const geometry::IntegrationSetup& s, 
     std::vector<std::pair<double, std::size_t>> found(n_streams * parts);
     const auto search = [&](std::size_t k) {
         const std::size_t first = k * cells / parts, last = (k + 1) * cells / parts;
-        for (std::size_t t = 0; t < n_streams; ++t) found[t * parts + k] = largest_bound(s.streams[t], a, los, first, last);
+        for (std::size_t t = 0; t < n_streams; ++t) found[t * parts + k] = largest_bound(streams[t], a, los, first, last);
     };
     {
         std::vector<std::jthread> workers;
@@ -67,7 +73,7 @@ std::vector<double> stream_skip_thresholds(const geometry::IntegrationSetup& s, 
         const std::size_t total = n_streams * points;
         for (std::size_t i = k * total / term_parts; i < (k + 1) * total / term_parts; ++i) {
             const std::size_t t = i / points, m = i % points, p = best_cell[t];
-            const auto& g = s.streams[t];
+            const auto& g = streams[t];
             const auto pos = math::point_position(los.r_point[m], a.cosb[p] * a.cosl[p], a.cosb[p] * a.sinl[p], a.sinb[p]);
             terms[i] = los.weight[m] * std::exp(-math::stream_distance_squared(pos, g.centre, g.axis) * g.inv_two_sigma_sq);
         }

@@ -23,6 +23,12 @@ namespace mwsep::cpu {
 std::vector<double> stream_skip_thresholds(const geometry::IntegrationSetup& s, const geometry::AreaTables& area,
                                            const geometry::FoldedLineOfSight& los, unsigned threads = 1);
 
+/// The same thresholds for the streams @p streams alone: a stream's threshold depends on that stream and the
+/// area, never on the other streams, so each value is the same bits as in a setup with more streams.
+std::vector<double> stream_skip_thresholds(const std::vector<geometry::StreamGeometry>& streams,
+                                           const geometry::AreaTables& area, const geometry::FoldedLineOfSight& los,
+                                           unsigned threads = 1);
+
 /// How many r bins of every cell of one area pass the bound, per stream: the stream exponentials the fast
 /// integrator and the modern kernels evaluate there are these counts times the points per bin.
 std::vector<std::size_t> active_stream_bins(const geometry::IntegrationSetup& s, const geometry::AreaTables& area,
