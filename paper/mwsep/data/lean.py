@@ -2,6 +2,7 @@
 ladder on the large units (modern), what the profiler counts per point (ncu_lean), the exponentials'
 FP64-pipe use (exp_lean), the public application on the same GPU (peer), the whole process (end_to_end),
 and the verdicts on the speed targets (paper/report/targets.py)."""
+import json
 import statistics
 
 from report import targets as t
@@ -165,7 +166,19 @@ def build(ctx):
     else:
         fit_text = ("A fit's evaluation against its integral was not measured with the lean variant on this GPU "
                     "(target not compared). ")
-    hessian_text = _hessian_text(ctx, n, t)
+    reports = sorted(ctx.results.glob("fit_cost_report_*.json"))
+    if reports:
+        phases = json.loads(reports[0].read_text()).get("phase_seconds", {})
+        evals = json.loads(reports[0].read_text()).get("evaluations", 0)
+        host = sum(phases.get(k, 0.0) for k in ("device_wall_sums", "device_wall_likelihood", "device_wall_assemble"))
+        if evals and phases.get("evaluation"):
+            fit_text += (f"Of an evaluation's {1e3 * phases['evaluation'] / evals:.1f} ms, the integral's sums brought "
+                         f"back, the likelihood kernel with its per-star download and the star sum on the host take "
+                         f"{1e3 * host / evals:.2f} ms ({100 * host / phases['evaluation']:.1f}%): the most that "
+                         "pinned buffers and a star sum on the GPU could save"
+                         + ("; at a few per cent at most, neither was built. " if host < 0.03 * phases["evaluation"]
+                            else "; neither is built yet. "))
+    hessian_text = _hessian_text(ctx, n, t) + _tail_text(ctx, n)
     gain_3s = n.get("lean_gain_3s_large", "")
     ctx.tables["para_lean"] = (
         "**The lean variants.** modern-f64 issues about two instructions per FP64 instruction, and the profiler "
@@ -213,3 +226,36 @@ def _hessian_text(ctx, n, t):
             "r0, a stream on its five, no integral on a weight), so the integral cache keeps each component's value "
             "and integrates only the streams a point changes, in one launch of those streams alone: "
             + "; ".join(sentences) + ". ")
+
+
+def _tail_text(ctx, n):
+    """What the profiler says a work order against the tail and an all-SM reduction could save at most
+    (ncu_tail, ncu_reduce), and whether that was worth building."""
+    tail = {r["variant"]: r for r in ctx.optional_rows("ncu_tail") or []}
+    reduce = ctx.optional_rows("ncu_reduce") or []
+    if not tail:
+        return "The SMs' balance within a launch was not profiled on this GPU (ncu_tail: not compared). "
+    parts = []
+    for variant, r in sorted(tail.items()):
+        avg, hi = float(r["sm_active_cycles_avg"]), float(r["sm_active_cycles_max"])
+        lo = float(r["sm_active_cycles_min"])
+        bound = 100 * (1 - avg / hi)
+        n["tail_bound_" + variant.replace("-", "_")] = f"{bound:.1f}"
+        parts.append(f"{variant}'s SMs are active {100 * lo / hi:.1f}% to 100% of the busiest one's cycles, "
+                     f"{100 * avg / hi:.1f}% on average, over {float(r['waves_per_sm']):.1f} waves of blocks per SM, "
+                     f"so no order of the same blocks can save more than {bound:.1f}% of its launch")
+    worst = max(float(n["tail_bound_" + v.replace("-", "_")]) for v in tail)
+    text = ("Before a work order against the tail was built, the profiler measured what it could gain (ncu_tail): "
+            + "; ".join(parts) + ". ")
+    text += ("That bound is below the noise of a timing, so no work order was built. " if worst < 2 else
+             f"A work order could gain up to {worst:.1f}%; it is not built. ")
+    if reduce:
+        dur = float(reduce[0]["duration_ns"])
+        launch = float(tail.get(reduce[0]["variant"], next(iter(tail.values())))["duration_ns"])
+        share = 100 * dur / launch
+        text += (f"The fixed-order reduction of the per-cell results after the launch takes {dur / 1e3:.0f} µs "
+                 f"({share:.2f}% of the launch; ncu_reduce), the most an all-SM reduction could save"
+                 + ("; it was not built. " if share < 1 else f"; it is not built yet. "))
+    else:
+        text += "The reduction's time was not profiled on this GPU (ncu_reduce: not compared). "
+    return text
