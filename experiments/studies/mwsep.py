@@ -170,7 +170,9 @@ KINDS = {
     # launches and component integrals, and whether the uncertainties are the same bits (they must be). The
     # integral seconds within 15 %; the counts are exact.
     "hessian": Kind(_HESSIAN, key=["work_unit", "variant", "integral_cache"], value="hessian_integral_s",
-                    numeric=_HESSIAN_NUMERIC, compare=Compare("median", 0.15)),
+                    numeric=_HESSIAN_NUMERIC, compare=Compare("median", 0.15),
+                    tables={r"_report_.*\.json$": Kind(suffix=".json", value="likelihood",
+                                                       compare=Compare("json_value", 1e-6))}),
 }
 STARS_COUNT, STARS_SEED = 100000, 1
 # Units whose catalogue is committed rather than generated.
