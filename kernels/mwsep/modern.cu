@@ -159,25 +159,45 @@ __global__ void modern_integral_kernel(ModernArgs<Real> a) {
 }
 // [modern-kernel-end]
 
-/// Deterministic reduction of one component's cells (block c reduces component c): chunk i of
+/// Threads per block of the reduction: component c's reduction_chunks chunks spread over
+/// reduction_chunks / reduce_threads blocks (grid (1 + S, reduction_chunks / reduce_threads)), so that many SMs
+/// take part.
+inline constexpr int reduce_threads = 128;
+/// Values one thread of the reduction loads before it adds them, so that many loads are in flight at once.
+inline constexpr int reduce_batch = 16;
+static_assert(reduction_chunks % reduce_threads == 0);
+
+/// Deterministic reduction of one component's cells (blockIdx.x is the component): chunk i of
 /// reduction_chunks chunks of consecutive cells (every piece of each cell, in order) is summed with
-/// Neumaier compensation by thread i, which
-/// writes the sum and its compensation; the host adds the chunks in order. Only the chunks
+/// Neumaier compensation by one thread, which writes the sum and its compensation; the host adds the chunks
+/// in order. The thread loads reduce_batch values before adding them one by one, in the same order, so the
+/// sums are those of adding each value as it is read (test GpuModernReduction). Only the chunks
 /// [first_chunk, last_chunk) of this launch's slice are written (an empty chunk past the last cell as 0).
 template <class Real>
-__global__ void __launch_bounds__(reduction_chunks)
+__global__ void __launch_bounds__(reduce_threads)
     modern_reduce_kernel(const Real* cell_out, int cells, int pieces, int first_chunk, int last_chunk, int stride,
                          double* partials) {
-    const int i = threadIdx.x;
+    const int i = blockIdx.y * blockDim.x + threadIdx.x;
     if (i < first_chunk || i >= last_chunk) return;
     const Real* values = cell_out + static_cast<size_t>(blockIdx.x) * pieces * stride;
     const int chunk = chunk_cells(cells);
     const int first = i * chunk;
     const int last = min(cells, first + chunk);
+    const int n = last > first ? (last - first) * pieces : 0;
     cpu::NeumaierSum sum;
-    for (int p = first; p < last; ++p)
-        for (int piece = 0; piece < pieces; ++piece)
-            sum.add(static_cast<double>(values[static_cast<size_t>(piece) * stride + p]));
+    int p = first, piece = 0;  // the next value to load: cell p's piece
+    for (int k0 = 0; k0 < n; k0 += reduce_batch) {
+        double v[reduce_batch];
+#pragma unroll
+        for (int j = 0; j < reduce_batch; ++j)
+            if (k0 + j < n) {
+                v[j] = static_cast<double>(values[static_cast<size_t>(piece) * stride + p]);
+                if (++piece == pieces) piece = 0, ++p;
+            }
+#pragma unroll
+        for (int j = 0; j < reduce_batch; ++j)
+            if (k0 + j < n) sum.add(v[j]);
+    }
     double* out = partials + (static_cast<size_t>(blockIdx.x) * reduction_chunks + i) * 2;
     out[0] = sum.running_sum();
     out[1] = sum.compensation();
@@ -210,7 +230,7 @@ std::string modern_kernel_identity(int streams, bool capped) {
 /// Queues the reduction of one area slice's per-cell results (precision Real) into its chunk sums.
 template <class Real>
 void reduce_chunks(const ModernArea& area, int streams, cudaStream_t queue) {
-    modern_reduce_kernel<Real><<<1 + streams, reduction_chunks, 0, queue>>>(
+    modern_reduce_kernel<Real><<<dim3(1 + streams, reduction_chunks / reduce_threads), reduce_threads, 0, queue>>>(
         area.buffers<Real>().cell_out, area.cells, area.r_pieces, area.first_chunk, area.last_chunk, area.padded,
         area.partials);
     check(cudaGetLastError(), "launch the modern reduction kernel");

@@ -9,6 +9,10 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <vector>
+#include <tuple>
+#include <cstdint>
+#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -30,6 +34,7 @@
 #include "mwsep/math/exp_lean.hpp"
 #include "mwsep/math/refine.hpp"
 #include "mwsep/math/sightline.hpp"
+#include "mwsep/math/summation.hpp"
 #include "mwsep/modern.hpp"
 #include "mwsep/modern_kernels.hpp"
 #include "mwsep/cuda/variants.hpp"
@@ -331,6 +336,59 @@ TEST(GpuLean, RefusesBlocksAboveItsLaunchBounds) {
     big.threads_per_block = 512;
     for (const auto& v : lean_variants())
         EXPECT_THROW(mwsep::cuda::evaluate(w->setup, w->stars, v, -1, big), mwsep::cuda::CudaError) << v;
+}
+
+// The chunk reduction after every modern and lean launch: each chunk's compensated sum and compensation are
+// the bits of adding its cells' values (every piece of each cell, cell by cell) one at a time on the host, for
+// grids that fill the chunks unevenly and a slice of the chunks (the others keep what was there).
+TEST(GpuModernReduction, ChunkSumsAreTheHostsNeumaierSumsInCellOrder) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: NOT checked";
+    using mwsep::cuda::reduction_chunks;
+    for (const auto& [cells, pieces, streams, first_chunk, last_chunk] :
+         std::vector<std::tuple<int, int, int, int, int>>{{256000, 5, 3, 0, reduction_chunks},
+                                                          {5000, 3, 2, 0, reduction_chunks},
+                                                          {777, 1, 1, 0, reduction_chunks},
+                                                          {100003, 4, 4, 300, 700}}) {
+        const int padded = (cells + 63) / 64 * 64;
+        const std::size_t n_values = static_cast<std::size_t>(padded) * pieces * (1 + streams);
+        std::vector<double> values(n_values);
+        std::uint64_t state = 12345u + static_cast<std::uint64_t>(cells);
+        for (auto& v : values) {  // positive and negative values over twelve orders of magnitude
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            const double u = static_cast<double>(state >> 11) * 0x1.0p-53;
+            v = std::ldexp(u - 0.25, static_cast<int>(state % 40) - 20);
+        }
+        mwsep::cuda::DeviceMemory mem;
+        mwsep::cuda::ModernArea area;
+        area.cells = cells, area.padded = padded, area.r_pieces = pieces;
+        area.first_chunk = first_chunk, area.last_chunk = last_chunk;
+        area.f64.cell_out = mem.upload(values, "upload the values");
+        const std::size_t n_partials = static_cast<std::size_t>(reduction_chunks) * 2 * (1 + streams);
+        std::vector<double> sentinel(n_partials, -7.0);
+        area.partials = mem.upload(sentinel, "upload the sentinels");
+        mwsep::cuda::launch_modern_reduction(area, streams, nullptr);
+        mwsep::cuda::check(cudaDeviceSynchronize(), "run the reduction");
+        std::vector<double> got(n_partials);
+        mwsep::cuda::check(cudaMemcpy(got.data(), area.partials, sizeof(double) * n_partials, cudaMemcpyDeviceToHost),
+                           "download the chunk sums");
+        const int chunk = mwsep::cuda::chunk_cells(cells);
+        for (int c = 0; c <= streams; ++c)
+            for (int i = 0; i < reduction_chunks; ++i) {
+                const std::size_t at = (static_cast<std::size_t>(c) * reduction_chunks + i) * 2;
+                if (i < first_chunk || i >= last_chunk) {
+                    ASSERT_EQ(got[at], -7.0) << "a chunk outside the slice was written";
+                    continue;
+                }
+                mwsep::cpu::NeumaierSum sum;
+                for (int p = i * chunk; p < std::min(cells, (i + 1) * chunk); ++p)
+                    for (int piece = 0; piece < pieces; ++piece)
+                        sum.add(values[(static_cast<std::size_t>(c) * pieces + piece) * padded + p]);
+                ASSERT_EQ(std::bit_cast<std::uint64_t>(got[at]), std::bit_cast<std::uint64_t>(sum.running_sum()))
+                    << cells << " cells, component " << c << ", chunk " << i;
+                ASSERT_EQ(std::bit_cast<std::uint64_t>(got[at + 1]), std::bit_cast<std::uint64_t>(sum.compensation()))
+                    << cells << " cells, component " << c << ", chunk " << i;
+            }
+    }
 }
 
 // A failure while making the host work is kept, not thrown, and comes back with its message when rethrown.
