@@ -253,9 +253,9 @@ def _tail_text(ctx, n):
         dur = float(reduce[0]["duration_ns"])
         launch = float(tail.get(reduce[0]["variant"], next(iter(tail.values())))["duration_ns"])
         share = 100 * dur / launch
-        text += (f"The fixed-order reduction of the per-cell results after the launch takes {dur / 1e3:.0f} µs "
-                 f"({share:.2f}% of the launch; ncu_reduce), the most an all-SM reduction could save"
-                 + ("; it was not built. " if share < 1 else f"; it is not built yet. "))
+        text += (f"The fixed-order reduction of the per-cell results after the launch, each thread adding one chunk "
+                 f"of cells in order with its loads batched and the chunks spread over many SMs, takes "
+                 f"{dur / 1e3:.0f} µs ({share:.2f}% of the launch; ncu_reduce). ")
     else:
         text += "The reduction's time was not profiled on this GPU (ncu_reduce: not compared). "
     return text
