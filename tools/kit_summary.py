@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""The README's line on the reviewer's kit, from the kit's recorded runs (experiments/records/reproduce-check-*/).
+
+    python3 tools/kit_summary.py --write README.md   # puts the line between the README's kit markers
+    python3 tools/kit_summary.py --check README.md   # exit 1 when the README's line is not the records' (ctest)
+
+The line names each recorded run: its GPU, commit, the claims and their verdicts, the seconds the claims took and
+the estimate printed before; nothing in it is typed by hand.
+"""
+import argparse
+import collections
+import json
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+RECORDS = ROOT / "experiments" / "records"
+BEGIN, END = "<!-- kit-record: tools/kit_summary.py -->", "<!-- /kit-record -->"
+
+
+def summary():
+    runs = sorted(RECORDS.glob("reproduce-check-*/reproduce_check.json"))
+    if not runs:
+        return "No run of the kit is recorded yet."
+    parts = []
+    for path in runs:
+        r = json.loads(path.read_text())
+        verdicts = collections.Counter(c["verdict"] for c in r["claims"])
+        plural = {"differs": "differ"}
+        counts = ", ".join(f"{n} {plural.get(v, v) if n != 1 else v}"
+                           for v, n in sorted(verdicts.items(), key=lambda kv: -kv[1]))
+        parts.append(f"on {r['gpu']} at commit {r['commit'][:7]}{' (uncommitted changes)' if r.get('dirty') else ''}, "
+                     f"{len(r['claims'])} claims took {r['total_s'] / 60:.0f} minutes of runs, besides the build "
+                     f"(estimated {r['estimate_s'] / 60:.0f} minutes beforehand): {counts} "
+                     f"(`{path.parent.relative_to(ROOT)}/reproduce_check.md`)")
+    return "Recorded runs of the kit: " + "; ".join(parts) + "."
+
+
+def block():
+    return f"{BEGIN}\n{summary()}\n{END}"
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--write", type=pathlib.Path, metavar="README")
+    g.add_argument("--check", type=pathlib.Path, metavar="README")
+    a = p.parse_args(argv)
+    path = a.write or a.check
+    text = path.read_text()
+    if BEGIN not in text or END not in text:
+        print(f"kit_summary: {path}: no kit markers ({BEGIN} ... {END})", file=sys.stderr)
+        return 2
+    head, rest = text.split(BEGIN, 1)
+    tail = rest.split(END, 1)[1]
+    new = head + block() + tail
+    if a.check:
+        if new != text:
+            print(f"kit_summary: {path}: the kit's line differs from the records; run tools/kit_summary.py --write {path}",
+                  file=sys.stderr)
+            return 1
+        print(f"kit_summary: {path}: the kit's line matches the records")
+        return 0
+    path.write_text(new)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
