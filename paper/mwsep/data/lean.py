@@ -160,8 +160,9 @@ def build(ctx):
         integ, whole = sum(float(r["integral_s"]) for r in fit), sum(float(r["evaluate_s"]) for r in fit)
         ratio = whole / integ
         n["lean_fit_eval_ratio"] = f"{ratio:.2f}"
-        fit_text = (f"Inside a fit of the 3-stream unit with the lean variant (fit_cost, {len(fit)} generations), "
-                    f"an evaluation costs {n['lean_fit_eval_ratio']} times its integral (target at most "
+        fit_text = (f"Inside a fit of the 3-stream unit with the lean variant (fit_cost, {len(fit)} generations; the "
+                    "next candidate's skip thresholds are computed on another host thread while the current "
+                    f"candidate's kernels run), an evaluation costs {n['lean_fit_eval_ratio']} times its integral (target at most "
                     f"{t.MWSEP_FIT_EVAL_RATIO:g}: {verdict(ratio <= t.MWSEP_FIT_EVAL_RATIO)}). ")
     else:
         fit_text = ("A fit's evaluation against its integral was not measured with the lean variant on this GPU "
