@@ -139,6 +139,19 @@ TEST(FitIntegralCache, ACandidateLaunchesOnlyTheComponentsItChanges) {
     EXPECT_EQ(w.reused, 0 + 3 + 3 + 1 + 1 + 3 + 3);
 }
 
+TEST(FitIntegralCache, AModelWithoutStreamsIntegratesItsBackgroundOnce) {
+    IntegralCache cache;
+    StandIn integrator;
+    const auto integrate = [&](const Model& m) { return integrator(m); };
+    Model m = two_streams();
+    m.streams.clear();
+    expect_stand_in_values(cache.integrals(m, integrate), m);
+    expect_stand_in_values(cache.integrals(m, integrate), m);
+    EXPECT_EQ(integrator.launched.size(), 1u);
+    EXPECT_EQ(cache.work().full, 1);
+    EXPECT_EQ(cache.work().none, 1);
+}
+
 TEST(FitIntegralCache, ARecomputedComponentWithOtherBitsStopsTheFit) {
     IntegralCache cache;
     // An integrator whose background depends on how many streams it carries: the cache must refuse it.

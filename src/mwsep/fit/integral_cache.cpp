@@ -64,9 +64,9 @@ model::Integrals IntegralCache::integrals(const model::Model& candidate, const I
     }
     // The launch: the candidate itself when no stream is known, else only its missing streams (the first
     // stream where only the background is missing, since every launch integrates at least one stream).
-    const bool whole = missing.size() == n;
+    const bool whole = missing.size() == n;  // a model without streams too: its background alone
     std::vector<std::size_t> launched = missing;
-    if (launched.empty()) launched.push_back(0);
+    if (!whole && launched.empty()) launched.push_back(0);
     model::Model part;
     if (!whole) {
         part = candidate;
