@@ -169,8 +169,8 @@ def build(ctx):
                     "(target not compared). ")
     reports = sorted(ctx.results.glob("fit_cost_report_*.json"))
     if reports:
-        phases = json.loads(reports[0].read_text()).get("phase_seconds", {})
-        evals = json.loads(reports[0].read_text()).get("evaluations", 0)
+        report = json.loads(reports[0].read_text())
+        phases, evals = report.get("phase_seconds", {}), report.get("evaluations", 0)
         host = sum(phases.get(k, 0.0) for k in ("device_wall_sums", "device_wall_likelihood", "device_wall_assemble"))
         if evals and phases.get("evaluation"):
             fit_text += (f"Of an evaluation's {1e3 * phases['evaluation'] / evals:.1f} ms, the integral's sums brought "
