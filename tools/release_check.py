@@ -4,10 +4,17 @@ recorded from one clean commit, and no code that makes a number changed between 
 
     python3 tools/release_check.py            # a summary per folder; exit 0 when releasable, 1 otherwise
     python3 tools/release_check.py --todo     # also, per folder, the experiments recorded at another commit
+                                              # and the declared ones it has no result of
 
-The recording commit is the one most result files name. "Code that makes a number" is everything but the
+The recording commit is the one most result files name. Every folder of a one-GPU host must hold every
+declared experiment (experiments/definitions) that needs one GPU; a folder of a host with several GPUs, those
+that need several. "Code that makes a number" is everything but the
 results, the records, the report, the documentation and the files that describe the release (PASSIVE below);
-a change there between the recording commit and HEAD means the numbers may no longer be what this tree makes.
+a change there between the recording commit and HEAD means the numbers may no longer be what this tree makes,
+unless experiments/records/code-changes-since-recording.json declares it: for that recording commit, the file
+at exactly the blob HEAD has, with why no recorded number depends on it and, where the reason rests on a fact
+of the tree, a premise this tool checks (PREMISES). A declared file changed again is undeclared.
+The report's provenance tables name the declared changes (changes_since, describe_changes).
 """
 import argparse
 import collections
@@ -17,11 +24,36 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "experiments"))
+from harness.results import ResultFolder  # noqa: E402
 RESULTS = ROOT / "experiments" / "results"
 # Paths whose changes cannot change a recorded number.
 PASSIVE = ("experiments/results/", "experiments/records/", "experiments/reruns/", "paper/", "docs/", "README.md",
            "CITATION.cff", "LICENSE", "DATA-TERMS.md", "tools/kit_summary.py", "tools/release_check.py",
            "tools/check_report.py", "tools/check_results.py", "figures/", "tests/")
+
+
+DECLARED = ROOT / "experiments" / "records" / "code-changes-since-recording.json"
+WORK_UNITS = ROOT / "data" / "workunits"
+
+
+def work_units_without_streams():
+    """The work units under data/workunits whose parameter file names no stream (number_streams 0 or absent)."""
+    out = []
+    for params in sorted(WORK_UNITS.glob("*/astronomy_parameters.txt")):
+        n = 0
+        for line in params.read_text().splitlines():
+            if line.startswith("number_streams:"):
+                n = int(line.split(":", 1)[1].split(",")[0])
+        if n < 1:
+            out.append(params.parent.name)
+    return out
+
+
+# A declaration's premise: a name and the check that returns what contradicts it (empty when it holds).
+PREMISES = {
+    "every_work_unit_has_streams": lambda: [f"work unit {u} has no stream" for u in work_units_without_streams()],
+}
 
 
 def git(*args):
@@ -44,6 +76,78 @@ def recordings(folder):
     return out
 
 
+def blob_at(rev, path):
+    """The blob id of @p path at @p rev, or None where the path does not exist there."""
+    r = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", f"{rev}:{path}"],
+                       capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 else None
+
+
+def changes_since(commit, head="HEAD"):
+    """The files of code that makes numbers which differ between @p commit and @p head, as (declared,
+    undeclared): declared, the declarations (dicts of DECLARED) that hold; undeclared, (path, why) pairs.
+    Raises RuntimeError when git cannot compare the two (no history, unknown commit)."""
+    changed = [f for f in git("diff", "--name-only", commit, head).splitlines() if f]
+    active = [f for f in changed if not f.startswith(PASSIVE)]
+    decl = json.loads(DECLARED.read_text()) if DECLARED.exists() else {"changes": []}
+    full = git("rev-parse", "--verify", commit + "^{commit}")
+    by_path = {c["path"]: c for c in decl.get("changes", [])} if decl.get("recording_commit") == full else {}
+    declared, undeclared = [], []
+    for path in active:
+        c = by_path.get(path)
+        if c is None:
+            undeclared.append((path, "not declared"))
+            continue
+        if blob_at(head, path) != c["blob"]:
+            undeclared.append((path, "changed again after its declaration"))
+            continue
+        premise = c.get("premise")
+        against = [] if not premise else PREMISES[premise]() if premise in PREMISES else [f"unknown premise {premise}"]
+        if against:
+            undeclared.append((path, "its premise fails: " + "; ".join(against)))
+            continue
+        declared.append(c)
+    return declared, undeclared
+
+
+def describe_changes(commit):
+    """One sentence for the report: what code that makes numbers changed between @p commit (the recording) and
+    HEAD (the report's tree), or that it was not compared."""
+    try:
+        declared, undeclared = changes_since(commit)
+    except RuntimeError:
+        return f"Whether code changed since {commit[:7]} was not compared (no git history of it here)."
+    if not declared and not undeclared:
+        return (f"Between {commit[:7]} and the commit the report is built from, no code that makes a number "
+                "changed (only results, records, the report, documentation and tests).")
+    parts = [f"`{c['path']}` ({c['commit'][:7]}: {c['what']}; no recorded number depends on it: "
+             f"{c['why_no_recorded_number_changes']})" for c in declared]
+    parts += [f"`{p}` ({why}: the numbers recorded at {commit[:7]} may not be what this tree makes)"
+              for p, why in undeclared]
+    return (f"Code that makes numbers changed between {commit[:7]} and the commit the report is built from: "
+            + "; ".join(parts) + ".")
+
+
+def declared_experiments():
+    """{study/experiment: GPUs it needs} of every experiment under experiments/definitions (the most any of its
+    runs needs)."""
+    out = {}
+    for f in sorted((ROOT / "experiments" / "definitions").glob("*/*.json")):
+        d = json.loads(f.read_text())
+        need = max([int(d.get("needs_gpus", 1))] + [int(r.get("needs_gpus", 1)) for r in d.get("runs", [])])
+        out[f"{f.parent.name}/{d.get('name', f.stem)}"] = need
+    return out
+
+
+def missing_experiments(folder, rec):
+    """The declared experiments a folder should hold and has no result file of: on a one-GPU host every experiment
+    that needs one GPU; on a host with several GPUs those that need several."""
+    gpus = ResultFolder(folder).gpu_count
+    have = {e for e, _, _ in rec}
+    return sorted(e for e, need in declared_experiments().items()
+                  if e not in have and (need >= 2 if gpus >= 2 else need == 1))
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--todo", action="store_true", help="list, per folder, the experiments recorded at another commit")
@@ -61,22 +165,29 @@ def main(argv=None):
         dirty = sum(1 for _, _, d in rec if d)
         print(f"  {folder.name}: {at} of {len(rec)} files at {main_commit[:7]}, clean"
               + (f"; {dirty} from a dirty tree" if dirty else ""))
-        if at != len(rec):
+        missing = missing_experiments(folder, rec)
+        if missing:
+            print(f"    {len(missing)} declared experiments have no result here")
+        if at != len(rec) or missing:
             ok = False
             if a.todo:
                 others = sorted({e for e, c, d in rec if c != main_commit or d})
-                print("    to record again: " + ", ".join(others))
+                if others:
+                    print("    to record again: " + ", ".join(others))
+                if missing:
+                    print("    never recorded here: " + ", ".join(missing))
     try:
-        changed = [f for f in git("diff", "--name-only", main_commit, "HEAD").splitlines() if f]
+        declared, undeclared = changes_since(main_commit)
     except RuntimeError as e:
         print(f"  the recording commit is not in this repository's history: {e}")
         return 1
-    active = [f for f in changed if not f.startswith(PASSIVE)]
-    if active:
+    for c in declared:
+        print(f"  declared change since {main_commit[:7]}: {c['path']} ({c['commit'][:7]}: {c['what']})")
+    if undeclared:
         ok = False
-        print(f"  changed since {main_commit[:7]} in code that makes numbers ({len(active)} files): "
-              + ", ".join(active[:12]) + (" ..." if len(active) > 12 else ""))
-    else:
+        print(f"  changed since {main_commit[:7]} in code that makes numbers ({len(undeclared)} files): "
+              + ", ".join(f"{p} ({why})" for p, why in undeclared[:12]) + (" ..." if len(undeclared) > 12 else ""))
+    elif not declared:
         print(f"  since {main_commit[:7]}, only results, records, the report, documentation and tests changed")
     tags = git("tag", "--points-at", "HEAD").split()
     print(f"  tags on HEAD: {', '.join(tags) if tags else 'none'}")

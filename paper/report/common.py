@@ -5,7 +5,9 @@ A study is a folder paper/<study>/ with chapters (*.md) and a package paper/<stu
 define build(ctx) for one chapter; paper/report_data.py runs them in the order the study's data/__init__.py
 lists them.
 """
+import collections
 import csv
+import importlib.util
 import json
 import math
 import os
@@ -152,22 +154,50 @@ def meta_path_of(path):
     return path.with_name(path.name.rsplit(".", 1)[0] + ".meta.json")
 
 
+def release_check():
+    """tools/release_check.py as a module: what code changed since the results' recording commit."""
+    spec = importlib.util.spec_from_file_location("release_check", ROOT / "tools" / "release_check.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def provenance_caption(caption, metas):
+    """@p caption with what the provenance files @p metas (one per result file) say together: how many were
+    recorded from a working tree with uncommitted changes, the commit most were recorded at, and what code that
+    makes numbers changed between that commit and the report's tree (tools/release_check.py)."""
+    caption = caption.rstrip()
+    caption += "" if caption.endswith(".") else "."
+
+    def of_the(n):
+        return f"All {n} files were" if n == len(metas) else f"{n} of the {len(metas)} files {'was' if n == 1 else 'were'}"
+
+    dirty = sum(1 for m in metas if m.get("git_dirty"))
+    if dirty:
+        caption += (f" {of_the(dirty)} recorded from a working tree with uncommitted changes (marked dirty); the "
+                    "changes themselves were not kept.")
+    commits = [m["git_commit"] for m in metas if m.get("git_commit")]
+    if commits:
+        commit, n = collections.Counter(commits).most_common(1)[0]
+        caption += f" {of_the(n)} recorded at commit {commit[:7]}. " + release_check().describe_changes(commit)
+    return caption
+
+
 def provenance_table(ctx, caption, meta_path=meta_path_of):
     """The provenance of every result file a study's chapters read (ctx.read): its GPU or host, driver, CUDA,
-    short commits and date, from the provenance file `meta_path(path)` beside it."""
-    body, dirty = [], 0
+    short commits and date, from the provenance file `meta_path(path)` beside it; the caption adds the commit
+    most of them were recorded at and what code that makes numbers changed between it and the report's tree."""
+    body, metas = [], []
     for path in sorted(ctx.read, key=str):
         meta = meta_path(path)
         m = json.loads(meta.read_text()) if meta.exists() else {}
+        metas.append(m)
         commits = m.get("git_commits") or [m.get("git_commit", "")]
         mark = " (dirty)" if m.get("git_dirty") else ""
-        dirty += bool(mark)
         body.append([rel(path).replace("experiments/results/", "").replace("/", "/\u200b"),
                      (m.get("gpu_name") or m.get("host_cpu", "")).replace("NVIDIA ", ""), m.get("driver_version", ""),
                      m.get("cuda_version", ""), ", ".join(str(x)[:7] for x in commits) + mark, m.get("date_utc", "")[:10]])
-    if dirty:
-        caption += (f" {dirty} of the {len(body)} files were recorded from a working tree with uncommitted changes "
-                    "(marked dirty); the changes themselves were not kept.")
+    caption = provenance_caption(caption, metas)
     return table(caption, ["result", "GPU / host", "driver", "CUDA", "commits", "date"], body,
                  widths=[34, 14, 12, 7, 18, 15])
 

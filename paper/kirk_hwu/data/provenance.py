@@ -2,17 +2,19 @@
 import json
 import pathlib
 
-from report.common import cache_paragraph, rel, table
+from report.common import cache_paragraph, provenance_caption, rel, table
 
 
 def build(ctx):
     ctx.tables["para_cache"] = cache_paragraph(ctx)
-    body = []
+    body, metas = [], []
     for path in sorted(ctx.read, key=str):
         meta_path = pathlib.Path(path).with_name(pathlib.Path(path).name.rsplit(".", 1)[0] + ".meta.json")
         meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-        body.append([rel(path), meta.get("experiment", ""), meta.get("git_commit", "")[:7], meta.get("date_utc", ""),
+        metas.append(meta)
+        body.append([rel(path), meta.get("experiment", ""),
+                     meta.get("git_commit", "")[:7] + (" (dirty)" if meta.get("git_dirty") else ""), meta.get("date_utc", ""),
                      meta.get("gpu_name", "host only")])
-    ctx.tables["kh_provenance"] = table(
+    ctx.tables["kh_provenance"] = table(provenance_caption(
         "Table R@: the result files this study's chapters read, with the experiment that wrote each, the "
-        "commit it ran at and when.", ["file", "experiment", "commit", "date (UTC)", "device"], body)
+        "commit it ran at and when.", metas), ["file", "experiment", "commit", "date (UTC)", "device"], body)

@@ -1,0 +1,118 @@
+"""tools/release_check.py's judgement of code changed since the recording commit, on a repository made up by the
+test: an undeclared change blocks; a declared one passes only at its declared blob, for its recording commit and
+while its premise holds."""
+import importlib.util
+import json
+import pathlib
+import subprocess
+import tempfile
+import unittest
+
+TOOL = pathlib.Path(__file__).resolve().parents[2] / "tools" / "release_check.py"
+
+
+def load_tool():
+    spec = importlib.util.spec_from_file_location("release_check_under_test", TOOL)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class ChangesSinceRecording(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = pathlib.Path(self.tmp.name)
+        self.git("init", "-q")
+        self.git("config", "user.email", "t@example.invalid")
+        self.git("config", "user.name", "t")
+        self.write("src/a.cpp", "int a() { return 1; }\n")
+        self.write("src/b.cpp", "int b() { return 2; }\n")
+        self.write("docs/x.md", "text\n")
+        self.write("data/workunits/u/astronomy_parameters.txt", "number_streams: 2, 5\n")
+        self.recording = self.commit("recording")
+        self.tool = load_tool()
+        self.tool.ROOT = self.root
+        self.tool.DECLARED = self.root / "experiments" / "records" / "code-changes-since-recording.json"
+        self.tool.WORK_UNITS = self.root / "data" / "workunits"
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def git(self, *args):
+        return subprocess.run(["git", "-C", str(self.root), *args], check=True, capture_output=True,
+                              text=True).stdout.strip()
+
+    def write(self, rel, text):
+        p = self.root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+
+    def commit(self, message):
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", message)
+        return self.git("rev-parse", "HEAD")
+
+    def declare(self, path, blob, recording=None, premise=None):
+        entry = {"path": path, "blob": blob, "commit": "0" * 40, "what": "w", "why_no_recorded_number_changes": "y"}
+        if premise:
+            entry["premise"] = premise
+        self.write("experiments/records/code-changes-since-recording.json",
+                   json.dumps({"recording_commit": recording or self.recording, "changes": [entry]}))
+
+    def test_documentation_alone_is_no_change(self):
+        self.write("docs/x.md", "other text\n")
+        self.commit("docs")
+        self.assertEqual(self.tool.changes_since(self.recording), ([], []))
+
+    def test_an_undeclared_change_blocks(self):
+        self.write("src/a.cpp", "int a() { return 3; }\n")
+        self.commit("change")
+        declared, undeclared = self.tool.changes_since(self.recording)
+        self.assertEqual(declared, [])
+        self.assertEqual(undeclared, [("src/a.cpp", "not declared")])
+
+    def test_a_declared_change_passes_at_its_blob_only(self):
+        self.write("src/a.cpp", "int a() { return 3; }\n")
+        self.commit("change")
+        blob = self.git("rev-parse", "HEAD:src/a.cpp")
+        self.declare("src/a.cpp", blob, premise="every_work_unit_has_streams")
+        self.commit("declare")
+        declared, undeclared = self.tool.changes_since(self.recording)
+        self.assertEqual([c["path"] for c in declared], ["src/a.cpp"])
+        self.assertEqual(undeclared, [])
+        # The same file changed once more: the declaration no longer covers it.
+        self.write("src/a.cpp", "int a() { return 4; }\n")
+        self.commit("again")
+        declared, undeclared = self.tool.changes_since(self.recording)
+        self.assertEqual(declared, [])
+        self.assertEqual(undeclared, [("src/a.cpp", "changed again after its declaration")])
+
+    def test_a_declaration_for_another_recording_does_not_count(self):
+        self.write("src/b.cpp", "int b() { return 5; }\n")
+        other = self.commit("other recording")
+        self.write("src/a.cpp", "int a() { return 3; }\n")
+        self.commit("change")
+        self.declare("src/a.cpp", self.git("rev-parse", "HEAD:src/a.cpp"), recording=other)
+        self.commit("declare")
+        _, undeclared = self.tool.changes_since(self.recording)
+        self.assertEqual(sorted(undeclared), [("src/a.cpp", "not declared"), ("src/b.cpp", "not declared")])
+
+    def test_a_failing_premise_blocks(self):
+        self.write("src/a.cpp", "int a() { return 3; }\n")
+        self.write("data/workunits/v/astronomy_parameters.txt", "number_streams: 0, 5\n")
+        self.commit("change and a unit without streams")
+        self.declare("src/a.cpp", self.git("rev-parse", "HEAD:src/a.cpp"), premise="every_work_unit_has_streams")
+        self.commit("declare")
+        declared, undeclared = self.tool.changes_since(self.recording)
+        self.assertEqual(declared, [])
+        # The new unit is itself a change to data that makes numbers.
+        self.assertEqual(sorted(undeclared), [("data/workunits/v/astronomy_parameters.txt", "not declared"),
+                                              ("src/a.cpp", "its premise fails: work unit v has no stream")])
+        self.assertIn("may not be what this tree makes", self.tool.describe_changes(self.recording))
+
+    def test_an_unknown_commit_is_not_compared(self):
+        self.assertIn("not compared", self.tool.describe_changes("f" * 40))
+
+
+if __name__ == "__main__":
+    unittest.main()
