@@ -21,6 +21,7 @@
 #include "mwsep/model/astronomy_parameters.hpp"
 #include "mwsep/model/build_model.hpp"
 #include "mwsep/model/input_error.hpp"
+#include "fit_catalogue.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -334,12 +335,7 @@ mwsep::model::AstronomyParameters tiny_three_parameters() {
 TEST(FitCpuEvaluator, ValuesDoNotDependOnTheBatchOrTheThreads) {
     mwsep::fit::FitData data;
     data.work_unit = tiny_three_parameters();
-    mwsep::generate::Options g;
-    g.count = 300;
-    g.threads = 1;
-    data.stars = mwsep::generate::generate_catalogue(
-                     mwsep::geometry::make_setup(mwsep::model::build_model(data.work_unit)), g)
-                     .stars;
+    data.stars = fittest::drawn_catalogue(data.work_unit, 300);
     const Batch batch = {{-1.4, 178.0, 23.0}, {-1.2, 176.5, 24.5}, {-30.0, 178.0, 23.0}};
     auto one = mwsep::fit::make_cpu_evaluator(data, 1);
     auto two = mwsep::fit::make_cpu_evaluator(data, 2);
@@ -356,12 +352,7 @@ TEST(FitRecovery, TinyUnitParametersAreRecoveredWithinTheirUncertainties) {
     mwsep::fit::FitData data;
     data.work_unit = tiny_three_parameters();
     const auto truth = mwsep::fit::fit_space(data.work_unit).start;
-    mwsep::generate::Options g;
-    g.count = 4000;
-    g.seed = 11;
-    data.stars = mwsep::generate::generate_catalogue(
-                     mwsep::geometry::make_setup(mwsep::model::build_model(data.work_unit)), g)
-                     .stars;
+    data.stars = fittest::drawn_catalogue(data.work_unit, 4000, 11);
     // Start away from the truth: epsilon +0.3, mu -1.5 deg, r +1 kpc.
     auto space = mwsep::fit::fit_space(data.work_unit);
     space.start = {truth[0] + 0.3, truth[1] - 1.5, truth[2] + 1.0};

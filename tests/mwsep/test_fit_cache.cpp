@@ -18,6 +18,7 @@
 #include "mwsep/geometry/tables.hpp"
 #include "mwsep/model/astronomy_parameters.hpp"
 #include "mwsep/model/build_model.hpp"
+#include "fit_catalogue.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -216,12 +217,7 @@ mwsep::fit::FitData tiny_all_parameters() {
     mwsep::fit::FitData data;
     data.work_unit = mwsep::model::read_astronomy_parameters(testsupport::workunit("tiny").string());
     for (auto& s : data.work_unit.streams) s.min[3] = -2 * std::numbers::pi;  // the file's phi lies below 0
-    mwsep::generate::Options g;
-    g.count = 300;
-    g.threads = 1;
-    data.stars = mwsep::generate::generate_catalogue(
-                     mwsep::geometry::make_setup(mwsep::model::build_model(data.work_unit)), g)
-                     .stars;
+    data.stars = fittest::drawn_catalogue(data.work_unit, 300);
     return data;
 }
 

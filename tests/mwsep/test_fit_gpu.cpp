@@ -24,6 +24,7 @@
 #include "mwsep/geometry/tables.hpp"
 #include "mwsep/model/astronomy_parameters.hpp"
 #include "mwsep/model/build_model.hpp"
+#include "fit_catalogue.hpp"
 #include "test_support.hpp"
 #include "gpu_support.hpp"
 
@@ -33,14 +34,6 @@ using testsupport::have_gpu;
 
 #define REQUIRE_GPU()                                                                  \
     if (!have_gpu()) GTEST_SKIP() << "no CUDA device: the resident fit evaluator is not tested here"
-
-/// @p stars stars drawn from the work unit @p ap's own parameters.
-mwsep::model::StarCatalogue catalogue_of(const mwsep::model::AstronomyParameters& ap, std::size_t stars) {
-    mwsep::generate::Options g;
-    g.count = stars;
-    g.threads = 2;
-    return mwsep::generate::generate_catalogue(mwsep::geometry::make_setup(mwsep::model::build_model(ap)), g).stars;
-}
 
 /// A small unit with every stream's weight, mu, r and sigma optimised (angles' bounds widened), and a
 /// catalogue drawn from it.
@@ -54,7 +47,7 @@ mwsep::fit::FitData fit_data(const std::string& unit, std::size_t stars) {
         s.min[3] = -2 * std::numbers::pi;
         s.max[3] = 2 * std::numbers::pi;
     }
-    data.stars = catalogue_of(data.work_unit, stars);
+    data.stars = fittest::drawn_catalogue(data.work_unit, stars);
     return data;
 }
 
@@ -178,7 +171,7 @@ mwsep::fit::FitData every_parameter(const std::string& unit, std::size_t stars) 
         for (std::size_t j = 0; j < s.optimize.size(); ++j) s.optimize[j] = true;
         for (const std::size_t j : {2u, 3u}) s.min[j] = -2 * std::numbers::pi, s.max[j] = 2 * std::numbers::pi;
     }
-    data.stars = catalogue_of(data.work_unit, stars);
+    data.stars = fittest::drawn_catalogue(data.work_unit, stars);
     return data;
 }
 
