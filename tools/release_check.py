@@ -148,6 +148,22 @@ def missing_experiments(folder, rec):
                   if e not in have and (need >= 2 if gpus >= 2 else need == 1))
 
 
+def recorded_seconds(experiments):
+    """(seconds, unknown): the job time the committed manifests recorded for @p experiments (the largest over the
+    folders that timed it), and those no manifest timed."""
+    best = {}
+    for folder in folders():
+        try:
+            entries = ResultFolder(folder).manifest.get("experiments", {})
+        except Exception:  # a folder the results check reports; no time from it
+            continue
+        for e in experiments:
+            sec = entries.get(e, {}).get("seconds")
+            if sec:
+                best[e] = max(best.get(e, 0.0), sum(sec.values()))
+    return sum(best.values()), sorted(set(experiments) - set(best))
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--todo", action="store_true", help="list, per folder, the experiments recorded at another commit")
@@ -176,6 +192,10 @@ def main(argv=None):
                     print("    to record again: " + ", ".join(others))
                 if missing:
                     print("    never recorded here: " + ", ".join(missing))
+                seconds, unknown = recorded_seconds(others + missing)
+                print(f"    their recorded job time: about {seconds:.0f} s"
+                      + (f", besides {len(unknown)} without one" if unknown else "")
+                      + " (the runner's start and the build come on top)")
     try:
         declared, undeclared = changes_since(main_commit)
     except RuntimeError as e:
