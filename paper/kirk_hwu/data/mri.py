@@ -8,9 +8,10 @@ from report.common import fmt, table
 
 from .common import MRI_SAMPLES, MRI_VOXELS, comparative, need, rates, repeat_note
 
-# The published rows and the step of ours each one corresponds to (spec §2.4, §2.6: whether the register
-# step is part of "Naïve" is not stated, so F4 is printed beside it; "CMem" is read as the last
-# constant-memory step before the special-function units, F6).
+# The published rows (the lecture slides' "Summary of Results", S3; the course text's table, S2, merges the
+# SFU and tuning rows) and the step of ours each one corresponds to: neither document says whether the register
+# step is part of "Naïve", so F4 is printed beside it; "CMem" is read as the last constant-memory step before
+# the special-function units, F6.
 ROWS = [("LS (CPU, DP)", "cpu-f64"), ("LS (CPU, SP)", "cpu-f32"), ("LS (GPU, Naive)", "F3"), (None, "F4"),
         (None, "F5"), ("LS (GPU, CMem)", "F6"), ("LS (GPU, CMem, SFU)", "F7"), ("LS (GPU, CMem, SFU, Exp)", "F8")]
 LADDER = ["F3", "F4", "F5", "F6", "F7", "F8"]

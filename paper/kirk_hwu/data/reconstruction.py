@@ -14,7 +14,8 @@ from report.common import MissingData, fmt, table
 from .common import need, rates
 from .tuning import FLOPS_PER_PAIR
 
-# Our run of each published row (spec §2.6: "Naïve" is F3 or F4, "CMem" read as F6).
+# Our run of each published row of S3's "Summary of Results" ("Naïve" is F3 or F4: neither S2 nor S3 says
+# whether it keeps the voxel data in registers; "CMem" read as F6).
 STEPS = [("LS (GPU, Naive)", "F3", "q-global-memacc-libm-u1-f32"), (None, "F4", "q-global-regs-libm-u1-f32"),
          ("LS (GPU, CMem)", "F6", "q-constaos-regs-libm-u1-f32"),
          ("LS (GPU, CMem, SFU)", "F7", "q-constaos-regs-sfu-u1-f32"),
