@@ -25,7 +25,9 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "experiments"))
-from harness.results import ResultFolder  # noqa: E402
+from harness import registry  # noqa: E402
+from harness.results import NotAResultFolder, ResultFolder  # noqa: E402
+from harness.runner import load_definitions  # noqa: E402
 RESULTS = ROOT / "experiments" / "results"
 # Paths whose changes cannot change a recorded number.
 PASSIVE = ("experiments/results/", "experiments/records/", "experiments/reruns/", "paper/", "docs/", "README.md",
@@ -78,9 +80,10 @@ def recordings(folder):
 
 def blob_at(rev, path):
     """The blob id of @p path at @p rev, or None where the path does not exist there."""
-    r = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", f"{rev}:{path}"],
-                       capture_output=True, text=True)
-    return r.stdout.strip() if r.returncode == 0 else None
+    try:
+        return git("rev-parse", "--verify", "--quiet", f"{rev}:{path}")
+    except RuntimeError:
+        return None
 
 
 def changes_since(commit, head="HEAD"):
@@ -129,23 +132,18 @@ def describe_changes(commit):
 
 
 def declared_experiments():
-    """{study/experiment: GPUs it needs} of every experiment under experiments/definitions (the most any of its
-    runs needs)."""
-    out = {}
-    for f in sorted((ROOT / "experiments" / "definitions").glob("*/*.json")):
-        d = json.loads(f.read_text())
-        need = max([int(d.get("needs_gpus", 1))] + [int(r.get("needs_gpus", 1)) for r in d.get("runs", [])])
-        out[f"{f.parent.name}/{d.get('name', f.stem)}"] = need
-    return out
+    """{study/experiment: GPUs it needs} of every experiment of every declared study, as the runner reads their
+    definitions (the most any of its runs needs)."""
+    return {f"{study}/{d['name']}": max([int(d.get("needs_gpus", 1))] + [int(r.get("needs_gpus", 1)) for r in d["runs"]])
+            for study in registry.names() for d in load_definitions(study)}
 
 
-def missing_experiments(folder, rec):
-    """The declared experiments a folder should hold and has no result file of: on a one-GPU host every experiment
-    that needs one GPU; on a host with several GPUs those that need several."""
+def missing_experiments(folder, rec, declared):
+    """The experiments of @p declared (declared_experiments) a folder should hold and has no result file of: on a
+    one-GPU host every experiment that needs one GPU; on a host with several GPUs those that need several."""
     gpus = ResultFolder(folder).gpu_count
     have = {e for e, _, _ in rec}
-    return sorted(e for e, need in declared_experiments().items()
-                  if e not in have and (need >= 2 if gpus >= 2 else need == 1))
+    return sorted(e for e, need in declared.items() if e not in have and (need >= 2 if gpus >= 2 else need == 1))
 
 
 def recorded_seconds(experiments):
@@ -155,7 +153,7 @@ def recorded_seconds(experiments):
     for folder in folders():
         try:
             entries = ResultFolder(folder).manifest.get("experiments", {})
-        except Exception:  # a folder the results check reports; no time from it
+        except NotAResultFolder:  # a folder the results check reports; no time from it
             continue
         for e in experiments:
             sec = entries.get(e, {}).get("seconds")
@@ -174,6 +172,7 @@ def main(argv=None):
         print("release check: no committed results")
         return 1
     main_commit = commits.most_common(1)[0][0]
+    declared_exps = declared_experiments()
     ok = True
     print(f"release check: recording commit {main_commit[:7]} ({commits[main_commit]} of {sum(commits.values())} files)")
     for folder, rec in per_folder.items():
@@ -181,7 +180,7 @@ def main(argv=None):
         dirty = sum(1 for _, _, d in rec if d)
         print(f"  {folder.name}: {at} of {len(rec)} files at {main_commit[:7]}, clean"
               + (f"; {dirty} from a dirty tree" if dirty else ""))
-        missing = missing_experiments(folder, rec)
+        missing = missing_experiments(folder, rec, declared_exps)
         if missing:
             print(f"    {len(missing)} declared experiments have no result here")
         if at != len(rec) or missing:

@@ -59,6 +59,11 @@ class ChangesSinceRecording(unittest.TestCase):
         self.write("experiments/records/code-changes-since-recording.json",
                    json.dumps({"recording_commit": recording or self.recording, "changes": [entry]}))
 
+    def declare_as_committed(self, path, **kw):
+        """Declares @p path at the blob HEAD has, and commits the declaration."""
+        self.declare(path, self.git("rev-parse", f"HEAD:{path}"), **kw)
+        self.commit("declare")
+
     def test_documentation_alone_is_no_change(self):
         self.write("docs/x.md", "other text\n")
         self.commit("docs")
@@ -74,9 +79,7 @@ class ChangesSinceRecording(unittest.TestCase):
     def test_a_declared_change_passes_at_its_blob_only(self):
         self.write("src/a.cpp", "int a() { return 3; }\n")
         self.commit("change")
-        blob = self.git("rev-parse", "HEAD:src/a.cpp")
-        self.declare("src/a.cpp", blob, premise="every_work_unit_has_streams")
-        self.commit("declare")
+        self.declare_as_committed("src/a.cpp", premise="every_work_unit_has_streams")
         declared, undeclared = self.tool.changes_since(self.recording)
         self.assertEqual([c["path"] for c in declared], ["src/a.cpp"])
         self.assertEqual(undeclared, [])
@@ -92,8 +95,7 @@ class ChangesSinceRecording(unittest.TestCase):
         other = self.commit("other recording")
         self.write("src/a.cpp", "int a() { return 3; }\n")
         self.commit("change")
-        self.declare("src/a.cpp", self.git("rev-parse", "HEAD:src/a.cpp"), recording=other)
-        self.commit("declare")
+        self.declare_as_committed("src/a.cpp", recording=other)
         _, undeclared = self.tool.changes_since(self.recording)
         self.assertEqual(sorted(undeclared), [("src/a.cpp", "not declared"), ("src/b.cpp", "not declared")])
 
@@ -101,8 +103,7 @@ class ChangesSinceRecording(unittest.TestCase):
         self.write("src/a.cpp", "int a() { return 3; }\n")
         self.write("data/workunits/v/astronomy_parameters.txt", "number_streams: 0, 5\n")
         self.commit("change and a unit without streams")
-        self.declare("src/a.cpp", self.git("rev-parse", "HEAD:src/a.cpp"), premise="every_work_unit_has_streams")
-        self.commit("declare")
+        self.declare_as_committed("src/a.cpp", premise="every_work_unit_has_streams")
         declared, undeclared = self.tool.changes_since(self.recording)
         self.assertEqual(declared, [])
         # The new unit is itself a change to data that makes numbers.
