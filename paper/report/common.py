@@ -7,6 +7,7 @@ lists them.
 """
 import collections
 import csv
+import functools
 import importlib.util
 import json
 import math
@@ -154,12 +155,14 @@ def meta_path_of(path):
     return path.with_name(path.name.rsplit(".", 1)[0] + ".meta.json")
 
 
-def release_check():
-    """tools/release_check.py as a module: what code changed since the results' recording commit."""
+@functools.cache
+def changes_since_recording(commit):
+    """The sentence of tools/release_check.py on the code that makes numbers and changed between @p commit (the
+    results' recording commit) and HEAD; worked out once per commit for all the provenance tables."""
     spec = importlib.util.spec_from_file_location("release_check", ROOT / "tools" / "release_check.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return mod
+    return mod.describe_changes(commit)
 
 
 def provenance_caption(caption, metas):
@@ -179,7 +182,7 @@ def provenance_caption(caption, metas):
     commits = [m["git_commit"] for m in metas if m.get("git_commit")]
     if commits:
         commit, n = collections.Counter(commits).most_common(1)[0]
-        caption += f" {of_the(n)} recorded at commit {commit[:7]}. " + release_check().describe_changes(commit)
+        caption += f" {of_the(n)} recorded at commit {commit[:7]}. " + changes_since_recording(commit)
     return caption
 
 

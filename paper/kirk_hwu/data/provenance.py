@@ -1,15 +1,14 @@
 """Where every number of the chapters comes from: each result file read, its experiment, commit and date."""
 import json
-import pathlib
 
-from report.common import cache_paragraph, provenance_caption, rel, table
+from report.common import cache_paragraph, meta_path_of, provenance_caption, rel, table
 
 
 def build(ctx):
     ctx.tables["para_cache"] = cache_paragraph(ctx)
     body, metas = [], []
     for path in sorted(ctx.read, key=str):
-        meta_path = pathlib.Path(path).with_name(pathlib.Path(path).name.rsplit(".", 1)[0] + ".meta.json")
+        meta_path = meta_path_of(path)
         meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
         metas.append(meta)
         body.append([rel(path), meta.get("experiment", ""),
