@@ -129,7 +129,8 @@ docs: $(VENV)/.installed
 # The report: numbers and tables (paper/report_data.py) and figures (figures/*.py) from the recorded
 # results of GPU $(RESULTS), set beside the GPUs of COMPARE (a space-separated list of results folders;
 # default: every other committed GPU folder), a check that every number and figure has its source, then
-# Sphinx HTML and, unless PDF=0, the PDF through LaTeX (latexmk).
+# Sphinx HTML and, unless PDF=0, the PDF through LaTeX (latexmk), its source and log checked by tools/check_pdf.py
+# (PDF=0 still writes and checks the LaTeX source).
 RESULTS ?= experiments/results/nvidia-h200
 export COMPARE
 PDF ?= 1
@@ -150,9 +151,16 @@ endif
 ifeq ($(STUDY)$(PDF),1)
 	@bash tools/check_deps.sh pdf
 	$(VENV)/bin/sphinx-build -W --keep-going -q -b latex paper paper/_build/latex
+	python3 tools/check_pdf.py --tex paper/_build/latex/mwsep-report.tex
 	$(MAKE) -C paper/_build/latex LATEXMKOPTS="-interaction=nonstopmode -halt-on-error" all-pdf > paper/_build/latex.log 2>&1 || \
 	  { tail -30 paper/_build/latex.log; exit 1; }
+	python3 tools/check_pdf.py --tex paper/_build/latex/mwsep-report.tex --log paper/_build/latex/mwsep-report.log
 	@echo "report: paper/_build/latex/mwsep-report.pdf"
+endif
+ifeq ($(STUDY)$(PDF),0)
+	@# Without LaTeX: the LaTeX source alone, checked for what would stop or spoil the PDF (tools/check_pdf.py).
+	$(VENV)/bin/sphinx-build -W --keep-going -q -b latex paper paper/_build/latex
+	python3 tools/check_pdf.py --tex paper/_build/latex/mwsep-report.tex
 endif
 
 # Everything from scratch: build, CPU validation (the tests), the experiments when this machine has a GPU,

@@ -60,13 +60,14 @@ numfig = False
 latex_engine = "pdflatex"
 latex_documents = [("index", "mwsep-report.tex", TITLE, author, "manual")]
 latex_elements = {
-    "releasename": "",  # the title page reads "built from commit ..." (release), not "Release built from ..."
     "papersize": "a4paper",
     "pointsize": "10pt",
     "figure_align": "H",
     "extraclassoptions": "openany,oneside",
     "sphinxsetup": "hmargin={2cm,2cm}, vmargin={2.2cm,2.2cm}",
-    "preamble": r"""
+    # Title page and running header read "built from commit ..." alone: Sphinx puts "Release" before the release
+    # whenever one is set, whatever "releasename" says.
+    "preamble": r"\makeatletter\AtBeginDocument{\def\py@release{\version}}\makeatother" + r"""
 \DeclareUnicodeCharacter{202F}{\,}
 \DeclareUnicodeCharacter{2212}{\ensuremath{-}}
 \DeclareUnicodeCharacter{200B}{\hspace{0pt}}
@@ -79,6 +80,18 @@ latex_elements = {
 \DeclareUnicodeCharacter{2016}{\ensuremath{\Vert}}
 \DeclareUnicodeCharacter{2082}{\ensuremath{_2}}
 \DeclareUnicodeCharacter{00B9}{\ensuremath{^1}}
+\DeclareUnicodeCharacter{03BB}{\ensuremath{\lambda}}
+\DeclareUnicodeCharacter{03C1}{\ensuremath{\rho}}
+\DeclareUnicodeCharacter{2264}{\ensuremath{\leq}}
+\DeclareUnicodeCharacter{1D34}{\ensuremath{^{\mathrm{H}}}}
+% Inline code may break after a hyphen: variant names such as modern-rw-exp8-sub4log-uncapped-f64 sit in
+% narrow table columns, and Sphinx's default keeps each one on one line.
+\protected\def\mwsepInlineCodeHyphen#1{\mbox{-}\discretionary{}{}{}}
+\renewcommand*{\sphinxhyphenininlineliteral}{\mwsepInlineCodeHyphen}
+% Text may break after an underscore: file names (rolling_ball_overhead.csv) and claim keys sit in table cells.
+\makeatletter
+\DeclareRobustCommand{\_}{\ifmmode\nfss@text{\textunderscore}\else\textunderscore\discretionary{}{}{}\fi}
+\makeatother
 \usepackage{etoolbox}
 \usepackage{caption}
 \captionsetup{labelformat=empty,labelsep=none}
@@ -101,8 +114,12 @@ latex_elements = {
 \AtBeginEnvironment{longtable}{\def\sphinxAtStartPar{\raggedright\mwsepAtStartPar}}
 \AtBeginEnvironment{tabulary}{\def\sphinxAtStartPar{\raggedright\mwsepAtStartPar}}
 \setlength{\emergencystretch}{3em}
-\AtBeginEnvironment{tabulary}{\footnotesize}
-\AtBeginEnvironment{longtable}{\footnotesize}
+% No tabulary column narrower than a number of ten digits or a unit such as GFLOP/s at the tables' font size.
+\setlength{\tymin}{44pt}
+% Tables of ten or more columns are set a size smaller, with narrower gaps between columns (paper/report/common.py wraps them in \mwsepWideTabletrue).
+\newif\ifmwsepWideTable
+\AtBeginEnvironment{tabulary}{\ifmwsepWideTable\scriptsize\setlength{\tabcolsep}{3pt}\else\footnotesize\fi}
+\AtBeginEnvironment{longtable}{\ifmwsepWideTable\scriptsize\setlength{\tabcolsep}{3pt}\else\footnotesize\fi}
 \AtBeginEnvironment{sphinxVerbatim}{\footnotesize}
 """,
 }

@@ -52,4 +52,4 @@ def build(ctx):
         "Table R@: each of the thesis's Appendix C tables, its figure, how many cells it prints, where this report sets "
         "it beside a measurement and from which result file, and which of its cells are not compared and why",
         ["table", "figure", "caption", "cells", "counterpart in this report", "result files", "status", "not compared"],
-        body, widths=[6, 8, 18, 6, 22, 14, 10, 16])
+        body, widths=[7, 8, 17, 7, 22, 14, 10, 15])

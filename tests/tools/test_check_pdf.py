@@ -1,0 +1,78 @@
+"""tools/check_pdf.py on LaTeX sources and logs made up by the test: each kind of problem it names is caught, and a
+clean source and log pass."""
+import importlib.util
+import pathlib
+import tempfile
+import unittest
+
+TOOL = pathlib.Path(__file__).resolve().parents[2] / "tools" / "check_pdf.py"
+
+
+def load_tool():
+    spec = importlib.util.spec_from_file_location("check_pdf_under_test", TOOL)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+PREAMBLE = "\\DeclareUnicodeCharacter{2248}{\\ensuremath{\\approx}}\n\\begin{document}\n"
+FIGURE = "\\begin{figure}[H]\n\\sphinxincludegraphics{a.png}\n\\caption{%s}\n\\end{figure}\n"
+CODE = "\\begin{sphinxVerbatim}[commandchars=\\\\\\{\\}]\n%s\n\\end{sphinxVerbatim}\n"
+LOG_BOX = "Overfull \\hbox (%spt too wide) in paragraph at lines 10--10\n[]\\T1/qtm/m/n/8 2.98531628\n\n"
+
+
+class CheckPdf(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = pathlib.Path(self.tmp.name)
+        self.tool = load_tool()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_tool(self, body, log=None):
+        tex = self.dir / "r.tex"
+        tex.write_text(PREAMBLE + body + "\\end{document}\n", encoding="utf-8")
+        args = ["--tex", str(tex)]
+        if log is not None:
+            (self.dir / "r.log").write_text(log, encoding="latin-1")
+            args += ["--log", str(self.dir / "r.log")]
+        return self.tool.main(args)
+
+    def test_clean_source_and_log_pass(self):
+        body = ("Text with ’quotes’ — µs × 2, ≈ 3, Münch.\n" + FIGURE % "Figure R3: the best likelihood" +
+                FIGURE % "Figure 4.6 (thesis), emulated: speed-up" + CODE % ("\\PYG{k}{int} x = 1;" + " " * 80))
+        self.assertEqual(self.run_tool(body, LOG_BOX % "2.04" * 3), 0)
+
+    def test_undeclared_character_is_caught(self):
+        # U+1D34 (modifier letter capital H) stopped the PDF build: pdflatex has no mapping for it.
+        self.assertEqual(self.run_tool("F\u1d34 d\n"), 1)
+        # Declared in a style file beside the source, it passes.
+        (self.dir / "extra.sty").write_text("\\DeclareUnicodeCharacter{1D34}{H}\n", encoding="utf-8")
+        self.assertEqual(self.run_tool("F\u1d34 d\n"), 0)
+
+    def test_unnumbered_figure_is_caught(self):
+        self.assertEqual(self.run_tool(FIGURE % "the measured roofline"), 1)
+
+    def test_long_code_line_is_caught(self):
+        self.assertEqual(self.run_tool(CODE % ("x" * (self.tool.CODE_COLUMNS + 1))), 1)
+        self.assertEqual(self.run_tool(CODE % ("x" * self.tool.CODE_COLUMNS)), 0)
+
+    def test_overfull_limits(self):
+        # Too many boxes, each small.
+        self.assertEqual(self.run_tool("", LOG_BOX % "1.0" * (self.tool.MAX_OVERFULL + 1)), 1)
+        self.assertEqual(self.run_tool("", LOG_BOX % "1.0" * self.tool.MAX_OVERFULL), 0)
+        # One box too wide.
+        self.assertEqual(self.run_tool("", LOG_BOX % "5.5"), 1)
+        # Any overfull vertical box: a table running off the bottom of a page.
+        vbox = "Overfull \\vbox (382.1pt too high) has occurred while \\output is active []\n"
+        self.assertEqual(self.run_tool("", vbox), 1)
+        # A character the font lacks.
+        self.assertEqual(self.run_tool("", "Missing character: There is no ^^e2 in font cmr10!\n"), 1)
+
+    def test_missing_file_is_an_error(self):
+        self.assertEqual(self.tool.main(["--tex", str(self.dir / "none.tex")]), 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
