@@ -135,15 +135,19 @@ def signed(v, digits=1):
 
 
 _BREAK_AFTER = {"/": re.compile(r"(?<=\w)/(?=\w)"), ".": re.compile(r"(?<=[A-Za-z0-9])\.(?=[A-Za-z])")}
+# A hyphen that is a minus sign: before a digit, at the start or after a space or an opening bracket (not in a
+# range such as 0.10-0.96, nor in a name such as r-16).
+_MINUS = re.compile(r"(?:^|(?<=[\s(\[]))-(?=\d)")
 
 
 def breakable(text, mark):
     """@p text with an invisible break opportunity (U+200B) after each @p mark between two word characters
-    ("GFLOP/s" in a header, "stream1.sigma" in a cell; not a decimal point), outside `code` spans, so that narrow
-    PDF table columns can wrap there; HTML shows the same text."""
+    ("GFLOP/s" in a header, "stream1.sigma" in a cell; not a decimal point), and with the typographic minus sign,
+    which never parts from its digits, for a hyphen that is one; both outside `code` spans, so that narrow PDF table
+    columns wrap where they may and not after a minus; HTML shows the same text."""
     parts = text.split("`")
     for i in range(0, len(parts), 2):
-        parts[i] = _BREAK_AFTER[mark].sub(mark + "\u200b", parts[i])
+        parts[i] = _MINUS.sub("\u2212", _BREAK_AFTER[mark].sub(mark + "\u200b", parts[i]))
     return "`".join(parts)
 
 

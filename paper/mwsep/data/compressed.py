@@ -164,7 +164,8 @@ def _fit(ctx):
         "compressed quadrature and again by the exact sum, the exact fit's likelihood and the truth's, and the "
         "largest |pull| of a parameter from the truth in units of its Hessian uncertainty.",
         ["unit", "fit (s)", "evaluations", "per evaluation (ms)", "likelihood (compressed)", "likelihood (exact sum)",
-         "difference", "exact fit's likelihood", "truth's likelihood", "largest pull (abs.)"], body)
+         "difference", "exact fit's likelihood", "truth's likelihood", "largest pull (abs.)"], body,
+        widths=[8, 8, 9, 9, 12, 12, 8, 12, 12, 10])
 
 
 def build(ctx):

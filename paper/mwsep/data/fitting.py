@@ -365,7 +365,7 @@ def _single_precision(ctx):
         "truth.",
         ["work unit", "evaluations", "seconds", "seconds, double", "L single", "L single, in double", "L double fit",
          "rounding (ln L)", "gap (ln L)", "largest shift (sigma)", "largest shift (% of range)", "sigma ratio",
-         "largest pull"], body)
+         "largest pull"], body, widths=[6, 7, 5, 6, 10, 10, 10, 6, 6, 9, 9, 9, 7])
     ctx.tables["para_fit_f32"] = (
         f"The thesis's premise that double precision is required (sections 4.3 and 4.5), tested in the search: "
         f"{n['fit_f32_verdict']}. An optimum counts as the same when its double-precision ln likelihood lies within "
