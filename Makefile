@@ -148,19 +148,19 @@ else
 	$(VENV)/bin/sphinx-build -W --keep-going -q -b html paper paper/_build/html
 	@echo "report: paper/_build/html/index.html"
 endif
-ifeq ($(STUDY)$(PDF),1)
+ifeq ($(STUDY),)
+ifeq ($(PDF),1)
 	@bash tools/check_deps.sh pdf
+endif
+	@# The LaTeX source, also without LaTeX (PDF=0), checked for what would stop or spoil the PDF.
 	$(VENV)/bin/sphinx-build -W --keep-going -q -b latex paper paper/_build/latex
 	python3 tools/check_pdf.py --tex paper/_build/latex/mwsep-report.tex
+ifeq ($(PDF),1)
 	$(MAKE) -C paper/_build/latex LATEXMKOPTS="-interaction=nonstopmode -halt-on-error" all-pdf > paper/_build/latex.log 2>&1 || \
 	  { tail -30 paper/_build/latex.log; exit 1; }
-	python3 tools/check_pdf.py --tex paper/_build/latex/mwsep-report.tex --log paper/_build/latex/mwsep-report.log
+	python3 tools/check_pdf.py --log paper/_build/latex/mwsep-report.log
 	@echo "report: paper/_build/latex/mwsep-report.pdf"
 endif
-ifeq ($(STUDY)$(PDF),0)
-	@# Without LaTeX: the LaTeX source alone, checked for what would stop or spoil the PDF (tools/check_pdf.py).
-	$(VENV)/bin/sphinx-build -W --keep-going -q -b latex paper paper/_build/latex
-	python3 tools/check_pdf.py --tex paper/_build/latex/mwsep-report.tex
 endif
 
 # Everything from scratch: build, CPU validation (the tests), the experiments when this machine has a GPU,

@@ -65,9 +65,7 @@ latex_elements = {
     "figure_align": "H",
     "extraclassoptions": "openany,oneside",
     "sphinxsetup": "hmargin={2cm,2cm}, vmargin={2.2cm,2.2cm}",
-    # Title page and running header read "built from commit ..." alone: Sphinx puts "Release" before the release
-    # whenever one is set, whatever "releasename" says.
-    "preamble": r"\makeatletter\AtBeginDocument{\def\py@release{\version}}\makeatother" + r"""
+    "preamble": r"""
 \DeclareUnicodeCharacter{202F}{\,}
 \DeclareUnicodeCharacter{2212}{\ensuremath{-}}
 \DeclareUnicodeCharacter{200B}{\hspace{0pt}}
@@ -88,9 +86,12 @@ latex_elements = {
 % narrow table columns, and Sphinx's default keeps each one on one line.
 \protected\def\mwsepInlineCodeHyphen#1{\mbox{-}\discretionary{}{}{}}
 \renewcommand*{\sphinxhyphenininlineliteral}{\mwsepInlineCodeHyphen}
-% Text may break after an underscore: file names (rolling_ball_overhead.csv) and claim keys sit in table cells.
 \makeatletter
+% Text may break after an underscore: file names (rolling_ball_overhead.csv) and claim keys sit in table cells.
 \DeclareRobustCommand{\_}{\ifmmode\nfss@text{\textunderscore}\else\textunderscore\discretionary{}{}{}\fi}
+% Title page and running header read "built from commit ..." alone: Sphinx puts "Release" before the release
+% whenever one is set, whatever "releasename" says.
+\AtBeginDocument{\def\py@release{\version}}
 \makeatother
 \usepackage{etoolbox}
 \usepackage{caption}

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks the report's LaTeX source and, once LaTeX has run, its log.
 
-  tools/check_pdf.py --tex paper/_build/latex/mwsep-report.tex [--log paper/_build/latex/mwsep-report.log]
+  tools/check_pdf.py [--tex paper/_build/latex/mwsep-report.tex] [--log paper/_build/latex/mwsep-report.log]
 
 The source (no LaTeX needed, so it runs where the PDF is not built):
   - every character outside ASCII is one pdflatex can set: one of the T1, TS1, OT1 and OMS encodings of the
@@ -129,23 +129,27 @@ def check_log(log):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--tex", type=pathlib.Path, required=True, help="the LaTeX source Sphinx wrote")
+    ap.add_argument("--tex", type=pathlib.Path, help="the LaTeX source Sphinx wrote")
     ap.add_argument("--log", type=pathlib.Path, help="pdflatex's log of the last run, when the PDF was built")
     a = ap.parse_args(argv)
-    for p in [a.tex] + ([a.log] if a.log else []):
+    if not a.tex and not a.log:
+        ap.error("give --tex, --log or both")
+    for p in [p for p in (a.tex, a.log) if p]:
         if not p.is_file():
             print(f"check_pdf: {p}: no such file", file=sys.stderr)
             return 2
-    text = a.tex.read_text(encoding="utf-8")
-    problems = check_characters(a.tex, text) + check_figures(a.tex, text) + check_code(a.tex, text)
-    summary = "LaTeX source checked"
+    problems, done = [], []
+    if a.tex:
+        text = a.tex.read_text(encoding="utf-8")
+        problems += check_characters(a.tex, text) + check_figures(a.tex, text) + check_code(a.tex, text)
+        done.append("LaTeX source checked")
     if a.log:
         log_problems, what = check_log(a.log)
         problems += log_problems
-        summary += f"; log: {what}"
+        done.append(f"log: {what}")
     for p in problems:
         print(p)
-    print(f"pdf check: {summary}; {len(problems)} problems")
+    print(f"pdf check: {'; '.join(done)}; {len(problems)} problems")
     return 1 if problems else 0
 
 

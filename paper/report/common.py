@@ -183,14 +183,20 @@ def meta_path_of(path):
     return path.with_name(path.name.rsplit(".", 1)[0] + ".meta.json")
 
 
+def module_from_file(path, name):
+    """The Python module in the file @p path (relative to the repository), loaded under @p name: a tool or a figure
+    script that is not on the report's import path."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 @functools.cache
 def changes_since_recording(commit):
     """The sentence of tools/release_check.py on the code that makes numbers and changed between @p commit (the
     results' recording commit) and HEAD; worked out once per commit for all the provenance tables."""
-    spec = importlib.util.spec_from_file_location("release_check", ROOT / "tools" / "release_check.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.describe_changes(commit)
+    return module_from_file("tools/release_check.py", "release_check").describe_changes(commit)
 
 
 def provenance_caption(caption, metas):

@@ -70,8 +70,17 @@ class CheckPdf(unittest.TestCase):
         # A character the font lacks.
         self.assertEqual(self.run_tool("", "Missing character: There is no ^^e2 in font cmr10!\n"), 1)
 
+    def test_the_log_alone(self):
+        # After LaTeX, make paper checks the log alone (the source was checked before).
+        (self.dir / "r.log").write_text(LOG_BOX % "5.5", encoding="latin-1")
+        self.assertEqual(self.tool.main(["--log", str(self.dir / "r.log")]), 1)
+        (self.dir / "r.log").write_text(LOG_BOX % "2.0", encoding="latin-1")
+        self.assertEqual(self.tool.main(["--log", str(self.dir / "r.log")]), 0)
+
     def test_missing_file_is_an_error(self):
         self.assertEqual(self.tool.main(["--tex", str(self.dir / "none.tex")]), 2)
+        with self.assertRaises(SystemExit):
+            self.tool.main([])
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ and the counts are kept apart by document. A row that records how the thesis mea
 gets the verdict METHODOLOGY and is counted with neither."""
 import json
 
-from report.common import ROOT, MissingData, fmt, num, pct, table
+from report.common import ROOT, MissingData, fmt, module_from_file, num, pct, table
 from .cuda import MEMORY
 from .variants import FINAL
 
@@ -308,11 +308,8 @@ def build(ctx):
         {"gpu": short, "effects": [{"label": a, "published": p, "reproduced": r} for a, p, r in effects]}, indent=1) + "\n")
     ctx.facts["effects"] = effects
     # Figure R4, drawn here because it plots the effects this module computes.
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("fig_claims", ROOT / "figures" / "mwsep" / "fig_claims.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.draw(effects, short, ROOT / "figures" / "out" / "mwsep")
+    fig_claims = module_from_file("figures/mwsep/fig_claims.py", "fig_claims")
+    fig_claims.draw(effects, short, ROOT / "figures" / "out" / "mwsep")
 
 
 def count_claims(n, claims, docs, kinds):
