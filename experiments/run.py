@@ -62,8 +62,14 @@ def main():
     for study in args.study or STUDIES:
         failures += runner.run_study(study, out, args.build, only=only, quick=args.quick, options=options,
                                      redo=redo)
-    print(f"experiments: results in {out}; {failures} job(s) failed")
-    return 1 if failures else 0
+    # An experiment whose every job was skipped (a host without what it needs) recorded nothing: said here, and
+    # an error when --only named it, since then the run did not do what it was asked.
+    skipped = [s for study in args.study or STUDIES for s in runner.wholly_skipped(out, study, only)]
+    for name, why in skipped:
+        print(f"experiments: {name}: every job skipped, nothing recorded ({why})", file=sys.stderr)
+    print(f"experiments: results in {out}; {failures} job(s) failed"
+          + (f"; {len(skipped)} experiment(s) with every job skipped" if skipped else ""))
+    return 1 if failures or (skipped and only) else 0
 
 
 if __name__ == "__main__":

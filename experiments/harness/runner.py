@@ -127,6 +127,22 @@ def experiment_status(job_statuses):
     return "incomplete"
 
 
+def wholly_skipped(out, study_name, only=()):
+    """The experiments of @p study_name (those in @p only, else every one) whose every job the manifest in @p out
+    records as skipped, each as (name, the first job's reason). Such an experiment wrote no result: a run that
+    asked for it says so instead of counting it among those without a failure."""
+    path = pathlib.Path(out) / "manifest.json"
+    recorded = json.loads(path.read_text())["experiments"] if path.exists() else {}
+    found = []
+    for d in load_definitions(study_name, only):
+        name = f"{study_name}/{d['name']}"
+        jobs = recorded.get(name, {}).get("jobs", {})
+        if jobs and experiment_status(jobs.values()) == "skipped":
+            first = str(next(iter(jobs.values())))
+            found.append((name, first[len("skipped: "):] if first.startswith("skipped: ") else first))
+    return found
+
+
 def qualified(experiment, study="mwsep"):
     """An experiment's name in a manifest, "<study>/<name>"; a bare name is of the first study, mwsep."""
     return experiment if "/" in experiment else f"{study}/{experiment}"

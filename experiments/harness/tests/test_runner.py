@@ -44,7 +44,7 @@ class FakeStudy:
                     part = tmp / f"{d['name']}.csv"
                     part.write_text(f"key,value\n{key},1\n")
                     return {part.name: part}
-                yield Job(key, job, [f"fake {key}"], needs_gpus=0)
+                yield Job(key, job, [f"fake {key}"], needs_gpus=2 if key.startswith("two-gpu") else 0)
 
 
 class RunnerTest(unittest.TestCase):
@@ -64,6 +64,27 @@ class RunnerTest(unittest.TestCase):
     def tearDown(self):
         runner.DEFINITIONS = self.old_defs
         del sys.modules["studies.fake"]
+
+    def test_an_experiment_whose_every_job_is_skipped_is_named(self):
+        """A host without two GPUs skips each two-GPU job: the experiment of only such jobs is named with the
+        reason, the one with a job that ran is not, nor is one this run was not asked for."""
+        defs = self.tmp / "definitions" / "fake"
+        (defs / "pair.json").write_text(json.dumps({"name": "pair", "kind": "host",
+                                                    "runs": [{"keys": ["two-gpu-a", "two-gpu-b"]}]}))
+        (defs / "mixed.json").write_text(json.dumps({"name": "mixed", "kind": "host",
+                                                     "runs": [{"keys": ["two-gpu-c", "one"]}]}))
+        out = self.tmp / "out"
+        real_gpus = runner.prov.gpus
+        runner.prov.gpus = lambda: []
+        try:
+            runner.run_study("fake", out, self.build, only=["pair", "mixed"])
+        finally:
+            runner.prov.gpus = real_gpus
+        self.assertEqual(self.manifest(out)["experiments"]["fake/pair"]["status"], "skipped")
+        self.assertEqual(runner.wholly_skipped(out, "fake", ["pair", "mixed"]),
+                         [("fake/pair", "needs 2 GPUs, this host has 0")])
+        self.assertEqual(runner.wholly_skipped(out, "fake", ["mixed"]), [])
+        self.assertEqual(runner.wholly_skipped(self.tmp / "none", "fake", ["pair"]), [])
 
     def manifest(self, out):
         return json.loads((out / "manifest.json").read_text())
