@@ -9,7 +9,9 @@ The source (no LaTeX needed, so it runs where the PDF is not built):
     or in the style files beside it (paper/conf.py's preamble, Sphinx's own). An undeclared one stops pdflatex;
   - every figure's caption carries its own number ("Figure R3: ...", "Figure 4.3 (thesis): ...");
   - no line of a code listing is longer than CODE_COLUMNS characters, which fit the page at the listings' size,
-    so that no listing line is wrapped.
+    so that no listing line is wrapped;
+  - no MyST directive came out as text: a fence with {name} that the parser did not take for a directive (a
+    caption with a backtick after a fence of backticks, say) is set as a paragraph, and its table is lost.
 The log: at most MAX_OVERFULL overfull boxes, none over MAX_OVERFULL_PT points, no overfull vertical box (content
 running off a page) and no missing character.
 
@@ -105,6 +107,17 @@ def check_code(tex, text):
     return problems
 
 
+# A fence of three backticks or tildes and "{name}" as LaTeX writes them in running text.
+UNPARSED_DIRECTIVE = re.compile(r"(?:\\textasciigrave\{\}|\\textasciitilde\{\}){3}\\\{([a-z-]+)\\\}")
+
+
+def check_directives(tex, text):
+    """Problems for MyST directives that reached the LaTeX source as text."""
+    return [f"{tex}:{text.count(chr(10), 0, m.start()) + 1}: a {m.group(1)} directive came out as text "
+            f"(its fence was not parsed): {text[m.end():m.end() + 60].strip()}"
+            for m in UNPARSED_DIRECTIVE.finditer(text)]
+
+
 OVERFULL = re.compile(r"^Overfull \\([hv])box \(([0-9.]+)pt too (?:wide|high)\)(.*)$", re.M)
 
 
@@ -142,6 +155,7 @@ def main(argv=None):
     if a.tex:
         text = a.tex.read_text(encoding="utf-8")
         problems += check_characters(a.tex, text) + check_figures(a.tex, text) + check_code(a.tex, text)
+        problems += check_directives(a.tex, text)
         done.append("LaTeX source checked")
     if a.log:
         log_problems, what = check_log(a.log)

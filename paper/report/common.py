@@ -156,8 +156,12 @@ WIDE_TABLE = 10  # columns from which the PDF sets a table in a smaller font
 
 def table(caption, header, body, name=None, widths=None):
     """A captioned MyST table. `caption` carries its own number ("Table 4.2 (thesis): ...", "Table R3: ...");
-    the report does not number tables automatically, so that its numbers cannot pass for the thesis's."""
-    lines = [f"```{{table}} {caption}"]
+    the report does not number tables automatically, so that its numbers cannot pass for the thesis's. The fence is
+    of tildes: after a fence of backticks, a caption with inline code (a backtick) is no directive, and the whole
+    table would come out as text."""
+    if "\n" in caption or "~~~" in caption:
+        raise ValueError(f"a table caption must be one line without '~~~': {caption[:80]!r}")
+    lines = [f"~~~{{table}} {caption}"]
     if name:
         lines.append(f":name: {name}")
     if widths:
@@ -170,7 +174,7 @@ def table(caption, header, body, name=None, widths=None):
     lines.append("| " + " | ".join(breakable(h, "/") for h in header) + " |")
     lines.append("|" + "---|" * len(header))
     lines += ["| " + " | ".join(breakable(str(c).replace("|", "/"), ".") for c in row) + " |" for row in body]
-    lines.append("```")
+    lines.append("~~~")
     if len(header) >= WIDE_TABLE:
         # The PDF sets a table this wide a size smaller (paper/conf.py, \ifmwsepWideTable); HTML ignores raw LaTeX.
         lines = ["```{raw} latex", "\\mwsepWideTabletrue", "```", ""] + lines + ["", "```{raw} latex",
@@ -209,6 +213,11 @@ def provenance_caption(caption, metas):
     def of_the(n):
         return f"All {n} files were" if n == len(metas) else f"{n} of the {len(metas)} files {'was' if n == 1 else 'were'}"
 
+    without = sum(1 for m in metas if not m)
+    if without:
+        one = without == 1
+        caption += (f" {without} of the {len(metas)} files {'has' if one else 'have'} no provenance file beside "
+                    f"{'it' if one else 'them'}: {'its row is' if one else 'their rows are'} empty.")
     dirty = sum(1 for m in metas if m.get("git_dirty"))
     if dirty:
         caption += (f" {of_the(dirty)} recorded from a working tree with uncommitted changes (marked dirty); the "

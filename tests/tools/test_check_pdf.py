@@ -58,6 +58,16 @@ class CheckPdf(unittest.TestCase):
         self.assertEqual(self.run_tool(CODE % ("x" * (self.tool.CODE_COLUMNS + 1))), 1)
         self.assertEqual(self.run_tool(CODE % ("x" * self.tool.CODE_COLUMNS)), 0)
 
+    def test_directive_set_as_text_is_caught(self):
+        # As LaTeX got it from a table whose caption held inline code after a fence of backticks: the fence was no
+        # directive, and the table a paragraph of pipes.
+        broken = ("\\textasciigrave{}\\textasciigrave{}\\textasciigrave{}\\{table\\} Table P10: provenance "
+                  "(\\sphinxcode{\\sphinxupquote{Makefile}}) :align: center\n")
+        self.assertEqual(self.run_tool(broken), 1)
+        self.assertEqual(self.run_tool(broken.replace("textasciigrave", "textasciitilde")), 1)
+        # Three backticks in running text that open no directive pass.
+        self.assertEqual(self.run_tool("three \\textasciigrave{}\\textasciigrave{}\\textasciigrave{} marks\n"), 0)
+
     def test_overfull_limits(self):
         # Too many boxes, each small.
         self.assertEqual(self.run_tool("", LOG_BOX % "1.0" * (self.tool.MAX_OVERFULL + 1)), 1)

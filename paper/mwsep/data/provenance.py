@@ -1,10 +1,11 @@
 """One provenance table: every result file the report read, its GPU or host, driver, CUDA, commits, date."""
-from report.common import cache_paragraph, provenance_table
+from report.common import cache_paragraph, meta_path_of, provenance_table
 
 
 def meta_path(path):
-    """The provenance file of a result; a text listing without its own takes that of memory_spaces."""
-    meta = path.with_name(path.name.replace(".csv", "").replace(".txt", "") + ".meta.json")
+    """The provenance file of a result (the runner's <name>.meta.json for <name>.<suffix>); a text listing without
+    its own takes that of memory_spaces."""
+    meta = meta_path_of(path)
     if path.suffix == ".txt" and not meta.exists():
         meta = path.with_name("memory_spaces.meta.json")
     return meta
