@@ -1,0 +1,62 @@
+"""The recorded re-runs of the artifact (experiments/records/): every comparison of one results folder with another
+(a GPU against the other, a folder recorded again against the one it replaced, the reviewer's kit against the
+committed folder) with its verdict counts, and each claim of the kit's recorded runs with its verdict and time."""
+import json
+
+from report.common import ROOT, rel, table
+
+RECORDS = ROOT / "experiments" / "records"
+# The order compare.py counts its verdicts in; a verdict not listed here still gets a column.
+VERDICTS = ["agrees", "differs", "not compared", "unreadable", "not re-run", "missing", "new"]
+
+
+def folder(path):
+    """A results folder as a record names it, from experiments/ on (a kit run names the absolute path of its host)."""
+    return path[path.index("experiments/"):] if "experiments/" in path else path
+
+
+def build(ctx):
+    compares = sorted(RECORDS.glob("*/compare.json"))
+    if not compares:
+        ctx.tables["table_records"] = "No comparison is recorded in `experiments/records/`.\n"
+    else:
+        data = [(p, json.loads(p.read_text())) for p in compares]
+        # Only the verdicts some record has (a column of zeros says nothing).
+        seen = {v for _, d in data for v, n in d["totals"].items() if n}
+        columns = [v for v in VERDICTS if v in seen] + sorted(seen - set(VERDICTS))
+        body = [[f"`{p.parent.name}`", f"`{folder(d['new'])}`", f"`{folder(d['ref'])}`"] + [d["totals"].get(v, 0) for v in columns]
+                for p, d in data]
+        ctx.tables["table_records"] = table(
+            "Table R@: every comparison of two results folders recorded in `experiments/records/` (each record "
+            "holds `compare.md`, with the verdict and the change of every result file): the folder, the one it was "
+            "compared with, and how many result files got each verdict (a verdict no record has is left out). "
+            "Folders recorded on different GPUs or hosts differ by design; `compare.md` says by how much.",
+            ["record", "folder", "compared with"] + columns, body,
+            widths=[24, 20, 20] + [36 // len(columns)] * len(columns))
+    kits = [(p, json.loads(p.read_text())) for p in sorted(RECORDS.glob("reproduce-check-*/reproduce_check.json"))]
+    if not kits:
+        ctx.tables["table_kit_records"] = "No run of the kit is recorded yet.\n"
+        return
+    # One row per claim, one column per recorded run: its verdict and the seconds the claim's runs took.
+    claims = {}
+    for _, r in kits:
+        for c in r["claims"]:
+            claims.setdefault(c["id"], c["study"])
+    body = []
+    for cid, study in claims.items():
+        row = [f"`{cid}`", study]
+        for _, r in kits:
+            verdict = {c["id"]: c["verdict"] for c in r["claims"]}.get(cid)
+            seconds = r.get("claims_state", {}).get(cid, {}).get("seconds")
+            row.append("not declared then" if verdict is None else
+                       f"{verdict}, {seconds:.0f} s" if seconds is not None else verdict)
+        body.append(row)
+    runs = "; ".join(
+        f"run {i}: {r['gpu']} at commit {r['commit'][:7]}{' with uncommitted changes' if r.get('dirty') else ''}, "
+        f"against `{r['reference']}`, {r['total_s']:.0f} s in all ({r['estimate_s']:.0f} s estimated before it), "
+        f"reasons and deciding files in `{rel(p.parent)}/reproduce_check.md`" for i, (p, r) in enumerate(kits, 1))
+    ctx.tables["table_kit_records"] = table(
+        "Table R@: the reviewer's kit (`make reproduce-check`) as recorded: one verdict per headline claim and the "
+        f"seconds the claim's runs took. {runs[0].upper()}{runs[1:]}.",
+        ["claim", "study"] + [f"run {i}" for i in range(1, len(kits) + 1)], body,
+        widths=[34, 14] + [52 // len(kits)] * len(kits))
