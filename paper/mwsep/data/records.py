@@ -24,8 +24,8 @@ def build(ctx):
         # Only the verdicts some record has (a column of zeros says nothing).
         seen = {v for _, d in data for v, n in d["totals"].items() if n}
         columns = [v for v in VERDICTS if v in seen] + sorted(seen - set(VERDICTS))
-        body = [[f"`{p.parent.name}`", f"`{folder(d['new'])}`", f"`{folder(d['ref'])}`"] + [d["totals"].get(v, 0) for v in columns]
-                for p, d in data]
+        body = [[f"`{p.parent.name}`", f"`{folder(d['new'])}`", f"`{folder(d['ref'])}`"]
+                + [d["totals"].get(v, 0) for v in columns] for p, d in data]
         ctx.tables["table_records"] = table(
             "Table R@: every comparison of two results folders recorded in `experiments/records/` (each record "
             "holds `compare.md`, with the verdict and the change of every result file): the folder, the one it was "
