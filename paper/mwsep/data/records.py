@@ -42,11 +42,12 @@ def build(ctx):
     for _, r in kits:
         for c in r["claims"]:
             claims.setdefault(c["id"], c["study"])
+    verdicts = [{c["id"]: c["verdict"] for c in r["claims"]} for _, r in kits]
     body = []
     for cid, study in claims.items():
         row = [f"`{cid}`", study]
-        for _, r in kits:
-            verdict = {c["id"]: c["verdict"] for c in r["claims"]}.get(cid)
+        for (_, r), by_id in zip(kits, verdicts):
+            verdict = by_id.get(cid)
             seconds = r.get("claims_state", {}).get(cid, {}).get("seconds")
             row.append("not declared then" if verdict is None else
                        f"{verdict}, {seconds:.0f} s" if seconds is not None else verdict)

@@ -97,7 +97,8 @@ def build(ctx):
         "shares of the GPU application's time (the kernel, the application and the transfers alone are timed in "
         "separate loops, so the shares are ratios of separate medians; a row marked \"sum > 100 %\" is one where "
         "they add up to more than the application's own median, which is then the number to use), and the speed-ups "
-        "of the kernel and of the whole application over one CPU thread (for matrix multiplication, the CPU BLAS on one thread, as the paper compared with an SSE2 library).",
+        "of the kernel and of the whole application over one CPU thread (for matrix multiplication, the CPU BLAS on "
+        "one thread, as the paper compared with an SSE2 library).",
         ["application", "variant", "threads", "registers", "shared B / thread", "global : compute", "GPU exec",
          "transfer", "kernel x", "application x"], t3)
     binding(ctx, ncu, resources)
