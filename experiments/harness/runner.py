@@ -5,14 +5,18 @@ the study's module (experiments/studies/<study>.py) turns each run into jobs: co
 rows or text files into a scratch folder. The runner executes the jobs, appends their rows to
 <out>/<study>/<file>, verifies each job as its kind says, writes <file>.meta.json with provenance from
 the build, the device, the host and git, and keeps <out>/manifest.json: every file, the experiment that
-wrote it, the commits, the status of every job and the wall time of every job that ran. Running again on the same folder resumes: jobs already
-done are skipped and say so. A fresh folder is the default, so committed results are never appended to.
+wrote it, the commits, the status of every job, and the wall time and the host (name, boot id) and commit of
+every job that ran. Running again on the same folder resumes: jobs already done are skipped and say so, provided
+that they ran on this host since its last boot; otherwise the run stops before any job and names them, since a
+result file's rows and its provenance come from one host. A fresh folder is the default, so committed results
+are never appended to.
 """
 import csv
 import importlib
 import json
 import pathlib
 import shutil
+import socket
 import sys
 import tempfile
 import time
@@ -79,13 +83,16 @@ class Manifest:
     def status(self, experiment, key):
         return self.data["experiments"].get(experiment, {}).get("jobs", {}).get(key)
 
-    def record(self, experiment, key, status, seconds=None):
+    def record(self, experiment, key, status, seconds=None, origin=None):
         """A job's status; @p seconds, the wall time of a job that ran, goes to the experiment's "seconds"
-        (read by experiments/reproduce_check.py for its time estimate)."""
+        (read by experiments/reproduce_check.py for its time estimate); @p origin, where it ran (job_origin),
+        to its "origins", which decide whether a later run may resume beside it (resume_refusals)."""
         entry = self.data["experiments"].setdefault(experiment, {"jobs": {}})
         entry["jobs"][key] = status
         if seconds is not None:
             entry.setdefault("seconds", {})[key] = round(seconds, 1)
+        if origin is not None:
+            entry.setdefault("origins", {})[key] = origin
         self.save()
 
     def add_file(self, relpath, experiment, kind, commit):
@@ -116,6 +123,47 @@ class Manifest:
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(self.data, indent=1, sort_keys=True) + "\n")
         tmp.replace(self.path)
+
+
+def job_origin(commit, dirty):
+    """Where a job runs: the host name and, on Linux, the kernel's boot id, which is new on every boot, so two
+    machines never share one (as they may share a host name or a container image's machine id); and the commit."""
+    origin = {"hostname": socket.gethostname(), "commit": commit, "dirty": dirty}
+    try:
+        origin["boot_id"] = pathlib.Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        pass
+    return origin
+
+
+def same_host(a, b):
+    return all(a.get(k) == b.get(k) for k in ("hostname", "boot_id"))
+
+
+def resume_refusals(manifest, experiments, origin):
+    """One line for each of @p experiments that this run cannot resume: jobs whose rows its file keeps (done, or
+    failed verification) ran on another host or before that host's last boot, or were recorded by a runner that
+    did not keep where a job ran. Resumed, such an experiment's file would hold rows of two hosts under the
+    provenance of one."""
+    lines = []
+    for name in experiments:
+        entry = manifest.data["experiments"].get(name, {})
+        # The jobs whose rows stay in the file: those done and those whose rows failed verification.
+        done = sorted(k for k, s in entry.get("jobs", {}).items()
+                      if s == "done" or str(s).startswith("verify failed"))
+        origins = entry.get("origins", {})
+        unknown = [k for k in done if k not in origins]
+        elsewhere = [k for k in done if k in origins and not same_host(origins[k], origin)]
+        if unknown:
+            lines.append(f"{name}: {len(unknown)} job(s) with rows in its file recorded without where they ran "
+                         f"(an earlier runner's manifest), {unknown[0]} the first")
+        if elsewhere:
+            o = origins[elsewhere[0]]
+            lines.append(f"{name}: {len(elsewhere)} job(s) with rows in its file ran on host {o.get('hostname')} "
+                         f"(boot id {o.get('boot_id', 'unknown')}, commit {str(o.get('commit'))[:7]}), "
+                         f"{elsewhere[0]} the first; this run is on {origin['hostname']} "
+                         f"(boot id {origin.get('boot_id', 'unknown')})")
+    return lines
 
 
 def experiment_status(job_statuses):
@@ -176,6 +224,13 @@ def run_study(study_name, out, build, only=(), quick=False, options=None, redo=(
     manifest = Manifest(out)
     for d in load_definitions(study_name, redo) if redo else ():
         manifest.forget(f"{study_name}/{d['name']}", folder)
+    origin = job_origin(commit, dirty)
+    refusals = resume_refusals(manifest, [f"{study_name}/{d['name']}" for d in load_definitions(study_name, only)],
+                               origin)
+    if refusals:
+        raise SystemExit(f"run: {out}: jobs this run cannot resume beside (a result file's rows come from one "
+                         f"host): " + "; ".join(refusals) + ". Record them anew with --redo <experiment>, or run "
+                         f"into a fresh --out folder")
     kinds = study.kinds() if hasattr(study, "kinds") else None
     if kinds is not None:
         # A definition of a kind the study does not declare is refused before any job runs.
@@ -225,7 +280,7 @@ def run_study(study_name, out, build, only=(), quick=False, options=None, redo=(
             if status != "done":
                 failures += 1
                 print(f"  {job.key}: {status}", file=sys.stderr, flush=True)
-            manifest.record(name, job.key, status, time.monotonic() - started)
+            manifest.record(name, job.key, status, time.monotonic() - started, origin)
         if ran_any:
             for fname in produced:
                 write_meta(folder / fname, d, study, job_commands(study, d), commit, dirty, host, build_facts, quick)
@@ -242,6 +297,8 @@ def write_meta(result, definition, study, commands, commit, dirty, host, build_f
     meta_path = result.parent / (result.name.rsplit(".", 1)[0] + ".meta.json")
     old = json.loads(meta_path.read_text()) if meta_path.exists() else {}
     commits = list(dict.fromkeys((old.get("git_commits") or []) + [commit]))
+    # A resumed file keeps the rows of the earlier run: dirty when either run's tree was.
+    dirty = dirty or old.get("git_dirty") is True
     meta = {
         "experiment": definition["name"], "study": definition["study"], "kind": definition["kind"],
         "thesis": definition.get("thesis", ""), "question": definition.get("question", ""),

@@ -107,6 +107,58 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual([r["key"] for r in rows], ["a", "flaky"])
         self.assertEqual(self.manifest(out)["experiments"]["fake/counts"]["status"], "done")
 
+    def test_a_resume_on_another_host_stops_before_any_job(self):
+        """Jobs done on one host are not resumed on another, nor after a reboot: the run stops before any job
+        and names the experiment, the host its jobs ran on and --redo; --redo then records it whole here."""
+        out = self.tmp / "out6"
+        runner.run_study("fake", out, self.build)          # a done, flaky failed: a resume would run flaky
+        m = self.manifest(out)
+        self.assertEqual(sorted(m["experiments"]["fake/counts"]["origins"]), ["a", "flaky"])
+        here = runner.job_origin("c", False)
+        self.assertEqual(m["experiments"]["fake/counts"]["origins"]["a"]["hostname"], here["hostname"])
+        for key, value in (("hostname", "elsewhere"), ("boot_id", "another-boot")):
+            m["experiments"]["fake/counts"]["origins"]["a"] = dict(here, **{key: value})
+            (out / "manifest.json").write_text(json.dumps(m))
+            before = list(FakeStudy.calls)
+            with self.assertRaisesRegex(SystemExit, r"fake/counts: 1 job\(s\) with rows in its file ran on host "
+                                                    r".*--redo <experiment>"):
+                runner.run_study("fake", out, self.build)
+            self.assertEqual(FakeStudy.calls, before, "no job ran")
+        # Another experiment of the same folder, not asked for, does not stop a run.
+        (runner.DEFINITIONS / "fake" / "other.json").write_text(
+            json.dumps({"name": "other", "kind": "host", "runs": [{"keys": ["o"]}]}))
+        self.assertEqual(runner.run_study("fake", out, self.build, only=["other"]), 0)
+        self.assertEqual(runner.run_study("fake", out, self.build, only=["counts"], redo=["counts"]), 0)
+        rows = list(csv.DictReader((out / "fake" / "counts.csv").open()))
+        self.assertEqual([r["key"] for r in rows], ["a", "flaky"], "recorded anew, one row a job")
+
+    def test_a_manifest_without_origins_is_not_resumed(self):
+        """A folder of an earlier runner, which did not keep where a job ran: its done jobs are not resumed."""
+        out = self.tmp / "out7"
+        runner.run_study("fake", out, self.build)
+        m = self.manifest(out)
+        del m["experiments"]["fake/counts"]["origins"]
+        (out / "manifest.json").write_text(json.dumps(m))
+        with self.assertRaisesRegex(SystemExit, r"fake/counts: 1 job\(s\) with rows in its file recorded without "
+                                                r"where they ran"):
+            runner.run_study("fake", out, self.build)
+
+    def test_a_file_resumed_from_a_dirty_tree_stays_dirty(self):
+        """The rows of a run from a tree with uncommitted changes stay in a file a clean run resumes: its
+        provenance says dirty and lists both commits."""
+        out = self.tmp / "out8"
+        real = runner.prov.git_state
+        try:
+            runner.prov.git_state = lambda: ("1111111", True)
+            runner.run_study("fake", out, self.build)                     # flaky fails, a is done
+            runner.prov.git_state = lambda: ("2222222", False)
+            self.assertEqual(runner.run_study("fake", out, self.build), 0)
+        finally:
+            runner.prov.git_state = real
+        meta = json.loads((out / "fake" / "counts.meta.json").read_text())
+        self.assertIs(meta["git_dirty"], True)
+        self.assertEqual(meta["git_commits"], ["1111111", "2222222"])
+
     def test_redo_records_an_experiment_anew(self):
         out = self.tmp / "out3"
         runner.run_study("fake", out, self.build)
