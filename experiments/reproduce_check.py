@@ -10,7 +10,8 @@ the declaration (an unknown study, experiment or result file is an error), choos
 and prints its time estimate: from the job times the reference's manifest records, or, where it records
 none, from the declaration. Then, for each claim, `experiments/run.py --study S --only X,Y` runs into a
 fresh folder experiments/results/local/reproduce-check-<gpu>-<UTC date and time>/ (--out names one;
-running again on the same folder resumes it: claims already run are kept, with their times), and
+running again on the same folder resumes it: claims already run are kept, with their times, provided that
+they ran on this host since its last boot; a folder begun elsewhere is refused before any claim), and
 `experiments/compare.py` compares that folder with the reference. One line per claim follows:
 
   reproduced   every deciding file agrees with the reference within its kind's declared tolerance
@@ -19,12 +20,13 @@ running again on the same folder resumes it: claims already run are kept, with t
   not run      not asked for (--claims), needs --peer, or the --budget ran out (run again to go on)
 
 with the seconds each claim took and the total; the same goes to reproduce_check.md and
-reproduce_check.json in the fresh folder (the complete run of one GPU is committed beside its results as
-experiments/results/<gpu>/reproduce_check.md). The reference: --ref, else the committed folder of this
-GPU's model (experiments/results/<gpu>, named as experiments/run.py names folders), else the nearest one,
-which the output says. Without a GPU the kit refuses before any work (--dry-run works anywhere). Exit
-status: 0 when every claim that ran is reproduced, 1 when one differs or without a GPU, 2 for a bad
-declaration or option, 3 when the budget ran out before every claim had run.
+reproduce_check.json in the fresh folder (a complete run is committed, with the folder's compare.md, log
+and manifest, as experiments/records/reproduce-check-<gpu>-<date>/). The reference: --ref, else the
+committed folder of this GPU's model (experiments/results/<gpu>, named as experiments/run.py names
+folders), else the nearest one, which the output says. Without a GPU the kit refuses before any work
+(--dry-run works anywhere). Exit status: 0 when every claim that ran is reproduced, 1 when one differs or
+without a GPU, 2 for a bad declaration or option (a --out folder begun on another host among them), 3 when
+the budget ran out before every claim had run.
 """
 import argparse
 import datetime
@@ -266,6 +268,17 @@ def main(argv=None):
     if not (out / "manifest.json").exists():
         runner.Manifest(out).save()  # the runner's own empty manifest: the folder is the runner's from the start
     state = json.loads(state_path.read_text()).get("claims_state", {}) if state_path.exists() else {}
+    # The claims kept from an earlier run must have run here (the host name and boot id the runner compares).
+    origin = runner.job_origin(*provenance.git_state())
+    elsewhere = [cid for cid, s in state.items() if "rc" in s and not runner.same_host(s.get("origin") or {}, origin)]
+    if elsewhere:
+        first = state[elsewhere[0]].get("origin")
+        where = (f"on host {first.get('hostname')} (boot id {first.get('boot_id', 'unknown')})" if first
+                 else "by a kit that did not record where claims ran")
+        print(f"reproduce-check: --out {out}: claim(s) {', '.join(elsewhere)} ran {where}; this run is on "
+              f"{origin['hostname']} (boot id {origin.get('boot_id', 'unknown')}). A kit folder's claims come from "
+              "one host: resume it there, or choose a fresh --out", file=sys.stderr)
+        return 2
     log = out / "reproduce_check.log"
     budget_left = args.budget
     stopped = False
@@ -291,7 +304,7 @@ def main(argv=None):
             f.flush()
             rc = subprocess.run(cmd, cwd=ROOT, stdout=f, stderr=subprocess.STDOUT).returncode
         seconds = time.monotonic() - t0
-        state[cid] = {"rc": rc, "seconds": round(seconds, 1)}
+        state[cid] = {"rc": rc, "seconds": round(seconds, 1), "origin": origin}
         if budget_left is not None:
             budget_left -= seconds
         print(f"reproduce-check: {cid}: runner exit {rc} after {seconds:.0f} s", flush=True)

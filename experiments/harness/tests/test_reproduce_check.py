@@ -4,6 +4,7 @@ run on a machine whose nvidia-smi finds no GPU stops at once with one line."""
 import json
 import os
 import pathlib
+import socket
 import subprocess
 import sys
 import tempfile
@@ -77,6 +78,34 @@ class ReproduceCheckWithoutAGpu(unittest.TestCase):
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
         self.assertIn("no NVIDIA GPU", r.stderr)
         self.assertFalse(out.exists(), "nothing is written before the refusal")
+
+    def test_a_kit_folder_begun_on_another_host_is_not_resumed(self):
+        """A kit folder whose claims ran on another host (or whose state predates the host record) is refused
+        before any claim runs, on a machine with a GPU (a stand-in nvidia-smi) and a configured build."""
+        here = socket.gethostname()
+        for kept in ({"rc": 0, "seconds": 3.0, "origin": {"hostname": f"not-{here}", "boot_id": "b", "commit": "c",
+                                                           "dirty": False}},
+                     {"rc": 0, "seconds": 3.0}):
+            with tempfile.TemporaryDirectory() as tmp:
+                tmp = pathlib.Path(tmp)
+                smi = tmp / "bin" / "nvidia-smi"
+                smi.parent.mkdir()
+                smi.write_text("#!/bin/sh\necho 'NVIDIA H100 80GB HBM3, 580.1, 81559 MiB, 1980 MHz, 00000000:00:06.0'\n")
+                smi.chmod(0o755)
+                build = tmp / "build"
+                build.mkdir()
+                (build / "build_info.json").write_text("{}")
+                out = tmp / "out"
+                out.mkdir()
+                (out / "manifest.json").write_text('{"files": {}, "experiments": {}}')
+                (out / "reproduce_check.json").write_text(json.dumps({"claims_state": {"mwsep-precision": kept}}))
+                env = dict(os.environ, PATH=f"{smi.parent}:{os.environ.get('PATH', '')}")
+                r = kit("--out", str(out), "--build", str(build), "--ref", "experiments/results/nvidia-h100-80gb-hbm3",
+                        env=env)
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                self.assertIn("claim(s) mwsep-precision ran ", r.stderr)
+                self.assertIn(f"on host not-{here}" if "origin" in kept else "did not record where", r.stderr)
+                self.assertFalse((out / "reproduce_check.log").exists(), "no claim ran")
 
 
 class VerdictOfAClaim(unittest.TestCase):
