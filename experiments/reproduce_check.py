@@ -273,11 +273,10 @@ def main(argv=None):
     elsewhere = [cid for cid, s in state.items() if "rc" in s and not runner.same_host(s.get("origin") or {}, origin)]
     if elsewhere:
         first = state[elsewhere[0]].get("origin")
-        where = (f"on host {first.get('hostname')} (boot id {first.get('boot_id', 'unknown')})" if first
-                 else "by a kit that did not record where claims ran")
+        where = f"on {runner.host_of(first)}" if first else "by a kit that did not record where claims ran"
         print(f"reproduce-check: --out {out}: claim(s) {', '.join(elsewhere)} ran {where}; this run is on "
-              f"{origin['hostname']} (boot id {origin.get('boot_id', 'unknown')}). A kit folder's claims come from "
-              "one host: resume it there, or choose a fresh --out", file=sys.stderr)
+              f"{runner.host_of(origin)}. A kit folder's claims come from one host: resume it there, or choose a "
+              "fresh --out", file=sys.stderr)
         return 2
     log = out / "reproduce_check.log"
     budget_left = args.budget

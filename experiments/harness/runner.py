@@ -140,6 +140,11 @@ def same_host(a, b):
     return all(a.get(k) == b.get(k) for k in ("hostname", "boot_id"))
 
 
+def host_of(origin):
+    """A job_origin's host as the refusals name it."""
+    return f"host {origin.get('hostname')} (boot id {origin.get('boot_id', 'unknown')})"
+
+
 def resume_refusals(manifest, experiments, origin):
     """One line for each of @p experiments that this run cannot resume: jobs whose rows its file keeps (done, or
     failed verification) ran on another host or before that host's last boot, or were recorded by a runner that
@@ -159,10 +164,8 @@ def resume_refusals(manifest, experiments, origin):
                          f"(an earlier runner's manifest), {unknown[0]} the first")
         if elsewhere:
             o = origins[elsewhere[0]]
-            lines.append(f"{name}: {len(elsewhere)} job(s) with rows in its file ran on host {o.get('hostname')} "
-                         f"(boot id {o.get('boot_id', 'unknown')}, commit {str(o.get('commit'))[:7]}), "
-                         f"{elsewhere[0]} the first; this run is on {origin['hostname']} "
-                         f"(boot id {origin.get('boot_id', 'unknown')})")
+            lines.append(f"{name}: {len(elsewhere)} job(s) with rows in its file ran on {host_of(o)} at commit "
+                         f"{str(o.get('commit'))[:7]}, {elsewhere[0]} the first; this run is on {host_of(origin)}")
     return lines
 
 
@@ -179,8 +182,7 @@ def wholly_skipped(out, study_name, only=()):
     """The experiments of @p study_name (those in @p only, else every one) whose every job the manifest in @p out
     records as skipped, each as (name, the first job's reason). Such an experiment wrote no result: a run that
     asked for it says so instead of counting it among those without a failure."""
-    path = pathlib.Path(out) / "manifest.json"
-    recorded = json.loads(path.read_text())["experiments"] if path.exists() else {}
+    recorded = Manifest(pathlib.Path(out)).data["experiments"]
     found = []
     for d in load_definitions(study_name, only):
         name = f"{study_name}/{d['name']}"
@@ -222,10 +224,10 @@ def run_study(study_name, out, build, only=(), quick=False, options=None, redo=(
     folder = out / study_name
     folder.mkdir(parents=True, exist_ok=True)
     manifest = Manifest(out)
-    for d in load_definitions(study_name, redo) if redo else ():
-        manifest.forget(f"{study_name}/{d['name']}", folder)
+    definitions = load_definitions(study_name, only)
+    # Both refusals come before --redo drops any file: a refused run leaves the folder as it was.
     origin = job_origin(commit, dirty)
-    refusals = resume_refusals(manifest, [f"{study_name}/{d['name']}" for d in load_definitions(study_name, only)],
+    refusals = resume_refusals(manifest, [f"{study_name}/{d['name']}" for d in definitions if d["name"] not in redo],
                                origin)
     if refusals:
         raise SystemExit(f"run: {out}: jobs this run cannot resume beside (a result file's rows come from one "
@@ -234,12 +236,14 @@ def run_study(study_name, out, build, only=(), quick=False, options=None, redo=(
     kinds = study.kinds() if hasattr(study, "kinds") else None
     if kinds is not None:
         # A definition of a kind the study does not declare is refused before any job runs.
-        unknown = [f"{d['name']} ({d['kind']})" for d in load_definitions(study_name, only) if d["kind"] not in kinds]
+        unknown = [f"{d['name']} ({d['kind']})" for d in definitions if d["kind"] not in kinds]
         if unknown:
             raise SystemExit(f"run: experiments/definitions/{study_name}: kind not declared by the study: "
                              f"{', '.join(unknown)} (its kinds: {', '.join(sorted(kinds))})")
+    for d in load_definitions(study_name, redo) if redo else ():
+        manifest.forget(f"{study_name}/{d['name']}", folder)
     failures = 0
-    for d in load_definitions(study_name, only):
+    for d in definitions:
         name = f"{study_name}/{d['name']}"
         print(f"experiment {name} [{d['kind']}] ({d.get('thesis', '')})", flush=True)
         produced = set()

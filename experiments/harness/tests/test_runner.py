@@ -128,6 +128,11 @@ class RunnerTest(unittest.TestCase):
         (runner.DEFINITIONS / "fake" / "other.json").write_text(
             json.dumps({"name": "other", "kind": "host", "runs": [{"keys": ["o"]}]}))
         self.assertEqual(runner.run_study("fake", out, self.build, only=["other"]), 0)
+        # A refused run drops nothing: the files of an experiment it was to record anew stay.
+        with self.assertRaises(SystemExit):
+            runner.run_study("fake", out, self.build, only=["counts", "other"], redo=["other"])
+        self.assertTrue((out / "fake" / "other.csv").exists())
+        self.assertEqual(self.manifest(out)["experiments"]["fake/other"]["jobs"], {"o": "done"})
         self.assertEqual(runner.run_study("fake", out, self.build, only=["counts"], redo=["counts"]), 0)
         rows = list(csv.DictReader((out / "fake" / "counts.csv").open()))
         self.assertEqual([r["key"] for r in rows], ["a", "flaky"], "recorded anew, one row a job")
