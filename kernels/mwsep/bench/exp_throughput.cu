@@ -33,6 +33,7 @@
 #include "harness/measure_cuda.hpp"
 #include "harness/measure_options.hpp"
 #include "harness/options.hpp"
+#include "mwsep/bench/bench_options.hpp"
 #include "mwsep/bench/commands.hpp"
 #include "mwsep/math/exp_lean.hpp"
 #include "mwsep/math/exp_nonpositive.hpp"
@@ -259,21 +260,10 @@ void run_lean(Bench& b, const std::string& only) {
     }
 }
 
-/// The engine's defaults for these launches: 5 to 50 samples, 0.5 %, 2 s per row.
-harness::MeasureOptions defaults() {
-    harness::MeasureOptions d;
-    d.stop.min_samples = 5;
-    d.stop.max_samples = 50;
-    d.stop.time_limit_s = 2.0;
-    return d;
-}
-
 }  // namespace
 
 int command_exp_throughput(const std::vector<std::string>& args) {
-    std::vector<harness::OptionSpec> specs = {{"--help", harness::OptionKind::flag}, {"--set"}, {"--only"}, {"--once", harness::OptionKind::flag}};
-    for (auto& s : harness::measure_option_specs()) specs.push_back(std::move(s));
-    const harness::Options o(args, specs, "mwsep exp-throughput");
+    const harness::Options o(args, with_measure_options({{"--set"}, {"--only"}, {"--once", harness::OptionKind::flag}}), "mwsep exp-throughput");
     if (o.has("--help")) {
         std::puts("mwsep exp-throughput [--set library|lean] [--only FUNCTION:ARGUMENTS] [--once] [measurement options]\n"
                   "  double-precision exponentials per second on the GPU, four independent dependent chains per thread\n"
@@ -288,7 +278,7 @@ int command_exp_throughput(const std::vector<std::string>& args) {
                   "  --only FUNCTION:ARGUMENTS --once (lean set): one row, one checked and one timed launch (for a profiler).\n"
                   "  Each row's first launch is checked, every thread within 1e-10 of the host's long-double value,\n"
                   "  before any is timed; seconds is the median of the timed launches (CUDA events).");
-        std::fputs(harness::measure_options_help(defaults()).c_str(), stdout);
+        std::fputs(harness::measure_options_help(measure_defaults(false)).c_str(), stdout);
         return 0;
     }
     const std::string set = o.choice("--set", {"library", "lean"}, "library");
@@ -304,7 +294,7 @@ int command_exp_throughput(const std::vector<std::string>& args) {
         }
         if (!found) throw o.error("--only", "names no row: expected one of " + ids);
     }
-    harness::MeasureOptions options = harness::parse_measure_options(o, defaults());
+    harness::MeasureOptions options = harness::parse_measure_options(o, measure_defaults(false));
     if (once) {
         options.stop.min_samples = options.stop.max_samples = 1;  // one timed launch after the checked one
         options.throttle = harness::Throttle::keep;

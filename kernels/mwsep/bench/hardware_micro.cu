@@ -37,6 +37,7 @@
 #include "harness/measure_cuda.hpp"
 #include "harness/measure_options.hpp"
 #include "harness/options.hpp"
+#include "mwsep/bench/bench_options.hpp"
 #include "mwsep/bench/commands.hpp"
 
 namespace mwsep::bench {
@@ -332,22 +333,10 @@ void shared_banks(Micro& m) {
     }
 }
 
-/// The engine's defaults for the strided reads: 5 to 50 samples, 0.5 %, 2 s per case, always cold.
-harness::MeasureOptions defaults() {
-    harness::MeasureOptions d;
-    d.stop.min_samples = 5;
-    d.stop.max_samples = 50;
-    d.stop.time_limit_s = 2.0;
-    d.cold = true;
-    return d;
-}
-
 }  // namespace
 
 int command_hardware_micro(const std::vector<std::string>& args) {
-    std::vector<harness::OptionSpec> specs = {{"--help", harness::OptionKind::flag}};
-    for (auto& s : harness::measure_option_specs()) specs.push_back(std::move(s));
-    const harness::Options o(args, specs, "mwsep hardware-micro");
+    const harness::Options o(args, with_measure_options({}), "mwsep hardware-micro");
     if (o.has("--help")) {
         std::puts("mwsep hardware-micro [measurement options]\n"
                   "  microbenchmarks of the hardware explanations the thesis gives without measuring them, one CSV row\n"
@@ -362,10 +351,10 @@ int command_hardware_micro(const std::vector<std::string>& args) {
                   "  shared tests time themselves in one launch (clock64, globaltimer); the strided reads go through\n"
                   "  the measurement options below and are always cold (the L2 flushed before each sample).\n"
                   "  Needs about 1.1 GiB of device memory.");
-        std::fputs(harness::measure_options_help(defaults()).c_str(), stdout);
+        std::fputs(harness::measure_options_help(measure_defaults(true)).c_str(), stdout);
         return 0;
     }
-    const harness::MeasureOptions options = harness::parse_measure_options(o, defaults());
+    const harness::MeasureOptions options = harness::parse_measure_options(o, measure_defaults(true));
     if (harness::print_criterion_if_asked(o, "mwsep hardware-micro", options,
                                           "one strided read of the coalescing test, CUDA events, L2 flushed before each; the other "
                                           "tests time themselves inside one launch (clock64, globaltimer)"))
