@@ -44,13 +44,21 @@ namespace {
 
 using harness::check;
 
-/// Threads per block, and chain iterations of a timed launch.
-constexpr int threads = 256, iterations = 4096;
+/// Threads per block of every launch.
+constexpr int threads = 256;
+/// Chain iterations of every launch.
+constexpr int iterations = 4096;
 /// Every thread's result against the host's value: the largest relative difference allowed.
 constexpr double tolerance = 1e-10;
 
-enum class Function { library, nonpositive, table };
+/// The exponential of the library set.
+enum class Function {
+    library,      ///< the CUDA library's exp
+    nonpositive,  ///< the branch-free exp_nonpositive
+    table,        ///< the table exponential exp_from_steps, scaled from natural units
+};
 
+/// exp(@p x) by the function @p F (@p table: the 16-byte table in shared memory).
 template <Function F>
 __device__ __forceinline__ double one_exp(double x, const mwsep::math::ExpTableEntry* table) {
     if constexpr (F == Function::library) return exp(x);
@@ -58,6 +66,7 @@ __device__ __forceinline__ double one_exp(double x, const mwsep::math::ExpTableE
     else return mwsep::math::exp_from_steps(x * mwsep::math::ExpTable::steps_per_unit, table);
 }
 
+/// Four dependent chains per thread of exponentials by @p F, @p iterations steps each; their sum to @p out.
 template <Function F>
 __global__ void chains(double* out, int iterations, const mwsep::math::ExpTableEntry* global_table) {
     __shared__ mwsep::math::ExpTableEntry table[mwsep::math::ExpTable::size];
@@ -77,15 +86,22 @@ __global__ void chains(double* out, int iterations, const mwsep::math::ExpTableE
 
 // ---- The lean set ----
 
-enum class Lean { steps, biased, table8, dfma };
+/// The function of a lean-set row.
+enum class Lean {
+    steps,   ///< exp_from_steps, the argument in table steps
+    biased,  ///< exp_biased: pre-biased entries and a clamp
+    table8,  ///< exp_table8: eight-byte entries, degree-3 polynomial
+    dfma,    ///< fused multiply-adds alone
+};
 
 /// Shared tables of the lean set: the 16-byte table (plain or pre-biased) and the 8-byte one.
 struct LeanTables {
-    const mwsep::math::ExpTableEntry* plain;
-    const mwsep::math::ExpTableEntry* biased;
-    const double* eight;
+    const mwsep::math::ExpTableEntry* plain;   ///< exp_from_steps's table
+    const mwsep::math::ExpTableEntry* biased;  ///< the pre-biased table of exp_biased
+    const double* eight;                       ///< the eight-byte table of exp_table8
 };
 
+/// exp of @p x_steps table steps by @p F, from the shared tables @p t16 and @p t8.
 template <Lean F>
 __device__ __forceinline__ double lean_exp(double x_steps, const mwsep::math::ExpTableEntry* t16, const double* t8) {
     if constexpr (F == Lean::steps) return mwsep::math::exp_from_steps(x_steps, t16);
@@ -155,15 +171,16 @@ double dfma_sum(unsigned thread, int n) {
 
 /// The command's device, stream, clock monitor and output buffer.
 struct Bench {
+    /// The device's stream, monitor and memory, for the measurement @p measure (@p one_launch: --once).
     Bench(const harness::MeasureOptions& measure, bool one_launch) : options(measure), once(one_launch) {}
-    harness::MeasureOptions options;
-    bool once = false;
-    int blocks = 0;
-    harness::Stream stream;
-    harness::ClockMonitor monitor{harness::current_pci_bus_id()};
-    harness::DeviceMemory memory;
-    double* out = nullptr;
-    std::vector<double> host;
+    harness::MeasureOptions options;                               ///< the rule of every row's timed launches
+    bool once = false;                                             ///< one row, one timed launch, no header
+    int blocks = 0;                                                ///< blocks per launch (8 per SM)
+    harness::Stream stream;                                        ///< every launch's stream
+    harness::ClockMonitor monitor{harness::current_pci_bus_id()};  ///< the SM clock during each sample
+    harness::DeviceMemory memory;                                  ///< the tables and the output
+    double* out = nullptr;                                         ///< one result per thread
+    std::vector<double> host;                                      ///< the results downloaded for the check
 };
 
 /// One row: a launch of @p launch (also the warm-up) checked thread by thread against @p expected, then the
@@ -212,9 +229,9 @@ void run_library(Bench& b) {
 
 /// One row of the lean set.
 struct LeanRow {
-    const char* name;
-    Lean function;
-    bool spread;
+    const char* name;  ///< the function's name in the CSV
+    Lean function;     ///< the function
+    bool spread;       ///< one table entry per lane (else one per warp)
     /// "function:arguments", as --only names it.
     std::string id() const { return std::string(name) + ":" + (spread ? "spread" : "uniform"); }
 };
@@ -226,6 +243,7 @@ std::vector<LeanRow> lean_rows() {
             {"dfma", Lean::dfma, false}};
 }
 
+/// Launches the lean chains of @p F on @p s (the argument scaled to @p F's table steps).
 template <Lean F>
 void launch_lean(int blocks, double* out, const LeanTables& g, bool spread, cudaStream_t s) {
     const double steps = F == Lean::table8 ? mwsep::math::ExpTable8::steps_per_unit : mwsep::math::ExpTable::steps_per_unit;

@@ -45,17 +45,20 @@ namespace {
 
 using harness::check;
 
+/// Ends the command with a failed check that names @p what differs.
 [[noreturn]] void fail(const std::string& what) { throw std::runtime_error("mwsep hardware-micro: check failed: " + what); }
 
 /// The command's stream, its measurement rule and clock monitor, and the device's L2 size.
 struct Micro {
+    /// The device's stream and monitor, for the measurement @p measure.
     explicit Micro(const harness::MeasureOptions& measure) : options(measure) {}
-    harness::MeasureOptions options;
-    harness::Stream stream;
-    harness::ClockMonitor monitor{harness::current_pci_bus_id()};
-    std::size_t l2_bytes = 0;
+    harness::MeasureOptions options;                               ///< the rule of the strided reads
+    harness::Stream stream;                                        ///< every launch's stream
+    harness::ClockMonitor monitor{harness::current_pci_bus_id()};  ///< the SM clock during each sample
+    std::size_t l2_bytes = 0;                                      ///< the device's L2 size
 };
 
+/// The GPU's global timer [ns].
 __device__ __forceinline__ std::uint64_t global_ns() {
     std::uint64_t t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
@@ -65,6 +68,7 @@ __device__ __forceinline__ std::uint64_t global_ns() {
 // ---- latency: the pointer chase ---------------------------------------------------------------------------
 // Node i lives at word i * node_words; its word holds the word index of the next node. `cached_l1` chooses the
 // default load (cached in L1) or ld.global.cg (L2 only, so that a buffer larger than L1 is not helped by it).
+/// The word at @p p, through L1 (@p cached_l1) or L2 only.
 template <bool cached_l1>
 __device__ __forceinline__ std::uint32_t load_next(const std::uint32_t* p) {
     std::uint32_t v;
@@ -73,6 +77,8 @@ __device__ __forceinline__ std::uint32_t load_next(const std::uint32_t* p) {
     return v;
 }
 
+/// One thread follows the cycle from @p start: @p warm_steps untimed, then @p steps timed; @p out gets the final
+/// word index, the cycles and the nanoseconds of the timed steps.
 template <bool cached_l1>
 __global__ void chase(const std::uint32_t* buffer, std::uint32_t start, long long warm_steps, long long steps,
                       unsigned long long* out) {
@@ -88,6 +94,8 @@ __global__ void chase(const std::uint32_t* buffer, std::uint32_t start, long lon
     out[2] = t1 - t0;
 }
 
+/// The latency row @p name: a chase of @p steps loads over a cycle through @p bytes (@p cached_l1: through L1),
+/// checked against the host's walk of the same cycle.
 void latency(Micro& m, const char* name, std::size_t bytes, bool cached_l1, long long steps) {
     constexpr std::size_t node_bytes = 128, node_words = node_bytes / sizeof(std::uint32_t);
     const std::size_t nodes = bytes / node_bytes;
@@ -124,12 +132,15 @@ void latency(Micro& m, const char* name, std::size_t bytes, bool cached_l1, long
 }
 
 // ---- constant: divergent addresses in one warp --------------------------------------------------------------
+/// Entries of the constant and the global table.
 constexpr int table_entries = 64;
+/// Entry i holds i.
 __constant__ double constant_table[table_entries];
 
 // Each lane starts at entry (lane mod distinct) and follows table[i] (which holds i + 0.0: the lane stays on its
 // entry, but the compiler cannot know it), so every load depends on the last and a warp load touches exactly
 // `distinct` addresses. from_constant: the __constant__ table, else the same values in global memory.
+/// One warp's dependent loads (see above); per lane its sum and final entry, and lane 0's cycles.
 template <bool from_constant>
 __global__ void divergent(const double* global_table, int distinct, int steps, double* sums, int* final_index,
                           long long* cycles) {
@@ -151,6 +162,7 @@ __global__ void divergent(const double* global_table, int distinct, int steps, d
     if (lane == 0) *cycles = c1 - c0;
 }
 
+/// The constant rows: 1 to 32 distinct addresses per warp load, from constant and from global memory.
 void constant_divergence(Micro& m) {
     const cudaStream_t stream = m.stream.get();
     std::vector<double> table(table_entries);
@@ -183,6 +195,7 @@ void constant_divergence(Micro& m) {
 }
 
 // ---- coalescing: strided reads over the whole GPU -----------------------------------------------------------
+/// Every thread sums elements i * @p stride + @p offset of @p data for its indices i < @p count into @p partial.
 template <typename T>
 __global__ void strided_read(const T* data, std::size_t count, int stride, int offset, double* partial) {
     const std::size_t threads = std::size_t(gridDim.x) * blockDim.x;
@@ -193,12 +206,14 @@ __global__ void strided_read(const T* data, std::size_t count, int stride, int o
 }
 
 // Element j holds j mod 1024: every sum below is of small integers and exact in double.
+/// Element j of @p data (of @p n) set to j mod 1024.
 template <typename T>
 __global__ void fill(T* data, std::size_t n) {
     for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < n; j += std::size_t(gridDim.x) * blockDim.x)
         data[j] = static_cast<T>(j % 1024);
 }
 
+/// The coalescing rows of elements of type @p T: each stride's read checked, then timed by the engine.
 template <typename T>
 void coalescing(Micro& m) {
     constexpr std::size_t buffer_bytes = std::size_t(1) << 30;
@@ -245,8 +260,12 @@ void coalescing(Micro& m) {
 }
 
 // ---- shared: strided 8-byte (and 4-byte) accesses -----------------------------------------------------------
-constexpr int shared_warps = 16, shared_region = 32 * 32;  // elements per warp: 32 lanes x the largest stride
+/// Warps of the shared-memory block.
+constexpr int shared_warps = 16;
+/// Elements per warp: 32 lanes x the largest stride.
+constexpr int shared_region = 32 * 32;
 
+/// A volatile load of @p p from shared memory (not merged or hoisted).
 template <typename T>
 __device__ __forceinline__ T shared_load(const T* p) {
     T v;
@@ -255,6 +274,7 @@ __device__ __forceinline__ T shared_load(const T* p) {
     return v;
 }
 
+/// A volatile store of @p v to @p p in shared memory.
 template <typename T>
 __device__ __forceinline__ void shared_store(T* p, T v) {
     if constexpr (sizeof(T) == 8) asm volatile("st.volatile.shared.f64 [%0], %1;" :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(p))), "d"(v) : "memory");
@@ -263,6 +283,7 @@ __device__ __forceinline__ void shared_store(T* p, T v) {
 
 // Lane l of warp w accesses element w * shared_region + l * stride, `steps` x 8 times. Reads sum what they read
 // (element e holds e mod 1024); writes store lane + step, so the last step's value must remain.
+/// The shared-memory accesses (see above): per thread its sum, the final contents, and thread 0's cycles.
 template <typename T, bool write>
 __global__ void shared_access(int stride, int steps, double* sums, T* contents, long long* cycles) {
     extern __shared__ unsigned char raw[];
@@ -291,6 +312,7 @@ __global__ void shared_access(int stride, int steps, double* sums, T* contents, 
     for (int e = threadIdx.x; e < shared_warps * shared_region; e += blockDim.x) contents[e] = s[e];
 }
 
+/// One shared row: reads or writes of @p T at @p stride, checked, with its cycles per warp access.
 template <typename T, bool write>
 void shared_case(cudaStream_t stream, int stride, double* sums, T* contents, long long* cycles) {
     const int steps = 1 << 12;
@@ -321,6 +343,7 @@ void shared_case(cudaStream_t stream, int stride, double* sums, T* contents, lon
                 double(cy) / (double(steps) * 8 * shared_warps));
 }
 
+/// The shared rows of elements of type @p T, strides 1 to 32.
 template <typename T>
 void shared_banks(Micro& m) {
     harness::DeviceMemory memory;

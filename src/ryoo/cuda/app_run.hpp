@@ -205,7 +205,7 @@ private:
 struct CpuVerdict {
     bool kernel_valid = true;       ///< the kernel row
     bool application_valid = true;  ///< the application row
-    std::string checked = "reference";
+    std::string checked = "reference";  ///< the check's text, in both rows
 };
 
 /// The single-thread CPU baseline of an application: the work it times and how its result is judged.
@@ -236,9 +236,9 @@ struct GpuParts {
     std::function<void()> application;
     /// Optional, after the application's samples: whether its rows are valid (default: valid).
     std::function<bool()> application_valid;
-    /// The application's copies alone, between CUDA events; transfer_bytes: their bytes.
+    /// The application's copies alone, between CUDA events.
     std::function<void()> transfer;
-    double transfer_bytes = 0;
+    double transfer_bytes = 0;  ///< the bytes those copies move
 };
 
 /// The outcome of one GPU variant's check: the parts to time, or why its output was wrong.
