@@ -130,7 +130,7 @@ KINDS = {
                             value="exps_per_second", numeric=NUMERIC | {"fp64_pipe_pct", "fp64_inst_pct",
                                                                           "issue_active_pct"},
                             compare=Compare("median", 0.05)),
-    # The hardware microbenchmarks (experiments/studies/mwsep_hardware_micro.cu): one row per test and case,
+    # The hardware microbenchmarks (`mwsep hardware-micro`, kernels/mwsep/bench/): one row per test and case,
     # its value in cycles or GB/s (`unit`), within 10 %.
     "hw_microbench": Kind(["test", "case", "element_bytes", "param", "value", "unit", "ns_per_access", "kernel_ms"],
                           key=["test", "case", "element_bytes", "param"], value="value",
@@ -519,7 +519,7 @@ def _kind_checkpoint(self, d):
 class Study(study.Study):
     KINDS = KINDS
     PROGRAM = "mwsep"
-    TIMING_COMMANDS = ('bench', 'bench-cpu')  # each prints its criterion (--print-criterion): the results record that
+    TIMING_COMMANDS = ('bench', 'bench-cpu', 'exp-throughput', 'hardware-micro')  # each prints its criterion (--print-criterion): the results record that
     GPU_TESTS = ("tests/mwsep/mwsep_gpu_tests", "MWSEP_GPU_RESULTS")
     SM_COUNT_ARGS = ("variants", "--streams", "3")
 
@@ -783,17 +783,16 @@ class Study(study.Study):
                 yield Job(f"{run['variant']}|{wu}", job, [f"mwsep run -a {wu} --backend cuda --variant {run['variant']} --json (timed by the runner)"],
                           needs_gpus=d.get("needs_gpus", 1))
 
-    def _compile_microbench(self, run, tmp):
-        """A microbenchmark definition's `source` (with its `extra_sources`) compiled by nvcc for the build's
-        architectures into tmp/microbench; returns its path."""
-        arch = json.loads((self.build / "build_info.json").read_text())["cuda_architectures"]
-        archs = ["-arch=native"] if arch == "native" else [f"-gencode=arch=compute_{a},code=sm_{a}" for a in arch.split(";")]
-        exe = tmp / "microbench"
-        c = self._run(["nvcc", "-O3", "-std=c++20", *archs, "-I", str(ROOT / "src"), str(ROOT / run["source"]),
-                       *[str(ROOT / s) for s in run.get("extra_sources", [])], "-o", str(exe)])
-        if c.returncode != 0:
-            raise RuntimeError(f"compiling {run['source']} failed: {c.stderr.strip()[-400:]}")
-        return exe
+    MICROBENCH_COMMANDS = ("exp-throughput", "hardware-micro")
+
+    def _microbench(self, d):
+        """A microbenchmark definition's command line: the `mwsep` command its run names (`command`: exp-throughput
+        or hardware-micro, built by CMake with the project's flags) with its `args`."""
+        run = d["runs"][0]
+        if run.get("command") not in self.MICROBENCH_COMMANDS:
+            raise ValueError(f"definition {d['name']}: its run's `command` is {run.get('command')!r}, expected one of "
+                             f"{', '.join(self.MICROBENCH_COMMANDS)}")
+        return [self.mwsep, run["command"], *run.get("args", [])]
 
     @staticmethod
     def _ncu_values(stdout, metrics, what):
@@ -811,40 +810,41 @@ class Study(study.Study):
 
     def kind_microbench(self, d):
         run = d["runs"][0]
+        command = self._microbench(d)
 
         def job(tmp):
-            exe = self._compile_microbench(run, tmp)
-            r = self._run([str(exe)])
+            r = self._run(command)
             if r.returncode != 0 or len(r.stdout.splitlines()) < 2:
-                raise RuntimeError(f"{run['source']} failed: {r.stderr.strip()[-300:]}")
+                raise RuntimeError(f"mwsep {run['command']} failed: {r.stderr.strip()[-300:]}")
             print(r.stdout, end="", flush=True)
             part = tmp / f"{d['name']}.csv"
             part.write_text(r.stdout)
             return {part.name: part}
-        yield Job(run["source"], job, [f"nvcc -O3 <build architectures> {run['source']} && run it"], needs_gpus=1)
+        yield Job(f"mwsep {run['command']}", job, [" ".join(["mwsep", *map(str, command[1:])])], needs_gpus=1)
 
-    # The same job: compile the definition's source, run it, keep its CSV.
+    # The same job: run the definition's command, keep its CSV.
     kind_hw_microbench = kind_microbench
 
     def kind_microbench_pipe(self, d):
-        """Compile the definition's source, run it with the definition's `args` (every row timed), then each row
-        once more under Nsight Compute (`--only FUNCTION:ARGUMENTS --once`, the timed launch profiled) for the
-        FP64 pipe's use and the issue slots' use; one CSV of both."""
+        """Run the definition's command with its `args` (every row timed), then each row once more under Nsight
+        Compute (`--only FUNCTION:ARGUMENTS --once`: one checked launch, skipped, and the timed launch, profiled)
+        for the FP64 pipe's use and the issue slots' use; one CSV of both."""
         run = d["runs"][0]
         metrics = {"fp64_pipe_pct": "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active",
                    "fp64_inst_pct": "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active",
                    "issue_active_pct": "smsp__issue_active.avg.pct_of_peak_sustained_active"}
 
+        command = self._microbench(d)
+
         def job(tmp):
-            exe = self._compile_microbench(run, tmp)
-            r = self._run([str(exe), *run.get("args", [])])
+            r = self._run(command)
             rows = list(csv.DictReader(r.stdout.splitlines()))
             if r.returncode != 0 or not rows:
-                raise RuntimeError(f"{run['source']} failed: {r.stderr.strip()[-300:]}")
+                raise RuntimeError(f"mwsep {run['command']} failed: {r.stderr.strip()[-300:]}")
             print(r.stdout, end="", flush=True)
             for row in rows:
                 cmd = ["ncu", "--clock-control", "none", "--launch-skip", "1", "--launch-count", "1", "--csv",
-                       "--metrics", ",".join(metrics.values()), str(exe), *run.get("args", []),
+                       "--metrics", ",".join(metrics.values()), *command,
                        "--only", f"{row['function']}:{row['arguments']}", "--once"]
                 n = self._run(cmd)
                 val = self._ncu_values(n.stdout, metrics.values(), f"{row['function']}: {n.stderr.strip()[-300:]}")
@@ -856,8 +856,9 @@ class Study(study.Study):
                 w.writeheader()
                 w.writerows(rows)
             return {part.name: part}
-        yield Job(run["source"], job, [f"nvcc -O3 <build architectures> {run['source']} && run it {' '.join(run.get('args', []))}"
-                                       " && ncu per row"], needs_gpus=1)
+        yield Job(f"mwsep {run['command']}", job, [" ".join(["mwsep", *map(str, command[1:])]),
+                                                     "ncu per row (--only FUNCTION:ARGUMENTS --once, the timed launch profiled)"],
+                  needs_gpus=1)
 
     def kind_device_memory(self, d):
         """Per unit and variant, one `mwsep run --json` on device 0: the bytes its device_memory object reports."""

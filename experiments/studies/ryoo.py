@@ -150,7 +150,10 @@ KERNEL_NAMES = "regex:^(ryoo_|mri_gather|coulomb_slice)"
 class Study(study.Study):
     KINDS = KINDS
     PROGRAM = "ryoo"
-    TIMING_COMMANDS = ('bench', 'stream')  # each prints its criterion (--print-criterion): the results record that
+    # Each prints its criterion (--print-criterion): the results record that. The application commands share
+    # one driver (src/ryoo/cuda/app_run.hpp).
+    TIMING_COMMANDS = ('bench', 'stream', 'elimination', 'tpacf', 'rc5', 'pns', 'h264', 'rpes', 'fdtd', 'lbm', 'fem',
+                       'matmul-app', 'mri-q', 'mri-fhd', 'cp')
     GPU_TESTS = ("tests/ryoo/ryoo_gpu_tests", "RYOO_GPU_RESULTS")
 
     def __init__(self, build, quick, devices, options):

@@ -56,12 +56,13 @@ std::string measure_options_help(const MeasureOptions& d) {
                   "  --noise-target PCT         stop once the relative standard deviation is <= PCT, or has settled:\n"
                   "                             over the last %d samples within %g %% of its mean (default %g)\n"
                   "  --time-limit S             stop after S seconds of sampling, once the minimum is in (default %g)\n"
-                  "  --cold                     flush the GPU's L2 cache before each sample (default: warm)\n"
+                  "  --cold                     flush the GPU's L2 cache before each sample (default: %s)\n"
                   "  --throttle discard|keep    drop a sample taken while the GPU was throttled and take it again, or\n"
                   "                             keep it flagged (default %s)\n"
                   "  --print-criterion          print these settings as JSON and exit\n",
                   d.stop.min_samples, d.stop.max_samples, d.stop.min_time_s, d.stop.settle_window, d.stop.settle_band_pct,
-                  d.stop.noise_target_pct, d.stop.time_limit_s, d.throttle == Throttle::keep ? "keep" : "discard");
+                  d.stop.noise_target_pct, d.stop.time_limit_s, d.cold ? "cold" : "warm",
+                  d.throttle == Throttle::keep ? "keep" : "discard");
     return buffer;
 }
 

@@ -246,6 +246,13 @@ TEST(MeasureOptionsParsing, PrintsTheCriterionAsGiven) {
     EXPECT_NE(j.find("\"timer\": \"CUDA events\""), std::string::npos) << j;
 }
 
+TEST(MeasureOptionsParsing, TheHelpGivesTheCommandsOwnCacheDefault) {
+    MeasureOptions m;
+    EXPECT_NE(measure_options_help(m).find("before each sample (default: warm)"), std::string::npos);
+    m.cold = true;  // a command that always times cold inputs
+    EXPECT_NE(measure_options_help(m).find("before each sample (default: cold)"), std::string::npos);
+}
+
 TEST(TimingColumns, OneValuePerColumnAndBlankForAnUnmonitoredClock) {
     Measurement m;
     m.samples = {Sample{1.5, ClockReading{1755, true, 4}}, Sample{2.0, ClockReading{}}};

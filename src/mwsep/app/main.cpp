@@ -3,6 +3,9 @@
 #include "mwsep/app/commands.hpp"
 #include "mwsep/app/evaluate.hpp"
 #include "mwsep/app/fit_command.hpp"
+#if defined(MWSEP_WITH_CUDA)
+#include "mwsep/bench/commands.hpp"
+#endif
 
 namespace {
 
@@ -17,6 +20,9 @@ const char* usage =
     "  variants   list the CUDA kernel variants with registers, spills and occupancy\n"
     "  bench      time CUDA kernel variants (CUDA events, repeats) and check each run\n"
     "  fit        fit the work unit's optimised parameters to a star catalogue\n"
+    "  exp-throughput  time the GPU's double-precision exponentials (the kernels' candidates), each checked\n"
+    "  hardware-micro  microbenchmarks of the GPU behaviour the thesis explains: latency, constant cache,\n"
+    "             coalescing, shared-memory banks, each checked\n"
     "\n"
     "'mwsep <command> --help' describes each command's options.\n";
 
@@ -33,6 +39,13 @@ int main(int argc, char** argv) {
     return harness::run_subcommand("mwsep", usage,
                                    {{"run", run}, {"generate", command_generate}, {"bench-cpu", command_bench_cpu},
                                     {"skipping", command_skipping}, {"variants", command_variants},
-                                    {"bench", command_bench}, {"fit", command_fit}},
+                                    {"bench", command_bench}, {"fit", command_fit},
+#if defined(MWSEP_WITH_CUDA)
+                                    {"exp-throughput", mwsep::bench::command_exp_throughput},
+                                    {"hardware-micro", mwsep::bench::command_hardware_micro}},
+#else
+                                    {"exp-throughput", nullptr, "needs the CUDA build (configure with a CUDA compiler)"},
+                                    {"hardware-micro", nullptr, "needs the CUDA build (configure with a CUDA compiler)"}},
+#endif
                                    argc, argv);
 }

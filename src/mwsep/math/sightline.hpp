@@ -116,7 +116,7 @@ MWSEP_HD bool stream_bin_needed(double ids, double bin_weight, const Quadratic<d
 /// which is clamped). The clamp is written so that a NaN exponent stays NaN (a stream centre so far away that
 /// its squares overflow): the integral is then NaN on every backend and refused, never exp(0) = 1.
 /// On the CPU the branch-free exp_nonpositive, which vectorises; on the GPU the CUDA library's exp, which
-/// the exp microbenchmark (experiments/gpu/exp_throughput.cu) measured faster there than exp_nonpositive.
+/// the exp microbenchmark (`mwsep exp-throughput`) measured faster there than exp_nonpositive.
 /// (The modern double-precision kernel uses the table exponential of exp_table.hpp instead.)
 MWSEP_HD double stream_term_exp(double e) {
 #if defined(__CUDA_ARCH__)

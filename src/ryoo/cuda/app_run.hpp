@@ -1,7 +1,20 @@
 /// @file app_run.hpp
-/// @brief What every application command of the `ryoo` program shares (app_commands.cpp and
-/// borrowed_apps.cpp): its options, the CSV of kind app_bench, the stop rules of the CPU and GPU
-/// measurements, the device, its stream and its clock monitor.
+/// @brief The one driver of the `ryoo` program's application commands (elimination, tpacf, rc5, pns, h264,
+/// rpes, fdtd, lbm, fem, matmul-app, mri-q, mri-fhd, cp) and what the applications describe to it.
+///
+/// Every application command does the same thing in the same order; only the application's own parts
+/// differ. The driver (run_application) owns the order:
+///   1. the command's own options, then the shared ones and the measurement options (AppRun), all read
+///      before any work; `--print-criterion` prints the measurement rule here and ends the command;
+///   2. the application's checks that need the shared options (host memory, what the variants need);
+///   3. the device, its stream and clock monitor, the CSV; the inputs (Application::prepare);
+///   4. the single-thread CPU baseline, timed (CpuBaseline), or computed once untimed for the checks;
+///   5. per GPU variant (and per parameter, where an application has several): its output checked against
+///      the CPU's (Application::check_variant) before anything of it is timed; then its kernel, its whole
+///      application and its transfers, each through the measurement engine (harness::measure*).
+/// One CSV row per kept sample, kind app_bench of experiments/studies/ryoo.py. An application, in its own
+/// file under apps/, is a class derived from Application: its options and inputs, its CPU reference, its
+/// check, and the work each part times.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -9,9 +22,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/check.hpp"
@@ -56,8 +71,10 @@ public:
     }
 
     /// Reads the shared options; call after the command has read its own (so that a bad option of either
-    /// kind fails before any work). @p all: the registered variant names.
-    void start(const std::vector<std::string>& all) {
+    /// kind fails before any work). @p all: the registered variant names. With `--print-criterion`: prints
+    /// the measurement rule (no device touched, no file read or written) and returns false, and the command
+    /// ends; else true.
+    bool start(const std::vector<std::string>& all) {
         measure_ = harness::parse_measure_options(o_, gpu_defaults());
         variants_ = split_names(o_.text("--variants", "all"), all);
         for (const auto& v : variants_)
@@ -68,7 +85,9 @@ public:
         cpu_.stop.min_samples = cpu_.stop.max_samples = std::max(cpu_samples_, 1);
         cpu_.stop.time_limit_s = 3600;
         cpu_.stop.min_time_s = 0;
+        if (harness::print_criterion_if_asked(o_, command_, measure_, timer())) return false;
         if (o_.has("--csv")) harness::check_outputs(command_, {}, {{"--csv", o_.text("--csv")}});
+        return true;
     }
 
     /// Opens the CSV (after the inputs are known to be valid) and reports the device.
@@ -81,6 +100,7 @@ public:
         std::printf("GPU: %s (%d SMs)\n", p.name, p.multiProcessorCount);
         monitor_.emplace(harness::current_pci_bus_id());
         stream_.emplace();
+        memory_.emplace();
         if (o_.has("--csv"))
             csv_.emplace(o_.require("--csv"),
                          harness::with_timing_columns({"experiment", "application", "variant", "size", "parameter", "part",
@@ -101,8 +121,16 @@ public:
     harness::ClockMonitor& monitor() { return *monitor_; }
     /// The run's stream (after open()).
     cudaStream_t stream() const { return stream_->get(); }
+    /// The run's device memory, freed at its end (after open()).
+    harness::DeviceMemory& memory() { return *memory_; }
     /// The --size given (small by default).
     std::string size() const { return o_.text("--size", "small"); }
+    /// --size, checked: "small" or "large" (small by default).
+    std::string size_choice() const { return o_.choice("--size", {"small", "large"}, "small"); }
+    /// The integer option @p name within [@p min, @p max]; by default @p small or @p large by --size.
+    long long sized(const std::string& name, long long small, long long large, long long min, long long max) const {
+        return o_.integer(name, size_choice() == "small" ? small : large, min, max);
+    }
 
     /// Prints a measurement and writes its rows. @p work: units of work of one sample; rate = work / ms / 1e6.
     void record(const std::string& variant, const std::string& parameter, const std::string& part, const harness::Measurement& m,
@@ -146,6 +174,15 @@ private:
         d.stop.time_limit_s = 2.0;
         return d;
     }
+    /// What each part's samples time, and the CPU baseline's rule (which is not the printed one).
+    std::string timer() const {
+        return "per GPU part: kernel, the application's kernels between CUDA events on its stream (where they start "
+               "from a reset state, the reset outside the events); application, the whole application on the host's "
+               "steady clock up to a synchronisation of the stream; transfer, its copies between CUDA events. The "
+               "single-thread CPU baseline (--cpu-samples): " +
+               (cpu_samples_ > 0 ? "exactly " + std::to_string(cpu_samples_) + " run(s) of each part on the host's steady clock"
+                                 : std::string("not timed (its result computed once, for the checks)"));
+    }
     static std::string join(const std::vector<std::string>& v) {
         std::string s;
         for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
@@ -159,13 +196,125 @@ private:
     int cpu_samples_ = 3;
     std::optional<harness::ClockMonitor> monitor_;
     std::optional<harness::CsvAppender> csv_;
-    std::optional<harness::Stream> stream_;  // created by open(), after the options are checked
+    std::optional<harness::Stream> stream_;        // created by open(), after the options are checked
+    std::optional<harness::DeviceMemory> memory_;  // likewise
     int failures_ = 0;
 };
+
+/// The verdict on the CPU baseline's two timed results: whether each row is valid, and the check's text.
+struct CpuVerdict {
+    bool kernel_valid = true;       ///< the kernel row
+    bool application_valid = true;  ///< the application row
+    std::string checked = "reference";  ///< the check's text, in both rows
+};
+
+/// The single-thread CPU baseline of an application: the work it times and how its result is judged.
+struct CpuBaseline {
+    std::string parameter;  ///< the rows' parameter column ("" or, say, "steps=20")
+    double work = 0;        ///< units of work of one run (the CPU may run a share of the GPU's input)
+    /// The computation alone (the CSV's "kernel" part); leaves the CPU's result for the checks.
+    std::function<void()> kernel;
+    /// Optional: reads the kernel's result after its samples, before the application runs.
+    std::function<void()> after_kernel;
+    /// The whole application on the host (the "application" part).
+    std::function<void()> application;
+    /// Optional, after both are timed: the rows' validity (default: both valid, "reference").
+    std::function<CpuVerdict()> verdict;
+    /// With --cpu-samples 0: the result the GPU is checked against, computed once and untimed.
+    std::function<void()> untimed;
+};
+
+/// What the driver times of one GPU variant (and parameter) whose output passed the check.
+struct GpuParts {
+    std::string checked;  ///< the check's text, in the kernel and application rows
+    double work = 0;      ///< units of work of one kernel or application sample
+    /// The kernels on the run's stream, between CUDA events.
+    std::function<void()> kernel;
+    /// Optional: run before each kernel sample, outside its events (the state the kernels start from).
+    std::function<void()> kernel_reset;
+    /// The whole application, host steps included, on the host's clock up to a stream synchronisation.
+    std::function<void()> application;
+    /// Optional, after the application's samples: whether its rows are valid (default: valid).
+    std::function<bool()> application_valid;
+    /// The application's copies alone, between CUDA events.
+    std::function<void()> transfer;
+    double transfer_bytes = 0;  ///< the bytes those copies move
+};
+
+/// The outcome of one GPU variant's check: the parts to time, or why its output was wrong.
+struct GpuCheck {
+    std::string failure;  ///< empty: the output passed
+    GpuParts parts;       ///< what to time (when it passed)
+
+    /// A passed check, with what to time.
+    static GpuCheck passed(GpuParts parts) { return {{}, std::move(parts)}; }
+    /// A failed check, with what differs.
+    static GpuCheck wrong(std::string what) { return {std::move(what), {}}; }
+};
+
+/// One application as the driver runs it. A derived class reads its own options in its constructor (from
+/// AppRun::options(), before any work; it touches no device there) and keeps its inputs and device buffers
+/// (allocated from AppRun::memory()) as members, so that the functions it hands to the driver may refer to
+/// them.
+class Application {
+public:
+    virtual ~Application() = default;
+    /// The registered names of its GPU variants (--variants picks among them).
+    virtual std::vector<std::string> variant_names() const = 0;
+    /// After the shared options are read and before the device is touched: the checks that need them (the
+    /// host memory the input takes, what the chosen variants need).
+    virtual void check_before_work() {}
+    /// After the device is opened: the inputs.
+    virtual void prepare() {}
+    /// The CPU baseline.
+    virtual CpuBaseline cpu() = 0;
+    /// After the CPU's result exists, timed or not: the checks of that result itself (run.failed() on a
+    /// failure).
+    virtual void check_reference() {}
+    /// The device buffers and uploads every variant shares.
+    virtual void upload() {}
+    /// The parameters each variant runs with, each checked and timed on its own (default: one, "").
+    virtual std::vector<std::string> parameters() const { return {""}; }
+    /// Runs variant @p variant with @p parameter once and compares its output with the CPU's.
+    virtual GpuCheck check_variant(const std::string& variant, const std::string& parameter) = 0;
+};
+
+/// The fixed description of one application command.
+struct AppCommand {
+    std::string command;                        ///< "ryoo elimination"
+    std::string application;                    ///< the CSV's application column: "elimination"
+    std::string unit;                           ///< the unit of its work: "B", "pairs", "keys", ...
+    std::vector<harness::OptionSpec> options;   ///< its own options (the shared ones are added)
+    std::string help;                           ///< its help, before the shared options'
+};
+
+/// Makes the application of a command from the run (whose options it reads).
+using MakeApplication = std::function<std::unique_ptr<Application>(AppRun&)>;
+
+/// The driver: runs the command @p what with @p args through the steps listed at the top of this file and
+/// returns its exit status (1 when a check failed).
+int run_application(const Args& args, const AppCommand& what, const MakeApplication& make);
+
+/// run_application for an application class @p App constructed from the run alone.
+template <class App>
+int run_application(const Args& args, const AppCommand& what) {
+    return run_application(args, what, [](AppRun& run) { return std::make_unique<App>(run); });
+}
 
 /// Times @p work on one CPU thread under the run's CPU rule (the samples the command was asked for).
 inline harness::Measurement time_cpu(AppRun& run, const std::function<void()>& work) {
     return harness::measure_host(run.cpu(), work);
+}
+
+/// Runs @p count steps of a scheme that reads one buffer and writes the other (@p step(from, to)), starting
+/// from @p a with @p b as the other; returns the buffer that holds the result.
+template <class T, class Step>
+T* ping_pong(T* a, T* b, int count, const Step& step) {
+    for (int t = 0; t < count; ++t) {
+        step(a, b);
+        std::swap(a, b);
+    }
+    return a;
 }
 
 /// Milliseconds between two events recorded around @p work on @p stream.

@@ -1,5 +1,5 @@
-// Microbenchmarks of the hardware explanations the thesis (sections 4.2, 4.3, 4.4.1) gives without measuring
-// them. Four tests, each checking its own result against a value worked out on the host before it prints:
+// `mwsep hardware-micro`: microbenchmarks of the hardware explanations the thesis (sections 4.2, 4.3, 4.4.1)
+// gives without measuring them. Four tests, each checking its own result against a value worked out on the host:
 //   latency     a dependent pointer chase (one thread) over a random cycle of 128-byte-spaced nodes in a buffer
 //               that fits in L1, one that fits in L2 only, and two much larger than L2 (global memory): cycles
 //               (clock64) and nanoseconds (globaltimer) per load; the host follows the same cycle and the
@@ -9,41 +9,56 @@
 //               cycles per warp load; every lane's final index and sum are checked.
 //   coalescing  a whole-GPU read of every stride-th 4- or 8-byte element of a 1 GiB buffer (stride 1 also
 //               with the start moved by one element): kernel time and useful bytes per second; the sum of
-//               what was read is compared with the host's.
+//               what was read is compared with the host's before the read is timed.
 //   shared      16 warps of one block reading or writing 8-byte (and, for reference, 4-byte) elements of shared
 //               memory with lane l at element l x stride: SM cycles per warp access at full issue; the reads'
 //               sums and the final contents after the writes are checked.
 // Output: CSV rows test,case,element_bytes,param,value,unit,ns_per_access,kernel_ms. `param`: the buffer's
 // bytes (latency), the distinct addresses (constant) or the stride in elements (coalescing, shared); `value`:
 // cycles per load (latency, constant), per warp access (shared), or useful GB/s (coalescing); ns_per_access
-// (latency) and kernel_ms (coalescing, the median of 5) are empty elsewhere. A failed check prints what differs and exits with status 1.
+// (latency) and kernel_ms (coalescing) are empty elsewhere. The latency, constant and shared tests time
+// themselves inside one launch (clock64, globaltimer) and are checked from that launch's results; the strided
+// reads are timed by the measurement engine (harness::measure: CUDA events, the stop rule, the clock
+// monitor), always cold (the L2 flushed before each sample), kernel_ms being the median. A failed check
+// names what differs and ends the command with status 1.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-
-#include <algorithm>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
-#define CHECK(x)                                                                              \
-    do {                                                                                      \
-        cudaError_t e = (x);                                                                  \
-        if (e != cudaSuccess) {                                                               \
-            std::fprintf(stderr, "hardware_micro: %s: %s\n", #x, cudaGetErrorString(e));      \
-            std::exit(1);                                                                     \
-        }                                                                                     \
-    } while (0)
+#include "harness/check.hpp"
+#include "harness/clock_monitor.hpp"
+#include "harness/device_memory.hpp"
+#include "harness/measure_cuda.hpp"
+#include "harness/measure_options.hpp"
+#include "harness/options.hpp"
+#include "mwsep/bench/bench_options.hpp"
+#include "mwsep/bench/commands.hpp"
 
+namespace mwsep::bench {
 namespace {
 
-[[noreturn]] void fail(const std::string& what) {
-    std::fprintf(stderr, "hardware_micro: check failed: %s\n", what.c_str());
-    std::exit(1);
-}
+using harness::check;
 
+/// Ends the command with a failed check that names @p what differs.
+[[noreturn]] void fail(const std::string& what) { throw std::runtime_error("mwsep hardware-micro: check failed: " + what); }
+
+/// The command's stream, its measurement rule and clock monitor, and the device's L2 size.
+struct Micro {
+    /// The device's stream and monitor, for the measurement @p measure.
+    explicit Micro(const harness::MeasureOptions& measure) : options(measure) {}
+    harness::MeasureOptions options;                               ///< the rule of the strided reads
+    harness::Stream stream;                                        ///< every launch's stream
+    harness::ClockMonitor monitor{harness::current_pci_bus_id()};  ///< the SM clock during each sample
+    std::size_t l2_bytes = 0;                                      ///< the device's L2 size
+};
+
+/// The GPU's global timer [ns].
 __device__ __forceinline__ std::uint64_t global_ns() {
     std::uint64_t t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
@@ -53,6 +68,7 @@ __device__ __forceinline__ std::uint64_t global_ns() {
 // ---- latency: the pointer chase ---------------------------------------------------------------------------
 // Node i lives at word i * node_words; its word holds the word index of the next node. `cached_l1` chooses the
 // default load (cached in L1) or ld.global.cg (L2 only, so that a buffer larger than L1 is not helped by it).
+/// The word at @p p, through L1 (@p cached_l1) or L2 only.
 template <bool cached_l1>
 __device__ __forceinline__ std::uint32_t load_next(const std::uint32_t* p) {
     std::uint32_t v;
@@ -61,6 +77,8 @@ __device__ __forceinline__ std::uint32_t load_next(const std::uint32_t* p) {
     return v;
 }
 
+/// One thread follows the cycle from @p start: @p warm_steps untimed, then @p steps timed; @p out gets the final
+/// word index, the cycles and the nanoseconds of the timed steps.
 template <bool cached_l1>
 __global__ void chase(const std::uint32_t* buffer, std::uint32_t start, long long warm_steps, long long steps,
                       unsigned long long* out) {
@@ -76,7 +94,9 @@ __global__ void chase(const std::uint32_t* buffer, std::uint32_t start, long lon
     out[2] = t1 - t0;
 }
 
-void latency(const char* name, std::size_t bytes, bool cached_l1, long long steps, std::size_t l2_bytes) {
+/// The latency row @p name: a chase of @p steps loads over a cycle through @p bytes (@p cached_l1: through L1),
+/// checked against the host's walk of the same cycle.
+void latency(Micro& m, const char* name, std::size_t bytes, bool cached_l1, long long steps) {
     constexpr std::size_t node_bytes = 128, node_words = node_bytes / sizeof(std::uint32_t);
     const std::size_t nodes = bytes / node_bytes;
     // A random single cycle through every node (Sattolo's shuffle), fixed seed.
@@ -87,44 +107,40 @@ void latency(const char* name, std::size_t bytes, bool cached_l1, long long step
     std::vector<std::uint32_t> host(nodes * node_words, 0);
     for (std::size_t i = 0; i < nodes; ++i)
         host[order[i] * node_words] = static_cast<std::uint32_t>(order[(i + 1) % nodes] * node_words);
-    const long long warm = cached_l1 || bytes <= l2_bytes / 2 ? static_cast<long long>(nodes) * 2 : 0;
+    const long long warm = cached_l1 || bytes <= m.l2_bytes / 2 ? static_cast<long long>(nodes) * 2 : 0;
     // The host follows the same cycle: where the chase must end.
     std::uint32_t expect = static_cast<std::uint32_t>(order[0] * node_words);
     for (long long s = 0; s < warm + steps; ++s) expect = host[expect];
 
-    std::uint32_t* d = nullptr;
-    unsigned long long* out = nullptr;
-    CHECK(cudaMalloc(&d, host.size() * sizeof(std::uint32_t)));
-    CHECK(cudaMalloc(&out, 3 * sizeof(unsigned long long)));
-    CHECK(cudaMemcpy(d, host.data(), host.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
-    if (!warm) {
-        // Global memory: push the buffer out of L2 first by writing a buffer twice its size.
-        void* flush = nullptr;
-        CHECK(cudaMalloc(&flush, 2 * l2_bytes));
-        CHECK(cudaMemset(flush, 1, 2 * l2_bytes));
-        CHECK(cudaDeviceSynchronize());
-        CHECK(cudaFree(flush));
-    }
-    if (cached_l1) chase<true><<<1, 1>>>(d, static_cast<std::uint32_t>(order[0] * node_words), warm, steps, out);
-    else chase<false><<<1, 1>>>(d, static_cast<std::uint32_t>(order[0] * node_words), warm, steps, out);
-    CHECK(cudaGetLastError());
+    const cudaStream_t stream = m.stream.get();
+    harness::DeviceMemory memory;
+    const std::uint32_t* d = memory.upload(host, "upload the chase's nodes");
+    auto* out = memory.allocate<unsigned long long>(3, "allocate the chase's result");
+    // Global memory: the buffer pushed out of L2 first (the engine's flush: a write of twice the L2).
+    if (!warm) harness::L2Flush().flush(stream);
+    const std::uint32_t start = static_cast<std::uint32_t>(order[0] * node_words);
+    if (cached_l1) chase<true><<<1, 1, 0, stream>>>(d, start, warm, steps, out);
+    else chase<false><<<1, 1, 0, stream>>>(d, start, warm, steps, out);
+    check(cudaGetLastError(), "launch the pointer chase");
     unsigned long long r[3];
-    CHECK(cudaMemcpy(r, out, sizeof r, cudaMemcpyDeviceToHost));
+    check(cudaMemcpyAsync(r, out, sizeof r, cudaMemcpyDeviceToHost, stream), "download the chase's result");
+    check(cudaStreamSynchronize(stream), "run the pointer chase");
     if (r[0] != expect)
         fail(std::string("latency ") + name + ": the chase ended at word " + std::to_string(r[0]) + ", the host at " +
              std::to_string(expect));
     std::printf("latency,%s,4,%zu,%.2f,cycles,%.2f,\n", name, bytes, double(r[1]) / steps, double(r[2]) / steps);
-    CHECK(cudaFree(d));
-    CHECK(cudaFree(out));
 }
 
 // ---- constant: divergent addresses in one warp --------------------------------------------------------------
+/// Entries of the constant and the global table.
 constexpr int table_entries = 64;
+/// Entry i holds i.
 __constant__ double constant_table[table_entries];
 
 // Each lane starts at entry (lane mod distinct) and follows table[i] (which holds i + 0.0: the lane stays on its
 // entry, but the compiler cannot know it), so every load depends on the last and a warp load touches exactly
 // `distinct` addresses. from_constant: the __constant__ table, else the same values in global memory.
+/// One warp's dependent loads (see above); per lane its sum and final entry, and lane 0's cycles.
 template <bool from_constant>
 __global__ void divergent(const double* global_table, int distinct, int steps, double* sums, int* final_index,
                           long long* cycles) {
@@ -146,44 +162,40 @@ __global__ void divergent(const double* global_table, int distinct, int steps, d
     if (lane == 0) *cycles = c1 - c0;
 }
 
-void constant_divergence() {
+/// The constant rows: 1 to 32 distinct addresses per warp load, from constant and from global memory.
+void constant_divergence(Micro& m) {
+    const cudaStream_t stream = m.stream.get();
     std::vector<double> table(table_entries);
     for (int i = 0; i < table_entries; ++i) table[i] = i;
-    CHECK(cudaMemcpyToSymbol(constant_table, table.data(), sizeof(double) * table_entries));
-    double* global_table = nullptr;
-    double* sums = nullptr;
-    int* final_index = nullptr;
-    long long* cycles = nullptr;
-    CHECK(cudaMalloc(&global_table, sizeof(double) * table_entries));
-    CHECK(cudaMemcpy(global_table, table.data(), sizeof(double) * table_entries, cudaMemcpyHostToDevice));
-    CHECK(cudaMalloc(&sums, sizeof(double) * 32));
-    CHECK(cudaMalloc(&final_index, sizeof(int) * 32));
-    CHECK(cudaMalloc(&cycles, sizeof(long long)));
+    check(cudaMemcpyToSymbol(constant_table, table.data(), sizeof(double) * table_entries), "upload the constant table");
+    harness::DeviceMemory memory;
+    const double* global_table = memory.upload(table, "upload the global table");
+    double* sums = memory.allocate<double>(32, "allocate the lanes' sums");
+    int* final_index = memory.allocate<int>(32, "allocate the lanes' final entries");
+    long long* cycles = memory.allocate<long long>(1, "allocate the cycle count");
     const int steps = 1 << 14;
     for (int from_constant = 1; from_constant >= 0; --from_constant)
         for (int distinct = 1; distinct <= 32; distinct *= 2) {
-            if (from_constant) divergent<true><<<1, 32>>>(global_table, distinct, steps, sums, final_index, cycles);
-            else divergent<false><<<1, 32>>>(global_table, distinct, steps, sums, final_index, cycles);
-            CHECK(cudaGetLastError());
+            if (from_constant) divergent<true><<<1, 32, 0, stream>>>(global_table, distinct, steps, sums, final_index, cycles);
+            else divergent<false><<<1, 32, 0, stream>>>(global_table, distinct, steps, sums, final_index, cycles);
+            check(cudaGetLastError(), "launch the divergent loads");
             double s[32];
             int f[32];
             long long c = 0;
-            CHECK(cudaMemcpy(s, sums, sizeof s, cudaMemcpyDeviceToHost));
-            CHECK(cudaMemcpy(f, final_index, sizeof f, cudaMemcpyDeviceToHost));
-            CHECK(cudaMemcpy(&c, cycles, sizeof c, cudaMemcpyDeviceToHost));
+            check(cudaMemcpyAsync(s, sums, sizeof s, cudaMemcpyDeviceToHost, stream), "download the lanes' sums");
+            check(cudaMemcpyAsync(f, final_index, sizeof f, cudaMemcpyDeviceToHost, stream), "download the lanes' final entries");
+            check(cudaMemcpyAsync(&c, cycles, sizeof c, cudaMemcpyDeviceToHost, stream), "download the cycle count");
+            check(cudaStreamSynchronize(stream), "run the divergent loads");
             for (int lane = 0; lane < 32; ++lane)
                 if (f[lane] != lane % distinct || s[lane] != double(steps) * (lane % distinct))
                     fail("constant: lane " + std::to_string(lane) + " with " + std::to_string(distinct) +
                          " distinct addresses ended at entry " + std::to_string(f[lane]) + " with sum " + std::to_string(s[lane]));
             std::printf("constant,%s,8,%d,%.2f,cycles,,\n", from_constant ? "constant" : "global", distinct, double(c) / steps);
         }
-    CHECK(cudaFree(global_table));
-    CHECK(cudaFree(sums));
-    CHECK(cudaFree(final_index));
-    CHECK(cudaFree(cycles));
 }
 
 // ---- coalescing: strided reads over the whole GPU -----------------------------------------------------------
+/// Every thread sums elements i * @p stride + @p offset of @p data for its indices i < @p count into @p partial.
 template <typename T>
 __global__ void strided_read(const T* data, std::size_t count, int stride, int offset, double* partial) {
     const std::size_t threads = std::size_t(gridDim.x) * blockDim.x;
@@ -194,49 +206,42 @@ __global__ void strided_read(const T* data, std::size_t count, int stride, int o
 }
 
 // Element j holds j mod 1024: every sum below is of small integers and exact in double.
+/// Element j of @p data (of @p n) set to j mod 1024.
 template <typename T>
 __global__ void fill(T* data, std::size_t n) {
     for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < n; j += std::size_t(gridDim.x) * blockDim.x)
         data[j] = static_cast<T>(j % 1024);
 }
 
+/// The coalescing rows of elements of type @p T: each stride's read checked, then timed by the engine.
 template <typename T>
-void coalescing(std::size_t l2_bytes) {
+void coalescing(Micro& m) {
     constexpr std::size_t buffer_bytes = std::size_t(1) << 30;
     const std::size_t n = buffer_bytes / sizeof(T);
-    int sms = 0;
-    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    const cudaStream_t stream = m.stream.get();
+    int device = 0, sms = 0;
+    check(cudaGetDevice(&device), "read the current device");
+    check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "read the SM count");
     const int threads = 256, blocks = sms * 8;
-    T* data = nullptr;
-    double* partial = nullptr;
-    void* flush = nullptr;
-    CHECK(cudaMalloc(&data, buffer_bytes));
-    CHECK(cudaMalloc(&partial, sizeof(double) * threads * blocks));
-    CHECK(cudaMalloc(&flush, 2 * l2_bytes));
-    fill<<<blocks, threads>>>(data, n);
-    CHECK(cudaGetLastError());
-    cudaEvent_t start, stop;
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
+    harness::DeviceMemory memory;
+    T* data = memory.allocate<T>(n, "allocate the strided buffer");
+    double* partial = memory.allocate<double>(static_cast<std::size_t>(threads) * blocks, "allocate the partial sums");
+    fill<<<blocks, threads, 0, stream>>>(data, n);
+    check(cudaGetLastError(), "launch the fill");
     std::vector<double> host(std::size_t(threads) * blocks);
     struct Case { int stride, offset; };
     std::vector<Case> cases{{1, 0}, {1, 1}};
     for (int s = 2; s <= 32; s *= 2) cases.push_back({s, 0});
     for (const Case& c : cases) {
         const std::size_t count = (n - static_cast<std::size_t>(c.offset)) / static_cast<std::size_t>(c.stride);
-        std::vector<float> times;
-        for (int rep = 0; rep < 5; ++rep) {
-            CHECK(cudaMemset(flush, rep, 2 * l2_bytes));  // what the last read left in L2 is gone
-            CHECK(cudaEventRecord(start));
-            strided_read<T><<<blocks, threads>>>(data, count, c.stride, c.offset, partial);
-            CHECK(cudaGetLastError());
-            CHECK(cudaEventRecord(stop));
-            CHECK(cudaEventSynchronize(stop));
-            float ms = 0;
-            CHECK(cudaEventElapsedTime(&ms, start, stop));
-            times.push_back(ms);
-        }
-        CHECK(cudaMemcpy(host.data(), partial, sizeof(double) * host.size(), cudaMemcpyDeviceToHost));
+        const auto read = [&] {
+            strided_read<T><<<blocks, threads, 0, stream>>>(data, count, c.stride, c.offset, partial);
+            check(cudaGetLastError(), "launch the strided read");
+        };
+        // Checked before it is timed: the sum of what was read against the host's.
+        read();
+        check(cudaMemcpyAsync(host.data(), partial, sizeof(double) * host.size(), cudaMemcpyDeviceToHost, stream), "download the partial sums");
+        check(cudaStreamSynchronize(stream), "run the checked strided read");
         double got = 0, expect = 0;
         for (double v : host) got += v;
         for (std::size_t i = 0; i < count; ++i) expect += double((i * c.stride + c.offset) % 1024);
@@ -244,21 +249,23 @@ void coalescing(std::size_t l2_bytes) {
             fail("coalescing: stride " + std::to_string(c.stride) + " offset " + std::to_string(c.offset) + " of " +
                  std::to_string(sizeof(T)) + "-byte elements read a sum of " + std::to_string(got) + ", expected " +
                  std::to_string(expect));
-        std::sort(times.begin(), times.end());
-        const double ms = times[times.size() / 2];
+        const harness::Measurement t = harness::measure(stream, m.options, m.monitor, read);
+        const double ms = t.summary().median;
         std::printf("coalescing,%s,%zu,%d,%.2f,GB/s,,%.4f\n", c.offset ? "misaligned" : "aligned", sizeof(T), c.stride,
                     double(count) * sizeof(T) / (ms * 1e-3) / 1e9, ms);
+        std::fflush(stdout);
+        std::fprintf(stderr, "coalescing %zu-byte stride %d offset %d: %zu samples, noise %.2f %%, stop %s\n", sizeof(T), c.stride,
+                     c.offset, t.samples.size(), t.noise_pct, t.stop_reason.c_str());
     }
-    CHECK(cudaEventDestroy(start));
-    CHECK(cudaEventDestroy(stop));
-    CHECK(cudaFree(data));
-    CHECK(cudaFree(partial));
-    CHECK(cudaFree(flush));
 }
 
 // ---- shared: strided 8-byte (and 4-byte) accesses -----------------------------------------------------------
-constexpr int shared_warps = 16, shared_region = 32 * 32;  // elements per warp: 32 lanes x the largest stride
+/// Warps of the shared-memory block.
+constexpr int shared_warps = 16;
+/// Elements per warp: 32 lanes x the largest stride.
+constexpr int shared_region = 32 * 32;
 
+/// A volatile load of @p p from shared memory (not merged or hoisted).
 template <typename T>
 __device__ __forceinline__ T shared_load(const T* p) {
     T v;
@@ -267,6 +274,7 @@ __device__ __forceinline__ T shared_load(const T* p) {
     return v;
 }
 
+/// A volatile store of @p v to @p p in shared memory.
 template <typename T>
 __device__ __forceinline__ void shared_store(T* p, T v) {
     if constexpr (sizeof(T) == 8) asm volatile("st.volatile.shared.f64 [%0], %1;" :: "r"(static_cast<unsigned>(__cvta_generic_to_shared(p))), "d"(v) : "memory");
@@ -275,6 +283,7 @@ __device__ __forceinline__ void shared_store(T* p, T v) {
 
 // Lane l of warp w accesses element w * shared_region + l * stride, `steps` x 8 times. Reads sum what they read
 // (element e holds e mod 1024); writes store lane + step, so the last step's value must remain.
+/// The shared-memory accesses (see above): per thread its sum, the final contents, and thread 0's cycles.
 template <typename T, bool write>
 __global__ void shared_access(int stride, int steps, double* sums, T* contents, long long* cycles) {
     extern __shared__ unsigned char raw[];
@@ -303,19 +312,22 @@ __global__ void shared_access(int stride, int steps, double* sums, T* contents, 
     for (int e = threadIdx.x; e < shared_warps * shared_region; e += blockDim.x) contents[e] = s[e];
 }
 
+/// One shared row: reads or writes of @p T at @p stride, checked, with its cycles per warp access.
 template <typename T, bool write>
-void shared_case(int stride, double* sums, T* contents, long long* cycles) {
+void shared_case(cudaStream_t stream, int stride, double* sums, T* contents, long long* cycles) {
     const int steps = 1 << 12;
     const std::size_t bytes = sizeof(T) * shared_warps * shared_region;
-    CHECK(cudaFuncSetAttribute(shared_access<T, write>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-    shared_access<T, write><<<1, 32 * shared_warps, bytes>>>(stride, steps, sums, contents, cycles);
-    CHECK(cudaGetLastError());
+    check(cudaFuncSetAttribute(shared_access<T, write>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)),
+          "allow the shared-memory size");
+    shared_access<T, write><<<1, 32 * shared_warps, bytes, stream>>>(stride, steps, sums, contents, cycles);
+    check(cudaGetLastError(), "launch the shared-memory accesses");
     std::vector<double> s(32 * shared_warps);
     std::vector<T> c(shared_warps * shared_region);
     long long cy = 0;
-    CHECK(cudaMemcpy(s.data(), sums, sizeof(double) * s.size(), cudaMemcpyDeviceToHost));
-    CHECK(cudaMemcpy(c.data(), contents, sizeof(T) * c.size(), cudaMemcpyDeviceToHost));
-    CHECK(cudaMemcpy(&cy, cycles, sizeof cy, cudaMemcpyDeviceToHost));
+    check(cudaMemcpyAsync(s.data(), sums, sizeof(double) * s.size(), cudaMemcpyDeviceToHost, stream), "download the sums");
+    check(cudaMemcpyAsync(c.data(), contents, sizeof(T) * c.size(), cudaMemcpyDeviceToHost, stream), "download the contents");
+    check(cudaMemcpyAsync(&cy, cycles, sizeof cy, cudaMemcpyDeviceToHost, stream), "download the cycle count");
+    check(cudaStreamSynchronize(stream), "run the shared-memory accesses");
     for (int t = 0; t < 32 * shared_warps; ++t) {
         const int warp = t / 32, lane = t % 32, e = warp * shared_region + lane * stride;
         if (write) {
@@ -331,38 +343,61 @@ void shared_case(int stride, double* sums, T* contents, long long* cycles) {
                 double(cy) / (double(steps) * 8 * shared_warps));
 }
 
+/// The shared rows of elements of type @p T, strides 1 to 32.
 template <typename T>
-void shared_banks() {
-    double* sums = nullptr;
-    T* contents = nullptr;
-    long long* cycles = nullptr;
-    CHECK(cudaMalloc(&sums, sizeof(double) * 32 * shared_warps));
-    CHECK(cudaMalloc(&contents, sizeof(T) * shared_warps * shared_region));
-    CHECK(cudaMalloc(&cycles, sizeof(long long)));
+void shared_banks(Micro& m) {
+    harness::DeviceMemory memory;
+    double* sums = memory.allocate<double>(32 * shared_warps, "allocate the sums");
+    T* contents = memory.allocate<T>(shared_warps * shared_region, "allocate the contents");
+    long long* cycles = memory.allocate<long long>(1, "allocate the cycle count");
     for (int stride = 1; stride <= 32; stride *= 2) {
-        shared_case<T, false>(stride, sums, contents, cycles);
-        shared_case<T, true>(stride, sums, contents, cycles);
+        shared_case<T, false>(m.stream.get(), stride, sums, contents, cycles);
+        shared_case<T, true>(m.stream.get(), stride, sums, contents, cycles);
     }
-    CHECK(cudaFree(sums));
-    CHECK(cudaFree(contents));
-    CHECK(cudaFree(cycles));
 }
 
 }  // namespace
 
-int main() {
-    int l2 = 0;
-    CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-    const std::size_t l2_bytes = static_cast<std::size_t>(l2);
+int command_hardware_micro(const std::vector<std::string>& args) {
+    const harness::Options o(args, with_measure_options({}), "mwsep hardware-micro");
+    if (o.has("--help")) {
+        std::puts("mwsep hardware-micro [measurement options]\n"
+                  "  microbenchmarks of the hardware explanations the thesis gives without measuring them, one CSV row\n"
+                  "  per test and case on standard output (test,case,element_bytes,param,value,unit,ns_per_access,\n"
+                  "  kernel_ms): the latency of a dependent load from L1, L2 and global memory (a pointer chase,\n"
+                  "  cycles and ns per load); one warp's loads of __constant__ doubles at 1 to 32 distinct addresses\n"
+                  "  against the same loads from global memory (cycles per warp load); whole-GPU reads of every\n"
+                  "  stride-th 4- or 8-byte element of a 1 GiB buffer, aligned and misaligned (useful GB/s); 8- and\n"
+                  "  4-byte shared-memory accesses with lane l at element l x stride (SM cycles per warp access).\n"
+                  "  Every test checks its result against the host's (the chase's last node, the lanes' sums and\n"
+                  "  entries, the reads' sums before they are timed, the shared contents). The latency, constant and\n"
+                  "  shared tests time themselves in one launch (clock64, globaltimer); the strided reads go through\n"
+                  "  the measurement options below and are always cold (the L2 flushed before each sample).\n"
+                  "  Needs about 1.1 GiB of device memory.");
+        std::fputs(harness::measure_options_help(measure_defaults(true)).c_str(), stdout);
+        return 0;
+    }
+    const harness::MeasureOptions options = harness::parse_measure_options(o, measure_defaults(true));
+    if (harness::print_criterion_if_asked(o, "mwsep hardware-micro", options,
+                                          "one strided read of the coalescing test, CUDA events, L2 flushed before each; the other "
+                                          "tests time themselves inside one launch (clock64, globaltimer)"))
+        return 0;
+    Micro m(options);
+    int device = 0, l2 = 0;
+    check(cudaGetDevice(&device), "read the current device");
+    check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "read the L2 size");
+    m.l2_bytes = static_cast<std::size_t>(l2);
     std::printf("test,case,element_bytes,param,value,unit,ns_per_access,kernel_ms\n");
-    latency("l1", std::size_t(16) << 10, true, 1 << 16, l2_bytes);
-    latency("l2", std::min<std::size_t>(std::size_t(8) << 20, l2_bytes / 4), false, 1 << 16, l2_bytes);
-    latency("global", std::max<std::size_t>(std::size_t(256) << 20, 4 * l2_bytes), false, 1 << 15, l2_bytes);
-    latency("global", std::max<std::size_t>(std::size_t(1) << 30, 16 * l2_bytes), false, 1 << 15, l2_bytes);
-    constant_divergence();
-    coalescing<float>(l2_bytes);
-    coalescing<double>(l2_bytes);
-    shared_banks<double>();
-    shared_banks<float>();
+    latency(m, "l1", std::size_t(16) << 10, true, 1 << 16);
+    latency(m, "l2", std::min<std::size_t>(std::size_t(8) << 20, m.l2_bytes / 4), false, 1 << 16);
+    latency(m, "global", std::max<std::size_t>(std::size_t(256) << 20, 4 * m.l2_bytes), false, 1 << 15);
+    latency(m, "global", std::max<std::size_t>(std::size_t(1) << 30, 16 * m.l2_bytes), false, 1 << 15);
+    constant_divergence(m);
+    coalescing<float>(m);
+    coalescing<double>(m);
+    shared_banks<double>(m);
+    shared_banks<float>(m);
     return 0;
 }
+
+}  // namespace mwsep::bench
