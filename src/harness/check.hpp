@@ -22,8 +22,8 @@ inline const char* shared_device_hint(cudaError_t status) {
             return "; the device takes no further process now (exclusive-process or prohibited compute mode, see "
                    "`nvidia-smi -q -d COMPUTE`): run one process at a time on it, or choose another device";
         case cudaErrorMemoryAllocation:
-            return "; the device's memory ran out (other processes on the same GPU may have taken it after this "
-                   "one checked its free memory)";
+            return "; the memory ran out (on a GPU shared with other processes, they may have taken it after this "
+                   "one checked what was free)";
         default:
             return "";
     }

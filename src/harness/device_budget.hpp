@@ -114,6 +114,7 @@ struct DeviceMemoryState {
 /// device, the test hook where it capped the free memory, and the largest items of the plan.
 class DeviceMemoryShortage : public std::runtime_error {
 public:
+    /// The refusal @p message, the bytes @p needed and the @p free bytes the check believed.
     DeviceMemoryShortage(const std::string& message, std::size_t needed, std::size_t free)
         : std::runtime_error(message), needed_(needed), free_(free) {}
     std::size_t needed() const { return needed_; }  ///< the bytes the plan needs (reserve included)

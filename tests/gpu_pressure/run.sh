@@ -14,11 +14,14 @@
 #   D. a CUDA error injected into a GPU fit (GPU_STUDIES_FAIL_AFTER_EVALUATIONS) leaves a whole checkpoint that
 #      resumes to the uninterrupted result (tests/mwsep/test_fit_fault.sh with the GPU evaluator);
 #   E. the GPU tests of the plans: each variant's plan against what it really allocates.
-# Usage: tests/gpu_pressure/run.sh BUILD OUT
-#   BUILD  a build folder with mwsep, kirk_hwu, munch, ryoo and tests/gpu_pressure/hold_device_memory
-#   OUT    where gpu-pressure.log (every check, PASS or FAIL, with the programs' own messages) and
-#          provenance.json (commit, date, GPU) are written; scratch files go to a temporary folder
-# Exit status: 0 when every check passed, 1 when one failed, 77 without a GPU (skipped).
+# Usage: [FIT_BUNDLE=DIR] tests/gpu_pressure/run.sh BUILD OUT
+#   BUILD       a build folder with mwsep, kirk_hwu, munch, ryoo and tests/gpu_pressure/hold_device_memory
+#   OUT         where gpu-pressure.log (every check, PASS, FAIL or SKIP, with the programs' own messages) and
+#               provenance.json (commit, date, GPU) are written; scratch files go to a temporary folder
+#   FIT_BUNDLE  where BUILD's mwsep has no fit (a GPU host without pagmo2): the folder tools/fit_bundle.sh
+#               packs (.device-input/fit: bin/mwsep, bin/mwsep_fit_gpu_tests, lib/), whose mwsep runs the fits
+# Exit status: 0 when every check passed, 1 when one failed, 77 without a GPU (skipped). The fit's checks are
+# skipped, and said so, only where no mwsep with a fit is found.
 set -uo pipefail
 [ $# = 2 ] || { echo "usage: $0 BUILD OUT" >&2; exit 2; }
 build=$(cd "$1" && pwd) || exit 2
@@ -42,9 +45,10 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-failures=0 passes=0
+failures=0 passes=0 skips=0
 say() { printf '%s\n' "$*" | tee -a "$log"; }
 ok() { passes=$((passes + 1)); say "PASS $*"; }
+skip() { skips=$((skips + 1)); say "SKIP $*"; }
 bad() { failures=$((failures + 1)); say "FAIL $1"; shift; [ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/     /' | tee -a "$log"; }
 # The first line of an output that carries the program's error, for the log.
 message() { grep -m1 -E 'error|needs' "$1" || head -c 600 "$1"; }
@@ -108,6 +112,27 @@ data = {"command": "tests/gpu_pressure/run.sh BUILD OUT", "date_utc": provenance
 pathlib.Path(sys.argv[1]).write_text(json.dumps(data, indent=1) + "\n")
 PY
 
+# ---- the mwsep that fits ---------------------------------------------------------------------------------
+fitbin=$mwsep fitgtest=$build/tests/mwsep/mwsep_fit_gpu_tests
+if [ -n "${FIT_BUNDLE:-}" ]; then
+  bundle=$(cd "$FIT_BUNDLE" && pwd) || { echo "FIT_BUNDLE=$FIT_BUNDLE is not a folder" >&2; exit 2; }
+  # The bundle's libraries for its programs alone (pagmo2, Boost, NLopt, TBB), as experiments/fit_host.sh does.
+  for p in mwsep mwsep_fit_gpu_tests; do
+    printf '#!/bin/sh\nLD_LIBRARY_PATH="%s/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "%s/bin/%s" "$@"\n' \
+      "$bundle" "$bundle" "$p" > "$work/bundle-$p"
+    chmod +x "$work/bundle-$p"
+  done
+  fitbin=$work/bundle-mwsep fitgtest=$work/bundle-mwsep_fit_gpu_tests
+  # Its GPU tests read the work units under the path of the checkout it was built in.
+  if [ -f "$bundle/source_dir" ]; then
+    built_in=$(cat "$bundle/source_dir")
+    [ -e "$built_in" ] || { mkdir -p "$(dirname "$built_in")" && ln -s "$src" "$built_in"; }
+  fi
+fi
+have_fit=0
+"$fitbin" fit --help 2>&1 | grep -q -- "--devices" && have_fit=1
+[ "$have_fit" = 1 ] || say "note: $fitbin has no fit command (give FIT_BUNDLE=.device-input/fit from tools/fit_bundle.sh): the fit's checks are skipped"
+
 # ---- inputs ---------------------------------------------------------------------------------------------
 tiny=$src/data/workunits/tiny/astronomy_parameters.txt
 small=$src/data/workunits/3s-small/astronomy_parameters.txt
@@ -123,13 +148,12 @@ variants=(shared-fast-unrolled-f64 modern-f64 modern-f32 compressed-f64)
 
 say ""
 say "== A. Refusals under the test hook's cap (GPU_STUDIES_DEVICE_MEMORY_LIMIT) =="
-declare -A needed
 for v in "${variants[@]}"; do
   run=("$mwsep" run -a "$small" -s small.txt --backend cuda --device 0 --variant "$v")
   expect_refusal "mwsep run 3s-small $v, cap 1 byte" 1 "evaluating with $v" "device 0 (" \
     "capped by the test hook GPU_STUDIES_DEVICE_MEMORY_LIMIT" -- "${run[@]}" || continue
   n=$(needed_of "$last")
-  needed[$v]=$n
+  [ -n "$n" ] || { bad "the refusal of $v names no byte count" "$(message "$last")"; continue; }
   expect_refusal "mwsep run 3s-small $v, cap one byte below the $n bytes it needs" $((n - 1)) "($((n - 1)) bytes) free of" -- "${run[@]}"
   expect_success "mwsep run 3s-small $v, cap of exactly the $n bytes it needs: runs" "$n" capped.json "${run[@]}" --json
   if expect_success "mwsep run 3s-small $v without a cap" "" uncapped.json "${run[@]}" --json; then
@@ -152,14 +176,18 @@ expect_refusal "mwsep bench, refused before its CPU check value" 1 "evaluating w
   -- "$mwsep" bench -a "$small" -s small.txt --variants modern-f64 --csv bench.csv
 grep -q "CPU check value" "$last" && bad "mwsep bench computed its CPU check value before the refusal"
 fit=(fit -a "$tiny" -s tiny.txt --box 0.05 --algorithm de --population 6 --generations 2 --polish 10 --no-uncertainties --seed 2)
-expect_refusal "mwsep fit on the GPU, refused before its first evaluation" 1 "fitting with modern-f64" "stars, resident on the device" \
-  -- "$mwsep" "${fit[@]}" --backend cuda --devices 0
-grep -qE "^generation|start L" "$last" && bad "mwsep fit evaluated before the refusal" "$(head -3 "$last")"
-expect_refusal "mwsep fit of a compressed fit also plans its exact re-evaluation" 1 "then its optimum evaluated with modern-f64" \
-  -- "$mwsep" "${fit[@]}" --backend cuda --devices 0 --integrator compressed
-if expect_success "mwsep fit --backend auto under the cap falls back to the CPU" 1 autofit.txt "$mwsep" "${fit[@]}" --backend auto --quiet; then
-  grep -q "not on a GPU (fitting with modern-f64" autofit.txt.err && ok "the fallback says why: $(head -c 300 autofit.txt.err)" \
-    || bad "the fallback does not say why" "$(cat autofit.txt.err)"
+if [ "$have_fit" = 1 ]; then
+  expect_refusal "mwsep fit on the GPU, refused before its first evaluation" 1 "fitting with modern-f64" "stars, resident on the device" \
+    -- "$fitbin" "${fit[@]}" --backend cuda --devices 0
+  grep -qE "^generation|start L" "$last" && bad "mwsep fit evaluated before the refusal" "$(head -3 "$last")"
+  expect_refusal "mwsep fit of a compressed fit also plans its exact re-evaluation" 1 "then its optimum evaluated with modern-f64" \
+    -- "$fitbin" "${fit[@]}" --backend cuda --devices 0 --integrator compressed
+  if expect_success "mwsep fit --backend auto under the cap falls back to the CPU" 1 autofit.txt "$fitbin" "${fit[@]}" --backend auto --quiet; then
+    grep -q "not on a GPU (fitting with modern-f64" autofit.txt.err && ok "the fallback says why: $(head -c 300 autofit.txt.err)" \
+      || bad "the fallback does not say why" "$(cat autofit.txt.err)"
+  fi
+else
+  skip "mwsep fit under the cap (no fit in this build)"
 fi
 mri=$("$kirk" variants 2> /dev/null | awk '$2 == "mri-q" {print $1; exit}')
 dcs=$("$kirk" variants 2> /dev/null | awk '$2 == "coulomb" {print $1; exit}')
@@ -185,14 +213,13 @@ GPU_STUDIES_DEVICE_MEMORY_LIMIT=plenty "$mwsep" run -a "$tiny" -s tiny.txt --bac
 
 say ""
 say "== C. Several processes on device 0 at once =="
-declare -A reference
 for v in shared-fast-unrolled-f64 modern-f64 compressed-f64; do
   expect_success "one mwsep run of 3s-small with $v alone" "" "one-$v.json" \
     "$mwsep" run -a "$small" -s small.txt --backend cuda --device 0 --variant "$v" --json
 done
-fitc=("$mwsep" fit -a "$tiny" -s tiny.txt --box 0.05 --backend cuda --devices 0 --algorithm de --population 8 --generations 4
+fitc=("$fitbin" fit -a "$tiny" -s tiny.txt --box 0.05 --backend cuda --devices 0 --algorithm de --population 8 --generations 4
       --polish 30 --no-uncertainties --seed 3 --quiet)
-expect_success "one mwsep fit on the GPU alone" "" one-fit.txt "${fitc[@]}"
+[ "$have_fit" = 1 ] && expect_success "one mwsep fit on the GPU alone" "" one-fit.txt "${fitc[@]}"
 # Everything at once: 4 runs of each variant, 2 checkpointed runs, 2 fits.
 pids=()
 for v in shared-fast-unrolled-f64 modern-f64 compressed-f64; do
@@ -205,8 +232,10 @@ for k in 1 2; do
   "$mwsep" run -a "$small" -s small.txt --backend cuda --device 0 --variant modern-f64 --checkpoint "ck$k.ckpt" \
     --checkpoint-interval 0 --json > "ck-$k.json" 2> "ck-$k.err" &
   pids+=($!)
-  "${fitc[@]}" > "fit-$k.txt" 2> "fit-$k.err" &
-  pids+=($!)
+  if [ "$have_fit" = 1 ]; then
+    "${fitc[@]}" > "fit-$k.txt" 2> "fit-$k.err" &
+    pids+=($!)
+  fi
 done
 codes=()
 for p in "${pids[@]}"; do rc=0; wait "$p" || rc=$?; codes+=("$rc"); done
@@ -218,7 +247,8 @@ done
 for k in 1 2; do
   [ -s "ck-$k.json" ] && same_json "concurrent checkpointed run $k gives the single run's result" one-modern-f64.json "ck-$k.json"
   [ ! -e "ck$k.ckpt" ] || bad "the checkpointed run $k left its checkpoint"
-  if cmp -s <(fit_result "fit-$k.txt") <(fit_result one-fit.txt); then ok "concurrent fit $k gives the single fit's result: $(head -1 one-fit.txt)"
+  if [ "$have_fit" != 1 ]; then skip "concurrent fit $k (no fit in this build)"
+  elif cmp -s <(fit_result "fit-$k.txt") <(fit_result one-fit.txt); then ok "concurrent fit $k gives the single fit's result: $(head -1 one-fit.txt)"
   else bad "concurrent fit $k differs from the single fit" "$(diff <(fit_result "fit-$k.txt") <(fit_result one-fit.txt) | head -6)"; fi
 done
 
@@ -262,21 +292,27 @@ else
     expect_refusal "mwsep run of a 4000 x $nu grid on the full device (no cap)" "" "in use by this and other processes" \
       "evaluating with modern-f64" -- "$mwsep" run -a big.txt -s tiny.txt --backend cuda --device 0 --variant modern-f64
     grep -q "capped" "$last" && bad "the refusal on the full device mentions the cap"
-    expect_refusal "mwsep fit of the same grid on the full device (no cap)" "" "fitting with modern-f64" \
-      -- "$mwsep" fit -a big.txt -s tiny.txt --box 0.05 --backend cuda --devices 0 --algorithm de --population 6 \
-         --generations 1 --polish 0 --no-uncertainties
+    if [ "$have_fit" = 1 ]; then
+      expect_refusal "mwsep fit of the same grid on the full device (no cap)" "" "fitting with modern-f64" \
+        -- "$fitbin" fit -a big.txt -s tiny.txt --box 0.05 --backend cuda --devices 0 --algorithm de --population 6 \
+           --generations 1 --polish 0 --no-uncertainties
+    else
+      skip "mwsep fit on the full device (no fit in this build)"
+    fi
     expect_success "mwsep run of the tiny unit still runs on the full device" "" full-tiny.json \
       "$mwsep" run -a "$tiny" -s tiny.txt --backend cuda --device 0 --variant modern-f64 --json
-    expect_success "mwsep run of the tiny unit with the device to itself" "" alone-tiny.json \
-      "$mwsep" run -a "$tiny" -s tiny.txt --backend cuda --device 0 --variant modern-f64 --json
-    [ -s full-tiny.json ] && [ -s alone-tiny.json ] && same_json "the run beside the holder gives the same result" alone-tiny.json full-tiny.json
   fi
   stop_holder
+  expect_success "mwsep run of the tiny unit with the device to itself" "" alone-tiny.json \
+    "$mwsep" run -a "$tiny" -s tiny.txt --backend cuda --device 0 --variant modern-f64 --json
+  [ -s full-tiny.json ] && [ -s alone-tiny.json ] && same_json "the run beside the holder gives the one alone's result" alone-tiny.json full-tiny.json
 fi
 
 say ""
 say "== D. A CUDA error injected into a GPU fit =="
-if bash "$src/tests/mwsep/test_fit_fault.sh" "$mwsep" "$work/fault" cuda > fault.txt 2>&1; then
+if [ "$have_fit" != 1 ]; then
+  skip "the injected fault of a GPU fit (no fit in this build)"
+elif bash "$src/tests/mwsep/test_fit_fault.sh" "$fitbin" "$work/fault" cuda > fault.txt 2>&1; then
   ok "test_fit_fault.sh cuda: $(tail -1 fault.txt)"
   sed 's/^/     /' fault.txt | head -n -1 | tee -a "$log"
 else
@@ -291,12 +327,11 @@ if [ -x "$gtest" ]; then
   else bad "mwsep_gpu_tests GpuMemory.*" "$(grep -E 'FAILED|Failure|error' gtest.txt | head -10)"; fi
   grep -E '^(  )?[a-z0-9-]+ +planned' gtest.txt | sed 's/^/     /' | tee -a "$log"
 fi
-fitgtest=$build/tests/mwsep/mwsep_fit_gpu_tests
-if [ -x "$fitgtest" ]; then
+if [ -x "$fitgtest" ] && [ "$have_fit" = 1 ]; then
   if "$fitgtest" --gtest_filter='*Memory*' > fitgtest.txt 2>&1; then ok "mwsep_fit_gpu_tests *Memory*: $(grep -c '^\[       OK \]' fitgtest.txt) tests passed"
   else bad "mwsep_fit_gpu_tests *Memory*" "$(grep -E 'FAILED|Failure|error' fitgtest.txt | head -10)"; fi
 fi
 
 say ""
-say "$passes checks passed, $failures failed"
+say "$passes checks passed, $failures failed, $skips skipped"
 [ "$failures" = 0 ]
