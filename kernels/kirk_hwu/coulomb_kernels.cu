@@ -9,6 +9,7 @@
 
 #include "gpu_variants.hpp"
 #include "harness/check.hpp"
+#include "harness/device_budget_cuda.hpp"
 #include "registration.hpp"
 
 namespace kirk_hwu::gpu {
@@ -192,8 +193,17 @@ void compute_coulomb(CoulombDevice& d, const LaunchSettings& ls, cudaStream_t st
 }
 // [coulomb-host-end]
 
+harness::DevicePlan coulomb_device_plan(std::size_t atoms, std::size_t points, std::size_t slices) {
+    harness::DevicePlan plan("the Coulomb input of " + std::to_string(atoms) + " atoms and " + std::to_string(points) +
+                             " lattice points");
+    plan.add<float4>("the atoms", atoms).add<float4>("the per-slice atoms", slices * atoms).add<float>("the lattice", points);
+    return plan;
+}
+
 CoulombDevice::CoulombDevice(const CoulombInput& in)
     : gx(in.gx), gy(in.gy), gz(in.gz), spacing(in.spacing), atoms(static_cast<int>(in.atom_count())) {
+    harness::require_device_memory(coulomb_device_plan(in.atom_count(), in.points(), static_cast<std::size_t>(gz)), -1,
+                                   "choose a smaller --size, or free the device (other processes on it)");
     // The host's pre-computation of step D2: for every slice, each atom's z replaced by (z_k − z)².
     std::vector<float4> slices(static_cast<std::size_t>(gz) * atoms);
     for (int k = 0; k < gz; ++k) {

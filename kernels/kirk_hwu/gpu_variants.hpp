@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/device_budget.hpp"
 #include "harness/registry.hpp"
 #include "kirk_hwu/inputs.hpp"
 #include "kirk_hwu/pair_math.hpp"
@@ -107,6 +108,16 @@ private:
     int voxels_, samples_;
     std::vector<void*> owned_;
 };
+
+/// What MriDevice allocates at its peak for @p voxels voxels and @p samples samples of output @p out (with
+/// the double-precision arrays unless @p with_fp64 is false): per precision the voxel positions and the
+/// output (5 N values), the samples' coordinates and weights (5 M) and records; and, while the weights are
+/// computed, the 7 float arrays of raw samples (freed after). MriDevice checks it before it allocates.
+harness::DevicePlan mri_device_plan(std::size_t voxels, std::size_t samples, MriOutput out, bool with_fp64 = true);
+
+/// What CoulombDevice allocates for @p atoms atoms and a lattice of @p points points in @p slices slices:
+/// the atoms, the per-slice atoms and the lattice. CoulombDevice checks it before it allocates.
+harness::DevicePlan coulomb_device_plan(std::size_t atoms, std::size_t points, std::size_t slices);
 
 /// Floats per sample record of output @p out: kx, ky, kz and one weight (Q) or two (F^H d).
 constexpr int record_fields(MriOutput out) { return out == MriOutput::q ? 4 : 5; }

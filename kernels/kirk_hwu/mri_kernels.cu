@@ -7,6 +7,7 @@
 
 #include "gpu_variants.hpp"
 #include "harness/check.hpp"
+#include "harness/device_budget_cuda.hpp"
 #include "mri_policies.cuh"
 #include "registration.hpp"
 
@@ -185,8 +186,25 @@ static float fill_precision(MriDevice::Arrays<Real>& a, const MriInput& in, std:
     return stop.since(start);
 }
 
+harness::DevicePlan mri_device_plan(std::size_t voxels, std::size_t samples, MriOutput out, bool with_fp64) {
+    harness::DevicePlan plan("the MRI " + std::string(out == MriOutput::q ? "Q" : "F^H d") + " input of " +
+                             std::to_string(voxels) + " voxels and " + std::to_string(samples) + " samples");
+    // fill_precision(): per precision, its arrays (device_array() of N or M values each, the records of M).
+    const auto arrays = [&](std::size_t real, const char* precision) {
+        plan.add(std::string("voxel positions and the output (") + precision + ")", voxels, real, 5)
+            .add(std::string("sample coordinates and weights (") + precision + ")", samples, real, 5)
+            .add(std::string("sample records (") + precision + ")", samples * record_fields(out), real);
+    };
+    arrays(sizeof(float), "float");
+    if (with_fp64) arrays(sizeof(double), "double");
+    plan.add<float>("raw samples for the weights", samples, 7);  // freed after each precision: once at the peak
+    return plan;
+}
+
 MriDevice::MriDevice(const MriInput& in, MriOutput out, bool with_fp64)
     : output_(out), voxels_(static_cast<int>(in.voxels())), samples_(static_cast<int>(in.samples())) {
+    harness::require_device_memory(mri_device_plan(in.voxels(), in.samples(), out, with_fp64), -1,
+                                   "choose a smaller --size, or free the device (other processes on it)");
     try {
         if (out == MriOutput::q) {
             weights_ms = fill_precision<MriOutput::q>(f32, in, owned_);

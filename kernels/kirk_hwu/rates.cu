@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "harness/check.hpp"
+#include "harness/device_budget_cuda.hpp"
 #include "rates.hpp"
 
 namespace kirk_hwu::gpu {
@@ -76,6 +77,7 @@ RateSample time_rate(const std::string& operation, cudaStream_t stream) {
     harness::check(cudaGetDevice(&device), "read the current device");
     harness::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "read the SM count");
     const int blocks = sms * 16;  // many waves of full occupancy
+    harness::require_device_memory(sizeof(float) * blocks * threads, "the rate kernel's output");
     float* out = nullptr;
     harness::check(cudaMalloc(&out, sizeof(float) * blocks * threads), "allocate the rate output");
     harness::Event start, stop;

@@ -12,6 +12,7 @@
 
 #include "gpu_variants.hpp"
 #include "harness/check.hpp"
+#include "harness/device_budget_cuda.hpp"
 #include "harness/device_memory.hpp"
 #include "kirk_hwu/recon/pipeline.hpp"
 #include "kirk_hwu/recon/recon_math.hpp"
@@ -215,6 +216,20 @@ ReconOutcome reconstruct_gpu(const ReconProblem& problem, const ReconSettings& s
     out.q_pairs = static_cast<double>(problem.samples()) * problem.q.voxels();
     out.fhd_pairs = static_cast<double>(problem.samples()) * n;
 
+    {
+        // Everything below lives until the end: checked against the device's free memory before any of it is
+        // allocated (both MRI copies counted at their peak, so their temporary sample arrays twice: a bound).
+        harness::DevicePlan plan("the GPU reconstruction of a " + std::to_string(g) + "^3 image");
+        if (settings.iterative) plan.include(gpu::mri_device_plan(problem.q.voxels(), problem.q.samples(), MriOutput::q));
+        plan.include(gpu::mri_device_plan(n, problem.fhd.samples(), MriOutput::fhd));
+        plan.add<double2>("the Toeplitz spectrum and the padded image", total, 2)
+            .add<double2>("the solver's vectors", n, 5)
+            .add<double2>("the dot products' partial sums", dot_blocks);
+        std::size_t work = 0;
+        check_fft(cufftEstimate3d(l, l, l, CUFFT_Z2Z, &work), "estimate the 3-D FFT's work area");
+        plan.add<char>("the 3-D FFT's work area", work);
+        harness::require_device_memory(plan, -1, "reconstruct a smaller image, or free the device (other processes on it)");
+    }
     harness::Stream stream;
     harness::DeviceMemory mem;
     // Q's device copy (the (2N₁)³ offsets grid) only where the solve needs it.

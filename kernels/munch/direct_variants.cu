@@ -83,6 +83,13 @@ DirectLaunch direct_launch_for(int p, long long groups) {
 template <class TapSource>
 class DirectConvolution final : public Variant {
 public:
+    harness::DevicePlan plan(std::size_t n, std::size_t w) const override {
+        const auto chunk = static_cast<std::size_t>(direct_chunk_taps(static_cast<long long>(w)));
+        const std::size_t taps = (w + chunk - 1) / chunk * chunk, groups = (n + w - 1 + 3) / 4;
+        harness::DevicePlan p;
+        p.add<float>("the padded input", 4 * groups + taps + 8).add<float>("the padded taps", taps).add<float>("the output", 4 * groups);
+        return p;
+    }
     void prepare(const std::vector<float>& signal, const std::vector<float>& filter, cudaStream_t stream) override {
         n_ = static_cast<long long>(signal.size());
         w_ = static_cast<long long>(filter.size());

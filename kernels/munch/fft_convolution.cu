@@ -31,6 +31,20 @@ __global__ void multiply_spectra_kernel(cufftComplex* __restrict__ a, const cuff
 /// The convolution through zero-padded real FFTs: transform signal and filter, multiply, transform back.
 class FftConvolution final : public Variant {
 public:
+    harness::DevicePlan plan(std::size_t n, std::size_t w) const override {
+        const std::size_t size = fft_size(n + w - 1), bins = size / 2 + 1;
+        // cuFFT's own work areas, as it estimates them before any plan exists.
+        std::size_t forward = 0, inverse = 0;
+        check_fft(cufftEstimate1d(static_cast<int>(size), CUFFT_R2C, 1, &forward), "estimate the forward FFT's work area");
+        check_fft(cufftEstimate1d(static_cast<int>(size), CUFFT_C2R, 1, &inverse), "estimate the inverse FFT's work area");
+        harness::DevicePlan p;
+        p.add<float>("the signal", n)
+            .add<float>("the filter", w)
+            .add<float>("the transform buffers", size, 2)
+            .add<float>("the spectra", 2 * bins, 2)
+            .add<char>("cuFFT's work areas", forward + inverse);
+        return p;
+    }
     ~FftConvolution() override {
         if (forward_) cufftDestroy(forward_);
         if (inverse_) cufftDestroy(inverse_);

@@ -6,7 +6,10 @@
 
 #include <cuda_runtime.h>
 
+#include <string>
+
 #include "harness/check.hpp"
+#include "harness/device_budget_cuda.hpp"
 #include "munch/device_buffer.hpp"
 #include "munch/ieee.hpp"
 
@@ -29,6 +32,9 @@ __global__ void ieee_kernel(const float* __restrict__ a, const float* __restrict
 munch::gpu::IeeeOutputs run_ieee_checks(const munch::gpu::IeeeInputs& in) {
     using munch::gpu::DeviceFloats;
     const int n = static_cast<int>(in.a.size());
+    harness::DevicePlan plan("munch ieee on " + std::to_string(n) + " operands");
+    plan.add<float>("the operands", in.a.size(), 4).add<float>("the results", in.a.size(), 4);
+    harness::require_device_memory(plan, -1, "give a smaller --count, or free the device (other processes on it)");
     cudaStream_t stream = nullptr;
     const DeviceFloats a = munch::gpu::uploaded(in.a, stream), b = munch::gpu::uploaded(in.b, stream),
                        c = munch::gpu::uploaded(in.c, stream), d = munch::gpu::uploaded(in.denormal, stream);

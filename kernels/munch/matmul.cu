@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "harness/check.hpp"
+#include "harness/device_budget_cuda.hpp"
 #include "munch/device_buffer.hpp"
 
 namespace munch::gpu {
@@ -91,8 +92,20 @@ struct DeviceMatmul::State {
     DeviceFloats c;         ///< C on the device
 };
 
+harness::DevicePlan matmul_plan(std::size_t n) {
+    harness::DevicePlan plan("the matrix product of order " + std::to_string(n));
+    plan.add<float>("A, B and C", n * n, 3);
+    return plan;
+}
+
+/// Checks the device's free memory for matmul_plan(@p n); returns @p n (for DeviceMatmul's initialiser).
+static std::size_t checked_order(std::size_t n) {
+    harness::require_device_memory(matmul_plan(n), -1, "give smaller --sizes, or free the device (other processes on it)");
+    return n;
+}
+
 DeviceMatmul::DeviceMatmul(MatmulKind kind, std::size_t n)
-    : state_(new State{kind, n, DeviceFloats(n * n), DeviceFloats(n * n), DeviceFloats(n * n)}) {
+    : state_(new State{kind, checked_order(n), DeviceFloats(n * n), DeviceFloats(n * n), DeviceFloats(n * n)}) {
     if (kind == MatmulKind::cublas) (void)shared_handle();
 }
 

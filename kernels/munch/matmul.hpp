@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/device_budget.hpp"
+
 namespace munch::gpu {
 
 /// The GPU matrix products of the study.
@@ -20,6 +22,10 @@ enum class MatmulKind {
 
 /// The name of @p kind as the `munch matmul` command and the result files spell it.
 std::string matmul_name(MatmulKind kind);
+
+/// What a DeviceMatmul of order @p n allocates: A, B and C, n x n floats each (cuBLAS's handle and workspace
+/// are the library's own, within the check's reserve). DeviceMatmul checks it before it allocates.
+harness::DevicePlan matmul_plan(std::size_t n);
 
 /// One GPU product of n x n matrices: its device arrays (A, B, C) and, for cuBLAS, its library handle.
 class DeviceMatmul {

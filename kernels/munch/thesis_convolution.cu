@@ -84,6 +84,11 @@ thesis_reduction_kernel(const float* __restrict__ signal, long long n, const flo
 template <class Tree>
 class ThesisReduction final : public Variant {
 public:
+    harness::DevicePlan plan(std::size_t n, std::size_t w) const override {
+        harness::DevicePlan p;
+        p.add<float>("the signal", n).add<float>("the filter", w).add<float>("the output", n + w - 1);
+        return p;
+    }
     void prepare(const std::vector<float>& signal, const std::vector<float>& filter, cudaStream_t stream) override {
         n_ = static_cast<long long>(signal.size());
         w_ = static_cast<long long>(filter.size());
@@ -146,6 +151,11 @@ __global__ void thesis_constant_kernel(const float* __restrict__ m_apron, float*
 /// The second, published attempt: a thread per output, synchronised launches per chunk of taps.
 class ThesisConstant final : public Variant {
 public:
+    harness::DevicePlan plan(std::size_t n, std::size_t w) const override {
+        harness::DevicePlan p;
+        p.add<float>("the padded signal (M_apron)", thesis::conv_apron(n, w)).add<float>("the output", thesis::conv_output_array(n, w));
+        return p;
+    }
     void prepare(const std::vector<float>& signal, const std::vector<float>& filter, cudaStream_t stream) override {
         const std::size_t n = signal.size(), w = filter.size();
         out_len_ = thesis::conv_outputs(n, w);

@@ -78,6 +78,11 @@ __global__ void rb_dilation_chunk_kernel(const float* __restrict__ r, float* __r
 /// is. The filter is padded with -inf to a multiple of 384 (required, not described).
 class ThesisRollingBall final : public Variant {
 public:
+    harness::DevicePlan plan(std::size_t n, std::size_t w) const override {
+        harness::DevicePlan p;
+        p.add<float>("the padded signal and R", thesis::rb_apron(n, w), 2).add<float>("the output", thesis::rb_output_array(n));
+        return p;
+    }
     void prepare(const std::vector<float>& signal, const std::vector<float>& ball, cudaStream_t stream) override {
         constexpr float inf = std::numeric_limits<float>::infinity();
         n_ = signal.size();

@@ -56,6 +56,12 @@ std::string tiled_name() {
 template <class TapSource, int R>
 class TiledConvolution final : public Variant {
 public:
+    harness::DevicePlan plan(std::size_t n, std::size_t w) const override {
+        const auto stage = static_cast<std::size_t>(stage_taps_for(static_cast<long long>(w), R));
+        harness::DevicePlan p;
+        p.add<float>("the signal", n).add<float>("the padded filter", (w + stage - 1) / stage * stage).add<float>("the output", n + w - 1);
+        return p;
+    }
     void prepare(const std::vector<float>& signal, const std::vector<float>& filter, cudaStream_t stream) override {
         n_ = static_cast<long long>(signal.size());
         w_ = static_cast<long long>(filter.size());
@@ -85,6 +91,14 @@ private:
 template <class TapSource, int R>
 class TiledRollingBall final : public Variant {
 public:
+    harness::DevicePlan plan(std::size_t n, std::size_t w) const override {
+        const auto stage = static_cast<std::size_t>(stage_taps_for(static_cast<long long>(w), R));
+        harness::DevicePlan p;
+        p.add<float>("the signal", n)
+            .add<float>("the padded erosion and dilation taps", (w + stage - 1) / stage * stage, 2)
+            .add<float>("the eroded signal and the output", n, 2);
+        return p;
+    }
     void prepare(const std::vector<float>& signal, const std::vector<float>& ball, cudaStream_t stream) override {
         n_ = static_cast<long long>(signal.size());
         w_ = static_cast<long long>(ball.size());

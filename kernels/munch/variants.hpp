@@ -14,12 +14,17 @@
 #include <string>
 #include <vector>
 
+#include "harness/device_budget.hpp"
+
 namespace munch::gpu {
 
 /// One GPU implementation of a window computation, prepared for one input.
 class Variant {
 public:
     virtual ~Variant() = default;
+    /// What prepare() allocates on the device for a signal of @p n samples and a filter of @p w taps, item by
+    /// item (computed from the sizes alone: the device memory check before any allocation).
+    virtual harness::DevicePlan plan(std::size_t n, std::size_t w) const = 0;
     /// Allocates, pads and uploads @p signal and @p taps (the filter as the CPU reference takes it: the
     /// convolution filter N, or the ball L) on @p stream, and waits for the uploads.
     virtual void prepare(const std::vector<float>& signal, const std::vector<float>& taps, cudaStream_t stream) = 0;

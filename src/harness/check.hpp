@@ -15,11 +15,25 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+/// What a CUDA error means where several processes share a device, for the message (empty otherwise).
+inline const char* shared_device_hint(cudaError_t status) {
+    switch (status) {
+        case cudaErrorDevicesUnavailable:
+            return "; the device takes no further process now (exclusive-process or prohibited compute mode, see "
+                   "`nvidia-smi -q -d COMPUTE`): run one process at a time on it, or choose another device";
+        case cudaErrorMemoryAllocation:
+            return "; the memory ran out (on a GPU shared with other processes, they may have taken it after this "
+                   "one checked what was free)";
+        default:
+            return "";
+    }
+}
+
 /// Throws CudaError if @p status is not cudaSuccess.
 inline void check(cudaError_t status, const char* what) {
     if (status != cudaSuccess)
         throw CudaError(std::string("CUDA error while trying to ") + what + ": " + cudaGetErrorName(status) + " (" +
-                        cudaGetErrorString(status) + ")");
+                        cudaGetErrorString(status) + ")" + shared_device_hint(status));
 }
 
 /// Makes @p device the calling thread's device unless it already is. cudaSetDevice() always makes the

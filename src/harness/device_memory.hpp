@@ -6,12 +6,20 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <vector>
 
 #include "harness/check.hpp"
 
 namespace harness {
+
+/// The bytes every DeviceMemory of this process has asked cudaMalloc for so far (successful allocations),
+/// for the tests that compare a command's DevicePlan (device_budget.hpp) with what it really allocated.
+inline std::atomic<std::size_t>& device_bytes_requested() {
+    static std::atomic<std::size_t> bytes{0};
+    return bytes;
+}
 
 /// Owns device allocations (and texture objects over them) of the device current at construction.
 class DeviceMemory {
@@ -31,8 +39,10 @@ public:
     template <class T>
     T* allocate(std::size_t count, const char* what) {
         void* p = nullptr;
-        check(cudaMalloc(&p, sizeof(T) * std::max<std::size_t>(count, 1)), what);
+        const std::size_t bytes = sizeof(T) * std::max<std::size_t>(count, 1);
+        check(cudaMalloc(&p, bytes), what);
         owned_.push_back(p);
+        device_bytes_requested() += bytes;
         return static_cast<T*>(p);
     }
 

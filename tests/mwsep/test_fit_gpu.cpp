@@ -14,6 +14,7 @@
 #include <numbers>
 #include <utility>
 
+#include "harness/device_memory.hpp"
 #include "mwsep/cuda/backend.hpp"
 #include "mwsep/cuda/devices.hpp"
 #include "mwsep/fit/evaluator.hpp"
@@ -255,4 +256,30 @@ TEST(FitIntegralCache, TheGpuHessianIsTheSameBitsWithAndWithoutTheCache) {
         EXPECT_EQ(w->full, 1) << variant;
         EXPECT_EQ(w->full + w->partial + w->none, static_cast<long long>(with.evaluations)) << variant;
     }
+}
+
+// The device memory a fit keeps (ResidentDevice::plan, checked before the fit allocates) is exactly what it
+// allocates: the integral and the stars at construction, then the integral cache's partial integrals (of 1 and
+// of 2 of the 3-stream unit's streams) on their first use, and nothing per candidate after.
+TEST(FitGpuMemory, AResidentDeviceAllocatesExactlyItsPlanPartialIntegralsIncluded) {
+    REQUIRE_GPU();
+    const auto data = fit_data("3s-small", 2000);
+    const auto x = candidates(data)[0];
+    const auto base = mwsep::geometry::make_setup(model_of(data, x));
+    ASSERT_EQ(base.streams.size(), 3u);
+    const auto with = mwsep::fit::ResidentDevice::plan(base, data.stars.size(), "modern-f64", true);
+    const auto without = mwsep::fit::ResidentDevice::plan(base, data.stars.size(), "modern-f64", false);
+    harness::use_device(0);
+    const std::size_t before = harness::device_bytes_requested();
+    mwsep::fit::ResidentDevice device(base, data.stars, "modern-f64", 0);
+    EXPECT_EQ(harness::device_bytes_requested() - before, without.requested_bytes());
+    mwsep::fit::IntegralCache cache;
+    const auto a = model_of(data, x);
+    auto b = a, c = a;
+    b.streams[2].mu += 0.5;  // one stream new: the 1-stream partial integral
+    c.streams[1].mu += 0.5, c.streams[2].mu += 1.0;  // two streams new: the 2-stream one
+    for (const auto& m : {a, b, c, a, b, c}) (void)device.evaluate(m, &cache);
+    EXPECT_EQ(harness::device_bytes_requested() - before, with.requested_bytes());
+    const auto work = cache.work();
+    EXPECT_EQ(work.partial, 2) << "the cache should have launched two partial integrals";
 }

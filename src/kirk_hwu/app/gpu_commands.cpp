@@ -3,12 +3,14 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <set>
 #include <thread>
 
 #include "gpu_variants.hpp"
 #include "harness/check.hpp"
 #include "harness/clock_monitor.hpp"
 #include "harness/csv.hpp"
+#include "harness/device_budget_cuda.hpp"
 #include "harness/options.hpp"
 #include "harness/measure_cuda.hpp"
 #include "harness/measure_options.hpp"
@@ -148,6 +150,26 @@ int command_bench(const std::vector<std::string>& args) {
     const std::string experiment = o.text("--experiment", "bench");
     const int cpu_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
+    {
+        // Every chosen problem's device copy is kept until the end: all of them must fit, checked before any
+        // input is made or reference computed.
+        harness::DevicePlan plan("kirk_hwu bench at size " + size_name(size));
+        std::set<gpu::Problem> problems;
+        for (const auto& name : chosen) problems.insert(gpu::variants().find(name).problem);
+        for (const gpu::Problem p : problems) {
+            if (p == gpu::Problem::coulomb) {
+                const CoulombShape c = coulomb_shape(size);
+                const std::size_t points = static_cast<std::size_t>(c.gx) * c.gy * c.gz;
+                plan.include(gpu::coulomb_device_plan(static_cast<std::size_t>(c.atoms), points, static_cast<std::size_t>(c.gz)));
+            } else {
+                const MriShape m = mri_shape(size);
+                const std::size_t voxels = static_cast<std::size_t>(m.grid) * m.grid * m.grid;
+                plan.include(gpu::mri_device_plan(voxels, static_cast<std::size_t>(m.samples),
+                                                  p == gpu::Problem::mri_q ? MriOutput::q : MriOutput::fhd));
+            }
+        }
+        harness::require_device_memory(plan, -1, "choose a smaller --size or fewer problems, or free the device");
+    }
     harness::Stream stream;
     harness::ClockMonitor clocks(pci_bus_id_of_current_device());
     std::map<gpu::Problem, Prepared> prepared;

@@ -17,6 +17,7 @@
 
 #ifdef MUNCH_WITH_CUDA
 #include "harness/check.hpp"
+#include "harness/device_budget_cuda.hpp"
 #include "harness/measure_cuda.hpp"
 #include "munch/cuda/device.hpp"
 #include "munch/matmul.hpp"
@@ -115,6 +116,11 @@ int command_matmul(const Args& args) {
     if (any_gpu) {
         monitor = std::make_unique<harness::ClockMonitor>(current_device().pci_bus);
         stream = std::make_unique<harness::Stream>();
+        // Before any product: each order's arrays twice (the product with transfers allocates its own beside
+        // the kept ones); an order's are freed before the next order's.
+        harness::DevicePlan plan("munch matmul on the GPU");
+        for (const std::size_t n : sizes) plan.then("order " + std::to_string(n)).include(gpu::matmul_plan(n), 2);
+        harness::require_device_memory(plan, -1, "give smaller --sizes, or free the device (other processes on it)");
     }
 #endif
     for (const std::size_t n : sizes) {

@@ -10,6 +10,7 @@
 
 #include "harness/check.hpp"
 #include "harness/csv.hpp"
+#include "harness/device_budget_cuda.hpp"
 #include "harness/options.hpp"
 #include "harness/measure_cuda.hpp"
 #include "harness/measure_options.hpp"
@@ -85,6 +86,15 @@ int command_bench(const Args& args) {
 
     // The device before the CPU reference, which only the GPU's check needs (seconds for long signals).
     (void)current_device();
+    {
+        // And its memory: each variant's arrays are freed before the next variant's are allocated (with
+        // --with-overhead a fresh copy is prepared beside the checked one), so the largest must fit.
+        harness::DevicePlan plan("munch bench (" + computation + " of " + std::to_string(n) + " samples, " +
+                                 std::to_string(w) + " taps)");
+        for (const auto& name : variants)
+            plan.then(name).include(entry_named(entries, name).make()->plan(n, w), with_overhead ? 2 : 1);
+        harness::require_device_memory(plan, -1, "give a shorter --signal or --filter, or free the device (other processes on it)");
+    }
     // Inputs and the CPU reference first: a bad size fails before any GPU work.
     const auto signal = conv ? convolution_signal(n) : baseline_signal(n);
     const auto taps = conv ? convolution_filter(w) : ball_profile(w);

@@ -8,6 +8,7 @@
 
 #include "harness/check.hpp"
 #include "harness/csv.hpp"
+#include "harness/device_budget_cuda.hpp"
 #include "harness/options.hpp"
 #include "harness/measure_cuda.hpp"
 #include "harness/measure_options.hpp"
@@ -209,6 +210,9 @@ int command_copy(const Args& args) {
     const auto device = current_device();
     harness::ClockMonitor monitor(device.pci_bus);
     harness::Stream stream;
+    harness::DevicePlan plan("munch copy up to " + harness::describe_bytes(max_bytes));
+    plan.add<char>("the two device buffers", max_bytes, 2);
+    harness::require_device_memory(plan, -1, "give a smaller --max-bytes, or free the device (other processes on it)");
     float *d_a = nullptr, *d_b = nullptr, *pinned = nullptr, *mapped = nullptr, *mapped_device = nullptr;
     harness::check(cudaMalloc(&d_a, max_bytes), "allocate a device buffer");
     harness::check(cudaMalloc(&d_b, max_bytes), "allocate a device buffer");
@@ -277,6 +281,13 @@ int command_roofline(const Args& args) {
     harness::ClockMonitor monitor(device.pci_bus);
     harness::Stream stream;
     harness::CsvAppender csv(csv_path, harness::with_timing_columns({"experiment", "quantity", "unit", "repeat", "value", "ms"}));
+    const std::size_t count = std::size_t{1} << 28;  // 1 GiB per stream buffer, far beyond the 50 MB L2
+    {
+        // Before the first peak is timed: the sinks of the peaks, then the two stream buffers.
+        harness::DevicePlan plan("munch roofline");
+        plan.add<float>("the FP32 sink", 1).add<double>("the FP64 sink", 1).add<float>("the stream buffers", count, 2);
+        harness::require_device_memory(plan, -1, "free the device (other processes on it)");
+    }
     float* f_sink = nullptr;
     double* d_sink = nullptr;
     harness::check(cudaMalloc(&f_sink, sizeof(float)), "allocate");
@@ -299,7 +310,6 @@ int command_roofline(const Args& args) {
             [&] { gpu::launch_peak_fp32(blocks, it32, 1.0f, f_sink, stream.get()); });
     measure("fp64_fma_peak", "GFLOP/s", threads * it64 * gpu::peak_chains * 2.0,
             [&] { gpu::launch_peak_fp64(blocks, it64, 1.0, d_sink, stream.get()); });
-    const std::size_t count = std::size_t{1} << 28;  // 1 GiB per buffer, far beyond the 50 MB L2
     float *a = nullptr, *b = nullptr;
     harness::check(cudaMalloc(&a, count * sizeof(float)), "allocate a stream buffer");
     harness::check(cudaMalloc(&b, count * sizeof(float)), "allocate a stream buffer");

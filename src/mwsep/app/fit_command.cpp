@@ -255,11 +255,14 @@ int run_fit_command(const Args& args) {
             try {
                 const std::vector<int> chosen =
                     per_rank_device ? std::vector<int>{fit::device_for_local_rank(local_rank, variant)} : devices;
-                local = fit::make_gpu_evaluator(data, variant, chosen);
+                // The optimum's exact re-evaluation (below) is made while this evaluator lives: planned now.
+                const std::vector<std::string> later =
+                    compressed || single_precision ? std::vector<std::string>{"modern-f64"} : std::vector<std::string>{};
+                local = fit::make_gpu_evaluator(data, variant, chosen, later);
                 exact_devices = chosen;
             } catch (const std::exception& e) {
                 if (backend == "cuda") throw;
-                std::fprintf(stderr, "mwsep fit: no GPU (%s); evaluating on the CPU\n", e.what());
+                std::fprintf(stderr, "mwsep fit: not on a GPU (%s); evaluating on the CPU\n", e.what());
             }
         }
         if (!local) local = fit::make_cpu_evaluator(data, threads);

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "harness/device_budget_cuda.hpp"
 #include "mwsep/cuda/variants.hpp"
 #include "mwsep/cuda_check.hpp"
 #include "mwsep/likelihood/likelihood.hpp"
@@ -29,6 +30,27 @@ std::vector<int> devices_for(const VariantInfo& v, int device, bool keep_context
     }
     if (v.family->spreads_over_devices() && device < 0) return ranked_devices(v.kernels.double_precision);
     return {select_device(device, v.kernels.double_precision)};
+}
+
+/// The devices evaluate() uses for these arguments and the launch options it uses there: a checkpointed run
+/// runs on the first device as one slice.
+std::pair<std::vector<int>, LaunchOptions> evaluation_devices(const VariantInfo& v, int device, const LaunchOptions& launch,
+                                                              bool checkpointed) {
+    std::vector<int> devices = devices_for(v, device, launch.keep_context);
+    LaunchOptions l = launch;
+    if (checkpointed) {
+        devices.resize(1);
+        l.slices = 1;
+    }
+    return {devices, l};
+}
+
+/// Refuses @p plans where one does not fit its device.
+void require_plans(const std::vector<DevicePlanOf>& plans) {
+    for (const auto& p : plans)
+        harness::require_device_memory(p.plan, p.device,
+                                       "make the work unit's grid (mu, nu or r steps, convolve) or the star catalogue "
+                                       "smaller, or free the device (other processes on it)");
 }
 
 /// The groups of a checkpointed run: those done before are restored from the file, the others run one by
@@ -94,6 +116,37 @@ void initialise_devices(const std::string& variant, int device) {
     for (auto& f : started) f.get();  // rethrows the first failure
 }
 
+std::vector<DevicePlanOf> evaluation_plans(const geometry::IntegrationSetup& setup, std::size_t stars,
+                                           const VariantInfo& v, const std::vector<int>& devices,
+                                           const LaunchOptions& launch) {
+    std::vector<DevicePlanOf> plans;
+    if (devices.empty()) return plans;
+    // The slices as the modern family deals them: slice k to devices[k mod D]; the others use one.
+    const int D = static_cast<int>(devices.size());
+    const int slices = v.family->spreads_over_devices() ? (launch.slices > 0 ? launch.slices : D) : 1;
+    const std::string purpose = "evaluating with " + v.name + " (" + std::to_string(setup.areas.size()) + " area" +
+                                (setup.areas.size() == 1 ? "" : "s") + ", " + std::to_string(stars) + " stars)";
+    for (int i = 0; i < D; ++i) {
+        const int here = v.family->spreads_over_devices() ? slices / D + (i < slices % D ? 1 : 0) : (i == 0 ? 1 : 0);
+        if (here == 0 && i > 0) continue;
+        DevicePlanOf p{devices[i], harness::DevicePlan(purpose)};
+        p.plan.phase("the integral runs");
+        v.family->plan_device_memory(setup, setup.streams.size(), here, p.plan);
+        if (i == 0) {
+            p.plan.then("the likelihood runs");
+            plan_star_memory(stars, v.kernels.double_precision, static_cast<int>(setup.streams.size()), p.plan);
+        }
+        plans.push_back(std::move(p));
+    }
+    return plans;
+}
+
+void require_evaluation_memory(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
+                               const VariantInfo& v, int device, const LaunchOptions& launch, bool checkpointed) {
+    const auto [devices, l] = evaluation_devices(v, device, launch, checkpointed);
+    require_plans(evaluation_plans(setup, stars.size(), v, devices, l));
+}
+
 GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
                    const std::string& variant_name, int device, const LaunchOptions& launch_options, bool soa_stars,
                    resume::Checkpoint* checkpoint, HostWork* host) {
@@ -134,12 +187,11 @@ GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCat
     if (launch_options.slices < 0) throw CudaError("the slice count must be 0 (one per device) or more");
     // A checkpointed run computes its groups one after another on one device, as one slice: the same
     // chunk sums, added in the same order, as any other slicing.
-    std::vector<int> devices = devices_for(v, device, launch_options.keep_context);
-    LaunchOptions launch = launch_options;
-    if (checkpoint) {
-        devices.resize(1);
-        launch.slices = 1;
-    }
+    auto chosen = evaluation_devices(v, device, launch_options, checkpoint != nullptr);
+    std::vector<int> devices = std::move(chosen.first);
+    const LaunchOptions launch = chosen.second;
+    // Before anything is allocated: every device's share of the evaluation must fit its free memory.
+    require_plans(evaluation_plans(setup, stars.size(), v, devices, launch));
     harness::use_device(devices.front());
     cudaDeviceProp prop{};
     check(cudaGetDeviceProperties(&prop, devices.front()), "query the device");

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/device_budget.hpp"
 #include "mwsep/cpu/compressed.hpp"
 #include "mwsep/geometry/tables.hpp"
 #include "mwsep/model/result.hpp"
@@ -75,13 +76,34 @@ struct HostWork {
 HostWork prepare_on_host(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
                          const std::string& variant, bool soa_stars = true) noexcept;
 
+/// What evaluate() allocates on one device.
+struct DevicePlanOf {
+    int device = 0;           ///< the CUDA device
+    harness::DevicePlan plan; ///< its allocations
+};
+
+/// The device memory evaluate() allocates for @p setup and @p stars stars with @p variant over @p devices
+/// (the devices it uses, in its order) and @p launch (its slices): per device, the integral's tables and
+/// buffers for every slice on that device; on the first device, then, the star table and the per-star
+/// results (allocated after the integral's buffers are freed). Computed from the sizes alone.
+std::vector<DevicePlanOf> evaluation_plans(const geometry::IntegrationSetup& setup, std::size_t stars,
+                                           const VariantInfo& variant, const std::vector<int>& devices,
+                                           const LaunchOptions& launch = {});
+
+/// Refuses, with harness::DeviceMemoryShortage naming the numbers, an evaluation whose evaluation_plans()
+/// do not fit the devices evaluate() would use with these arguments (@p checkpointed: a checkpointed run,
+/// on one device). evaluate() calls it before it allocates; a command calls it before its long work.
+void require_evaluation_memory(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
+                               const VariantInfo& variant, int device, const LaunchOptions& launch = {},
+                               bool checkpointed = false);
+
 /// Evaluates the likelihood with kernel variant @p variant on device @p device. With -1 the thesis's
 /// variants run on the device select_device() picks, and the modern variants on every device with
 /// double precision, each area's mu range split between them (LaunchOptions::slices).
 /// With @p checkpoint (modern variants) the integral runs in groups on one device, resumed from and saved
 /// to the checkpoint, bit-identical to an uninterrupted run; a stop request throws resume::Interrupted.
 /// With @p host (from prepare_on_host() for the same setup, stars, variant and layout) its tables are used
-/// and moved from.
+/// and moved from. Before any allocation, the device memory it needs is checked (require_evaluation_memory()).
 GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
                    const VariantInfo& variant, int device, const LaunchOptions& launch = {}, bool soa_stars = true,
                    resume::Checkpoint* checkpoint = nullptr, HostWork* host = nullptr);

@@ -85,6 +85,17 @@ int run_bench(const BenchOptions& options, const geometry::IntegrationSetup& set
     const std::string& experiment = options.experiment;
     const std::string& work_unit = options.work_unit;
     double expected = options.expected;
+    {
+        // Before the CPU check value and the first evaluation: every chosen variant's evaluation must fit its
+        // devices (each evaluation frees what it allocated before the next one allocates).
+        const int first = select_device(-1, true);
+        LaunchOptions whole = options.launch;
+        whole.keep_context = false;  // a green context, if asked for, runs on the same device
+        for (const VariantInfo* v : options.variants) {
+            const bool spread = options.all_devices && v->family->spreads_over_devices();
+            require_evaluation_memory(setup, stars, *v, spread ? -1 : first, whole);
+        }
+    }
     if (std::isnan(expected)) {
         const auto integrals = cpu::integrate_fast(setup, 0);
         expected = cpu::likelihood_fast(setup, stars, integrals, 0).likelihood;

@@ -192,6 +192,32 @@ private:
 
 }  // namespace
 
+// What CompressedIntegral's constructor allocates: per area the tables, the ladder of rules (taken from
+// the same cache the constructor reads, so it is built once), the outputs and the fallback list.
+void CompressedFamily::plan_device_memory(const geometry::IntegrationSetup& setup, std::size_t streams, int slices,
+                                      harness::DevicePlan& plan) const {
+    (void)slices;  // one device, one slice
+    const std::size_t components = 1 + streams;
+    for (const auto& t : setup.areas) {
+        const AreaGrid g = area_grid(t);
+        const auto padded = static_cast<std::size_t>(g.padded);
+        const auto los = geometry::fold_line_of_sight(t);
+        const auto ladder = cpu::cached_ladder(los);
+        std::size_t nodes = 0;  // the levels' nodes, flat: one array each of distances, weights and ln r
+        for (int k = 0; k < ladder->levels(); ++k) nodes += ladder->r[k].size();
+        plan_cell_directions(g.padded, sizeof(double), plan);
+        plan.add<double>("nu areas", t.ids.size())
+            .add<double>("line-of-sight points and weights", los.r_point.size(), 2)
+            .add<double>("r-bin weights and ranges", los.block_weight.size(), 3)
+            .add<int>("the rules' sizes and offsets", static_cast<std::size_t>(ladder->levels()), 2)
+            .add<double>("the rules' nodes and weights", nodes, 3)
+            .add<double>("per-cell results and estimates", padded * components, 2)
+            .add<int>("the fallback list", 2 * padded * components)
+            .add<unsigned>("the fallback counters", 2 + max_streams)
+            .add<double>("chunk sums", static_cast<std::size_t>(compressed_chunks) * 3 * components);
+    }
+}
+
 std::unique_ptr<PreparedIntegral> CompressedFamily::prepare(const geometry::IntegrationSetup& setup,
                                                             const std::vector<int>& devices,
                                                             const LaunchOptions& options) const {

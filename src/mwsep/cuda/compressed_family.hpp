@@ -20,6 +20,9 @@ public:
     /// cell directions, the line of sight (for the exact fallbacks) and the outputs to the first device.
     std::unique_ptr<PreparedIntegral> prepare(const geometry::IntegrationSetup& setup, const std::vector<int>& devices,
                                               const LaunchOptions& options) const override;
+    /// What prepare() allocates on one device (KernelFamily::plan_device_memory()).
+    void plan_device_memory(const geometry::IntegrationSetup& setup, std::size_t streams, int slices,
+                            harness::DevicePlan& plan) const override;
 
 private:
     CompressedVariant variant_;

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "harness/device_budget.hpp"
 #include "mwsep/cuda_check.hpp"
 #include "mwsep/geometry/tables.hpp"
 #include "mwsep/kernel_set.hpp"
@@ -43,6 +44,16 @@ void upload_cell_directions(const geometry::AreaTables& t, int padded, CellDirec
     b.sinl = mem.upload(convert<Real>(t.sinl, padded), "upload cell directions");
     b.cosb = mem.upload(convert<Real>(t.cosb, padded), "upload cell directions");
     b.cosl = mem.upload(convert<Real>(t.cosl, padded), "upload cell directions");
+}
+
+/// Adds to @p plan what upload_cell_directions() allocates for @p padded cells of @p real_bytes values.
+inline void plan_cell_directions(int padded, std::size_t real_bytes, harness::DevicePlan& plan) {
+    plan.add("cell directions (sin b, sin l, cos b, cos l)", static_cast<std::size_t>(padded), real_bytes, 4);
+}
+
+/// Adds to @p plan what tidal_streams() allocates with a DeviceMemory (the stream table in both precisions).
+inline void plan_tidal_streams(harness::DevicePlan& plan) {
+    plan.add<double>("the stream constants", stream_table_size).add<float>("the stream constants", stream_table_size);
 }
 
 /// The constants of the tidal streams of @p setup on the host; with @p mem also their device copies and

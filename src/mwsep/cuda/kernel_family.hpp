@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "harness/device_budget.hpp"
 #include "mwsep/cpu/compressed.hpp"
 #include "mwsep/geometry/tables.hpp"
 #include "mwsep/kernel_set.hpp"
@@ -81,6 +82,13 @@ public:
     virtual bool has_capped_build() const = 0;
     /// Whether the family can split an area over several devices (used by default when none is named).
     virtual bool spreads_over_devices() const = 0;
+    /// Adds to @p plan, item by item, what prepare() allocates on one device for the geometry of @p setup with
+    /// @p streams streams (setup.streams.size(), or fewer for a fit's partial integrals) when @p slices of its
+    /// slices run on that device (1 for a family that does not spread over devices): the same counts and
+    /// element sizes as its allocations, computed from the setup's sizes before any allocation (the device
+    /// memory check, harness/device_budget.hpp).
+    virtual void plan_device_memory(const geometry::IntegrationSetup& setup, std::size_t streams, int slices,
+                                    harness::DevicePlan& plan) const = 0;
     /// Uploads the tables of @p setup to @p devices (one, unless spreads_over_devices()) and allocates
     /// the outputs, for the launch options @p options.
     virtual std::unique_ptr<PreparedIntegral> prepare(const geometry::IntegrationSetup& setup,

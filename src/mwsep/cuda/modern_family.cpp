@@ -301,6 +301,34 @@ private:
 
 }  // namespace
 
+// What ModernIntegral's constructor allocates on one device: per slice there, the exponential's three
+// tables, then per area what fill_area() uploads and allocates (the lean tables in double precision only).
+void ModernFamily::plan_device_memory(const geometry::IntegrationSetup& setup, std::size_t streams, int slices,
+                                      harness::DevicePlan& plan) const {
+    const bool f64 = variant_.kernels.double_precision;
+    const std::size_t real = f64 ? sizeof(double) : sizeof(float);
+    const std::size_t components = 1 + streams;
+    harness::DevicePlan slice;
+    slice.add<math::ExpTableEntry>("the exponential's table", math::ExpTable::size, 2)
+        .add<double>("the exponential's table", math::ExpTable8::size);
+    for (const auto& t : setup.areas) {
+        const AreaGrid g = area_grid(t);
+        const auto padded = static_cast<std::size_t>(g.padded);
+        const auto points = t.r.r_point.size();  // the folded line of sight has the table's points
+        const auto n_r = static_cast<std::size_t>(g.n_r);
+        plan_cell_directions(g.padded, real, slice);
+        slice.add("line-of-sight points and weights", points, real, 2)
+            .add("nu areas", t.ids.size(), real)
+            .add("per-cell results", padded * components * static_cast<std::size_t>(modern_r_pieces(g.cells, g.n_r)), real)
+            .add<double>("chunk sums", static_cast<std::size_t>(reduction_chunks) * 2 * components)
+            .add<double>("r-bin weights and ranges", n_r, 3);
+        if (f64)
+            slice.add<double2>("interleaved line-of-sight points", points)
+                .add<double>("point groups' weights and ranges", n_r * lean_groups, 4);
+    }
+    plan.include(slice, static_cast<std::size_t>(std::max(slices, 0)));
+}
+
 std::unique_ptr<PreparedIntegral> ModernFamily::prepare(const geometry::IntegrationSetup& setup,
                                                         const std::vector<int>& devices,
                                                         const LaunchOptions& options) const {

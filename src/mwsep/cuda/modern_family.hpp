@@ -20,6 +20,9 @@ public:
     /// more slices than reduction chunks.
     std::unique_ptr<PreparedIntegral> prepare(const geometry::IntegrationSetup& setup, const std::vector<int>& devices,
                                               const LaunchOptions& options) const override;
+    /// What prepare() allocates on one device (KernelFamily::plan_device_memory()).
+    void plan_device_memory(const geometry::IntegrationSetup& setup, std::size_t streams, int slices,
+                            harness::DevicePlan& plan) const override;
     /// The folded line of sight and the skip thresholds of every area (on every core).
     std::unique_ptr<HostPreparation> prepare_host(const geometry::IntegrationSetup& setup) const override;
     /// prepare() with the tables of prepare_host() (nullptr: computed here).

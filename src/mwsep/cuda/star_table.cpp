@@ -1,5 +1,6 @@
 #include "mwsep/cuda/star_table.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 
@@ -34,6 +35,14 @@ StarTable make_star_table(const model::StarCatalogue& stars, bool double_precisi
     if (double_precision) t.f64 = fill<double>(stars, t.stride, soa);
     else t.f32 = fill<float>(stars, t.stride, soa);
     return t;
+}
+
+void plan_star_memory(std::size_t count, bool double_precision, int n_streams, harness::DevicePlan& plan) {
+    const std::size_t real = double_precision ? sizeof(double) : sizeof(float);
+    const std::size_t stride = (count + 63) / 64 * 64;
+    plan.add("the star table", stride * 5, real)
+        .add("per-star results", count, real)
+        .add("per-star densities", count * (1 + static_cast<std::size_t>(std::max(n_streams, 0))), real);
 }
 
 // Declared with the other constructor in likelihood_kernel.hpp; the buffers as that one allocates them.

@@ -3,8 +3,10 @@
 /// built while the devices start (mwsep run) and uploaded later by ResidentStars.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
+#include "harness/device_budget.hpp"
 #include "mwsep/model/work_unit.hpp"
 
 namespace mwsep::cuda {
@@ -22,5 +24,10 @@ struct StarTable {
 
 /// The star table of @p stars in the precision and layout given (no CUDA call: any thread, any time).
 StarTable make_star_table(const model::StarCatalogue& stars, bool double_precision, bool soa);
+
+/// Adds to @p plan what ResidentStars allocates for @p count stars in double (else single) precision for a
+/// model of @p n_streams streams: the star table (5 values per star, each block padded to a multiple of 64
+/// stars), the per-star results and the per-star densities.
+void plan_star_memory(std::size_t count, bool double_precision, int n_streams, harness::DevicePlan& plan);
 
 }  // namespace mwsep::cuda

@@ -111,6 +111,27 @@ private:
 
 }  // namespace
 
+// What ThesisIntegral's constructor allocates: the stream table, then per area what fill_area() uploads
+// and allocates (the compensation buffers only in single precision).
+void ThesisFamily::plan_device_memory(const geometry::IntegrationSetup& setup, std::size_t streams, int slices,
+                                      harness::DevicePlan& plan) const {
+    (void)slices;  // one device, one slice
+    const bool f64 = variant_.kernels.double_precision;
+    const std::size_t real = f64 ? sizeof(double) : sizeof(float);
+    const std::size_t accumulators = std::max<std::size_t>(streams, 1);
+    plan_tidal_streams(plan);
+    for (const auto& t : setup.areas) {
+        const AreaGrid g = area_grid(t);
+        const auto padded = static_cast<std::size_t>(g.padded);
+        plan_cell_directions(g.padded, real, plan);
+        plan.add("convolution distances", t.r.r_point.size(), real)
+            .add("convolution weights", t.r.qw_r3_n.size(), real)
+            .add("volume factors", static_cast<std::size_t>(g.n_r) * g.n_nu, real)
+            .add("accumulators", padded, real, f64 ? 1 : 2)
+            .add("accumulators", padded * accumulators, real, f64 ? 1 : 2);
+    }
+}
+
 std::unique_ptr<PreparedIntegral> ThesisFamily::prepare(const geometry::IntegrationSetup& setup,
                                                         const std::vector<int>& devices,
                                                         const LaunchOptions& options) const {

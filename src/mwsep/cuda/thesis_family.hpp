@@ -18,6 +18,9 @@ public:
     /// Uploads the stream table, the per-area tables and zeroed accumulators to the first of @p devices.
     std::unique_ptr<PreparedIntegral> prepare(const geometry::IntegrationSetup& setup, const std::vector<int>& devices,
                                               const LaunchOptions& options) const override;
+    /// What prepare() allocates on one device (KernelFamily::plan_device_memory()).
+    void plan_device_memory(const geometry::IntegrationSetup& setup, std::size_t streams, int slices,
+                            harness::DevicePlan& plan) const override;
 
 private:
     ThesisVariant variant_;

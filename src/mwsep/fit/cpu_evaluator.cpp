@@ -3,6 +3,7 @@
 #include <exception>
 #include <limits>
 
+#include "harness/fault_injection.hpp"
 #include "mwsep/cpu/compressed.hpp"
 #include "mwsep/cpu/integrators.hpp"
 #include "mwsep/cpu/thread_pool.hpp"
@@ -17,7 +18,8 @@ namespace {
 
 class CpuEvaluator : public BatchEvaluator {
 public:
-    CpuEvaluator(const FitData& data, int threads) : data_(data), threads_(cpu::resolve_threads(threads)) {
+    CpuEvaluator(const FitData& data, int threads)
+        : data_(data), threads_(cpu::resolve_threads(threads)), faults_(harness::evaluation_faults()) {
         if (data_.integral_cache && !data_.compressed) cache_ = std::make_unique<IntegralCache>();
     }
 
@@ -25,8 +27,14 @@ public:
         std::vector<double> out(batch.size());
         // One thread per candidate; a lone candidate gets every thread. Neither choice changes a value.
         const int inner = batch.size() == 1 ? threads_ : 1;
-        cpu::parallel_for(batch.size(), batch.size() == 1 ? 1 : threads_,
-                          [&](std::size_t i) { out[i] = cpu_likelihood(data_, batch[i], inner, cache_.get()); });
+        cpu::parallel_for(batch.size(), batch.size() == 1 ? 1 : threads_, [&](std::size_t i) {
+            // The test hook (harness/fault_injection.hpp): past its number of evaluations, the evaluation fails
+            // as a device fault makes the GPU evaluator's fail: the fit stops.
+            if (faults_.fail_next())
+                throw harness::InjectedFault("an evaluation failed: a failure injected by the test hook " +
+                                             faults_.setting() + " (it stands for a device fault)");
+            out[i] = cpu_likelihood(data_, batch[i], inner, cache_.get());
+        });
         return out;
     }
 
@@ -42,6 +50,7 @@ public:
 private:
     const FitData& data_;
     int threads_;
+    harness::EvaluationFaults& faults_;     // the test hook's counter (inert unless its variable is set)
     std::unique_ptr<IntegralCache> cache_;  // none: every candidate integrated whole
 };
 

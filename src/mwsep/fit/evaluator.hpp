@@ -74,9 +74,14 @@ bool have_gpu_evaluator();
 
 /// The GPU evaluator: one host thread per device of @p devices (empty: every device with double
 /// precision), each with its own context, evaluating the batch's candidates as they come with kernel
-/// variant @p variant. Throws std::runtime_error in a build without CUDA.
+/// variant @p variant. Before anything is allocated, each device's memory is checked against what the fit
+/// keeps there (ResidentDevice::plan(): it does not grow with the batch or the population) plus the same for
+/// @p later_variants, the evaluators the caller will make on the same devices while this one lives (the
+/// exact re-evaluation of a compressed or single-precision fit's optimum): a shortage is refused now
+/// (harness::DeviceMemoryShortage), not after the fit. Throws std::runtime_error in a build without CUDA.
 std::unique_ptr<BatchEvaluator> make_gpu_evaluator(const FitData& data, const std::string& variant,
-                                                   const std::vector<int>& devices);
+                                                   const std::vector<int>& devices,
+                                                   const std::vector<std::string>& later_variants = {});
 
 /// The device of the rank with node-local rank @p local_rank when each rank of a node takes one GPU: the
 /// (local_rank mod count)-th of the devices that can run kernel variant @p variant, in the order

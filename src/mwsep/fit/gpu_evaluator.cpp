@@ -10,10 +10,13 @@
 #include <exception>
 #include <future>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
 
+#include "harness/device_budget_cuda.hpp"
+#include "harness/fault_injection.hpp"
 #include "mwsep/cuda/devices.hpp"
 #include "mwsep/cuda/variants.hpp"
 #include "mwsep/cuda_check.hpp"
@@ -55,13 +58,36 @@ void on_each(std::size_t n, const Work& work) {
 
 class GpuEvaluator : public BatchEvaluator {
 public:
-    GpuEvaluator(const FitData& data, std::string variant, std::vector<int> devices)
+    GpuEvaluator(const FitData& data, std::string variant, std::vector<int> devices,
+                 const std::vector<std::string>& later_variants)
         : data_(data), variant_(std::move(variant)) {
+        (void)harness::evaluation_faults();  // a malformed test hook is refused before any work
         const auto& v = cuda::find_variant(variant_);
         if (devices.empty()) devices = cuda::ranked_devices(v.kernels.double_precision);
         for (int& d : devices) d = cuda::select_device(d, v.kernels.double_precision);
         // The tables depend on the work unit's geometry alone: built once here, from its own parameters.
         const auto base = geometry::make_setup(model::build_model(data_.work_unit, data_.r_binning));
+        // What the fit keeps on each device, and what the evaluators made later beside this one will: checked
+        // against each device's free memory before anything is allocated (a device named twice holds both).
+        {
+            const bool partial = data_.integral_cache && !data_.compressed;
+            harness::DevicePlan plan = ResidentDevice::plan(base, data_.stars.size(), variant_, partial);
+            std::string purpose = plan.purpose();
+            for (const auto& later : later_variants) purpose += ", then its optimum evaluated with " + later + " beside it";
+            plan = harness::DevicePlan(purpose).include(plan);
+            for (const auto& later : later_variants)
+                plan.include(ResidentDevice::plan(base, data_.stars.size(), later, data_.integral_cache), 1,
+                             "then for " + later + ": ");
+            std::map<int, std::size_t> uses;
+            for (int d : devices) ++uses[d];
+            for (const auto& [d, n] : uses) {
+                harness::DevicePlan here(plan.purpose());
+                here.include(plan, n);
+                harness::require_device_memory(here, d,
+                                               "make the work unit's grid (mu, nu or r steps, convolve) or the star "
+                                               "catalogue smaller, or free the device (other processes on it)");
+            }
+        }
         devices_.resize(devices.size());
         phases_.resize(devices.size());
         // The host's cores shared between this process's devices and, under mpirun, the ranks of this
@@ -197,8 +223,9 @@ private:
 bool have_gpu_evaluator() { return true; }
 
 std::unique_ptr<BatchEvaluator> make_gpu_evaluator(const FitData& data, const std::string& variant,
-                                                   const std::vector<int>& devices) {
-    return std::make_unique<GpuEvaluator>(data, variant, devices);
+                                                   const std::vector<int>& devices,
+                                                   const std::vector<std::string>& later_variants) {
+    return std::make_unique<GpuEvaluator>(data, variant, devices, later_variants);
 }
 
 int device_for_local_rank(int local_rank, const std::string& variant) {

@@ -7,7 +7,8 @@ namespace mwsep::fit {
 
 bool have_gpu_evaluator() { return false; }
 
-std::unique_ptr<BatchEvaluator> make_gpu_evaluator(const FitData&, const std::string&, const std::vector<int>&) {
+std::unique_ptr<BatchEvaluator> make_gpu_evaluator(const FitData&, const std::string&, const std::vector<int>&,
+                                                   const std::vector<std::string>&) {
     throw std::runtime_error("this build has no CUDA backend: fit on the CPU (--backend cpu)");
 }
 

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -219,15 +220,25 @@ struct PolishState {
     UnitBox box;
     std::vector<double> best_u;
     double best_f = std::numeric_limits<double>::infinity();
+    nlopt_opt opt = nullptr;   ///< the optimisation, stopped when the evaluator fails
+    std::exception_ptr fault;  ///< the evaluator's failure (a device fault), rethrown after NLopt returns
 };
 
 double polish_objective(unsigned n, const double* u, double* gradient, void* data) {
     (void)gradient;  // derivative-free algorithms pass none
     auto& s = *static_cast<PolishState*>(data);
-    std::vector<double> v(u, u + n);
-    const double f = s.shared->fitness({s.box.to_x(v)})[0];
-    if (f < s.best_f) s.best_f = f, s.best_u = v;
-    return f;
+    // NLopt is C: an exception must not unwind through it. A failure of the evaluator stops the polish
+    // (nlopt_force_stop) and is rethrown once nlopt_optimize has returned.
+    try {
+        std::vector<double> v(u, u + n);
+        const double f = s.shared->fitness({s.box.to_x(v)})[0];
+        if (f < s.best_f) s.best_f = f, s.best_u = v;
+        return f;
+    } catch (...) {
+        if (!s.fault) s.fault = std::current_exception();
+        nlopt_force_stop(s.opt);
+        return invalid_fitness;
+    }
 }
 
 /// Returns how NLopt stopped: "tolerance", "evaluation limit" or "failure".
@@ -235,7 +246,7 @@ std::string polish(const FitSpace& space, Shared& shared, unsigned max_evaluatio
     const unsigned n = static_cast<unsigned>(space.size());
     nlopt_opt opt = nlopt_create(n >= 2 ? NLOPT_LN_BOBYQA : NLOPT_LN_NELDERMEAD, n);
     if (!opt) throw std::runtime_error("NLopt could not create the polish");
-    PolishState state{&shared, UnitBox{&space}, u, f};
+    PolishState state{&shared, UnitBox{&space}, u, f, opt, nullptr};
     const std::vector<double> zero(n, 0.0), one(n, 1.0);
     nlopt_set_lower_bounds(opt, zero.data());
     nlopt_set_upper_bounds(opt, one.data());
@@ -248,8 +259,8 @@ std::string polish(const FitSpace& space, Shared& shared, unsigned max_evaluatio
     double minimum = f;
     const nlopt_result status = nlopt_optimize(opt, start.data(), &minimum);
     nlopt_destroy(opt);
-    // A failed polish (NLopt's negative codes) keeps the point it began from; a fault of the evaluator
-    // has already propagated as an exception.
+    if (state.fault) std::rethrow_exception(state.fault);  // the evaluator failed: the fit stops
+    // A failed polish (NLopt's negative codes) keeps the point it began from.
     if (status > 0 && state.best_f < f) u = state.best_u, f = state.best_f;
     return status == NLOPT_MAXEVAL_REACHED ? "evaluation limit" : status > 0 ? "tolerance" : "failure";
 }

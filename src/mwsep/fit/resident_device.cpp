@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "harness/fault_injection.hpp"
 #include "mwsep/cuda_check.hpp"
 #include "mwsep/fit/candidate_setup.hpp"
 #include "mwsep/likelihood/likelihood.hpp"
@@ -38,6 +39,23 @@ ResidentDevice::ResidentDevice(const geometry::IntegrationSetup& setup, const mo
 }
 
 ResidentDevice::~ResidentDevice() { harness::use_device_quietly(device_); }
+
+harness::DevicePlan ResidentDevice::plan(const geometry::IntegrationSetup& setup, std::size_t stars,
+                                         const std::string& variant, bool partial_integrals) {
+    const cuda::VariantInfo& v = cuda::find_variant(variant);
+    const std::size_t S = setup.streams.size();
+    harness::DevicePlan p("fitting with " + variant + " (the tables and buffers of the integral and of " +
+                          std::to_string(stars) + " stars, resident on the device for the whole fit)");
+    v.family->plan_device_memory(setup, S, 1, p);
+    // The partial integrals of the cache (part()): each with the same geometry and fewer streams.
+    for (std::size_t k = 1; partial_integrals && k < S; ++k) {
+        harness::DevicePlan part;
+        v.family->plan_device_memory(setup, k, 1, part);
+        p.include(part, 1, "the " + std::to_string(k) + "-stream integral's ");
+    }
+    cuda::plan_star_memory(stars, v.kernels.double_precision, static_cast<int>(S), p);
+    return p;
+}
 
 std::vector<std::vector<double>> ResidentDevice::thresholds_of(const model::Model& model) {
     const auto keys = component_keys(model).streams;
@@ -93,6 +111,11 @@ ResidentDevice::Part& ResidentDevice::part(const model::Model& model) {
 
 cuda::GpuResult ResidentDevice::evaluate(const model::Model& model, IntegralCache* cache) {
     harness::use_device(device_, "select a fit device");
+    // The test hook (harness/fault_injection.hpp): past its number of evaluations, this one fails as a kernel
+    // launch that the device refused would, through the same check.
+    if (auto& faults = harness::evaluation_faults(); faults.fail_next())
+        cuda::check(cudaErrorLaunchFailure, ("launch the integral kernels (a failure injected by the test hook " +
+                                             faults.setting() + ")").c_str());
     cuda::GpuResult r;
     auto t = std::chrono::steady_clock::now();
     // Adds the wall time since the last stamp to @p step and returns it.

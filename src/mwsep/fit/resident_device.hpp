@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "harness/device_budget.hpp"
 #include "mwsep/cuda/backend.hpp"
 #include "mwsep/cuda/kernel_family.hpp"
 #include "mwsep/cuda/variants.hpp"
@@ -32,6 +33,13 @@ public:
     ResidentDevice(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
                    const std::string& variant, int device, unsigned host_threads = 1);
     ~ResidentDevice();
+
+    /// What a ResidentDevice of @p setup, @p stars stars and kernel variant @p variant allocates on its device
+    /// over a whole fit: the integral's tables and buffers, with @p partial_integrals also one integral per
+    /// stream count from 1 to S - 1 (the integral cache's partial launches, prepared on first use), and the
+    /// star table with the per-star results. Computed from the sizes alone, before any allocation.
+    static harness::DevicePlan plan(const geometry::IntegrationSetup& setup, std::size_t stars, const std::string& variant,
+                                    bool partial_integrals);
     ResidentDevice(const ResidentDevice&) = delete;             ///< owns device memory
     ResidentDevice& operator=(const ResidentDevice&) = delete;  ///< owns device memory
 

@@ -9,11 +9,13 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 #include "harness/check.hpp"
 #include "harness/clock_monitor.hpp"
 #include "harness/csv.hpp"
+#include "harness/device_budget_cuda.hpp"
 #include "harness/device_memory.hpp"
 #include "harness/options.hpp"
 #include "harness/measure_cuda.hpp"
@@ -181,6 +183,16 @@ int command_bench(const Args& args) {
     const long long sample = o.integer("--sample", 65536, 4, static_cast<long long>(n) * n);
     if (o.has("--csv")) harness::check_outputs("ryoo bench", {}, {{"--csv", o.text("--csv")}});
     (void)describe_device();
+    {
+        // The device copies of every padded size the variants ask for are kept to the end: all must fit,
+        // checked before the CPU reference.
+        harness::DevicePlan plan("ryoo bench at n = " + std::to_string(n));
+        std::set<int> padded;
+        for (const auto& name : names) padded.insert(round_up(n, gemm_variants().find(name).multiple));
+        for (const int p : padded)
+            plan.add<float>("A, B and C padded to " + std::to_string(p), static_cast<std::size_t>(p) * p, 3);
+        harness::require_device_memory(plan, -1, "give a smaller --n, or free the device (other processes on it)");
+    }
     GemmProblem problem(n, static_cast<std::uint64_t>(o.integer("--seed", 1, 0)), sample);
     std::optional<harness::CsvAppender> csv;
     if (o.has("--csv"))
@@ -242,6 +254,11 @@ int command_stream(const Args& args) {
     if (o.has("--csv")) harness::check_outputs("ryoo stream", {}, {{"--csv", o.text("--csv")}});
     (void)describe_device();
     harness::check_host_bytes(o, "--count", 16.0 * static_cast<double>(count), "x, y, the expected and the downloaded y");
+    {
+        harness::DevicePlan plan("ryoo stream of " + std::to_string(count) + " elements");
+        plan.add<float>("x and y", static_cast<std::size_t>(count), 2);
+        harness::require_device_memory(plan, -1, "give a smaller --count, or free the device (other processes on it)");
+    }
     const float alpha = 1.5f;
     const std::vector<float> x = random_vector(static_cast<std::size_t>(count), 11);
     const std::vector<float> y = random_vector(static_cast<std::size_t>(count), 12);
@@ -303,6 +320,15 @@ int command_profile(const Args& args) {
     const auto names = split_names(o.text("--variants", "all"), gemm_variants().name_list());
     for (const auto& name : names) gemm_variants().find(name);
     const int n = static_cast<int>(o.integer("--n", 4096, 16, 16384));
+    {
+        // One variant's copies at a time, freed before the next: the largest padded size must fit.
+        harness::DevicePlan plan("ryoo profile at n = " + std::to_string(n));
+        for (const auto& name : names) {
+            const int p = round_up(n, gemm_variants().find(name).multiple);
+            plan.then(name).add<float>("A, B and C padded to " + std::to_string(p), static_cast<std::size_t>(p) * p, 3);
+        }
+        harness::require_device_memory(plan, -1, "give a smaller --n, or free the device (other processes on it)");
+    }
     const Matrix a = random_matrix(n, 1), b = random_matrix(n, 2);
     harness::Stream stream;
     int launch = 0;
