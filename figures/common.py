@@ -6,11 +6,9 @@ MissingData instead of drawing anything; figures/make_figures.py then writes an 
 was not measured on this GPU, and why.
 """
 import csv
-import importlib.util
 import json
 import pathlib
 import statistics
-import sys
 import textwrap
 
 import matplotlib
@@ -18,22 +16,12 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.append(str(ROOT / "experiments"))
-from harness import results  # noqa: E402
-RESULTS = ROOT / "experiments" / "results" / "nvidia-h200"
-
-
-def _report_module(path, name):
-    """A module of the report's data code, loaded from its file (the report's packages are not on this path)."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
+from experiments.harness import results  # noqa: E402
 # How the report reads mwsep's variants: the final variant, named once, and each row's policy axes.
-VARIANTS = _report_module("paper/mwsep/data/variants.py", "report_mwsep_variants")
+from paper.mwsep.data import variants as VARIANTS  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "experiments" / "results" / "nvidia-h200"
 PUBLISHED = ROOT / "paper" / "mwsep" / "published.json"
 OUT = ROOT / "figures" / "out"
 

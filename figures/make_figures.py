@@ -1,6 +1,6 @@
 """Draws every figure of the report from one GPU's recorded results and the published numbers (paper/<study>/published.json).
 
-    .venv/bin/python figures/make_figures.py [--results DIR] [--published FILE] [--out DIR]
+    .venv/bin/python -m figures.make_figures [--results DIR] [--published FILE] [--out DIR]
 
 Prints each file written. A figure whose source data is missing or empty is not drawn: an image saying it
 was not measured on this GPU, and why, takes its place, and the figure is listed at the end. With --strict
@@ -10,10 +10,8 @@ import importlib
 import pathlib
 import sys
 
-import common as c
-
-sys.path.append(str(pathlib.Path(__file__).resolve().parents[1] / "experiments"))
-from harness import registry  # noqa: E402
+from experiments.harness import registry
+from figures import common as c
 
 # The declared studies (experiments/studies.json): each has its package of figure modules under figures/<study>/.
 STUDIES = registry.names()
@@ -36,10 +34,10 @@ def main():
     for study in STUDIES:
         if args.study and study not in args.study:
             continue
-        for name in importlib.import_module(study).FIGURES:
+        for name in importlib.import_module(f"figures.{study}").FIGURES:
             total += 1
             try:
-                module = importlib.import_module(f"{study}.{name}")
+                module = importlib.import_module(f"figures.{study}.{name}")
                 for path in module.make(args.results / study, published, args.out / study):
                     print(path)
             except c.MissingData as e:

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Generates every number and table of the report from the recorded results and the published numbers.
 
-    python3 paper/report_data.py [RESULTS] [--study NAME ...] [--toc]
+    python3 -m paper.report_data [RESULTS] [--study NAME ...] [--toc]
         RESULTS: a results folder (default experiments/results/nvidia-h200; $RESULTS also works)
         --study: build only these studies (a chapter previewed alone); the others are left as they were
         --toc:   rewrite the report's table of contents (paper/index.md) from experiments/studies.json and stop
-    COMPARE="experiments/results/<other gpu> ..." python3 paper/report_data.py ...
+    COMPARE="experiments/results/<other gpu> ..." python3 -m paper.report_data ...
 
 The studies and their table letters are declared once, in experiments/studies.json. For each study (a folder
 paper/<study>/ with chapters and a data package) it reads RESULTS/<study>/ and the folders of the GPUs to
@@ -26,13 +26,10 @@ import pathlib
 import re
 import sys
 
+from experiments.harness import registry
+from paper.report.common import ROOT, Context, MissingData, compare_folders, rel
+
 HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from report.common import ROOT, Context, MissingData, compare_folders, rel  # noqa: E402
-
-sys.path.append(str(ROOT / "experiments"))
-from harness import registry  # noqa: E402
 
 NOT_MEASURED = "(not measured)"
 
@@ -80,14 +77,10 @@ def build_study(entry, results_gpu):
     if not results.is_dir():
         missing.append(f"{rel(results)}: no results of the study in this folder")
     else:
-        # A study's report package is paper/<study>; a figure module loaded by an earlier study may have put
-        # figures/ (which has a package of the same name) ahead of it on the path.
-        if sys.path[0] != str(HERE):
-            sys.path.insert(0, str(HERE))
-        package = importlib.import_module(f"{study}.data")
+        package = importlib.import_module(f"paper.{study}.data")
         for name in package.CHAPTERS:
             try:
-                importlib.import_module(f"{study}.data.{name}").build(ctx)
+                importlib.import_module(f"paper.{study}.data.{name}").build(ctx)
             except MissingData as e:
                 missing.append(f"{name}: {e}")
             except KeyError as e:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that the report cites only generated numbers and that every table and figure has its source.
 
-    python3 tools/check_report.py [FOLDER] [--numbers-only]   (default folder: paper/)
+    python3 -m tools.check_report [FOLDER] [--numbers-only]   (default folder: paper/)
 
 - Every chapter (*.md under FOLDER, study folders included; README.md, _build and _generated excluded)
   is checked; a folder with no chapter at all is an error.
@@ -22,10 +22,10 @@ import pathlib
 import re
 import sys
 
+from experiments.harness import registry
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PAPER = ROOT / "paper"
-sys.path.append(str(ROOT / "experiments"))
-from harness import registry  # noqa: E402
 
 # The letters of the report's own tables, one per declared study (experiments/studies.json).
 LETTERS = "".join(s.table_letter for s in registry.load())

@@ -5,7 +5,7 @@ import json
 import pathlib
 import statistics
 
-import common as c
+from figures import common as c
 
 MRI_STEPS = ["F3", "F4", "F5", "F6", "F7", "F8"]
 DCS_STEPS = ["D0", "D1", "D2", "D3", "D4"]

@@ -5,7 +5,7 @@ error against the phantom (from mri_reconstruct.csv)."""
 import json
 import pathlib
 
-import common as c
+from figures import common as c
 
 # (title, images file label, image, the row of mri_reconstruct.csv whose error it is)
 PANELS = [("phantom", "gpu-fp64", "phantom", None),

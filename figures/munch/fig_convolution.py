@@ -1,6 +1,6 @@
 """Figure M1: convolution time against signal length, one panel per filter width: the thesis's CPU and GPU
 (Appendix C, the refused cells left out) beside this rebuild's CPU and GPU variants."""
-import common as c
+from figures import common as c
 
 from .shared import THESIS_LABEL, by_size, published
 

@@ -1,6 +1,6 @@
 """Figure M2: copy bandwidth against size for pageable, pinned and mapped host memory and within the
 device, with the thesis's pinned plateau."""
-import common as c
+from figures import common as c
 
 from .shared import published
 

@@ -7,7 +7,7 @@ multiply-adds and DRAM bytes of one launch), and any other study that records ro
 import csv
 import pathlib
 
-import common as c
+from figures import common as c
 
 from .shared import by_size
 

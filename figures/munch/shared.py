@@ -1,7 +1,7 @@
 """What the study's figures share: the thesis's numbers and the medians of a result keyed by size."""
 import json
 
-import common as c
+from figures import common as c
 
 PUBLISHED = c.ROOT / "paper" / "munch" / "published.json"
 THESIS_LABEL = "thesis (Quadro FX 3700, Xeon E5430, 2009)"

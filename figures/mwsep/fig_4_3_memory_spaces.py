@@ -4,7 +4,7 @@ Absolute times differ about 2000x between the GTX 285 and today's GPU, so each G
 relative to its own fastest memory space of the same work unit (0 % = fastest)."""
 import pathlib
 
-import common as c
+from figures import common as c
 
 
 def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> list[pathlib.Path]:

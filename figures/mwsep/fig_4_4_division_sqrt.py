@@ -4,7 +4,7 @@ Published: Table 4.4 / Table 4.2 - 1, Table 4.4 read as the version WITHOUT the 
 2nd and 3rd columns swapped (see published.json). Reproduced: IEEE / fast - 1, loop unrolled."""
 import pathlib
 
-import common as c
+from figures import common as c
 
 
 def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> list[pathlib.Path]:

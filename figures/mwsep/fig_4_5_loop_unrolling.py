@@ -4,7 +4,7 @@ Published: Table 4.3 / Table 4.2 - 1, Table 4.3 read as the version WITHOUT unro
 3rd columns swapped (see published.json). Reproduced: loop / unrolled - 1, fast div/sqrt."""
 import pathlib
 
-import common as c
+from figures import common as c
 
 
 def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> list[pathlib.Path]:

@@ -6,7 +6,7 @@ for every memory variant recorded;
 speed-up relative to 16 SMs."""
 import pathlib
 
-import common as c
+from figures import common as c
 
 
 def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> list[pathlib.Path]:

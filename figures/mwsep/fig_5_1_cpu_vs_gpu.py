@@ -6,7 +6,7 @@ the all-core time is wall time; GPU times are kernel time (integral plus likelih
 Published: 3-S large only, CPU 346 min, original CUDA 10.2 min, optimised CUDA 8.7 min."""
 import pathlib
 
-import common as c
+from figures import common as c
 
 FIRST, MODERN = "global-ieee-loop-f64", "modern-f64"
 FINAL = c.VARIANTS.FINAL  # the thesis's final variant, named once (paper/published.json)

@@ -4,8 +4,8 @@ Reproduced: CPU reference time (one core) / time of each other series of Fig. 5.
 Published: 3-S large, original CUDA 34x and optimised CUDA 40x over one Athlon64 core."""
 import pathlib
 
-import common as c
-from mwsep.fig_5_1_cpu_vs_gpu import reproduced_seconds, two_panels
+from figures import common as c
+from figures.mwsep.fig_5_1_cpu_vs_gpu import reproduced_seconds, two_panels
 
 
 def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> list[pathlib.Path]:

@@ -5,7 +5,7 @@ Published markers (3-S large only): the original CUDA version's 10.2 min divided
 variant in Tables 4.2 (fast, unrolled), 4.3 as read (fast, loop) and 4.4 as read (IEEE, unrolled)."""
 import pathlib
 
-import common as c
+from figures import common as c
 
 BASE = "global-ieee-loop-f64"
 

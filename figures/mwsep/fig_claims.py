@@ -1,12 +1,9 @@
 """Figure R4: every testable effect of the thesis, published against reproduced, with the line y = x.
 
 Drawn by the report's claims chapter (paper/mwsep/data/claims.py), which computes the effects."""
-import pathlib
-import sys
+from matplotlib.ticker import FormatStrFormatter, NullFormatter
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
-import common as c  # noqa: E402
-from matplotlib.ticker import FormatStrFormatter, NullFormatter  # noqa: E402
+from figures import common as c
 
 
 def draw(effects, gpu, out_dir):

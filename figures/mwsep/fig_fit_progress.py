@@ -4,7 +4,7 @@ likelihood the fit ended with (after its polishes; drawn at the fit's total eval
 and, dashed, the truth's likelihood on the same catalogue (fit_recovery.csv)."""
 import pathlib
 
-import common as c
+from figures import common as c
 
 
 def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> list[pathlib.Path]:

@@ -4,7 +4,7 @@ The profile has no FLOP and byte counts, so this is not a full roofline: it show
 is (percent of its peak) and the achieved occupancy, for one integral launch of 3-S large."""
 import pathlib
 
-import common as c
+from figures import common as c
 
 
 def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> list[pathlib.Path]:

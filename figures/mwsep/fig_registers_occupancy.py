@@ -3,7 +3,7 @@ cap, from `mwsep variants` (3 streams, 64 threads per block), beside the thesis'
 shared memory 49 -> 48 registers and 25 % -> 31 % occupancy; the global variant 82 registers, 12 %."""
 import pathlib
 
-import common as c
+from figures import common as c
 
 SOURCE = "variants_3streams.txt"
 

@@ -2,7 +2,7 @@
 later ones, beside cuBLAS in FP32 and on TF32 tensor cores."""
 import matplotlib.pyplot as plt
 
-import common as c
+from figures import common as c
 
 
 def make(results_dir, _published, out_dir):

@@ -1,7 +1,7 @@
 """Figure P1: the paper's ladder V0 -> V3 as speed-up over V0, published (8800 GTX) beside measured."""
 import matplotlib.pyplot as plt
 
-import common as c
+from figures import common as c
 
 from . import published as p
 

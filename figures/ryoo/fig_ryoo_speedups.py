@@ -4,10 +4,10 @@ measured values are the fastest GPU variant's, computed as the report's Table 3 
 (paper/ryoo/data/speedups.py)."""
 import matplotlib.pyplot as plt
 
-import common as c
-from ryoo import published as pub
+from figures import common as c
+from figures.ryoo import published as pub
+from paper.ryoo.data import speedups as SPEEDUPS
 
-SPEEDUPS = c._report_module("paper/ryoo/data/speedups.py", "report_ryoo_speedups")
 APPS = SPEEDUPS.SUITE
 
 

@@ -1,7 +1,7 @@
 """The ryoo study's published numbers (paper/ryoo/published.json)."""
 import json
 
-import common as c
+from figures import common as c
 
 PATH = c.ROOT / "paper" / "ryoo" / "published.json"
 

@@ -8,20 +8,20 @@ lists them.
 import collections
 import csv
 import functools
-import importlib.util
+import importlib
 import json
 import math
 import os
 import pathlib
 import re
 import statistics
-import sys
 from collections import defaultdict
+
+from experiments.harness.results import NotAResultFolder, ResultFolder, invalid
+from tools import release_check
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 RESULTS_ROOT = ROOT / "experiments" / "results"
-sys.path.append(str(ROOT / "experiments"))
-from harness.results import NotAResultFolder, ResultFolder, invalid  # noqa: E402
 
 
 class MissingData(RuntimeError):
@@ -187,20 +187,11 @@ def meta_path_of(path):
     return path.with_name(path.name.rsplit(".", 1)[0] + ".meta.json")
 
 
-def module_from_file(path, name):
-    """The Python module in the file @p path (relative to the repository), loaded under @p name: a tool or a figure
-    script that is not on the report's import path."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @functools.cache
 def changes_since_recording(commit):
     """The sentence of tools/release_check.py on the code that makes numbers and changed between @p commit (the
     results' recording commit) and HEAD; worked out once per commit for all the provenance tables."""
-    return module_from_file("tools/release_check.py", "release_check").describe_changes(commit)
+    return release_check.describe_changes(commit)
 
 
 def provenance_caption(caption, metas):
@@ -312,8 +303,7 @@ def short_gpu(name):
 def _host_only(meta):
     """Whether a result's kind is measured on the host alone (its study's kind declaration says so)."""
     try:
-        import importlib
-        study = importlib.import_module(f"studies.{meta['study']}").Study
+        study = importlib.import_module(f"experiments.studies.{meta['study']}").Study
         return study.kinds()[meta["kind"]].host_only
     except (KeyError, ImportError, AttributeError):
         return False

@@ -66,7 +66,7 @@ class ToyStudy(unittest.TestCase):
         self.assertEqual(meta["command"], "python3 experiments/run.py --study toy --only sums")
 
         # The results check knows the toy's kind from its declaration.
-        check = self.py("tools/check_results.py", self.results)
+        check = self.py("-m", "tools.check_results", self.results)
         self.assertIn("0 problems", check.stdout)
 
         # A second recording agrees; a changed sum differs; a folder against itself agrees.
@@ -84,7 +84,7 @@ class ToyStudy(unittest.TestCase):
             shutil.rmtree(second)
 
         # The report: the toy's chapter alone, its table numbered with the toy's letter.
-        r = self.py("paper/report_data.py", first, "--study", "toy")
+        r = self.py("-m", "paper.report_data", first, "--study", "toy")
         self.assertIn("report_data: toy:", r.stdout)
         generated = self.root / "paper" / "toy" / "_generated"
         self.assertIn("Table T1: the sums", (generated / "table_toy.md").read_text())
@@ -93,14 +93,14 @@ class ToyStudy(unittest.TestCase):
         self.assertEqual(numbers["toy_verdict"], "equal to")
         self.assertEqual((generated / "status.md").read_text(), "")
         self.assertIn("/toy/[0-9]*", (self.root / "paper" / "_preview" / "index.md").read_text())
-        r = self.py("tools/check_report.py", self.root / "paper" / "toy", "--numbers-only")
+        r = self.py("-m", "tools.check_report", self.root / "paper" / "toy", "--numbers-only")
         self.assertIn("0 problems", r.stdout)
 
     def test_a_folder_without_the_study_reports_it_not_measured(self):
         empty = self.tmp / "elsewhere"
         empty.mkdir()
         (empty / "manifest.json").write_text('{"files": {}, "experiments": {}}')
-        r = self.py("paper/report_data.py", empty, "--study", "toy")
+        r = self.py("-m", "paper.report_data", empty, "--study", "toy")
         self.assertIn("not measured on this GPU", r.stdout)
         generated = self.root / "paper" / "toy" / "_generated"
         self.assertIn("Not measured on this GPU (elsewhere)", (generated / "status.md").read_text())

@@ -1,5 +1,5 @@
 """The accuracy study: every variant's error against the FP64 reference, with its stated tolerance."""
-from report.common import table
+from paper.report.common import table
 
 from .common import first_row
 

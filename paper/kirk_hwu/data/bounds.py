@@ -11,11 +11,11 @@ in FP32_OPS below (for MRI counted in the compiled code); the argument-scaling F
 side as well, since it issues there."""
 import statistics
 
-from report.common import fmt, table
+from paper.report.common import fmt, table
 
 from .common import rates
 
-from report.targets import KIRK_HWU_BOUND_SHARE_PCT as TARGET_SHARE_PCT  # who set it and why: Table of targets
+from paper.report.targets import KIRK_HWU_BOUND_SHARE_PCT as TARGET_SHARE_PCT  # who set it and why: Table of targets
 
 # FP32-pipe operations per pair of the best variants' inner loops. MRI: counted in the SASS that nvcc 13
 # makes for sm_90 (nvdisasm of the kernels' cubin), since the source does not say what the compiler fuses:

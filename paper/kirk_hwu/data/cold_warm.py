@@ -1,7 +1,7 @@
 """The small MRI input timed both ways: the first and last steps of the ladder on the small input, warm (the
 L2 holding what the previous sample left) and cold (the L2 flushed before every sample, `--cold`), recorded
 by experiments/definitions/kirk_hwu/mri_cold_warm.json."""
-from report.common import cold_warm_table
+from paper.report.common import cold_warm_table
 
 
 def build(ctx):

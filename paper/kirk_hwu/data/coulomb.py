@@ -1,5 +1,5 @@
 """Direct Coulomb summation: the ladder D0–D4, coarsening and atom placement, against the CPU loop."""
-from report.common import fmt, table
+from paper.report.common import fmt, table
 
 from .common import need, rates, repeat_note
 

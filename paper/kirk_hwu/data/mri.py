@@ -4,7 +4,7 @@ Our times are for the full input (128³ voxels × 100 000 samples), worked out f
 rate (pairs per second) on the input it was timed on: the CPU loops on the small input on one core, the GPU
 steps on the medium input. The cost of every variant is linear in the number of pairs, so a
 rate carries over between sizes; the chapter says so where it prints the numbers."""
-from report.common import fmt, table
+from paper.report.common import fmt, table
 
 from .common import MRI_SAMPLES, MRI_VOXELS, comparative, need, rates, repeat_note
 

@@ -1,7 +1,7 @@
 """Where every number of the chapters comes from: each result file read, its experiment, commit and date."""
 import json
 
-from report.common import cache_paragraph, meta_path_of, provenance_caption, rel, table
+from paper.report.common import cache_paragraph, meta_path_of, provenance_caption, rel, table
 
 
 def build(ctx):

@@ -9,7 +9,7 @@ at this size, so a CPU reconstruction time is at least its F^H d time and the sp
 bound."""
 import statistics
 
-from report.common import MissingData, fmt, table
+from paper.report.common import MissingData, fmt, table
 
 from .common import need, rates
 from .tuning import FLOPS_PER_PAIR

@@ -1,5 +1,5 @@
 """Registers, local memory and occupancy of every variant's kernel, beside S1 Table 3's register counts."""
-from report.common import MissingData, fmt, table
+from paper.report.common import MissingData, fmt, table
 
 # The variant each of S1's application rows is set beside: the documents' final step of each ladder.
 S1_ROWS = {"MRI-Q": "q-constaos-regs-sfu-u4-f32", "MRI-FHD": "fhd-constaos-regs-sfu-u4-f32",

@@ -1,5 +1,5 @@
 """The GPU, the inputs and the published table's size: what every later chapter refers to."""
-from report.common import big, short_gpu
+from paper.report.common import big, short_gpu
 
 from .common import MRI_SAMPLES, MRI_VOXELS, MissingData, published
 

@@ -1,5 +1,5 @@
 """The memory-space question asked of the MRI kernel: the tuned kernel with its samples in each space."""
-from report.common import fmt, table
+from paper.report.common import fmt, table
 
 from .common import comparative, need, rates
 

@@ -2,7 +2,7 @@
 FP64 rates of the early steps beside the same steps in FP32."""
 import statistics
 
-from report.common import fmt, table
+from paper.report.common import fmt, table
 
 from .common import first_row, need, rates
 

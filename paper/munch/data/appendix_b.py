@@ -1,7 +1,7 @@
 """The thesis's Appendix B (the rolling ball on a Quadro FX 1700 and a two-core Core 2 Duo; figures only,
 no tables) set beside this rebuild, and the instance it calls practical (about 10^5 samples and 10^4 taps)
 timed on the CPU, with OpenMP and on the GPU with allocation and copies."""
-from report.common import MissingData, fmt, table
+from paper.report.common import MissingData, fmt, table
 
 from .shared import best, by_size, cell, cell_text, ms, need_fact, published, signal_text
 

@@ -1,7 +1,7 @@
 """Where each of the thesis's fifteen Appendix C tables stands in this report: the table or verdict that sets
 it beside a measurement, the result file behind it, and for the cells not compared the reason. Built from
 paper/munch/published.json and the presence of the result files; it needs no measurement itself."""
-from report.common import table
+from paper.report.common import table
 
 from .shared import published
 

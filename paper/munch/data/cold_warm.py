@@ -3,7 +3,7 @@ warm (the L2 holding what the previous sample left) and cold (the L2 flushed bef
 recorded by experiments/definitions/munch/convolution_cold_warm.json and copy_cold_warm.json."""
 import statistics
 
-from report.common import cold_warm_table
+from paper.report.common import cold_warm_table
 
 
 def convolution_bytes(rows):

@@ -1,12 +1,12 @@
 """The 1-D convolution (thesis chapter 4): the thesis's Appendix C beside this rebuild, the speed targets
 (bandwidth for short filters, judged at the longest signal measured; FMA peak or the FFT for long ones, at
 the thesis's longest signal), and the facts the verdicts use."""
-from report.common import MissingData, fmt, l2_bytes, table
+from paper.report.common import MissingData, fmt, l2_bytes, table
 
 from .shared import SIGNALS, best, by_size, cell, ms, need_fact, published, signal_text
 
 # The speed targets (paper/report/targets.py; the report's table of targets says who set them and why).
-from report.targets import MUNCH_BANDWIDTH_PCT as BANDWIDTH_TARGET_PCT, MUNCH_PEAK_PCT as PEAK_TARGET_PCT  # noqa: E402
+from paper.report.targets import MUNCH_BANDWIDTH_PCT as BANDWIDTH_TARGET_PCT, MUNCH_PEAK_PCT as PEAK_TARGET_PCT  # noqa: E402
 
 FILTERS = [1, 9, 99, 999, 9999, 99999, 999999]
 DIRECT = ["tiled-constant-r16", "tiled-shared-r16", "tiled-constant-r1"]

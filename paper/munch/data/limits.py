@@ -2,7 +2,7 @@
 bandwidth against size, the roofline's measured peaks, and the IEEE-754 checks."""
 import statistics
 
-from report.common import MissingData, against_l2, fmt, groups, medians, short_gpu, table
+from paper.report.common import MissingData, against_l2, fmt, groups, medians, short_gpu, table
 
 from .shared import published
 

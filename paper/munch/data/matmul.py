@@ -2,7 +2,7 @@
 SDK-style tiled kernel and cuBLAS SGEMM (FP32) on the GPU, the latter two with and without allocation and
 copies (matmul_cpu.csv, matmul_gpu.csv), beside the statements of its section 3.3; its Figures 3.2 and
 3.3 print no values."""
-from report.common import MissingData, fmt, medians, table
+from paper.report.common import MissingData, fmt, medians, table
 
 from .shared import need_fact, published
 

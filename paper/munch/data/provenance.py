@@ -1,5 +1,5 @@
 """The provenance of every result the chapter read: its GPU or host, driver, CUDA, commits and date."""
-from report.common import cache_paragraph, provenance_table
+from paper.report.common import cache_paragraph, provenance_table
 
 
 def build(ctx):

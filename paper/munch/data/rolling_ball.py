@@ -1,7 +1,7 @@
 """The rolling-ball filter (thesis chapter 5): the thesis's Appendix C beside this rebuild, with the CPU
 and the GPU doing the same work (the kept outputs only), and the thesis's speed-ups corrected for the
 extra work its CPU code did."""
-from report.common import MissingData, fmt, table
+from paper.report.common import MissingData, fmt, table
 
 from .shared import best, by_size, cell, cell_text, ms, need_fact, published, signal_text
 

@@ -3,7 +3,7 @@ medians keyed by input size, and the cells of the thesis's tables."""
 import json
 import pathlib
 
-from report.common import MissingData, fmt, medians
+from paper.report.common import MissingData, fmt, medians
 
 PUBLISHED = pathlib.Path(__file__).resolve().parent.parent / "published.json"
 SIGNALS = [10, 100, 1000, 10000, 100000, 1000000, 10000000]

@@ -2,7 +2,7 @@
 tables this report refuses to compare, each with its reason."""
 import math
 
-from report.common import MissingData, fmt, table
+from paper.report.common import MissingData, fmt, table
 
 from .shared import best, by_size, cell, cell_text, ms, need_fact, published, signal_text
 

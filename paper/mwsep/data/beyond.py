@@ -3,7 +3,7 @@ the public MilkyWay@Home application where it was measured on the same GPU; expo
 end to end and two GPUs."""
 import statistics
 
-from report.common import ROOT, MissingData, big, fmt, medians, multi_gpu_folder, rows, table
+from paper.report.common import ROOT, MissingData, big, fmt, medians, multi_gpu_folder, rows, table
 from .variants import FINAL
 
 LARGE = ["3s-large", "2s-large"]

@@ -1,7 +1,7 @@
 """The small work units timed both ways: the first and the final variant on the tiny unit and 3s-small, warm
 (the L2 holding what the previous sample left) and cold (the L2 flushed before every sample, `--cold`),
 recorded by experiments/definitions/mwsep/cold_warm.json."""
-from report.common import cold_warm_table
+from paper.report.common import cold_warm_table
 
 
 def build(ctx):

@@ -8,7 +8,7 @@ comes from those files."""
 import json
 import statistics
 
-from report.common import ROOT, MissingData, fmt, table
+from paper.report.common import ROOT, MissingData, fmt, table
 
 UNITS = [("stripe11-large", "the stripe-11 model"), ("3s-large", "3s-large"), ("2s-large", "2s-large")]
 

@@ -3,7 +3,7 @@ measured (summed CPU time of concurrent single-thread slices), the load correcti
 and the CPU against the GPU (thesis Figures 5.1 and 5.2)."""
 import statistics
 
-from report.common import MissingData, fmt, medians, table
+from paper.report.common import MissingData, fmt, medians, table
 from .variants import FINAL
 
 UNITS = ["3s-large", "2s-large", "3s-small", "2s-small"]

@@ -3,7 +3,7 @@ profiler's view, and the memory spaces on every GPU side by side."""
 import csv
 import statistics
 
-from report.common import MissingData, big, fmt, groups, medians, pct, table
+from paper.report.common import MissingData, big, fmt, groups, medians, pct, table
 from .variants import FINAL, medians_by_axes
 
 UNITS = ["3s-large", "2s-large", "3s-small", "2s-small"]

@@ -7,7 +7,7 @@ import math
 import pathlib
 import statistics
 
-from report.common import MissingData, medians, multi_gpu_folder, rel, table
+from paper.report.common import MissingData, medians, multi_gpu_folder, rel, table
 
 # A fitted parameter is called recovered when it lies within this many of its standard deviations of the truth.
 RECOVERY_PULLS = 3.0

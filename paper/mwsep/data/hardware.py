@@ -3,7 +3,7 @@ the 2010 hardware from the thesis (Appendix B). Counterpart of thesis Table 4.1 
 import json
 import statistics
 
-from report.common import ROOT, MissingData, fmt, rel, short_gpu, table
+from paper.report.common import ROOT, MissingData, fmt, rel, short_gpu, table
 
 SPEC = ROOT / "paper" / "hardware.json"
 

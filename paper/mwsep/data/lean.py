@@ -5,8 +5,8 @@ and the verdicts on the speed targets (paper/report/targets.py)."""
 import json
 import statistics
 
-from report import targets as t
-from report.common import fmt, table
+from paper.report import targets as t
+from paper.report.common import fmt, table
 
 UNITS = ["3s-large", "2s-large", "stripe11-large"]
 LABEL = {"3s-large": "3-S large", "2s-large": "2-S large", "stripe11-large": "stripe 11"}

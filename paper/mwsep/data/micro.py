@@ -5,7 +5,7 @@ One row per claim with the measured value and a verdict, and the raw measurement
 experiment gets a paragraph saying so (the rest of the report is unaffected)."""
 import statistics
 
-from report.common import fmt, table
+from paper.report.common import fmt, table
 
 NOT_RECORDED = "not recorded on this GPU"
 

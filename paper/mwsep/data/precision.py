@@ -2,7 +2,7 @@
 for the published pair and the reproduced one."""
 import math
 
-from report.common import fmt, table
+from paper.report.common import fmt, table
 from .variants import final_axes, medians_by_axes
 
 

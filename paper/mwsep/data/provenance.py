@@ -1,5 +1,5 @@
 """One provenance table: every result file the report read, its GPU or host, driver, CUDA, commits, date."""
-from report.common import cache_paragraph, meta_path_of, provenance_table
+from paper.report.common import cache_paragraph, meta_path_of, provenance_table
 
 
 def meta_path(path):

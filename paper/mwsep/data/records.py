@@ -3,7 +3,7 @@
 committed folder) with its verdict counts, and each claim of the kit's recorded runs with its verdict and time."""
 import json
 
-from report.common import ROOT, rel, table
+from paper.report.common import ROOT, rel, table
 
 RECORDS = ROOT / "experiments" / "records"
 # The order compare.py counts its verdicts in; a verdict not listed here still gets a column.

@@ -3,7 +3,7 @@ import json
 import pathlib
 import statistics
 
-from report.common import MissingData, fmt, medians, table
+from paper.report.common import MissingData, fmt, medians, table
 
 DEFINITION = pathlib.Path(__file__).resolve().parents[3] / "experiments" / "definitions" / "mwsep" / "scaling.json"
 MUNCH_PUBLISHED = pathlib.Path(__file__).resolve().parents[2] / "munch" / "published.json"

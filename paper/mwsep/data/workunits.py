@@ -3,7 +3,7 @@ quadrature point against each GPU's FP64 peak, the statistics of the repeats."""
 import re
 import statistics
 
-from report.common import ROOT, MissingData, big, fmt, groups, medians, table
+from paper.report.common import ROOT, MissingData, big, fmt, groups, medians, table
 from .variants import FINAL, final_axes, medians_by_axes
 
 UNITS = ["3s-large", "2s-large", "3s-small", "2s-small"]

@@ -1,7 +1,7 @@
 """The paper's analysis redone with today's tools: the potential throughput of each variant from the
 instruction mix (SASS inner loop, statically; executed instructions, from Nsight Compute) against the
 achieved rate, and the DRAM traffic of each variant (does tiling still cut it 16x when caches catch V0's reuse?)."""
-from report.common import MissingData, big, fmt, need, table
+from paper.report.common import MissingData, big, fmt, need, table
 
 from .common import by_variant, published
 

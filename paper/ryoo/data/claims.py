@@ -1,5 +1,5 @@
 """Claims R1-R6 of the paper (section 4 and Figure 4 of the paper), each with the verdict the recorded numbers give."""
-from report.common import fmt, table
+from paper.report.common import fmt, table
 
 from .analysis import direction
 from .common import published

@@ -3,7 +3,7 @@ import json
 import pathlib
 import statistics
 
-from report.common import MissingData, groups, rel
+from paper.report.common import MissingData, groups, rel
 
 PUBLISHED = pathlib.Path(__file__).resolve().parent.parent / "published.json"
 

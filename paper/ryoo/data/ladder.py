@@ -1,6 +1,6 @@
 """§1.3 of the spec: the ladder V0 -> V3 at n = 4096, the tile sizes of Figure 4, the residency emulation of
 the register cliff, the later steps and the libraries, with registers and occupancy per variant."""
-from report.common import MissingData, fmt, need, short_gpu, table
+from paper.report.common import MissingData, fmt, need, short_gpu, table
 
 from .common import by_variant, median_by, published
 

@@ -1,5 +1,5 @@
 """The ryoo chapter's provenance table: every result file it read, its GPU or host, driver, CUDA, commits, date."""
-from report.common import cache_paragraph, provenance_table
+from paper.report.common import cache_paragraph, provenance_table
 
 
 def build(ctx):

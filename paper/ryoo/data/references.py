@@ -2,7 +2,7 @@
 against the measured bandwidth, and the CPU BLAS of the paper's CPU comparison."""
 import statistics
 
-from report.common import against_l2, fmt, l2_bytes, need, table
+from paper.report.common import against_l2, fmt, l2_bytes, need, table
 
 from .common import median_by, published
 

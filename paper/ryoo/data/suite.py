@@ -1,8 +1,8 @@
 """The application suite (S1 Tables 2 and 3) redone for the applications this artifact has beyond matrix
 multiplication: SAXPY inside Gaussian elimination, TPACF, RC5-72 and PNS. Every number comes from a recorded
 result; the published rows come from published.json."""
-from report import targets
-from report.common import MissingData, fmt, table
+from paper.report import targets
+from paper.report.common import MissingData, fmt, table
 
 from .common import published
 from .speedups import best_speedups, medians

@@ -1,5 +1,5 @@
 """Numbers and the table of the toy chapter, from <results>/toy/sums.csv."""
-from report.common import fmt, medians, table
+from paper.report.common import fmt, medians, table
 
 
 def build(ctx):
