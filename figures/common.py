@@ -19,6 +19,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 from experiments.harness import results  # noqa: E402
 # How the report reads mwsep's variants: the final variant, named once, and each row's policy axes.
 from paper.mwsep.data import variants as VARIANTS  # noqa: E402
+# The facts layer: a figure draws from its study's facts, and a part they cannot give raises MissingData.
+from paper.report.facts import MissingData, available  # noqa: E402,F401
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "experiments" / "results" / "nvidia-h200"
@@ -43,10 +45,6 @@ plt.rcParams.update({
     "axes.spines.top": False, "axes.spines.right": False, "axes.axisbelow": True,
     "axes.grid": True, "grid.alpha": 0.3, "savefig.bbox": "tight",
 })
-
-
-class MissingData(Exception):
-    """A figure's source data is missing or empty."""
 
 
 def load_published(path=PUBLISHED):

@@ -11,10 +11,13 @@ import pathlib
 import sys
 
 from experiments.harness import registry
+from experiments.harness.results import NotAResultFolder, ResultFolder
 from figures import common as c
+from paper.report import facts as facts_layer
 
 # The declared studies (experiments/studies.json): each has its package of figure modules under figures/<study>/.
 STUDIES = registry.names()
+ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def main():
@@ -34,11 +37,23 @@ def main():
     for study in STUDIES:
         if args.study and study not in args.study:
             continue
+        facts = None
+        if (ROOT / "paper" / study / "facts.py").exists():
+            # The study's facts, built once as the report builds them: every figure of the study draws from them.
+            try:
+                facts = importlib.import_module(f"paper.{study}.facts").build(
+                    ResultFolder(args.results), facts_layer.published(study),
+                    facts_layer.study_compare_folders(study, args.results.resolve()))
+            except (c.MissingData, NotAResultFolder) as e:
+                print(f"error: {e}", file=sys.stderr)
+                return 1
         for name in importlib.import_module(f"figures.{study}").FIGURES:
             total += 1
             try:
                 module = importlib.import_module(f"figures.{study}.{name}")
-                for path in module.make(args.results / study, published, args.out / study):
+                paths = (module.make(facts, args.out / study) if facts is not None
+                         else module.make(args.results / study, published, args.out / study))
+                for path in paths:
                     print(path)
             except c.MissingData as e:
                 print(f"figures: {study}/{name} not drawn, not measured on this GPU: {e}", file=sys.stderr)

@@ -27,7 +27,9 @@ import re
 import sys
 
 from experiments.harness import registry
-from paper.report.common import ROOT, Context, MissingData, compare_folders, rel
+from experiments.harness.results import ResultFolder
+from paper.report import facts as facts_layer
+from paper.report.common import ROOT, Context, MissingData, Output, compare_folders, rel
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -57,7 +59,59 @@ def number_tables(study, tables, letter):
     return refs
 
 
+class Built:
+    """One study's generated output: numbers, tables, the result folder it read and the fallbacks taken."""
+
+    def __init__(self, results, compare):
+        self.results, self.compare = results, compare
+        self.n, self.tables, self.fallbacks = {}, {}, []
+
+    def add(self, name, out):
+        """Takes a chapter's Output; a number or table written by two chapters is a fault of the code."""
+        for kind, mine, theirs in (("number", self.n, out.n), ("table", self.tables, out.tables)):
+            twice = sorted(set(mine) & set(theirs))
+            if twice:
+                raise RuntimeError(f"paper/{self.results.name}/data/{name}.py writes the {kind}(s) {', '.join(twice)}, "
+                                   "which another chapter writes too")
+            mine.update(theirs)
+        self.fallbacks += out.fallbacks
+
+
 def build_study(entry, results_gpu):
+    """Builds the study's facts from RESULTS (paper/<study>/facts.py, read once) and runs each of its chapter
+    modules on them, each into its own Output; returns what was built and what could not be built (chapter,
+    MissingData). A study whose package has no facts module yet runs the older way (build_study_context)."""
+    study = entry.name
+    if not (HERE / study / "facts.py").exists():
+        return build_study_context(entry, results_gpu)
+    results = results_gpu / study
+    compare = facts_layer.study_compare_folders(study, results_gpu)
+    published = facts_layer.published(study)
+    built = Built(results, compare)
+    built.n["results_dir"] = rel(results_gpu)
+    missing = []
+    if not results.is_dir():
+        missing.append((None, MissingData(f"{rel(results)}: no results of the study in this folder", [results])))
+    else:
+        facts = importlib.import_module(f"paper.{study}.facts").build(ResultFolder(results_gpu), published, compare)
+        for name in importlib.import_module(f"paper.{study}.data").CHAPTERS:
+            out = Output()
+            try:
+                importlib.import_module(f"paper.{study}.data.{name}").build(out, facts)
+            except MissingData as e:
+                missing.append((name, e))
+            built.add(name, out)
+    if missing:
+        fill_not_measured(entry, built, results_gpu, [f"{name}: {e}" if name else str(e) for name, e in missing])
+        built.fallbacks += [{"what": f"the part {name}" if name else "the study", "reason": str(e),
+                             "sources": [rel(s) for s in dict.fromkeys(e.sources)]} for name, e in missing]
+    else:
+        built.tables["status"] = ""
+    built.n.update(number_tables(study, built.tables, entry.table_letter))
+    return built, [f"{name}: {e}" if name else str(e) for name, e in missing]
+
+
+def build_study_context(entry, results_gpu):
     """Runs the study's chapter modules on RESULTS; returns its context and what could not be built."""
     study = entry.name
     results = results_gpu / study
@@ -92,6 +146,7 @@ def build_study(entry, results_gpu):
     else:
         ctx.tables["status"] = ""
     ctx.n.update(number_tables(study, ctx.tables, entry.table_letter))
+    ctx.fallbacks = []
     return ctx, missing
 
 
@@ -181,6 +236,9 @@ def main():
         out.mkdir(parents=True, exist_ok=True)
         for name, text in ctx.tables.items():
             (out / f"{name}.md").write_text(text)
+        # Every part printed as not measured, with why and the result files it rests on (tools/check_report.py
+        # fails the report when those files are all there).
+        (out / "fallbacks.json").write_text(json.dumps(ctx.fallbacks, indent=1, ensure_ascii=False) + "\n")
         clash = {k for k in set(numbers) & set(ctx.n) if numbers[k] != ctx.n[k] and k != "results_dir"}
         if clash and not args.study:
             print(f"report_data: numbers named alike in two studies: {', '.join(sorted(clash))}", file=sys.stderr)

@@ -11,30 +11,34 @@ import functools
 import importlib
 import json
 import math
-import os
 import pathlib
 import re
 import statistics
 from collections import defaultdict
 
-from experiments.harness.results import NotAResultFolder, ResultFolder, invalid
+from experiments.harness.results import invalid
+from paper.report.facts import (ROOT, RESULTS_ROOT, MissingData, ResultFiles, compare_folders,  # noqa: F401
+                                folder_facts, gpu_folders_with_manifest, meta_path_of, multi_gpu_folder, rel)
 from tools import release_check
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
-RESULTS_ROOT = ROOT / "experiments" / "results"
 
+class Output:
+    """What one chapter writes, and nothing else: its numbers (substitution name -> text), its tables (name ->
+    MyST text) and the fallbacks it took (a part it printed as not measured or not recorded, with why and the
+    result files it rests on, for the report check). A chapter reads only its study's facts."""
 
-class MissingData(RuntimeError):
-    """A result file the report needs is missing, empty or holds invalid rows."""
+    def __init__(self):
+        self.n = {}
+        self.tables = {}
+        self.fallbacks = []
 
-
-def rel(path):
-    """A path as the provenance table prints it: relative to the repository where it lies inside."""
-    path = pathlib.Path(path).resolve()
-    try:
-        return str(path.relative_to(ROOT))
-    except ValueError:
-        return str(path)
+    def fallback(self, what, reason, sources=()):
+        """Records that @p what (a number or table) fell back to a "not measured" text, because of @p reason
+        (a MissingData or words), resting on the result files @p sources (absolute paths or paths relative to
+        the repository). tools/check_report.py fails the report when every source of a fallback exists."""
+        if isinstance(reason, MissingData):
+            sources = tuple(sources) + reason.sources
+        self.fallbacks.append({"what": what, "reason": str(reason), "sources": [rel(s) for s in dict.fromkeys(sources)]})
 
 
 class Context:
@@ -182,11 +186,6 @@ def table(caption, header, body, name=None, widths=None):
     return "\n".join(lines) + "\n"
 
 
-def meta_path_of(path):
-    """The provenance file the runner writes beside a result: <name>.meta.json for <name>.<suffix>."""
-    return path.with_name(path.name.rsplit(".", 1)[0] + ".meta.json")
-
-
 @functools.cache
 def changes_since_recording(commit):
     """The sentence of tools/release_check.py on the code that makes numbers and changed between @p commit (the
@@ -220,14 +219,24 @@ def provenance_caption(caption, metas):
     return caption
 
 
-def provenance_table(ctx, caption, meta_path=meta_path_of):
-    """The provenance of every result file a study's chapters read (ctx.read): its GPU or host, driver, CUDA,
-    short commits and date, from the provenance file `meta_path(path)` beside it; the caption adds the commit
-    most of them were recorded at and what code that makes numbers changed between it and the report's tree."""
-    body, metas = [], []
-    for path in sorted(ctx.read, key=str):
+def read_with_provenance(source, meta_path=meta_path_of):
+    """[(path, provenance dict)] of every result file the chapters read, in path order: from a study's facts
+    (ResultFiles, which read each file's provenance with it) or, for a study not yet on facts, a Context."""
+    if isinstance(source, ResultFiles):
+        return [(p, source.provenance(p)) for p in sorted(source.read, key=str)]
+    out = []
+    for path in sorted(source.read, key=str):
         meta = meta_path(path)
-        m = json.loads(meta.read_text()) if meta.exists() else {}
+        out.append((path, json.loads(meta.read_text()) if meta.exists() else {}))
+    return out
+
+
+def provenance_table(ctx, caption, meta_path=meta_path_of):
+    """The provenance of every result file a study's chapters read (its facts' ResultFiles): its GPU or host, driver,
+    CUDA, short commits and date, from the provenance file beside it; the caption adds the commit most of them were
+    recorded at and what code that makes numbers changed between it and the report's tree."""
+    body, metas = [], []
+    for path, m in read_with_provenance(ctx, meta_path):
         metas.append(m)
         commits = m.get("git_commits") or [m.get("git_commit", "")]
         mark = " (dirty)" if m.get("git_dirty") else ""
@@ -237,62 +246,6 @@ def provenance_table(ctx, caption, meta_path=meta_path_of):
     caption = provenance_caption(caption, metas)
     return table(caption, ["result", "GPU / host", "driver", "CUDA", "commits", "date"], body,
                  widths=[34, 14, 12, 7, 18, 15])
-
-
-def folder_facts(folder):
-    """(GPU name, GPU count) of a results folder, from its manifest (experiments/harness/results.py)."""
-    try:
-        f = ResultFolder(folder)
-    except NotAResultFolder:
-        return None, 0
-    return f.gpu_name, f.gpu_count
-
-
-def gpu_folders_with_manifest(exclude):
-    """Every single-GPU host's folder with a manifest.json, except `exclude` (the main GPU). A folder whose
-    manifest says its host had several GPUs is read for the multi-GPU results (multi_gpu_folder), not set
-    beside the main GPU as another GPU."""
-    out = []
-    for d in sorted(RESULTS_ROOT.iterdir()) if RESULTS_ROOT.exists() else []:
-        if d.is_dir() and (d / "manifest.json").exists() and d.resolve() != pathlib.Path(exclude).resolve():
-            if folder_facts(d)[1] <= 1:
-                out.append(d)
-    return out
-
-
-def multi_gpu_folder(results_gpu, study):
-    """The folder of <study>'s multi-GPU results for the main GPU: RESULTS itself when its host had several
-    GPUs (single- and multi-GPU results of one host share one folder), else $MULTI when set, else a folder of
-    experiments/results recorded on a host with several GPUs of the same model. None when there is none."""
-    results_gpu = pathlib.Path(results_gpu)
-    name, count = folder_facts(results_gpu)
-    if count > 1:
-        return results_gpu / study
-    env = os.environ.get("MULTI", "").strip()
-    if env:
-        folder = pathlib.Path(env) if pathlib.Path(env).is_absolute() else ROOT / env
-        if not (folder / "manifest.json").exists():
-            raise MissingData(f"{env}: MULTI names no results folder")
-        return folder / study
-    for d in sorted(RESULTS_ROOT.iterdir()) if RESULTS_ROOT.exists() else []:
-        other_name, other_count = folder_facts(d) if d.is_dir() else (None, 0)
-        if other_count > 1 and other_name == name and d.resolve() != results_gpu.resolve():
-            return d / study
-    return None
-
-
-def compare_folders(results_gpu):
-    """The GPU folders to set beside the main one: $COMPARE (space- or comma-separated) if set, else every
-    other folder of experiments/results with a manifest.json."""
-    env = os.environ.get("COMPARE", "").replace(",", " ").split()
-    if env:
-        folders = [pathlib.Path(p) if pathlib.Path(p).is_absolute() else ROOT / p for p in env]
-        for f in folders:
-            if not f.is_dir():
-                raise MissingData(f"{f}: COMPARE names a folder that does not exist")
-        main = pathlib.Path(results_gpu).resolve()
-        return [f for f in folders if f.resolve() != main]
-    return gpu_folders_with_manifest(results_gpu)
 
 
 def short_gpu(name):
@@ -316,17 +269,25 @@ def cache_paragraph(ctx):
     were warm. An input smaller than the L2, timed warm, is read from the L2: its rates are no memory figures."""
     kinds = {"cold": [], "warm": [], "cold and warm": [], "unflushed": []}
     l2_bytes = set()
+    files = ctx if isinstance(ctx, ResultFiles) else None
     for path in sorted((pathlib.Path(p) for p in ctx.read), key=str):
         if path.suffix != ".csv" or not path.exists():
             continue
-        with path.open() as f:
-            reader = csv.DictReader(f)
-            header = reader.fieldnames or []
+        if files is not None:
+            header, rows = files.header(path), files.rows_of(path)
             if "noise_pct" not in header:
                 continue
-            caches = {r.get("cache", "") for r in reader} if "cache" in header else None
-        meta_path = path.with_name(path.stem + ".meta.json")
-        meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+            caches = {r.get("cache", "") for r in rows} if "cache" in header else None
+            meta = files.provenance(path)
+        else:
+            with path.open() as f:
+                reader = csv.DictReader(f)
+                header = reader.fieldnames or []
+                if "noise_pct" not in header:
+                    continue
+                caches = {r.get("cache", "") for r in reader} if "cache" in header else None
+            meta_path = path.with_name(path.stem + ".meta.json")
+            meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
         if _host_only(meta):
             continue  # a host timing: no GPU cache to flush
         name = f"`{path.stem}`"
@@ -361,6 +322,7 @@ def cold_warm_table(ctx, name, caption, key, value="kernel_ms", label=None, inpu
     keeps a subset. Raises MissingData when the experiment was not recorded on this GPU, or not both ways."""
     data = ctx.rows(name)
     l2 = l2_bytes(ctx.meta(name))
+    folder = ctx.results
     by = defaultdict(lambda: defaultdict(list))
     for r in data:
         by[tuple(r[k] for k in key)][r.get("cache") or "warm"].append(r)
@@ -376,7 +338,8 @@ def cold_warm_table(ctx, name, caption, key, value="kernel_ms", label=None, inpu
         body.append([label(k) if label else " / ".join(k), "not recorded" if b is None else f"{fmt(b / 1024, 3)} KiB{fits}",
                      f"{fmt(int(l2) / 2**20, 3)} MiB" if l2 else "not recorded", fmt(warm), fmt(cold), fmt(cold / warm)])
     if not body:
-        raise MissingData(f"{rel(ctx.results / (name + '.csv'))}: no configuration timed both warm and cold")
+        raise MissingData(f"{rel(folder / (name + '.csv'))}: no configuration timed both warm and cold",
+                          [folder / (name + ".csv")])
     return table(caption, ["input", "bytes", "L2", f"warm median ({value})", f"cold median ({value})", "cold / warm"], body)
 
 
