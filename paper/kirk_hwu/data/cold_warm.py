@@ -4,9 +4,9 @@ by experiments/definitions/kirk_hwu/mri_cold_warm.json."""
 from paper.report.common import cold_warm_table
 
 
-def build(ctx):
+def build(ctx, facts):
     ctx.tables["kh_mri_cold_warm"] = cold_warm_table(
-        ctx, "mri_cold_warm",
+        facts.files, "mri_cold_warm",
         "Table R@: the first and the last step of the MRI ladder on the small input, warm and cold (L2 as recorded "
         "for the GPU; the bench's rows do not record the input's bytes); a ratio near 1 means the kernel's time "
         "does not depend on where its input starts",
