@@ -8,7 +8,7 @@ WHO = ("the authors of this rebuild, when the work was planned and before any of
        "the source documents state no such target")
 
 
-def build(ctx):
+def build(ctx, facts):
     issue_resource, issue_pct = t.RYOO_DEFAULT_BOUND
     dram = sorted({pct for resource, pct in t.RYOO_BOUND.values() if resource == "DRAM"})
     rows = [
