@@ -1,12 +1,12 @@
-"""What every study's data modules share: the build context, reading recorded results (and failing, naming
-the file, when one is missing), medians, number formatting and captioned tables.
+"""What every study's chapter modules share: the output a chapter writes, medians, number formatting, captioned
+tables, and the tables every study prints alike (provenance, cache states, cold against warm).
 
-A study is a folder paper/<study>/ with chapters (*.md) and a package paper/<study>/data/ whose modules each
-define build(ctx) for one chapter; paper/report_data.py runs them in the order the study's data/__init__.py
-lists them.
+A study is a folder paper/<study>/ with chapters (*.md), its facts (facts.py: the one reader of its result files;
+paper/report/facts.py) and a package paper/<study>/data/ whose modules each define build(ctx, facts) for one
+chapter: ctx is that chapter's Output, facts the study's facts. paper/report_data.py runs them; their order
+does not matter.
 """
 import collections
-import csv
 import functools
 import importlib
 import json
@@ -16,9 +16,7 @@ import re
 import statistics
 from collections import defaultdict
 
-from experiments.harness.results import invalid
-from paper.report.facts import (ROOT, RESULTS_ROOT, MissingData, ResultFiles, compare_folders,  # noqa: F401
-                                folder_facts, gpu_folders_with_manifest, meta_path_of, multi_gpu_folder, rel)
+from paper.report.facts import ROOT, MissingData, rel  # noqa: F401 (the chapters' names for them)
 from tools import release_check
 
 
@@ -39,54 +37,6 @@ class Output:
         if isinstance(reason, MissingData):
             sources = tuple(sources) + reason.sources
         self.fallbacks.append({"what": what, "reason": str(reason), "sources": [rel(s) for s in dict.fromkeys(sources)]})
-
-
-class Context:
-    """One build: the results folder of the main GPU (<gpu>/<study>), the folders of the GPUs compared with
-    it, the published numbers, and what the chapters produce (numbers, tables, the files read)."""
-
-    def __init__(self, study, results, compare, published):
-        self.study = study
-        self.results = results            # experiments/results/<gpu>/<study>
-        self.compare = compare            # [experiments/results/<other gpu>/<study>, ...]
-        self.published = published
-        self.n = {}                       # substitution name -> text
-        self.tables = {}                  # table name -> MyST text
-        self.read = set()                 # every result file read, for the provenance table
-        self.facts = {}                   # values shared between chapter modules (not printed as such)
-
-    def rows(self, name, folder=None, check_valid=True):
-        return rows(folder or self.results, name, self.read, check_valid)
-
-    def optional_rows(self, name, folder=None):
-        """The rows of an optional result, or None when the file is absent; the chapter must then say
-        in its text that the measurement was not recorded."""
-        path = pathlib.Path(folder or self.results) / f"{name}.csv"
-        return rows(folder or self.results, name, self.read) if path.exists() else None
-
-    def meta(self, name, folder=None):
-        path = pathlib.Path(folder or self.results) / f"{name}.meta.json"
-        if not path.exists():
-            raise MissingData(f"{rel(path)}: the report needs this provenance file")
-        self.read.add(path.with_name(f"{name}.csv") if path.with_name(f"{name}.csv").exists() else path)
-        return json.loads(path.read_text())
-
-
-def rows(folder, name, read=None, check_valid=True):
-    path = pathlib.Path(folder) / f"{name}.csv"
-    if not path.exists() or path.stat().st_size == 0:
-        raise MissingData(f"{rel(path)}: the report needs this result file")
-    with path.open(newline="") as f:
-        data = list(csv.DictReader(f))
-    if not data:
-        raise MissingData(f"{rel(path)}: no rows")
-    if check_valid:
-        bad = [r for r in data if invalid(r)]
-        if bad:
-            raise MissingData(f"{rel(path)}: {len(bad)} invalid rows; the report uses only valid results")
-    if read is not None:
-        read.add(path)
-    return data
 
 
 def groups(data, value="kernel_ms", key=("variant", "work_unit")):
@@ -219,24 +169,18 @@ def provenance_caption(caption, metas):
     return caption
 
 
-def read_with_provenance(source, meta_path=meta_path_of):
-    """[(path, provenance dict)] of every result file the chapters read, in path order: from a study's facts
-    (ResultFiles, which read each file's provenance with it) or, for a study not yet on facts, a Context."""
-    if isinstance(source, ResultFiles):
-        return [(p, source.provenance(p)) for p in sorted(source.read, key=str)]
-    out = []
-    for path in sorted(source.read, key=str):
-        meta = meta_path(path)
-        out.append((path, json.loads(meta.read_text()) if meta.exists() else {}))
-    return out
+def read_with_provenance(files):
+    """[(path, provenance dict)] of every result file a study's chapters read (its facts' ResultFiles, which read
+    each file's provenance with it), in path order."""
+    return [(p, files.provenance(p)) for p in sorted(files.read, key=str)]
 
 
-def provenance_table(ctx, caption, meta_path=meta_path_of):
+def provenance_table(files, caption):
     """The provenance of every result file a study's chapters read (its facts' ResultFiles): its GPU or host, driver,
     CUDA, short commits and date, from the provenance file beside it; the caption adds the commit most of them were
     recorded at and what code that makes numbers changed between it and the report's tree."""
     body, metas = [], []
-    for path, m in read_with_provenance(ctx, meta_path):
+    for path, m in read_with_provenance(files):
         metas.append(m)
         commits = m.get("git_commits") or [m.get("git_commit", "")]
         mark = " (dirty)" if m.get("git_dirty") else ""
@@ -262,32 +206,21 @@ def _host_only(meta):
         return False
 
 
-def cache_paragraph(ctx):
+def cache_paragraph(files):
     """A generated paragraph: for every result of sampled timings (a `noise_pct` column) that the chapters read,
     whether its samples were taken cold (the L2 flushed before each, `--cold`) or warm (what the previous sample
     left in the L2 still there). Results recorded before the benches could flush have no `cache` column and
     were warm. An input smaller than the L2, timed warm, is read from the L2: its rates are no memory figures."""
     kinds = {"cold": [], "warm": [], "cold and warm": [], "unflushed": []}
     l2_bytes = set()
-    files = ctx if isinstance(ctx, ResultFiles) else None
-    for path in sorted((pathlib.Path(p) for p in ctx.read), key=str):
+    for path in sorted((pathlib.Path(p) for p in files.read), key=str):
         if path.suffix != ".csv" or not path.exists():
             continue
-        if files is not None:
-            header, rows = files.header(path), files.rows_of(path)
-            if "noise_pct" not in header:
-                continue
-            caches = {r.get("cache", "") for r in rows} if "cache" in header else None
-            meta = files.provenance(path)
-        else:
-            with path.open() as f:
-                reader = csv.DictReader(f)
-                header = reader.fieldnames or []
-                if "noise_pct" not in header:
-                    continue
-                caches = {r.get("cache", "") for r in reader} if "cache" in header else None
-            meta_path = path.with_name(path.stem + ".meta.json")
-            meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+        header, rows = files.header(path), files.rows_of(path)
+        if "noise_pct" not in header:
+            continue
+        caches = {r.get("cache", "") for r in rows} if "cache" in header else None
+        meta = files.provenance(path)
         if _host_only(meta):
             continue  # a host timing: no GPU cache to flush
         name = f"`{path.stem}`"
@@ -314,15 +247,15 @@ def cache_paragraph(ctx):
             "was flushed (`--cold`). Memory-bandwidth claims rest on cold runs or on inputs larger than the L2.\n")
 
 
-def cold_warm_table(ctx, name, caption, key, value="kernel_ms", label=None, input_bytes=None, select=None):
+def cold_warm_table(files, name, caption, key, value="kernel_ms", label=None, input_bytes=None, select=None):
     """A generated table of an experiment timed both ways (a run with "cache": ["warm", "cold"]): per
     configuration (@p key, without `cache`) the input, its bytes (@p input_bytes(rows of the configuration),
     None when the rows do not record them), the GPU's L2 as its provenance records it, the warm and the cold
     median of @p value and their ratio. A configuration with only one state is left out; @p select(key tuple)
     keeps a subset. Raises MissingData when the experiment was not recorded on this GPU, or not both ways."""
-    data = ctx.rows(name)
-    l2 = l2_bytes(ctx.meta(name))
-    folder = ctx.results
+    data = files.rows(name)
+    l2 = l2_bytes(files.meta(name))
+    folder = files.results
     by = defaultdict(lambda: defaultdict(list))
     for r in data:
         by[tuple(r[k] for k in key)][r.get("cache") or "warm"].append(r)
