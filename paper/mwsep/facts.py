@@ -243,8 +243,10 @@ class Launch(F.Facts):
     listing_gpu: str                    # the GPU the listing names on its first line ("" when it names none)
 
 
-CAPPED = ["global-ieee-loop-f64", "global-fast-unrolled-f64", "constant-fast-unrolled-f64", "texture-fast-unrolled-f64",
-          "shared-ieee-loop-f64", FINAL]
+# The variants the register-cap table sets side by side: the first version, the final one in three other memory
+# spaces, the final one without its two optimisations, and the final one.
+CAPPED = [FIRST, variants.variant(memory="global"), variants.variant(memory="constant"), variants.variant(memory="texture"),
+          variants.variant(divsqrt="ieee", loop="loop"), FINAL]
 
 
 def read_listing(text, path):

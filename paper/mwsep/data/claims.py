@@ -164,18 +164,18 @@ def build(ctx, facts):
     glob = variant(memory="global")
     g = listing[(glob, False)]
     row(["global_variant_registers"], "4.3", "the global-memory 3-stream kernel needs 82 registers", str(c["global_variant_registers"]["value"]),
-        str(g["regs"]), "global-fast-unrolled-f64", "register counts belong to the compiler", "not testable here", "compiler of today")
+        str(g["regs"]), glob, "register counts belong to the compiler", "not testable here", "compiler of today")
     row(["global_variant_occupancy"], "4.3", "82 registers give 12% occupancy", f"{c['global_variant_occupancy']['value']}%",
-        f"{g['occupancy']:.1f}%", "global-fast-unrolled-f64", "as above", "not testable here", "compiler of today")
+        f"{g['occupancy']:.1f}%", glob, "as above", "not testable here", "compiler of today")
     g0, g1 = launch.cap[glob]
     pg = c["global_variant_cap_saving"]["value"] * 1e3 / pt["4.2"]["global"][l3]
     gnoop = cap_is_noop(listing, glob)
     row(["global_variant_cap_saving"], "4.4.4", "the cap saves about 37 s on the global kernel",
         f"{c['global_variant_cap_saving']['value']} s ({pct(-100 * pg)})", f"{fmt(g0 - g1, 3)} ms ({pct(100 * (g1 / g0 - 1))})",
-        "global-fast-unrolled-f64", "not testable when the cap changes neither registers nor occupancy; else "
+        glob, "not testable when the cap changes neither registers nor occupancy; else "
         "reproduced: a saving within a factor of two of the published share; qualitatively: a saving",
         "not testable here" if gnoop else graded(0, 0.5 * pg <= 1 - g1 / g0 <= 2 * pg, g1 < g0),
-        (noop_reason(listing, "global-fast-unrolled-f64", short) + "; the time still changes, for a cause not established")
+        (noop_reason(listing, glob, short) + "; the time still changes, for a cause not established")
         if gnoop else "the cause of the change is not established")
     row(["shared_memory_worst_case"], "4.3", "4 KB of shared memory per block allow only 4 blocks per SM", "4 KB, 4 blocks",
         f"{gpu.arch['shared_memory_per_sm_kb']} KB per SM", "shared-*-loop-f64", "a limit of the GT200's 16 KB", "not testable here", "no such limit today")
@@ -205,7 +205,7 @@ def build(ctx, facts):
         graded(0, 2 / 3 <= rr3 / ratio3 <= 1.5, rr3 > 1), f"FP32:FP64 peak {fp32_fp64[0]}:1 then, {fp32_fp64[1]}:1 now")
     row(["single_precision_digits"], "4.5", "single precision good to 6-7 digits",
         f"{c['single_precision_digits']['min']}-{c['single_precision_digits']['max']} (measured alike: {dp3:.1f}, {dp2:.1f})",
-        f"{dr3:.1f}, {dr2:.1f}", "shared-fast-unrolled-f32", "reproduced: within one digit of the published pair, measured alike",
+        f"{dr3:.1f}, {dr2:.1f}", variant(precision="f32"), "reproduced: within one digit of the published pair, measured alike",
         "reproduced" if abs(dr3 - dp3) <= 1 and abs(dr2 - dp2) <= 1 else "differs")
     dd = -__import__("math").log10(precision.f64_max_rel)
     row(["double_precision_digits"], "4.5", "double precision good to 12-13 digits",
