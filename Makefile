@@ -110,12 +110,15 @@ fuzz: $(FUZZ_BUILD)/CMakeCache.txt
 bench-cpu: build
 	python3 experiments/run.py --build $(BUILD) --only bench_cpu,skipping $(if $(OUT),--out $(OUT))
 
-# Python tools (Sphinx, Breathe, MyST), pinned in requirements.txt, in a project-local environment.
+# Python tools (Sphinx, Breathe, MyST, matplotlib), pinned in requirements.txt, in a project-local environment,
+# with the project's own packages (experiments, paper, figures, tools; pyproject.toml) installed editable into it,
+# built by the setuptools the environment comes with (no download beyond the pins).
 VENV := .venv
-$(VENV)/.installed: requirements.txt
+$(VENV)/.installed: requirements.txt pyproject.toml
 	@bash tools/check_deps.sh docs
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install -q -r requirements.txt
+	$(VENV)/bin/pip install -q --no-deps --no-build-isolation -e .
 	@touch $@
 venv: $(VENV)/.installed
 
@@ -126,7 +129,7 @@ docs: $(VENV)/.installed
 	$(VENV)/bin/sphinx-build -W --keep-going -q -b html docs docs/_build/html
 	@echo "documentation: docs/_build/html/index.html"
 
-# The report: numbers and tables (paper/report_data.py) and figures (figures/*.py) from the recorded
+# The report: numbers and tables (python -m paper.report_data) and figures (figures/) from the recorded
 # results of GPU $(RESULTS), set beside the GPUs of COMPARE (a space-separated list of results folders;
 # default: every other committed GPU folder), a check that every number and figure has its source, then
 # Sphinx HTML and, unless PDF=0, the PDF through LaTeX (latexmk), its source and log checked by tools/check_pdf.py
@@ -135,16 +138,16 @@ RESULTS ?= experiments/results/nvidia-h200
 export COMPARE
 PDF ?= 1
 figures: $(VENV)/.installed
-	$(VENV)/bin/python figures/make_figures.py --results $(RESULTS) --out figures/out $(foreach s,$(STUDY),--study $(s))
+	$(VENV)/bin/python -m figures.make_figures --results $(RESULTS) --out figures/out $(foreach s,$(STUDY),--study $(s))
 
 paper: figures
 ifneq ($(STUDY),)
-	$(VENV)/bin/python paper/report_data.py $(RESULTS) $(foreach s,$(STUDY),--study $(s))
+	$(VENV)/bin/python -m paper.report_data $(RESULTS) $(foreach s,$(STUDY),--study $(s))
 	PAPER_STUDY="$(STUDY)" $(VENV)/bin/sphinx-build -W --keep-going -q -b html paper paper/_build/preview
 	@echo "report preview ($(STUDY)): paper/_build/preview/_preview/index.html"
 else
-	$(VENV)/bin/python paper/report_data.py $(RESULTS)
-	python3 tools/check_report.py
+	$(VENV)/bin/python -m paper.report_data $(RESULTS)
+	python3 -m tools.check_report
 	$(VENV)/bin/sphinx-build -W --keep-going -q -b html paper paper/_build/html
 	@echo "report: paper/_build/html/index.html"
 endif
@@ -154,11 +157,11 @@ ifeq ($(PDF),1)
 endif
 	@# The LaTeX source, also without LaTeX (PDF=0), checked for what would stop or spoil the PDF.
 	$(VENV)/bin/sphinx-build -W --keep-going -q -b latex paper paper/_build/latex
-	python3 tools/check_pdf.py --tex paper/_build/latex/mwsep-report.tex
+	python3 -m tools.check_pdf --tex paper/_build/latex/mwsep-report.tex
 ifeq ($(PDF),1)
 	$(MAKE) -C paper/_build/latex LATEXMKOPTS="-interaction=nonstopmode -halt-on-error" all-pdf > paper/_build/latex.log 2>&1 || \
 	  { tail -30 paper/_build/latex.log; exit 1; }
-	python3 tools/check_pdf.py --log paper/_build/latex/mwsep-report.log
+	python3 -m tools.check_pdf --log paper/_build/latex/mwsep-report.log
 	@echo "report: paper/_build/latex/mwsep-report.pdf"
 endif
 endif

@@ -29,10 +29,11 @@ import re
 import statistics
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+if not __package__:  # run by its path, not with -m: import from the checkout's root
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[1])
 
-from harness.results import NotAResultFolder, ResultFolder, invalid, medians, number, read_csv  # noqa: E402
-from harness.kinds import key_value  # noqa: E402
+from experiments.harness.results import NotAResultFolder, ResultFolder, invalid, medians, number, read_csv  # noqa: E402
+from experiments.harness.kinds import key_value  # noqa: E402
 
 VERDICTS = ("agrees", "differs", "not compared", "unreadable", "not re-run", "missing", "new")
 

@@ -37,9 +37,10 @@ import sys
 import time
 
 HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+if not __package__:  # run by its path, not with -m: import from the checkout's root
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[1])
 
-from harness import provenance, registry, runner  # noqa: E402
+from experiments.harness import provenance, registry, runner  # noqa: E402
 
 ROOT = HERE.parent
 DECLARATION = HERE / "reproduce_check.json"

@@ -18,9 +18,10 @@ import datetime
 import pathlib
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+if not __package__:  # run by its path, not with -m: import from the checkout's root
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[1])
 
-from harness import provenance, registry, runner  # noqa: E402
+from experiments.harness import provenance, registry, runner  # noqa: E402
 
 # The declared studies (experiments/studies.json), in their order.
 STUDIES = registry.names()

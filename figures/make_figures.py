@@ -1,6 +1,7 @@
-"""Draws every figure of the report from one GPU's recorded results and the published numbers (paper/<study>/published.json).
+"""Draws every figure of the report from one GPU's recorded results and each study's published numbers, through
+the study's facts (paper/<study>/facts.py), built once per study as the report builds them.
 
-    .venv/bin/python figures/make_figures.py [--results DIR] [--published FILE] [--out DIR]
+    .venv/bin/python -m figures.make_figures [--results DIR] [--out DIR] [--study NAME ...] [--strict]
 
 Prints each file written. A figure whose source data is missing or empty is not drawn: an image saying it
 was not measured on this GPU, and why, takes its place, and the figure is listed at the end. With --strict
@@ -10,10 +11,10 @@ import importlib
 import pathlib
 import sys
 
-import common as c
-
-sys.path.append(str(pathlib.Path(__file__).resolve().parents[1] / "experiments"))
-from harness import registry  # noqa: E402
+from experiments.harness import registry
+from experiments.harness.results import NotAResultFolder, ResultFolder
+from figures import common as c
+from paper.report import facts as facts_layer
 
 # The declared studies (experiments/studies.json): each has its package of figure modules under figures/<study>/.
 STUDIES = registry.names()
@@ -22,25 +23,26 @@ STUDIES = registry.names()
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", type=pathlib.Path, default=c.RESULTS)
-    ap.add_argument("--published", type=pathlib.Path, default=c.PUBLISHED)
     ap.add_argument("--out", type=pathlib.Path, default=c.OUT)
     ap.add_argument("--study", action="append", help="draw only this study's figures (repeatable)")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a figure had no source data")
     args = ap.parse_args()
-    try:
-        published = c.load_published(args.published)
-    except c.MissingData as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
     failed, total = [], 0
     for study in STUDIES:
         if args.study and study not in args.study:
             continue
-        for name in importlib.import_module(study).FIGURES:
+        # The study's facts, built once as the report builds them: every figure of the study draws from them.
+        try:
+            facts = importlib.import_module(f"paper.{study}.facts").build(
+                ResultFolder(args.results), facts_layer.published(study),
+                facts_layer.study_compare_folders(study, args.results.resolve()))
+        except (c.MissingData, NotAResultFolder) as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
+        for name in importlib.import_module(f"figures.{study}").FIGURES:
             total += 1
             try:
-                module = importlib.import_module(f"{study}.{name}")
-                for path in module.make(args.results / study, published, args.out / study):
+                for path in importlib.import_module(f"figures.{study}.{name}").make(facts, args.out / study):
                     print(path)
             except c.MissingData as e:
                 print(f"figures: {study}/{name} not drawn, not measured on this GPU: {e}", file=sys.stderr)

@@ -3,7 +3,6 @@ import json
 import os
 import pathlib
 import subprocess
-import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "paper" / "_generated"
@@ -32,9 +31,9 @@ extensions = ["myst_parser"]
 source_suffix = {".md": "markdown"}
 exclude_patterns = ["_build", "README.md", "_generated", "**/_generated", "**/data"]
 # PAPER_STUDY=<name>[,<name>]: a preview of these studies' chapters alone (make paper STUDY=<name>), rooted at
-# _preview/index.md, which `paper/report_data.py --study` writes.
-sys.path.append(str(ROOT / "experiments"))
-from harness import registry  # noqa: E402
+# _preview/index.md, which `python3 -m paper.report_data --study` writes. The declaration is read through the
+# project's package, installed editable into the environment Sphinx runs in (make venv).
+from experiments.harness import registry  # noqa: E402
 
 PREVIEW = [s for s in os.environ.get("PAPER_STUDY", "").replace(",", " ").split() if s]
 if PREVIEW:

@@ -1,22 +1,25 @@
 #!/usr/bin/env python3
 """Generates every number and table of the report from the recorded results and the published numbers.
 
-    python3 paper/report_data.py [RESULTS] [--study NAME ...] [--toc]
+    python3 -m paper.report_data [RESULTS] [--study NAME ...] [--toc]
         RESULTS: a results folder (default experiments/results/nvidia-h200; $RESULTS also works)
         --study: build only these studies (a chapter previewed alone); the others are left as they were
         --toc:   rewrite the report's table of contents (paper/index.md) from experiments/studies.json and stop
-    COMPARE="experiments/results/<other gpu> ..." python3 paper/report_data.py ...
+    COMPARE="experiments/results/<other gpu> ..." python3 -m paper.report_data ...
 
 The studies and their table letters are declared once, in experiments/studies.json. For each study (a folder
-paper/<study>/ with chapters and a data package) it reads RESULTS/<study>/ and the folders of the GPUs to
-compare with (COMPARE, default every other single-host folder with a manifest.json), runs the study's chapter
-modules, numbers the report's own tables (Table R1, R2, ... with the study's letter, in the order the
-chapters include them) and writes paper/<study>/_generated/numbers.json and *.md.
+paper/<study>/ with chapters, facts.py and a data package) it builds the study's facts once from RESULTS/<study>/
+and the folders of the GPUs to compare with (COMPARE, default every other single-host folder with a
+manifest.json), runs each chapter module on them into its own output (a number or table written by two chapters
+is refused), numbers the report's own tables (Table R1, R2, ... with the study's letter, in the order the
+chapters include them) and writes paper/_generated/numbers.json and paper/<study>/_generated/*.md.
 
 A results folder need not hold every study: a chapter module whose results are missing is reported, its
 tables become a stated "not measured on this GPU" paragraph, its numbers read "not measured", and the
 study's first chapter says what is missing (_generated/status.md). No table or number is built without
-its data.
+its data. Every such part, and every part a chapter prints as not measured or not recorded, is recorded with
+its reason and the result files it rests on in paper/<study>/_generated/fallbacks.json, which
+tools/check_report.py reads: a part left out while its files are there fails the report.
 """
 import argparse
 import importlib
@@ -26,13 +29,12 @@ import pathlib
 import re
 import sys
 
+from experiments.harness import registry
+from experiments.harness.results import ResultFolder
+from paper.report import facts as facts_layer
+from paper.report.common import ROOT, MissingData, Output, rel
+
 HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from report.common import ROOT, Context, MissingData, compare_folders, rel  # noqa: E402
-
-sys.path.append(str(ROOT / "experiments"))
-from harness import registry  # noqa: E402
 
 NOT_MEASURED = "(not measured)"
 
@@ -60,76 +62,76 @@ def number_tables(study, tables, letter):
     return refs
 
 
+class Built:
+    """One study's generated output: numbers, tables, the result folder it read and the fallbacks taken."""
+
+    def __init__(self, results, compare):
+        self.results, self.compare = results, compare
+        self.n, self.tables, self.fallbacks = {}, {}, []
+
+    def add(self, name, out):
+        """Takes a chapter's Output; a number or table written by two chapters is a fault of the code."""
+        for kind, mine, theirs in (("number", self.n, out.n), ("table", self.tables, out.tables)):
+            twice = sorted(set(mine) & set(theirs))
+            if twice:
+                raise RuntimeError(f"paper/{self.results.name}/data/{name}.py writes the {kind}(s) {', '.join(twice)}, "
+                                   "which another chapter writes too")
+            mine.update(theirs)
+        self.fallbacks += out.fallbacks
+
+
 def build_study(entry, results_gpu):
-    """Runs the study's chapter modules on RESULTS; returns its context and what could not be built."""
+    """Builds the study's facts from RESULTS (paper/<study>/facts.py, read once) and runs each of its chapter
+    modules on them, each into its own Output; returns what was built and the parts that could not be built
+    ("chapter: why")."""
     study = entry.name
     results = results_gpu / study
-    compare = [f / study for f in compare_folders(results_gpu)]
-    if os.environ.get("COMPARE", "").strip():
-        for f in compare:
-            if not f.is_dir():
-                raise MissingData(f"{rel(f)}: COMPARE names a GPU without results of the study {study}")
-    else:
-        # By default a study is compared with every other GPU that has recorded it; a GPU folder made
-        # before the study existed is left out of that study's comparisons, not an error.
-        compare = [f for f in compare if f.is_dir() and any(p.suffix == ".csv" for p in f.iterdir())]
-    published = json.loads(published_path(study).read_text())
-    ctx = Context(study, results, compare, published)
-    ctx.n["results_dir"] = rel(results_gpu)
+    compare = facts_layer.study_compare_folders(study, results_gpu)
+    published = facts_layer.published(study)
+    built = Built(results, compare)
+    built.n["results_dir"] = rel(results_gpu)
     missing = []
     if not results.is_dir():
-        missing.append(f"{rel(results)}: no results of the study in this folder")
+        missing.append((None, MissingData(f"{rel(results)}: no results of the study in this folder", [results])))
     else:
-        # A study's report package is paper/<study>; a figure module loaded by an earlier study may have put
-        # figures/ (which has a package of the same name) ahead of it on the path.
-        if sys.path[0] != str(HERE):
-            sys.path.insert(0, str(HERE))
-        package = importlib.import_module(f"{study}.data")
-        for name in package.CHAPTERS:
+        facts = importlib.import_module(f"paper.{study}.facts").build(ResultFolder(results_gpu), published, compare)
+        for name in importlib.import_module(f"paper.{study}.data").CHAPTERS:
+            out = Output()
             try:
-                importlib.import_module(f"{study}.data.{name}").build(ctx)
+                importlib.import_module(f"paper.{study}.data.{name}").build(out, facts)
             except MissingData as e:
-                missing.append(f"{name}: {e}")
-            except KeyError as e:
-                if not missing:
-                    raise  # not a consequence of missing data: a fault of the module
-                missing.append(f"{name}: needs {e}, which a part not built above computes")
+                missing.append((name, e))
+            built.add(name, out)
     if missing:
-        fill_not_measured(entry, ctx, results_gpu, missing)
+        fill_not_measured(entry, built, results_gpu, [f"{name}: {e}" if name else str(e) for name, e in missing])
+        built.fallbacks += [{"what": f"the part {name}" if name else "the study", "reason": str(e),
+                             "sources": [rel(s) for s in dict.fromkeys(e.sources)]} for name, e in missing]
     else:
-        ctx.tables["status"] = ""
-    ctx.n.update(number_tables(study, ctx.tables, entry.table_letter))
-    return ctx, missing
+        built.tables["status"] = ""
+    built.n.update(number_tables(study, built.tables, entry.table_letter))
+    return built, [f"{name}: {e}" if name else str(e) for name, e in missing]
 
 
-def published_path(study):
-    """The study's published numbers: paper/<study>/published.json."""
-    path = HERE / study / "published.json"
-    if not path.exists():
-        raise MissingData(f"{rel(path)}: every study keeps its published numbers there (an empty object when none)")
-    return path
-
-
-def fill_not_measured(entry, ctx, results_gpu, missing):
+def fill_not_measured(entry, built, results_gpu, missing):
     """What the chapters of a study cite but could not be built from RESULTS: each included table becomes a
     paragraph saying it was not measured on this GPU, each number reads NOT_MEASURED, and status.md (included
     at the top of the study's first chapter) lists what is missing."""
     texts = [md.read_text() for md in chapters(entry.name)]
     tables = {t for text in texts for t in re.findall(r"_generated/(\w+)\.md", text)}
     gpu = results_gpu.name
-    for t in sorted(tables - set(ctx.tables) - {"status"}):
-        ctx.tables[t] = f"*Not measured on this GPU ({gpu}): the results this table needs are not in {rel(results_gpu)}.*\n"
-    cited = {n for text in texts + list(ctx.tables.values()) for n in re.findall(r"\{\{\s*(\w+)\s*\}\}", text)}
-    for n in sorted(cited - set(ctx.n)):
+    for t in sorted(tables - set(built.tables) - {"status"}):
+        built.tables[t] = f"*Not measured on this GPU ({gpu}): the results this table needs are not in {rel(results_gpu)}.*\n"
+    cited = {n for text in texts + list(built.tables.values()) for n in re.findall(r"\{\{\s*(\w+)\s*\}\}", text)}
+    for n in sorted(cited - set(built.n)):
         if not n.startswith("ref_"):
-            ctx.n[n] = NOT_MEASURED
-    ctx.n.setdefault("ref_status", "")
+            built.n[n] = NOT_MEASURED
+    built.n.setdefault("ref_status", "")
     lines = [f"```{{admonition}} Not measured on this GPU ({gpu})", "",
              f"Parts of this study could not be built from {rel(results_gpu)}; their tables say so and their "
              f"numbers read \"{NOT_MEASURED}\". What is missing:", ""]
     lines += [f"- {m}" for m in missing]
     lines.append("```")
-    ctx.tables["status"] = "\n".join(lines) + "\n"
+    built.tables["status"] = "\n".join(lines) + "\n"
 
 
 def write_toc():
@@ -180,21 +182,24 @@ def main():
         if args.study and entry.name not in args.study:
             continue
         try:
-            ctx, missing = build_study(entry, results_gpu)
+            built, missing = build_study(entry, results_gpu)
         except MissingData as e:
             print(f"report_data: {e}", file=sys.stderr)
             return 1
         out = HERE / entry.name / "_generated"
         out.mkdir(parents=True, exist_ok=True)
-        for name, text in ctx.tables.items():
+        for name, text in built.tables.items():
             (out / f"{name}.md").write_text(text)
-        clash = {k for k in set(numbers) & set(ctx.n) if numbers[k] != ctx.n[k] and k != "results_dir"}
+        # Every part printed as not measured, with why and the result files it rests on (tools/check_report.py
+        # fails the report when those files are all there).
+        (out / "fallbacks.json").write_text(json.dumps(built.fallbacks, indent=1, ensure_ascii=False) + "\n")
+        clash = {k for k in set(numbers) & set(built.n) if numbers[k] != built.n[k] and k != "results_dir"}
         if clash and not args.study:
             print(f"report_data: numbers named alike in two studies: {', '.join(sorted(clash))}", file=sys.stderr)
             return 1
-        numbers.update(ctx.n)
-        print(f"report_data: {entry.name}: {len(ctx.n)} numbers and {len(ctx.tables)} tables from {rel(ctx.results)}"
-              + (f", compared with {', '.join(rel(f) for f in ctx.compare)}" if ctx.compare else ""))
+        numbers.update(built.n)
+        print(f"report_data: {entry.name}: {len(built.n)} numbers and {len(built.tables)} tables from {rel(built.results)}"
+              + (f", compared with {', '.join(rel(f) for f in built.compare)}" if built.compare else ""))
         for m in missing:
             not_measured += 1
             print(f"report_data: {entry.name}: not measured on this GPU: {m}")

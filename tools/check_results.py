@@ -19,10 +19,11 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "experiments"))
+if not __package__:  # run by its path, not with -m: import from the checkout's root
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[1])
 
-from harness import registry  # noqa: E402
-from harness.results import NotAResultFolder, ResultFolder, invalid, read_csv  # noqa: E402
+from experiments.harness import registry  # noqa: E402
+from experiments.harness.results import NotAResultFolder, ResultFolder, invalid, read_csv  # noqa: E402
 
 # The reviewer's kit's record of one GPU (experiments/reproduce_check.py), kept at a folder's top level.
 KIT_FILES = {"reproduce_check.md", "reproduce_check.json"}

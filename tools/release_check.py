@@ -24,10 +24,11 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "experiments"))
-from harness import registry  # noqa: E402
-from harness.results import NotAResultFolder, ResultFolder  # noqa: E402
-from harness.runner import load_definitions  # noqa: E402
+if not __package__:  # run by its path, not with -m: import from the checkout's root
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[1])
+from experiments.harness import registry  # noqa: E402
+from experiments.harness.results import NotAResultFolder, ResultFolder  # noqa: E402
+from experiments.harness.runner import load_definitions  # noqa: E402
 RESULTS = ROOT / "experiments" / "results"
 # Paths whose changes cannot change a recorded number.
 PASSIVE = ("experiments/results/", "experiments/records/", "experiments/reruns/", "paper/", "docs/", "README.md",

@@ -20,9 +20,10 @@ import sys
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "experiments"))
+if not __package__:  # run by its path, not with -m: import from the checkout's root
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[1])
 
-from harness import provenance  # noqa: E402
+from experiments.harness import provenance  # noqa: E402
 
 
 def gpu_tests(build):

@@ -17,13 +17,8 @@ import importlib
 import json
 import pathlib
 import statistics
-import sys
 
-EXPERIMENTS = pathlib.Path(__file__).resolve().parents[1]
-if str(EXPERIMENTS) not in sys.path:
-    sys.path.insert(0, str(EXPERIMENTS))
-
-from harness.kinds import key_value  # noqa: E402
+from .kinds import key_value
 
 
 class InvalidRows(ValueError):
@@ -51,9 +46,9 @@ def number(text):
 def study_class(study):
     """The Study class of experiments/studies/<study>.py, or None when there is no such module."""
     try:
-        module = importlib.import_module(f"studies.{study}")
+        module = importlib.import_module(f"experiments.studies.{study}")
     except ModuleNotFoundError as e:
-        if e.name in (f"studies.{study}", "studies"):
+        if e.name in (f"experiments.studies.{study}", "experiments.studies"):
             return None
         raise
     return getattr(module, "Study", None)

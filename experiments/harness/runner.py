@@ -215,7 +215,7 @@ def append_csv(part, target):
 def run_study(study_name, out, build, only=(), quick=False, options=None, redo=()):
     """Runs the experiments of one study into out/<study>/; returns the number of failed jobs. The
     experiments named in @p redo are recorded anew: their files and job statuses are dropped first."""
-    study_mod = importlib.import_module(f"studies.{study_name}")
+    study_mod = importlib.import_module(f"experiments.studies.{study_name}")
     devices = prov.gpus()
     commit, dirty = prov.git_state()
     build_facts = prov.build_info(build)

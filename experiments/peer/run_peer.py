@@ -72,9 +72,10 @@ import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-sys.path.insert(0, str(HERE))
+if not __package__:  # run by its path, not with -m: import from the checkout's root
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[2])
 
-import convert_workunit  # noqa: E402
+from experiments.peer import convert_workunit  # noqa: E402
 
 EXPERIMENT = "peer"
 FLAGS = {"best": ["--non-responsive", "--gpu-polling-mode=-1"], "default": []}

@@ -18,10 +18,10 @@ import re
 import statistics
 import struct
 
-from harness import study
-from harness.kinds import CACHE_KEY, TIMING, Compare, Kind
-from harness.runner import Job, JobFailed
-from harness.study import correctness_kind
+from experiments.harness import study
+from experiments.harness.kinds import CACHE_KEY, TIMING, Compare, Kind
+from experiments.harness.runner import Job, JobFailed
+from experiments.harness.study import correctness_kind
 
 NUMERIC = {"seconds", "pairs", "pairs_per_second", "max_rel_err", "rel_l2_err", "max_abs_err", "kernel_ms",
            "tolerance", "noise_pct", "samples", "operations", "ms", "ops_per_second", "sm_count", "registers",

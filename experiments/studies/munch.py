@@ -24,10 +24,10 @@ minutes.
 import os
 import subprocess
 
-from harness import study
-from harness.kinds import CACHE_KEY, GTEST_PASSED, TIMING, Compare, Kind, text_kind
-from harness.provenance import ROOT
-from harness.runner import Job, JobFailed
+from experiments.harness import study
+from experiments.harness.kinds import CACHE_KEY, GTEST_PASSED, TIMING, Compare, Kind, text_kind
+from experiments.harness.provenance import ROOT
+from experiments.harness.runner import Job, JobFailed
 
 NUMERIC = {"signal", "filter", "kernel_ms", "total_ms", "max_abs_err", "tolerance", "gflops", "gbps", "noise_pct", "samples", "ms",
            "threads", "blocks", "threads_per_block", "launches", "us_per_launch", "ms_per_evaluation", "bytes", "gb_per_s", "value",

@@ -27,11 +27,11 @@ import subprocess
 import sys
 import time
 
-from harness import study
-from harness.kinds import CACHE_KEY, SANITIZER_CLEAN, Compare, Kind, text_kind
-from harness.provenance import ROOT, sh
-from harness.runner import Job, JobFailed
-from harness.study import correctness_kind
+from experiments.harness import study
+from experiments.harness.kinds import CACHE_KEY, SANITIZER_CLEAN, Compare, Kind, text_kind
+from experiments.harness.provenance import ROOT, sh
+from experiments.harness.runner import Job, JobFailed
+from experiments.harness.study import correctness_kind
 
 SMALL = ["3s-small", "2s-small"]
 

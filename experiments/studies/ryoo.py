@@ -28,10 +28,10 @@ import re
 import subprocess
 import sys
 
-from harness import study
-from harness.kinds import CACHE_KEY, TIMING, Compare, Kind
-from harness.runner import Job, JobFailed
-from harness.study import correctness_kind
+from experiments.harness import study
+from experiments.harness.kinds import CACHE_KEY, TIMING, Compare, Kind
+from experiments.harness.runner import Job, JobFailed
+from experiments.harness.study import correctness_kind
 
 NUMERIC = {"n", "padded_n", "kernel_ms", "gflops", "max_error_ratio", "checked_elements", "sm_clock_mhz", "noise_pct",
            "samples", "count", "bytes", "gb_per_s", "threads", "seconds", "registers", "local_bytes",

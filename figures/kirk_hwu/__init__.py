@@ -1,4 +1,3 @@
-"""The MRI and Coulomb study's figures, one module per figure, each with make(results, published, out).
-Published numbers come from paper/kirk_hwu/published.json (the `published` argument, the mwsep study's
-file, is not used)."""
+"""The MRI and Coulomb study's figures, one module per figure, each with make(facts, out): drawn from the study's
+facts (paper/kirk_hwu/facts.py), its published numbers included."""
 FIGURES = ["fig_ladders", "fig_reconstruction"]

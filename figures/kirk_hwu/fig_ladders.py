@@ -1,11 +1,10 @@
 """The three ladders side by side: the median rate of every step (pairs per second, log scale) for MRI Q
 and F^H d on the medium input and for Coulomb on the full lattice, with the published MRI steps scaled to
 the same starting rung for comparison of the ratios (the documents' hardware and absolute rates differ)."""
-import json
 import pathlib
 import statistics
 
-import common as c
+from figures import common as c
 
 MRI_STEPS = ["F3", "F4", "F5", "F6", "F7", "F8"]
 DCS_STEPS = ["D0", "D1", "D2", "D3", "D4"]
@@ -22,20 +21,14 @@ def step_rates(rows, prefix, size):
     return {s: statistics.median(v) for s, v in by.items()}
 
 
-def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> list[pathlib.Path]:
-    pub_path = c.ROOT / "paper" / "kirk_hwu" / "published.json"
-    if not pub_path.exists():
-        raise c.MissingData(f"{pub_path} is missing")
-    pub = json.loads(pub_path.read_text())["mri_summary"]["rows"]
-    mri = c.read_rows(results_dir, "mri_ladder")
-    dcs = c.read_rows(results_dir, "coulomb_ladder")
-    gpu = c.gpu_name(results_dir, "mri_ladder")
+def make(facts, out_dir: pathlib.Path) -> list[pathlib.Path]:
+    pub = facts.published["mri_summary"]["rows"]
+    mri_rates = c.available(facts.mri_rates)       # every step of the ladder on the medium input
+    dcs = facts.files.rows("coulomb_ladder")
+    gpu = c.available(facts.gpu).full_name
     fig, axes = c.plt.subplots(1, 3, figsize=(14, 4.2))
-    for ax, (prefix, title, col) in zip(axes[:2], [("q-", "MRI Q", 0), ("fhd-", "MRI F^H d", 2)]):
-        r = step_rates(mri, prefix, "medium")
-        missing = [s for s in MRI_STEPS if s not in r]
-        if missing:
-            raise c.MissingData(f"mri_ladder: no {prefix} rows for {missing}")
+    for ax, (problem, title, col) in zip(axes[:2], [("mri-q", "MRI Q", 0), ("mri-fhd", "MRI F^H d", 2)]):
+        r = mri_rates[problem]
         ys = [r[s] for s in MRI_STEPS]
         ax.bar(range(len(MRI_STEPS)), ys, color=c.REPRODUCED_COLOR, label=c.reproduced_label(gpu))
         # Published: rate ∝ 1 / run time, scaled so that its naive row sits on our F3.
@@ -58,7 +51,3 @@ def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> l
     axes[2].set_title("Coulomb (512 × 512 × 32, 40 000 atoms)")
     fig.suptitle(f"The ladders step by step on the {gpu}: median rate of each step")
     return c.save(fig, out_dir, "fig_ladders")
-
-
-if __name__ == "__main__":
-    print(*make(c.RESULTS / "kirk_hwu", {}, c.OUT / "kirk_hwu"), sep="\n")

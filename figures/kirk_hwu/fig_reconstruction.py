@@ -2,10 +2,9 @@
 of the field of view of the phantom, the gridding image (CPU, FP64), the iterative image with Q and F^H d by the tuned
 single-precision SFU kernels (F8) and the iterative image with both in FP64, each titled with its relative L2
 error against the phantom (from mri_reconstruct.csv)."""
-import json
 import pathlib
 
-import common as c
+from figures import common as c
 
 # (title, images file label, image, the row of mri_reconstruct.csv whose error it is)
 PANELS = [("phantom", "gpu-fp64", "phantom", None),
@@ -14,19 +13,17 @@ PANELS = [("phantom", "gpu-fp64", "phantom", None),
           ("iterative, FP64", "gpu-fp64", "iterative", ("gpu", "iterative", "q-constaos-regs-libm-u1-f64"))]
 
 
-def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> list[pathlib.Path]:
-    rows = c.read_rows(results_dir, "mri_reconstruct")
+def make(facts, out_dir: pathlib.Path) -> list[pathlib.Path]:
+    rows = facts.files.rows("mri_reconstruct")
     errors = {}
     for r in rows:
         if r["size"] == "full":
             errors.setdefault((r["device"], r["method"], r["q_variant"]), float(r["rel_l2_err"]))
-    gpu = c.gpu_name(results_dir, "mri_reconstruct")
+    gpu = c.available(facts.gpu).full_name
     fig, axes = c.plt.subplots(1, 4, figsize=(14, 3.9))
     for ax, (title, label, image, row) in zip(axes, PANELS):
-        path = pathlib.Path(results_dir) / f"mri_reconstruct_images_{label}.json"
-        if not path.exists():
-            raise c.MissingData(f"{path} is missing")
-        data = json.loads(path.read_text())
+        path = facts.files.path(f"mri_reconstruct_images_{label}", suffix=".json")
+        data = facts.files.file(path)
         if image not in data:
             raise c.MissingData(f"{path}: no {image} image")
         ax.imshow(data[image], cmap="gray", vmin=-0.05, vmax=0.5, origin="lower")  # the soft-tissue window: the skull (1.0) saturates
@@ -40,7 +37,3 @@ def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> l
     fig.suptitle(f"Reconstructions of the phantom, slice z = −1/8 (128³ voxels, 100 096 radial samples; GPU rows on the {gpu})",
                  fontsize=10)
     return c.save(fig, out_dir, "fig_reconstruction")
-
-
-if __name__ == "__main__":
-    print(*make(c.RESULTS / "kirk_hwu", {}, c.OUT / "kirk_hwu"), sep="\n")

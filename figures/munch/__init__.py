@@ -1,4 +1,3 @@
-"""The Münch (2009) study's figures, one module per figure, each with make(results, published, out). Their
-published numbers come from paper/munch/published.json (the thesis's Appendix C), not from the first
-study's published numbers (paper/mwsep/published.json) that make_figures.py passes in."""
+"""The Münch (2009) study's figures, one module per figure, each with make(facts, out): drawn from the study's
+facts (paper/munch/facts.py), the thesis's Appendix C among its published numbers."""
 FIGURES = ["fig_convolution", "fig_copy_bandwidth", "fig_roofline"]

@@ -1,8 +1,8 @@
 """Figure M1: convolution time against signal length, one panel per filter width: the thesis's CPU and GPU
 (Appendix C, the refused cells left out) beside this rebuild's CPU and GPU variants."""
-import common as c
+from figures import common as c
 
-from .shared import THESIS_LABEL, by_size, published
+from .shared import THESIS_LABEL
 
 FILTERS = [1, 9, 99, 999, 9999, 99999, 999999]
 # Twelve series share each panel: the thesis's three (orange, told apart by line style), the host's two (greys,
@@ -15,12 +15,11 @@ GPU_STYLES = {"thesis-constant384": ("#1f77b4", "o"), "thesis-reduction-interlea
 CPU_STYLES = {"sequential": (c.CPU_SHADES[0], "o"), "openmp": (c.CPU_SHADES[1], "*")}
 
 
-def make(results_dir, _published, out_dir):
-    pub = published()
-    gpu_rows = c.read_rows(results_dir, "convolution_gpu")
-    g = by_size(gpu_rows, "variant", "kernel_ms")
-    cpu = by_size(c.read_rows(results_dir, "convolution_cpu"), "implementation", "ms")
-    gpu = c.gpu_name(results_dir, "convolution_gpu").replace("NVIDIA ", "")
+def make(facts, out_dir):
+    pub = facts.published
+    conv = c.available(facts.convolution)
+    g, cpu = conv.gpu_ms, conv.cpu_ms
+    gpu = c.available(facts.roof).gpu
     refused = set(pub["invalid_cells"]["conv_pure_small_filters"]["filters"])
     fig, axes = c.plt.subplots(2, 4, figsize=(16, 8), sharex=True, sharey=True)
     for ax, w in zip(axes.flat, FILTERS):

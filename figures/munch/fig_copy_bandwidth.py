@@ -1,18 +1,16 @@
 """Figure M2: copy bandwidth against size for pageable, pinned and mapped host memory and within the
 device, with the thesis's pinned plateau."""
-import common as c
-
-from .shared import published
+from figures import common as c
 
 KINDS = [("pinned", "htod", "-", c.REPRODUCED_SHADES[0]), ("pinned", "dtoh", "--", c.REPRODUCED_SHADES[0]),
          ("pageable", "htod", "-", c.REPRODUCED_SHADES[2]), ("pageable", "dtoh", "--", c.REPRODUCED_SHADES[2]),
          ("mapped", "htod", "-", c.MODERN_COLOR), ("mapped", "dtoh", "--", c.MODERN_COLOR), ("device", "dtod", "-", "#762a83")]
 
 
-def make(results_dir, _published, out_dir):
-    pub = published()
-    rate = c.medians(c.read_rows(results_dir, "copy_bandwidth"), ("memory", "direction", "bytes"), "gb_per_s")
-    gpu = c.gpu_name(results_dir, "copy_bandwidth").replace("NVIDIA ", "")
+def make(facts, out_dir):
+    pub = facts.published
+    rate = c.medians(facts.files.rows("copy_bandwidth"), ("memory", "direction", "bytes"), "gb_per_s")
+    gpu = c.available(facts.roof).gpu
     fig, ax = c.plt.subplots(figsize=(10, 6))
     for mem, d, style, color in KINDS:
         pts = sorted((int(k[2]), v) for k, v in rate.items() if k[:2] == (mem, d))

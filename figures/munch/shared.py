@@ -1,16 +1,7 @@
-"""What the study's figures share: the thesis's numbers and the medians of a result keyed by size."""
-import json
+"""What the study's figures share: the medians of a result keyed by size, and how the thesis is named."""
+from figures import common as c
 
-import common as c
-
-PUBLISHED = c.ROOT / "paper" / "munch" / "published.json"
 THESIS_LABEL = "thesis (Quadro FX 3700, Xeon E5430, 2009)"
-
-
-def published():
-    if not PUBLISHED.exists():
-        raise c.MissingData(f"{PUBLISHED} is missing")
-    return json.loads(PUBLISHED.read_text())
 
 
 def by_size(rows, name_key, value):

@@ -6,14 +6,17 @@ for every memory variant recorded;
 speed-up relative to 16 SMs."""
 import pathlib
 
-import common as c
+from figures import common as c
+
+from .shared import published_label, unit_label
 
 
-def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> list[pathlib.Path]:
+def make(facts, out_dir: pathlib.Path) -> list[pathlib.Path]:
     name = "scaling"
-    med = c.medians(c.read_rows(results_dir, name), keys=("variant", "work_unit", "sm_count"))
-    gpu = c.gpu_name(results_dir, name)
-    claims, hw = published["claims"], published["hardware"]
+    scaling = c.available(facts.scaling)
+    med = scaling.medians
+    gpu = c.available(facts.gpu).name
+    claims, hw = facts.published["claims"], facts.published["hardware"]
     old, new = hw["8800gtx"], hw["gtx285"]
 
     fig, (left, right) = c.plt.subplots(1, 2, figsize=(12, 5.2), width_ratios=[1, 1.6])
@@ -25,15 +28,13 @@ def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> l
     bars[2].set_alpha(0.45)
     left.bar_label(bars, [f"{p[1]:.1f}x" for p in pub], padding=2)
     left.set_ylabel(f"speed-up over the {old['name']} (global memory)")
-    left.set_title(f"{c.published_label()}, single precision")
+    left.set_title(f"{published_label()}, single precision")
     left.set_ylim(0, 3)
 
-    sms = sorted({int(k[2]) for k in med})
-    if len(sms) < 2:
-        raise c.MissingData(f"{name}: fewer than two SM counts")
+    sms = list(scaling.sms)
     # Series recorded at every SM count; one shade per memory variant, the 2-stream unit hatched.
     series = sorted({k[:2] for k in med if all((k[0], k[1], str(n)) in med for n in sms)},
-                    key=lambda k: (c.WORK_UNITS.index(k[1]), k[0]))
+                    key=lambda k: (facts.units.index(k[1]), k[0]))
     if not series:
         raise c.MissingData(f"{name}: no variant recorded at every SM count")
     variants = sorted({v for v, _ in series})
@@ -44,7 +45,7 @@ def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> l
         base = c.need(med, (variant, wu, str(sms[0])), name)
         ys = [base / c.need(med, (variant, wu, str(n)), name) for n in sms]
         bars = right.bar([g + (i - (len(series) - 1) / 2) * width for g in range(len(sms))], ys, width,
-                         color=shade, hatch=hatch, edgecolor="white", label=f"{variant}, {c.WU_LABEL[wu]}")
+                         color=shade, hatch=hatch, edgecolor="white", label=f"{variant}, {unit_label(wu)}")
         right.bar_label(bars, [f"{y:.1f}" for y in ys], padding=2, fontsize=6, rotation=90)
     for g, n in enumerate(sms):
         right.hlines(n / sms[0], g - 0.45, g + 0.45, colors="black", linestyles="--",
@@ -59,7 +60,3 @@ def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> l
                  f"one {gpu} restricted to fewer SMs with CUDA green contexts, not two GPU generations")
     fig.tight_layout()
     return c.save(fig, out_dir, "fig_4_6_scaling")
-
-
-if __name__ == "__main__":
-    print(*make(c.RESULTS, c.load_published(), c.OUT), sep="\n")

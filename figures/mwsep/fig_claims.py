@@ -1,12 +1,17 @@
-"""Figure R4: every testable effect of the thesis, published against reproduced, with the line y = x.
-
-Drawn by the report's claims chapter (paper/mwsep/data/claims.py), which computes the effects."""
+"""Figure R4: every testable effect of the thesis, published against reproduced, with the line y = x: the effects
+of the study's facts (paper/mwsep/facts.py), which the report's claims table judges one by one."""
 import pathlib
-import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
-import common as c  # noqa: E402
-from matplotlib.ticker import FormatStrFormatter, NullFormatter  # noqa: E402
+from matplotlib.ticker import FormatStrFormatter, NullFormatter
+
+from figures import common as c
+
+from .shared import PUBLISHED_GPU
+
+
+def make(facts, out_dir: pathlib.Path) -> list[pathlib.Path]:
+    return draw([(e.label, e.published, e.reproduced) for e in c.available(facts.effects)],
+                c.available(facts.gpu).short, out_dir)
 
 
 def draw(effects, gpu, out_dir):
@@ -33,7 +38,7 @@ def draw(effects, gpu, out_dir):
     ax.set_yticks(ticks)
     ax.set_xlim(lo, hi)
     ax.set_ylim(lo, hi)
-    ax.set_xlabel(f"published effect ({c.PUBLISHED_GPU}), ratio")
+    ax.set_xlabel(f"published effect ({PUBLISHED_GPU}), ratio")
     ax.set_ylabel(f"reproduced effect ({gpu}), ratio")
     ax.legend(loc="upper left", frameon=False)
     key.axis("off")

@@ -4,13 +4,13 @@ likelihood the fit ended with (after its polishes; drawn at the fit's total eval
 and, dashed, the truth's likelihood on the same catalogue (fit_recovery.csv)."""
 import pathlib
 
-import common as c
+from figures import common as c
 
 
-def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> list[pathlib.Path]:
-    del published  # a measurement beyond the thesis: nothing published to draw beside it
-    rows = c.read_rows(results_dir, "fit_recovery_progress")
-    fits = {r["work_unit"]: r for r in c.read_rows(results_dir, "fit_recovery")}
+def make(facts, out_dir: pathlib.Path) -> list[pathlib.Path]:
+    # A measurement beyond the thesis: nothing published to draw beside it.
+    rows = facts.files.rows("fit_recovery_progress")
+    fits = {r["work_unit"]: r for r in facts.files.rows("fit_recovery")}
     fig, ax = c.plt.subplots(figsize=(7, 4.5))
     for wu in sorted({r["work_unit"] for r in rows}):
         mine = [r for r in rows if r["work_unit"] == wu]
@@ -27,6 +27,6 @@ def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> l
                 color=line.get_color(), label=f"{wu}: after the polishes")
     ax.set_xlabel("evaluations")
     ax.set_ylabel("best likelihood L (mean log10 probability)")
-    ax.set_title(f"Recovery fits, {c.gpu_name(results_dir, 'fit_recovery')}")
+    ax.set_title(f"Recovery fits, {c.available(facts.gpu).name}")
     ax.legend(fontsize=8, loc="lower right")
     return c.save(fig, out_dir, "fig_fit_progress")

@@ -4,15 +4,15 @@ The profile has no FLOP and byte counts, so this is not a full roofline: it show
 is (percent of its peak) and the achieved occupancy, for one integral launch of 3-S large."""
 import pathlib
 
-import common as c
+from figures import common as c
 
 
-def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> list[pathlib.Path]:
+def make(facts, out_dir: pathlib.Path) -> list[pathlib.Path]:
     name = "ncu_fp64"
-    rows = [r for r in c.read_rows(results_dir, name) if r["variant"].endswith("-f64")]
+    rows = [r for r in facts.files.rows(name, check_valid=False) if r["variant"].endswith("-f64")]
     if not rows:
         raise c.MissingData(f"{name}: no double-precision variants")
-    gpu = c.gpu_name(results_dir, name)
+    gpu = c.available(facts.gpu).name
     variants = list(dict.fromkeys(r["variant"] for r in rows))
     pipe = c.medians(rows, keys=("variant",), value="fp64_pipe_pct")
     occ = c.medians(rows, keys=("variant",), value="achieved_occupancy_pct")
@@ -34,7 +34,3 @@ def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> l
                  "Nsight Compute, one integral launch of 3-S large (not a full roofline)")
     fig.tight_layout()
     return c.save(fig, out_dir, "fig_fp64_pipe")
-
-
-if __name__ == "__main__":
-    print(*make(c.RESULTS, c.load_published(), c.OUT), sep="\n")

@@ -3,34 +3,25 @@ cap, from `mwsep variants` (3 streams, 64 threads per block), beside the thesis'
 shared memory 49 -> 48 registers and 25 % -> 31 % occupancy; the global variant 82 registers, 12 %."""
 import pathlib
 
-import common as c
+from figures import common as c
 
-SOURCE = "variants_3streams.txt"
+from .shared import published_label
 
 
-def read_variants(results_dir):
-    """(gpu name from the header line, {(variant, capped): (registers, occupancy %)}, variants in order)."""
-    path = pathlib.Path(results_dir) / SOURCE
-    if not path.exists():
-        raise c.MissingData(f"{path} is missing")
-    lines = [l.split() for l in path.read_text().splitlines() if l.strip()]
-    header = next((i for i, l in enumerate(lines) if l[:1] == ["variant"]), None)
-    if header is None or len(lines) <= header + 1:
-        raise c.MissingData(f"{path} has no variant table")
-    cols = lines[header]
+def read_variants(facts):
+    """(gpu name the listing names, {(variant, capped): (registers, occupancy %)}, variants in order) from the
+    compiler's listing (variants_3streams.txt, read by the facts)."""
+    launch = c.available(facts.launch)
     table, order = {}, []
-    for l in lines[header + 1:]:
-        r = dict(zip(cols, l))
-        table[(r["variant"], r["capped"])] = (int(r["regs"]), float(r["occupancy"].rstrip("%")))
-        order = order if r["variant"] in order else order + [r["variant"]]
-    first = " ".join(lines[0])
-    gpu = first.split(":", 1)[1].split("(")[0].strip() if first.startswith("GPU:") else c.gpu_name(results_dir, "memory_spaces")
-    return gpu, table, order
+    for (variant, capped), r in launch.listing.items():
+        table[(variant, "48" if capped else "no")] = (r["regs"], r["occupancy"])
+        order = order if variant in order else order + [variant]
+    return launch.listing_gpu or c.available(facts.gpu).name, table, order
 
 
-def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> list[pathlib.Path]:
-    gpu, table, variants = read_variants(results_dir)
-    cl = published["claims"]
+def make(facts, out_dir: pathlib.Path) -> list[pathlib.Path]:
+    gpu, table, variants = read_variants(facts)
+    cl = facts.published["claims"]
     regs, occ = cl["register_cap_registers"], cl["register_cap_occupancy"]
     pub_rows = {"thesis: shared, 3 streams": ((regs["before"], occ["before"]), (regs["after"], occ["after"])),
                 "thesis: global": ((cl["global_variant_registers"]["value"], cl["global_variant_occupancy"]["value"]),
@@ -52,7 +43,7 @@ def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> l
             pub = [(l, v[i][col]) for l, v in pub_rows.items() if v[i][col] is not None]
             bars = ax.barh([y[l] + (i - 0.5) * h for l, _ in pub], [x for _, x in pub], h,
                            color=c.PUBLISHED_COLOR, alpha=1.0 if i == 0 else 0.5,
-                           label=f"{c.published_label()}, {name}")
+                           label=f"{published_label()}, {name}")
             ax.bar_label(bars, [f"{x:g}" for _, x in pub], padding=2, fontsize=7)
         ax.set_xlabel(xlabel)
     axes[1].set_xlim(0, 110)
@@ -65,7 +56,3 @@ def make(results_dir: pathlib.Path, published: dict, out_dir: pathlib.Path) -> l
                  f"{gpu}, from the compiler's resource report, beside the thesis's GTX 285 figures (§4.3)")
     fig.tight_layout()
     return c.save(fig, out_dir, "fig_registers_occupancy")
-
-
-if __name__ == "__main__":
-    print(*make(c.RESULTS, c.load_published(), c.OUT), sep="\n")

@@ -1,32 +1,21 @@
 """Figure P3: the application suite's kernel and application speed-ups over one CPU thread, published (8800 GTX
 against one Opteron 248 thread) beside measured (this GPU against one thread of its host), log scale. The
-measured values are the fastest GPU variant's, computed as the report's Table 3 computes them
-(paper/ryoo/data/speedups.py)."""
+measured values are the fastest GPU variant's, from the study's facts (paper/ryoo/facts.py), as the report's
+Table 3 prints them."""
 import matplotlib.pyplot as plt
 
-import common as c
-from ryoo import published as pub
-
-SPEEDUPS = c._report_module("paper/ryoo/data/speedups.py", "report_ryoo_speedups")
-APPS = SPEEDUPS.SUITE
+from figures import common as c
 
 
-def make(results_dir, _published, out_dir):
-    rows = pub.load()["suite"]["rows"]
+def make(facts, out_dir):
+    rows = facts.published["suite"]["rows"]
+    suite = c.available(facts.suite)
     labels, measured, published = [], [], []
-    for app, name in APPS:
-        try:
-            _, kernel_x, app_x, *_ = SPEEDUPS.best_speedups(c.read_rows(results_dir, name))
-        except c.MissingData:
-            if app in SPEEDUPS.REQUIRED:
-                raise
-            continue  # an optional application not recorded on this GPU: left out of the figure
-        except KeyError as e:
-            raise c.MissingData(f"{name}.csv: {e}")
+    for app in suite:  # in the order of the paper's tables; an optional application not recorded is left out
         labels.append(rows[app]["paper_name"])
-        measured.append((kernel_x, app_x))
+        measured.append((suite[app].kernel_x, suite[app].app_x))
         published.append((float(rows[app]["kernel_speedup"]), float(rows[app]["app_speedup"])))
-    gpu = c.gpu_name(results_dir, APPS[0][1]).replace("NVIDIA ", "")
+    gpu = c.available(facts.ladder).gpu
     fig, ax = plt.subplots(figsize=(10, 4.8))
     width = 0.2
     series = [("kernel, published (8800 GTX)", [p[0] for p in published], c.PUBLISHED_COLOR, None),

@@ -1,88 +1,42 @@
-"""What every study's data modules share: the build context, reading recorded results (and failing, naming
-the file, when one is missing), medians, number formatting and captioned tables.
+"""What every study's chapter modules share: the output a chapter writes, medians, number formatting, captioned
+tables, and the tables every study prints alike (provenance, cache states, cold against warm).
 
-A study is a folder paper/<study>/ with chapters (*.md) and a package paper/<study>/data/ whose modules each
-define build(ctx) for one chapter; paper/report_data.py runs them in the order the study's data/__init__.py
-lists them.
+A study is a folder paper/<study>/ with chapters (*.md), its facts (facts.py: the one reader of its result files;
+paper/report/facts.py) and a package paper/<study>/data/ whose modules each define build(ctx, facts) for one
+chapter: ctx is that chapter's Output, facts the study's facts. paper/report_data.py runs them; their order
+does not matter.
 """
 import collections
-import csv
 import functools
-import importlib.util
+import importlib
 import json
 import math
-import os
 import pathlib
 import re
 import statistics
-import sys
 from collections import defaultdict
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
-RESULTS_ROOT = ROOT / "experiments" / "results"
-sys.path.append(str(ROOT / "experiments"))
-from harness.results import NotAResultFolder, ResultFolder, invalid  # noqa: E402
+from paper.report.facts import ROOT, MissingData, rel  # noqa: F401 (the chapters' names for them)
+from tools import release_check
 
 
-class MissingData(RuntimeError):
-    """A result file the report needs is missing, empty or holds invalid rows."""
+class Output:
+    """What one chapter writes, and nothing else: its numbers (substitution name -> text), its tables (name ->
+    MyST text) and the fallbacks it took (a part it printed as not measured or not recorded, with why and the
+    result files it rests on, for the report check). A chapter reads only its study's facts."""
 
+    def __init__(self):
+        self.n = {}
+        self.tables = {}
+        self.fallbacks = []
 
-def rel(path):
-    """A path as the provenance table prints it: relative to the repository where it lies inside."""
-    path = pathlib.Path(path).resolve()
-    try:
-        return str(path.relative_to(ROOT))
-    except ValueError:
-        return str(path)
-
-
-class Context:
-    """One build: the results folder of the main GPU (<gpu>/<study>), the folders of the GPUs compared with
-    it, the published numbers, and what the chapters produce (numbers, tables, the files read)."""
-
-    def __init__(self, study, results, compare, published):
-        self.study = study
-        self.results = results            # experiments/results/<gpu>/<study>
-        self.compare = compare            # [experiments/results/<other gpu>/<study>, ...]
-        self.published = published
-        self.n = {}                       # substitution name -> text
-        self.tables = {}                  # table name -> MyST text
-        self.read = set()                 # every result file read, for the provenance table
-        self.facts = {}                   # values shared between chapter modules (not printed as such)
-
-    def rows(self, name, folder=None, check_valid=True):
-        return rows(folder or self.results, name, self.read, check_valid)
-
-    def optional_rows(self, name, folder=None):
-        """The rows of an optional result, or None when the file is absent; the chapter must then say
-        in its text that the measurement was not recorded."""
-        path = pathlib.Path(folder or self.results) / f"{name}.csv"
-        return rows(folder or self.results, name, self.read) if path.exists() else None
-
-    def meta(self, name, folder=None):
-        path = pathlib.Path(folder or self.results) / f"{name}.meta.json"
-        if not path.exists():
-            raise MissingData(f"{rel(path)}: the report needs this provenance file")
-        self.read.add(path.with_name(f"{name}.csv") if path.with_name(f"{name}.csv").exists() else path)
-        return json.loads(path.read_text())
-
-
-def rows(folder, name, read=None, check_valid=True):
-    path = pathlib.Path(folder) / f"{name}.csv"
-    if not path.exists() or path.stat().st_size == 0:
-        raise MissingData(f"{rel(path)}: the report needs this result file")
-    with path.open(newline="") as f:
-        data = list(csv.DictReader(f))
-    if not data:
-        raise MissingData(f"{rel(path)}: no rows")
-    if check_valid:
-        bad = [r for r in data if invalid(r)]
-        if bad:
-            raise MissingData(f"{rel(path)}: {len(bad)} invalid rows; the report uses only valid results")
-    if read is not None:
-        read.add(path)
-    return data
+    def fallback(self, what, reason, sources=()):
+        """Records that @p what (a number or table) fell back to a "not measured" text, because of @p reason
+        (a MissingData or words), resting on the result files @p sources (absolute paths or paths relative to
+        the repository). tools/check_report.py fails the report when every source of a fallback exists."""
+        if isinstance(reason, MissingData):
+            sources = tuple(sources) + reason.sources
+        self.fallbacks.append({"what": what, "reason": str(reason), "sources": [rel(s) for s in dict.fromkeys(sources)]})
 
 
 def groups(data, value="kernel_ms", key=("variant", "work_unit")):
@@ -182,25 +136,11 @@ def table(caption, header, body, name=None, widths=None):
     return "\n".join(lines) + "\n"
 
 
-def meta_path_of(path):
-    """The provenance file the runner writes beside a result: <name>.meta.json for <name>.<suffix>."""
-    return path.with_name(path.name.rsplit(".", 1)[0] + ".meta.json")
-
-
-def module_from_file(path, name):
-    """The Python module in the file @p path (relative to the repository), loaded under @p name: a tool or a figure
-    script that is not on the report's import path."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @functools.cache
 def changes_since_recording(commit):
     """The sentence of tools/release_check.py on the code that makes numbers and changed between @p commit (the
     results' recording commit) and HEAD; worked out once per commit for all the provenance tables."""
-    return module_from_file("tools/release_check.py", "release_check").describe_changes(commit)
+    return release_check.describe_changes(commit)
 
 
 def provenance_caption(caption, metas):
@@ -229,14 +169,18 @@ def provenance_caption(caption, metas):
     return caption
 
 
-def provenance_table(ctx, caption, meta_path=meta_path_of):
-    """The provenance of every result file a study's chapters read (ctx.read): its GPU or host, driver, CUDA,
-    short commits and date, from the provenance file `meta_path(path)` beside it; the caption adds the commit
-    most of them were recorded at and what code that makes numbers changed between it and the report's tree."""
+def read_with_provenance(files):
+    """[(path, provenance dict)] of every result file a study's chapters read (its facts' ResultFiles, which read
+    each file's provenance with it), in path order."""
+    return [(p, files.provenance(p)) for p in sorted(files.read, key=str)]
+
+
+def provenance_table(files, caption):
+    """The provenance of every result file a study's chapters read (its facts' ResultFiles): its GPU or host, driver,
+    CUDA, short commits and date, from the provenance file beside it; the caption adds the commit most of them were
+    recorded at and what code that makes numbers changed between it and the report's tree."""
     body, metas = [], []
-    for path in sorted(ctx.read, key=str):
-        meta = meta_path(path)
-        m = json.loads(meta.read_text()) if meta.exists() else {}
+    for path, m in read_with_provenance(files):
         metas.append(m)
         commits = m.get("git_commits") or [m.get("git_commit", "")]
         mark = " (dirty)" if m.get("git_dirty") else ""
@@ -248,62 +192,6 @@ def provenance_table(ctx, caption, meta_path=meta_path_of):
                  widths=[34, 14, 12, 7, 18, 15])
 
 
-def folder_facts(folder):
-    """(GPU name, GPU count) of a results folder, from its manifest (experiments/harness/results.py)."""
-    try:
-        f = ResultFolder(folder)
-    except NotAResultFolder:
-        return None, 0
-    return f.gpu_name, f.gpu_count
-
-
-def gpu_folders_with_manifest(exclude):
-    """Every single-GPU host's folder with a manifest.json, except `exclude` (the main GPU). A folder whose
-    manifest says its host had several GPUs is read for the multi-GPU results (multi_gpu_folder), not set
-    beside the main GPU as another GPU."""
-    out = []
-    for d in sorted(RESULTS_ROOT.iterdir()) if RESULTS_ROOT.exists() else []:
-        if d.is_dir() and (d / "manifest.json").exists() and d.resolve() != pathlib.Path(exclude).resolve():
-            if folder_facts(d)[1] <= 1:
-                out.append(d)
-    return out
-
-
-def multi_gpu_folder(results_gpu, study):
-    """The folder of <study>'s multi-GPU results for the main GPU: RESULTS itself when its host had several
-    GPUs (single- and multi-GPU results of one host share one folder), else $MULTI when set, else a folder of
-    experiments/results recorded on a host with several GPUs of the same model. None when there is none."""
-    results_gpu = pathlib.Path(results_gpu)
-    name, count = folder_facts(results_gpu)
-    if count > 1:
-        return results_gpu / study
-    env = os.environ.get("MULTI", "").strip()
-    if env:
-        folder = pathlib.Path(env) if pathlib.Path(env).is_absolute() else ROOT / env
-        if not (folder / "manifest.json").exists():
-            raise MissingData(f"{env}: MULTI names no results folder")
-        return folder / study
-    for d in sorted(RESULTS_ROOT.iterdir()) if RESULTS_ROOT.exists() else []:
-        other_name, other_count = folder_facts(d) if d.is_dir() else (None, 0)
-        if other_count > 1 and other_name == name and d.resolve() != results_gpu.resolve():
-            return d / study
-    return None
-
-
-def compare_folders(results_gpu):
-    """The GPU folders to set beside the main one: $COMPARE (space- or comma-separated) if set, else every
-    other folder of experiments/results with a manifest.json."""
-    env = os.environ.get("COMPARE", "").replace(",", " ").split()
-    if env:
-        folders = [pathlib.Path(p) if pathlib.Path(p).is_absolute() else ROOT / p for p in env]
-        for f in folders:
-            if not f.is_dir():
-                raise MissingData(f"{f}: COMPARE names a folder that does not exist")
-        main = pathlib.Path(results_gpu).resolve()
-        return [f for f in folders if f.resolve() != main]
-    return gpu_folders_with_manifest(results_gpu)
-
-
 def short_gpu(name):
     """'NVIDIA H100 80GB HBM3' -> 'H100 80GB HBM3'."""
     return name.replace("NVIDIA ", "")
@@ -312,31 +200,27 @@ def short_gpu(name):
 def _host_only(meta):
     """Whether a result's kind is measured on the host alone (its study's kind declaration says so)."""
     try:
-        import importlib
-        study = importlib.import_module(f"studies.{meta['study']}").Study
+        study = importlib.import_module(f"experiments.studies.{meta['study']}").Study
         return study.kinds()[meta["kind"]].host_only
     except (KeyError, ImportError, AttributeError):
         return False
 
 
-def cache_paragraph(ctx):
+def cache_paragraph(files):
     """A generated paragraph: for every result of sampled timings (a `noise_pct` column) that the chapters read,
     whether its samples were taken cold (the L2 flushed before each, `--cold`) or warm (what the previous sample
     left in the L2 still there). Results recorded before the benches could flush have no `cache` column and
     were warm. An input smaller than the L2, timed warm, is read from the L2: its rates are no memory figures."""
     kinds = {"cold": [], "warm": [], "cold and warm": [], "unflushed": []}
     l2_bytes = set()
-    for path in sorted((pathlib.Path(p) for p in ctx.read), key=str):
+    for path in sorted((pathlib.Path(p) for p in files.read), key=str):
         if path.suffix != ".csv" or not path.exists():
             continue
-        with path.open() as f:
-            reader = csv.DictReader(f)
-            header = reader.fieldnames or []
-            if "noise_pct" not in header:
-                continue
-            caches = {r.get("cache", "") for r in reader} if "cache" in header else None
-        meta_path = path.with_name(path.stem + ".meta.json")
-        meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+        header, rows = files.header(path), files.rows_of(path)
+        if "noise_pct" not in header:
+            continue
+        caches = {r.get("cache", "") for r in rows} if "cache" in header else None
+        meta = files.provenance(path)
         if _host_only(meta):
             continue  # a host timing: no GPU cache to flush
         name = f"`{path.stem}`"
@@ -363,14 +247,15 @@ def cache_paragraph(ctx):
             "was flushed (`--cold`). Memory-bandwidth claims rest on cold runs or on inputs larger than the L2.\n")
 
 
-def cold_warm_table(ctx, name, caption, key, value="kernel_ms", label=None, input_bytes=None, select=None):
+def cold_warm_table(files, name, caption, key, value="kernel_ms", label=None, input_bytes=None, select=None):
     """A generated table of an experiment timed both ways (a run with "cache": ["warm", "cold"]): per
     configuration (@p key, without `cache`) the input, its bytes (@p input_bytes(rows of the configuration),
     None when the rows do not record them), the GPU's L2 as its provenance records it, the warm and the cold
     median of @p value and their ratio. A configuration with only one state is left out; @p select(key tuple)
     keeps a subset. Raises MissingData when the experiment was not recorded on this GPU, or not both ways."""
-    data = ctx.rows(name)
-    l2 = l2_bytes(ctx.meta(name))
+    data = files.rows(name)
+    l2 = l2_bytes(files.meta(name))
+    folder = files.results
     by = defaultdict(lambda: defaultdict(list))
     for r in data:
         by[tuple(r[k] for k in key)][r.get("cache") or "warm"].append(r)
@@ -386,7 +271,8 @@ def cold_warm_table(ctx, name, caption, key, value="kernel_ms", label=None, inpu
         body.append([label(k) if label else " / ".join(k), "not recorded" if b is None else f"{fmt(b / 1024, 3)} KiB{fits}",
                      f"{fmt(int(l2) / 2**20, 3)} MiB" if l2 else "not recorded", fmt(warm), fmt(cold), fmt(cold / warm)])
     if not body:
-        raise MissingData(f"{rel(ctx.results / (name + '.csv'))}: no configuration timed both warm and cold")
+        raise MissingData(f"{rel(folder / (name + '.csv'))}: no configuration timed both warm and cold",
+                          [folder / (name + ".csv")])
     return table(caption, ["input", "bytes", "L2", f"warm median ({value})", f"cold median ({value})", "cold / warm"], body)
 
 

@@ -7,10 +7,10 @@ import pathlib
 import subprocess
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "experiments"))
-from harness import runner  # noqa: E402
-from studies import ryoo  # noqa: E402
+if not __package__:  # run by its path, not with -m: import from the checkout's root
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[2])
+from experiments.harness import runner  # noqa: E402
+from experiments.studies import ryoo  # noqa: E402
 
 
 def main():

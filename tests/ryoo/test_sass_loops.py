@@ -3,8 +3,9 @@ branch-target styles: it must pick the innermost loop that holds an FFMA and cou
 import pathlib
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "experiments"))
-from studies import ryoo  # noqa: E402
+if not __package__:  # run by its path, not with -m: import from the checkout's root
+    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[2])
+from experiments.studies import ryoo  # noqa: E402
 
 LABELS = """
 	code for sm_90

@@ -1,18 +1,14 @@
 """tools/check_pdf.py on LaTeX sources and logs made up by the test: each kind of problem it names is caught, and a
 clean source and log pass."""
-import importlib.util
+import importlib
 import pathlib
 import tempfile
 import unittest
 
-TOOL = pathlib.Path(__file__).resolve().parents[2] / "tools" / "check_pdf.py"
-
 
 def load_tool():
-    spec = importlib.util.spec_from_file_location("check_pdf_under_test", TOOL)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    """tools.check_pdf, loaded afresh (run from the checkout's root: python3 -m unittest tests/tools/...)."""
+    return importlib.reload(importlib.import_module("tools.check_pdf"))
 
 
 PREAMBLE = "\\DeclareUnicodeCharacter{2248}{\\ensuremath{\\approx}}\n\\begin{document}\n"

@@ -1,21 +1,18 @@
 """tools/release_check.py's judgement of code changed since the recording commit, on a repository made up by the
 test: an undeclared change blocks; a declared one passes only at its declared blob, for its recording commit and
 while its premise holds."""
-import importlib.util
+import importlib
 import json
 import pathlib
 import subprocess
 import tempfile
 import unittest
 
-TOOL = pathlib.Path(__file__).resolve().parents[2] / "tools" / "release_check.py"
-
 
 def load_tool():
-    spec = importlib.util.spec_from_file_location("release_check_under_test", TOOL)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    """tools.release_check, loaded afresh, so that what a test sets on it (ROOT, DECLARED) starts from its own
+    values (run from the checkout's root: python3 -m unittest tests/tools/...)."""
+    return importlib.reload(importlib.import_module("tools.release_check"))
 
 
 class ChangesSinceRecording(unittest.TestCase):

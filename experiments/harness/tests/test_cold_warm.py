@@ -6,7 +6,6 @@ import csv
 import json
 import pathlib
 import shutil
-import sys
 import tempfile
 import unittest
 
@@ -14,13 +13,10 @@ EXPERIMENTS = pathlib.Path(__file__).resolve().parents[2]
 ROOT = EXPERIMENTS.parent
 H200 = EXPERIMENTS / "results" / "nvidia-h200"
 REL = "munch/convolution_gpu.csv"
-sys.path.insert(0, str(EXPERIMENTS))
-sys.path.insert(0, str(ROOT / "tools"))
-
-import check_results  # noqa: E402
-import compare  # noqa: E402
-from harness import study  # noqa: E402
-from harness.runner import JobFailed  # noqa: E402
+from experiments import compare
+from experiments.harness import study
+from experiments.harness.runner import JobFailed
+from tools import check_results
 
 
 def one_file_folder(dest, cold_factor=None, warm_factor=1.0):
@@ -96,12 +92,11 @@ class ColdWarm(unittest.TestCase):
                 study.cache_states({"cache": bad})
 
     def test_every_cold_warm_definition_times_both_states(self):
-        sys.path.insert(0, str(EXPERIMENTS / "studies"))
         import importlib
         found = 0
         for path in sorted((EXPERIMENTS / "definitions").glob("*/*cold_warm.json")):
             d = json.loads(path.read_text())
-            cls = importlib.import_module(f"studies.{path.parent.name}").Study
+            cls = importlib.import_module(f"experiments.studies.{path.parent.name}").Study
             jobs = list(cls(pathlib.Path("build"), False, [0], {}).jobs(d))
             commands = [c for j in jobs for c in j.commands]
             with self.subTest(definition=path.name):

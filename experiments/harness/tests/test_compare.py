@@ -13,10 +13,9 @@ EXPERIMENTS = pathlib.Path(__file__).resolve().parents[2]
 RESULTS = EXPERIMENTS / "results"
 H200 = RESULTS / "nvidia-h200"
 H100 = RESULTS / "nvidia-h100-80gb-hbm3"
-sys.path.insert(0, str(EXPERIMENTS))
 
-import compare  # noqa: E402
-from harness.results import ResultFolder  # noqa: E402
+from experiments import compare
+from experiments.harness.results import ResultFolder
 
 
 def run(new, ref, *extra):
@@ -77,7 +76,7 @@ class CommittedFolders(unittest.TestCase):
     def test_a_key_names_one_row_of_every_exact_correctness_or_points_kind(self):
         # Rows compared one to one (counts, listings, comparisons, profiler percentages) must each have their
         # own configuration: two rows under one key would be compared as one.
-        from harness.results import read_csv
+        from experiments.harness.results import read_csv
         for folder in sorted(p for p in RESULTS.iterdir() if (p / "manifest.json").exists()):
             f = ResultFolder(folder)
             for rel in f.files:

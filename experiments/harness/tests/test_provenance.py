@@ -1,11 +1,7 @@
 """What the device reports about itself goes into the provenance: the attributes, and the bandwidth they give."""
-import pathlib
-import sys
 import unittest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
-
-from harness import provenance  # noqa: E402
+from experiments.harness import provenance
 
 # An H100 SXM (80 GB HBM3) as cudaDeviceGetAttribute reports it.
 H100 = {75: 9, 76: 0, 16: 132, 13: 1980000, 36: 2619000, 37: 5120, 38: 52428800}

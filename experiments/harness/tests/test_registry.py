@@ -2,16 +2,14 @@
 of contents of the docs and the report follow it."""
 import json
 import pathlib
-import sys
 import tempfile
 import unittest
 
 EXPERIMENTS = pathlib.Path(__file__).resolve().parents[2]
 ROOT = EXPERIMENTS.parent
-sys.path.insert(0, str(EXPERIMENTS))
 
-from harness import registry  # noqa: E402
-from harness.results import study_class  # noqa: E402
+from experiments.harness import registry
+from experiments.harness.results import study_class
 
 
 class Declaration(unittest.TestCase):
@@ -56,7 +54,7 @@ class Declaration(unittest.TestCase):
             self.assertEqual(cls.PROGRAM, s.program)
 
     def test_every_definition_is_of_a_declared_kind_the_study_can_run(self):
-        from harness import runner
+        from experiments.harness import runner
         for s in registry.load():
             cls = study_class(s.name)
             for d in runner.load_definitions(s.name):
@@ -71,7 +69,7 @@ class Declaration(unittest.TestCase):
     def test_the_report_table_of_contents_is_the_declared_one(self):
         text = (ROOT / "paper" / "index.md").read_text()
         self.assertIn(registry.paper_toc(registry.load()), text,
-                      "paper/index.md differs from the declaration: run `python3 paper/report_data.py --toc`")
+                      "paper/index.md differs from the declaration: run `python3 -m paper.report_data --toc`")
 
 
 if __name__ == "__main__":

@@ -112,8 +112,7 @@ class VerdictOfAClaim(unittest.TestCase):
     """How the compare verdicts of a claim's files become its verdict (worked out by hand per case)."""
 
     def setUp(self):
-        sys.path.insert(0, str(ROOT / "experiments"))
-        import reproduce_check
+        from experiments import reproduce_check
         self.verdict = reproduce_check.verdict
         self.claim = {"decided_by": ["s/a.csv", "s/b.log"]}
         self.ref = {"s/a.csv", "s/b.log"}

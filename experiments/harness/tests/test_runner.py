@@ -8,11 +8,10 @@ import tempfile
 import types
 import unittest
 
-EXPERIMENTS = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(EXPERIMENTS))
+from experiments.harness import gpu_tests, runner
+from experiments.harness.runner import Job, JobFailed
 
-from harness import gpu_tests, runner  # noqa: E402
-from harness.runner import Job, JobFailed  # noqa: E402
+EXPERIMENTS = pathlib.Path(__file__).resolve().parents[2]
 
 
 class FakeStudy:
@@ -58,12 +57,12 @@ class RunnerTest(unittest.TestCase):
         (self.build / "build_info.json").write_text('{"cuda_architectures": "90"}')
         self.old_defs = runner.DEFINITIONS
         runner.DEFINITIONS = self.tmp / "definitions"
-        sys.modules["studies.fake"] = types.SimpleNamespace(Study=FakeStudy)
+        sys.modules["experiments.studies.fake"] = types.SimpleNamespace(Study=FakeStudy)
         FakeStudy.calls = []
 
     def tearDown(self):
         runner.DEFINITIONS = self.old_defs
-        del sys.modules["studies.fake"]
+        del sys.modules["experiments.studies.fake"]
 
     def test_an_experiment_whose_every_job_is_skipped_is_named(self):
         """A host without two GPUs skips each two-GPU job: the experiment of only such jobs is named with the
@@ -204,7 +203,7 @@ class RunnerTest(unittest.TestCase):
         other = runner.DEFINITIONS / "other"
         other.mkdir()
         (other / "counts.json").write_text(json.dumps({"name": "counts", "kind": "host", "runs": [{"keys": ["b"]}]}))
-        sys.modules["studies.other"] = types.SimpleNamespace(Study=FakeStudy)
+        sys.modules["experiments.studies.other"] = types.SimpleNamespace(Study=FakeStudy)
         try:
             out = self.tmp / "out4"
             runner.run_study("fake", out, self.build)
@@ -214,7 +213,7 @@ class RunnerTest(unittest.TestCase):
             self.assertEqual(m["experiments"]["other/counts"]["status"], "done")
             self.assertEqual(m["files"]["other/counts.csv"]["experiment"], "other/counts")
         finally:
-            del sys.modules["studies.other"]
+            del sys.modules["experiments.studies.other"]
 
     def test_a_manifest_of_bare_names_reads_as_the_first_study(self):
         out = self.tmp / "out5"

@@ -1,6 +1,8 @@
 """A new study is its folders and one declaration: in a temporary copy of the tree, the toy CPU-only study of
 experiments/harness/tests/toy_study/ (the one docs/extending.md walks through) is added, run by the runner,
-checked by the results check, compared, and written up by the report generator, with no other edit."""
+checked by the results check, compared, and written up by the report generator through its facts
+(paper/toy/facts.py) and its chapter module, with no other edit; every step runs through the project's package
+tree (python -m ..., or the entry points the README names by path)."""
 import csv
 import json
 import os
@@ -66,7 +68,7 @@ class ToyStudy(unittest.TestCase):
         self.assertEqual(meta["command"], "python3 experiments/run.py --study toy --only sums")
 
         # The results check knows the toy's kind from its declaration.
-        check = self.py("tools/check_results.py", self.results)
+        check = self.py("-m", "tools.check_results", self.results)
         self.assertIn("0 problems", check.stdout)
 
         # A second recording agrees; a changed sum differs; a folder against itself agrees.
@@ -83,8 +85,17 @@ class ToyStudy(unittest.TestCase):
         finally:
             shutil.rmtree(second)
 
+        # The toy's facts, built through the package from the folder: numbers, and the sums of Gauss's closed form.
+        r = self.py("-c", "import json, sys; from experiments.harness.results import ResultFolder; "
+                    "from paper.toy import facts; "
+                    "f = facts.build(ResultFolder(sys.argv[1]), json.load(open('paper/toy/published.json'))); "
+                    "print(json.dumps({'largest': f.sums.largest, 'sums': dict(f.sums.sums)}))", first)
+        built = json.loads(r.stdout)
+        self.assertEqual(built["largest"], 100000)
+        self.assertEqual({int(n): s for n, s in built["sums"].items()}, {n: n * (n + 1) // 2 for n in (10, 1000, 100000)})
+
         # The report: the toy's chapter alone, its table numbered with the toy's letter.
-        r = self.py("paper/report_data.py", first, "--study", "toy")
+        r = self.py("-m", "paper.report_data", first, "--study", "toy")
         self.assertIn("report_data: toy:", r.stdout)
         generated = self.root / "paper" / "toy" / "_generated"
         self.assertIn("Table T1: the sums", (generated / "table_toy.md").read_text())
@@ -92,21 +103,28 @@ class ToyStudy(unittest.TestCase):
         self.assertEqual(numbers["toy_sum"], "5000050000")
         self.assertEqual(numbers["toy_verdict"], "equal to")
         self.assertEqual((generated / "status.md").read_text(), "")
+        self.assertEqual(json.loads((generated / "fallbacks.json").read_text()), [])
         self.assertIn("/toy/[0-9]*", (self.root / "paper" / "_preview" / "index.md").read_text())
-        r = self.py("tools/check_report.py", self.root / "paper" / "toy", "--numbers-only")
+        r = self.py("-m", "tools.check_report", self.root / "paper" / "toy")
         self.assertIn("0 problems", r.stdout)
 
     def test_a_folder_without_the_study_reports_it_not_measured(self):
         empty = self.tmp / "elsewhere"
         empty.mkdir()
         (empty / "manifest.json").write_text('{"files": {}, "experiments": {}}')
-        r = self.py("paper/report_data.py", empty, "--study", "toy")
+        r = self.py("-m", "paper.report_data", empty, "--study", "toy")
         self.assertIn("not measured on this GPU", r.stdout)
         generated = self.root / "paper" / "toy" / "_generated"
         self.assertIn("Not measured on this GPU (elsewhere)", (generated / "status.md").read_text())
         self.assertIn("Not measured on this GPU", (generated / "table_toy.md").read_text())
         numbers = json.loads((self.root / "paper" / "_generated" / "numbers.json").read_text())
         self.assertEqual(numbers["toy_sum"], "(not measured)")
+        # The fallback is recorded with the folder it lacks, which is absent: the report check passes it.
+        [fallback] = json.loads((generated / "fallbacks.json").read_text())
+        self.assertEqual(fallback["what"], "the study")
+        self.assertEqual(fallback["sources"], [str(empty / "toy")])
+        r = self.py("-m", "tools.check_report", self.root / "paper" / "toy")
+        self.assertIn("0 problems", r.stdout)
 
     def test_a_second_study_with_the_same_table_letter_is_refused(self):
         decl = self.root / "experiments" / "studies.json"

@@ -11,11 +11,10 @@ import sys
 import tempfile
 import unittest
 
+from experiments.peer import convert_workunit as cw
+
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
-sys.path.insert(0, str(HERE.parent))
-
-import convert_workunit as cw  # noqa: E402
 
 WORKUNITS = ROOT / "data" / "workunits"
 SHARED = ROOT.parent / "shared" / "peer" / "workunits"

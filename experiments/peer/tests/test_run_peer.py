@@ -13,12 +13,10 @@ import sys
 import tempfile
 import unittest
 
+from experiments.peer import convert_workunit, run_peer
+
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
-sys.path.insert(0, str(HERE.parent))
-
-import convert_workunit  # noqa: E402
-import run_peer  # noqa: E402
 
 FAKE_PEER = HERE / "fake_peer.sh"
 SCRIPT = HERE.parent / "run_peer.py"

@@ -1,3 +1,3 @@
-"""The MRI and Coulomb study's data modules, one per chapter, in the order they run (later ones read facts
-the earlier ones leave in ctx.facts)."""
+"""The MRI and Coulomb study's chapter modules, one per chapter: each build(ctx, facts) writes its numbers and
+tables from the study's facts (paper/kirk_hwu/facts.py) and nothing else, so their order does not matter."""
 CHAPTERS = ["setup", "mri", "tuning", "reconstruction", "accuracy", "spaces", "coulomb", "bounds", "resources", "cold_warm", "provenance"]

@@ -1,15 +1,15 @@
 """The accuracy study: every variant's error against the FP64 reference, with its stated tolerance."""
-from report.common import table
+from paper.report.common import table
 
 from .common import first_row
 
 
-def build(ctx):
+def build(ctx, facts):
     n = ctx.n
     body = []
     worst = {}
     for name in ("mri_ladder", "mri_fp64", "mri_memory_spaces", "coulomb_ladder"):
-        rows = ctx.rows(name)
+        rows = facts.files.rows(name)
         seen = []
         for r in rows:
             if (r["variant"], r["size"]) not in seen:
@@ -31,10 +31,10 @@ def build(ctx):
         ["variant", "step", "input", "max abs", "max rel", "rel L2", "tolerance"], body)
     for k, v in worst.items():
         n[f"kh_worst_rel_l2_{k}"] = f"{v:.1e}"
-    cpu = ctx.rows("cpu_baselines")
+    cpu = facts.files.rows("cpu_baselines")
     for problem in ("mri-q", "mri-fhd", "coulomb"):
         r = first_row(cpu, problem=problem, precision="f32")
         n[f"kh_cpu_f32_rel_l2_{problem.replace('-', '_')}"] = f"{float(r['rel_l2_err']):.1e}"
-    corr = ctx.rows("gpu_correctness", check_valid=False)
+    corr = facts.files.rows("gpu_correctness", check_valid=False)
     n["kh_correctness_rows"] = str(len(corr))
     n["kh_correctness_pass"] = str(sum(r["pass"] == "true" for r in corr))

@@ -11,11 +11,12 @@ in FP32_OPS below (for MRI counted in the compiled code); the argument-scaling F
 side as well, since it issues there."""
 import statistics
 
-from report.common import fmt, table
+from paper.report.common import fmt, table
+from paper.report.facts import available
 
-from .common import rates
+from ..facts import rates
 
-from report.targets import KIRK_HWU_BOUND_SHARE_PCT as TARGET_SHARE_PCT  # who set it and why: Table of targets
+from paper.report.targets import KIRK_HWU_BOUND_SHARE_PCT as TARGET_SHARE_PCT  # who set it and why: Table of targets
 
 # FP32-pipe operations per pair of the best variants' inner loops. MRI: counted in the SASS that nvcc 13
 # makes for sm_90 (nvdisasm of the kernels' cubin), since the source does not say what the compiler fuses:
@@ -29,9 +30,9 @@ FP32_OPS = {"q": 7, "fhd": 9, "dcs": 3.5}
 MUFU_OP = {"q": "sincos_pair", "fhd": "sincos_pair", "dcs": "rsqrt"}
 
 
-def build(ctx):
+def build(ctx, facts):
     n = ctx.n
-    rate_rows = ctx.rows("rates")
+    rate_rows = facts.files.rows("rates")
     op_rate = {}
     for op in ("ffma", "sincos_pair", "rsqrt"):
         op_rate[op] = statistics.median(float(r["ops_per_second"]) for r in rate_rows if r["operation"] == op)
@@ -42,9 +43,9 @@ def build(ctx):
         n[f"kh_rate_{op}_per_sm_clk"] = fmt(v / sms / clock, 3) if clock > 0 else "unknown"
     n["kh_rates_clock_mhz"] = fmt(clock / 1e6, 4)
     key = ("variant", "size", "threads_per_block", "chunk")
-    mri = rates(ctx.rows("mri_memory_spaces"), key=key)
-    mri.update(rates(ctx.rows("mri_tuning"), key=key))
-    dcs = rates(ctx.rows("coulomb_ladder"), key=key)
+    mri = rates(facts.files.rows("mri_memory_spaces"), key=key)
+    mri.update(rates(facts.files.rows("mri_tuning"), key=key))
+    dcs = rates(facts.files.rows("coulomb_ladder"), key=key)
     body = []
     for prefix, label, table_rates in (("q", "MRI Q", mri), ("fhd", "MRI F^H d", mri), ("dcs", "Coulomb", dcs)):
         candidates = {k: v for k, v in table_rates.items() if k[0].startswith(prefix + "-") and k[1] == "full"}
@@ -64,7 +65,7 @@ def build(ctx):
         n[f"kh_limiter_{prefix}"] = limiter
         n[f"kh_target_{prefix}"] = "reaches" if share >= TARGET_SHARE_PCT else "falls short of"
     ctx.tables["kh_bounds"] = table(
-        f"Table R@: the best variant of each computation at the full size on the {ctx.facts['kh_gpu']} against "
+        f"Table R@: the best variant of each computation at the full size on the {available(facts.gpu).name} against "
         "the bound that the measured rates imply (10¹² pairs per second): the MUFU bound is the rate of the "
         "loop's special-function work per pair, the FP32 bound the FMA rate divided by the FP32 operations "
         "per pair; the bound is the smaller of the two.",

@@ -4,9 +4,11 @@ Our times are for the full input (128³ voxels × 100 000 samples), worked out f
 rate (pairs per second) on the input it was timed on: the CPU loops on the small input on one core, the GPU
 steps on the medium input. The cost of every variant is linear in the number of pairs, so a
 rate carries over between sizes; the chapter says so where it prints the numbers."""
-from report.common import fmt, table
+from paper.report.common import fmt, table
+from paper.report.facts import available
 
-from .common import MRI_SAMPLES, MRI_VOXELS, comparative, need, rates, repeat_note
+from ..facts import MRI_LADDER as LADDER, MRI_PROBLEMS as PROBLEMS, MRI_SAMPLES, MRI_VOXELS
+from .common import comparative, repeat_note
 
 # The published rows (the lecture slides' "Summary of Results", S3; the course text's table, S2, merges the
 # SFU and tuning rows) and the step of ours each one corresponds to: neither document says whether the register
@@ -14,30 +16,6 @@ from .common import MRI_SAMPLES, MRI_VOXELS, comparative, need, rates, repeat_no
 # the special-function units, F6.
 ROWS = [("LS (CPU, DP)", "cpu-f64"), ("LS (CPU, SP)", "cpu-f32"), ("LS (GPU, Naive)", "F3"), (None, "F4"),
         (None, "F5"), ("LS (GPU, CMem)", "F6"), ("LS (GPU, CMem, SFU)", "F7"), ("LS (GPU, CMem, SFU, Exp)", "F8")]
-LADDER = ["F3", "F4", "F5", "F6", "F7", "F8"]
-PROBLEMS = {"mri-q": "q", "mri-fhd": "fhd"}
-
-
-def ladder_rates(ctx):
-    """{problem: {step: pairs/s}} of the ladder on the medium input, plus the CPU loops and the scatter."""
-    rows = ctx.rows("mri_ladder")
-    by_variant = rates(rows)
-    step_of = {r["variant"]: r["step"] for r in rows}
-    cpu = rates(ctx.rows("cpu_baselines"), key=("problem", "precision"))
-    out = {}
-    for problem, prefix in PROBLEMS.items():
-        steps = {}
-        for (variant, size), rate in by_variant.items():
-            if variant.startswith(prefix + "-") and size == "medium":
-                steps[step_of[variant]] = rate
-        for s in LADDER:
-            need(steps, s, f"mri_ladder ({problem}, medium)")
-        steps["cpu-f64"] = need(cpu, (problem, "f64"), "cpu_baselines")
-        steps["cpu-f32"] = need(cpu, (problem, "f32"), "cpu_baselines")
-        steps["F0@small"] = need(by_variant, (f"{prefix}-scatter-atomic-libm-f32", "small"), "mri_ladder")
-        steps["F3@small"] = need(by_variant, (f"{prefix}-global-memacc-libm-u1-f32", "small"), "mri_ladder")
-        out[problem] = steps
-    return out
 
 
 # The course text's (S2) summary table row by row, and the slides' (S3) row of the same version.
@@ -46,10 +24,9 @@ S2_AS_S3 = {"CPU Double": "LS (CPU, DP)", "CPU Single": "LS (CPU, SP)", "GPU Nai
             "GPU Registers, Constant Memory, SPU and Tuning": "LS (GPU, CMem, SFU, Exp)"}
 
 
-def s2_against_s3(ctx, s3):
+def s2_against_s3(ctx, s2, s3):
     """S2's summary table (F^H d only) checked against the F^H d columns of S3's: S2 is compared through S3's
     rows when the two agree; a disagreement is named."""
-    s2 = ctx.facts["kh_published"]["mri_s2_table"]
     cols = s3["columns"]
     i_min, i_rate = cols.index("fhd_min"), cols.index("fhd_gflops")
     differ = [name for name, (t, rate) in s2["rows"].items()
@@ -61,14 +38,15 @@ def s2_against_s3(ctx, s3):
         "differ from the slides' F^H d columns in the rows " + ", ".join(differ) + "; only the slides' rows are compared")
 
 
-def build(ctx):
+def build(ctx, facts):
     n = ctx.n
-    pub = ctx.facts["kh_published"]["mri_summary"]
+    pub = facts.published["mri_summary"]
     prow = pub["rows"]
-    s2_against_s3(ctx, pub)
+    s2_against_s3(ctx, facts.published["mri_s2_table"], pub)
     full_pairs = MRI_VOXELS["full"] * MRI_SAMPLES["full"]
-    lr = ladder_rates(ctx)
-    ctx.facts["kh_mri_rates"] = lr
+    lr = available(facts.mri_rates)
+    gpu = available(facts.gpu).name
+    baselines = facts.files.rows("cpu_baselines")
     body = []
     for label, step in ROWS:
         q, f = lr["mri-q"][step], lr["mri-fhd"][step]
@@ -88,12 +66,12 @@ def build(ctx):
         n[f"kh_mri_fhd_time_{key}"] = fmt(ours_f)
         n[f"kh_mri_q_speedup_sp_{key}"] = fmt(sp_q)
         n[f"kh_mri_fhd_speedup_sp_{key}"] = fmt(sp_f)
-    n["kh_mri_cpu_repeats"] = repeat_note([r for r in ctx.rows("cpu_baselines") if r["problem"] in PROBLEMS])
+    n["kh_mri_cpu_repeats"] = repeat_note([r for r in baselines if r["problem"] in PROBLEMS])
     ctx.tables["kh_mri_summary"] = table(
         "Table R@: the published MRI summary (S3, minutes on unstated hardware, data set not given) beside "
-        f"ours (seconds for 128³ voxels × 100 000 samples on the {ctx.facts['kh_gpu']}, from each variant's "
+        f"ours (seconds for 128³ voxels × 100 000 samples on the {gpu}, from each variant's "
         "median rate: the CPU loops timed on the small input on one core, "
-        f"{repeat_note([r for r in ctx.rows('cpu_baselines') if r['problem'] in PROBLEMS])}, the GPU steps on the medium input). "
+        f"{repeat_note([r for r in baselines if r['problem'] in PROBLEMS])}, the GPU steps on the medium input). "
         "Speed-ups are over the single-precision CPU loop, for both columns.",
         ["published row", "ours", "Q (min), published", "Q (s), ours", "F^H d (min), published",
          "F^H d (s), ours", "Q speed-up, published", "Q speed-up, ours", "F^H d speed-up, published",

@@ -1,15 +1,11 @@
 """Where every number of the chapters comes from: each result file read, its experiment, commit and date."""
-import json
-
-from report.common import cache_paragraph, meta_path_of, provenance_caption, rel, table
+from paper.report.common import cache_paragraph, provenance_caption, read_with_provenance, rel, table
 
 
-def build(ctx):
-    ctx.tables["para_cache"] = cache_paragraph(ctx)
+def build(ctx, facts):
+    ctx.tables["para_cache"] = cache_paragraph(facts.files)
     body, metas = [], []
-    for path in sorted(ctx.read, key=str):
-        meta_path = meta_path_of(path)
-        meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    for path, meta in read_with_provenance(facts.files):
         metas.append(meta)
         body.append([rel(path), meta.get("experiment", ""),
                      meta.get("git_commit", "")[:7] + (" (dirty)" if meta.get("git_dirty") else ""), meta.get("date_utc", ""),

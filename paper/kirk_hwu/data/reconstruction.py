@@ -9,10 +9,10 @@ at this size, so a CPU reconstruction time is at least its F^H d time and the sp
 bound."""
 import statistics
 
-from report.common import MissingData, fmt, table
+from paper.report.common import MissingData, fmt, table
+from paper.report.facts import available
 
-from .common import need, rates
-from .tuning import FLOPS_PER_PAIR
+from ..facts import FLOPS_PER_PAIR, need, rates
 
 # Our run of each published row of S3's "Summary of Results" ("Naïve" is F3 or F4: neither S2 nor S3 says
 # whether it keeps the voxel data in registers; "CMem" read as F6).
@@ -27,10 +27,10 @@ def median_of(rows, column):
     return statistics.median(float(r[column]) for r in rows)
 
 
-def build(ctx):
+def build(ctx, facts):
     n = ctx.n
-    rows = ctx.rows("mri_reconstruct")
-    pub = ctx.facts["kh_published"]["mri_summary"]
+    rows = facts.files.rows("mri_reconstruct")
+    pub = facts.published["mri_summary"]
     prow = pub["rows"]
     iterative = {}
     for r in rows:
@@ -52,7 +52,7 @@ def build(ctx):
     n["kh_recon_iterations"] = first["iterations"]
     n["kh_recon_lambda"] = first["lambda"]
 
-    cpu = rates(ctx.rows("cpu_baselines"), key=("problem", "precision"))
+    cpu = rates(facts.files.rows("cpu_baselines"), key=("problem", "precision"))
     body = []
     grid_min = median_of(gridding_cpu, "recon_ms") / 6e4
     body.append([pub["gridding"]["label"], "CPU gridding, FP64, 1 core", "N/A", "", "N/A", "", "N/A", "", "N/A", "",
@@ -90,7 +90,7 @@ def build(ctx):
     ctx.tables["kh_recon_summary"] = table(
         "Table R@: the documents' summary of results (S3, minutes, GFLOP/s as printed, unstated hardware and "
         f"data) in full beside our reconstruction of {n['kh_recon_voxels']} voxels from {n['kh_recon_samples']} "
-        f"radial samples on the {ctx.facts['kh_gpu']} (seconds, median of the recorded runs; GFLOP/s at "
+        f"radial samples on the {available(facts.gpu).name} (seconds, median of the recorded runs; GFLOP/s at "
         f"{FLOPS_PER_PAIR['mri-q']} and {FLOPS_PER_PAIR['mri-fhd']} operations per pair, counted from the source). "
         f"Our Q is evaluated on the {n['kh_recon_q_grid']}³ offsets grid of the Toeplitz embedding; the solver is "
         f"{n['kh_recon_iterations']} conjugate-gradient iterations in FP64 with cuFFT; reconstruction = F^H d + "

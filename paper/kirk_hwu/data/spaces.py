@@ -1,16 +1,18 @@
 """The memory-space question asked of the MRI kernel: the tuned kernel with its samples in each space."""
-from report.common import fmt, table
+from paper.report.common import fmt, table
+from paper.report.facts import available
 
-from .common import comparative, need, rates
+from ..facts import need, rates
+from .common import comparative
 
 SPACES = [("global", "global memory, ordinary loads"), ("readonly", "global memory, read-only cache (__ldg)"),
           ("constsoa", "constant memory, separate arrays"), ("constaos", "constant memory, records"),
           ("shared", "shared memory, tiles of records"), ("param", "kernel parameter (__grid_constant__)")]
 
 
-def build(ctx):
+def build(ctx, facts):
     n = ctx.n
-    r = rates(ctx.rows("mri_memory_spaces"))
+    r = rates(facts.files.rows("mri_memory_spaces"))
     body = []
     best = {}
     for prefix in ("q", "fhd"):
@@ -30,7 +32,7 @@ def build(ctx):
         n[f"kh_space_const_ratio_{prefix}"] = fmt(max(const / glob, glob / const))
     ctx.tables["kh_spaces"] = table(
         f"Table R@: the tuned MRI kernel (F8: registers, SFU sin and cos, inner loop unrolled 4 times) with the "
-        f"k-space samples in each memory space, 128³ voxels × 100 000 samples on the {ctx.facts['kh_gpu']}: "
+        f"k-space samples in each memory space, 128³ voxels × 100 000 samples on the {available(facts.gpu).name}: "
         "median rate in 10¹² pairs per second and as a share of the fastest space.",
         ["where the samples live", "Q (10¹² pairs/s)", "Q, of fastest", "F^H d (10¹² pairs/s)",
          "F^H d, of fastest"], body)

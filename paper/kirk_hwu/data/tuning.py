@@ -2,16 +2,10 @@
 FP64 rates of the early steps beside the same steps in FP32."""
 import statistics
 
-from report.common import fmt, table
+from paper.report.common import fmt, table
 
-from .common import first_row, need, rates
-
-# Floating-point operations per sample-voxel pair, counted from the source (src/kirk_hwu/pair_math.hpp), not
-# from the compiled loop: the phase 2π(kx·x + ky·y + kz·z) is 3 multiplications, 2 additions and the
-# multiplication by 2π (6); sin and cos count one each (2); Q adds w·cos and w·sin (2 multiplications, 2
-# additions: 4), F^H d four products and four additions (8). S2 states 13 for its F^H d loop.
-FLOPS_PER_PAIR = {"mri-q": 12, "mri-fhd": 16}
-
+from ..facts import FLOPS_PER_PAIR, need, rates
+from .common import first_row
 
 def best_configurations(rows):
     """{problem: (median pairs/s, threads per block, chunk)} of the highest median among the valid rows (the
@@ -28,11 +22,10 @@ def best_configurations(rows):
     return best, {k: statistics.median(v) for k, v in by.items()}
 
 
-def build(ctx):
+def build(ctx, facts):
     n = ctx.n
-    rows = ctx.rows("mri_tuning")
+    rows = facts.files.rows("mri_tuning")
     best, medians = best_configurations(rows)
-    ctx.facts["kh_tuning_best"] = best
     body = []
     for (problem, tpb, chunk), rate in sorted(medians.items()):
         b = best[problem]
@@ -58,13 +51,13 @@ def build(ctx):
     n["kh_flops_fhd"] = str(FLOPS_PER_PAIR["mri-fhd"])
 
     # FP64 against FP32, step by step (both on the medium input).
-    f64 = rates(ctx.rows("mri_fp64"))
-    f32 = rates(ctx.rows("mri_ladder"))
-    f64_rows = ctx.rows("mri_fp64")
+    f64 = rates(facts.files.rows("mri_fp64"))
+    f32 = rates(facts.files.rows("mri_ladder"))
+    f64_rows = facts.files.rows("mri_fp64")
     # The FP64 variants are the steps F3-F6 in double precision; their order and step from the memory and
     # accumulator policies in the name.
     step_of = {"global-memacc": "F3", "global-regs": "F4", "constsoa-regs": "F5", "constaos-regs": "F6"}
-    ladder = ctx.rows("mri_ladder")
+    ladder = facts.files.rows("mri_ladder")
 
     def step(variant):
         return next((s for p, s in step_of.items() if f"-{p}-" in variant), "?")

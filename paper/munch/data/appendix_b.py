@@ -1,9 +1,11 @@
 """The thesis's Appendix B (the rolling ball on a Quadro FX 1700 and a two-core Core 2 Duo; figures only,
 no tables) set beside this rebuild, and the instance it calls practical (about 10^5 samples and 10^4 taps)
 timed on the CPU, with OpenMP and on the GPU with allocation and copies."""
-from report.common import MissingData, fmt, table
+from paper.report.common import MissingData, fmt, table
+from paper.report.facts import available
 
-from .shared import best, by_size, cell, cell_text, ms, need_fact, published, signal_text
+from ..facts import best, by_size
+from .shared import cell, cell_text, ms, signal_text
 
 
 def num(v):
@@ -11,18 +13,19 @@ def num(v):
     return f"{v:g}"
 
 
-def build(ctx):
-    pub = published()
+def build(ctx, facts):
+    pub, files = facts.published, facts.files
     b = pub["appendix_b"]
-    gpu = need_fact(ctx, "gpu")
-    rb_omp, threads = need_fact(ctx, "rb_omp"), need_fact(ctx, "rb_threads")
-    speedups = need_fact(ctx, "rb_speedups")
-    cpu = by_size(ctx.rows("rolling_ball_cpu"), "ms", "implementation")
-    total = by_size(ctx.rows("rolling_ball_overhead"), "total_ms", "variant")
-    kernel = by_size(ctx.rows("rolling_ball_overhead"), "kernel_ms", "variant")
+    gpu = available(facts.roof).gpu
+    rb = available(facts.rolling_ball)
+    rb_omp, threads = rb.omp_speedup, rb.threads
+    speedups = rb.speedups
+    cpu = by_size(files.rows("rolling_ball_cpu"), "ms", "implementation")
+    total = by_size(files.rows("rolling_ball_overhead"), "total_ms", "variant")
+    kernel = by_size(files.rows("rolling_ball_overhead"), "kernel_ms", "variant")
     overheads = [total[k] - kernel[k] for k in total]
     if not overheads:
-        raise MissingData("rolling_ball_overhead.csv: no rows with a total time")
+        raise MissingData("rolling_ball_overhead.csv: no rows with a total time", [files.path("rolling_ball_overhead")])
     real = {}
     for (v, n, w) in total:
         fastest = best(total, sorted({vv for (vv, nn, ww) in total if (nn, ww) == (n, w)}), n, w)
@@ -34,7 +37,7 @@ def build(ctx):
     theirs_eff = b["openmp_speedup"]["value"] / cores
     rows.append([f"OpenMP rolling ball on {cores} cores, work > {signal_text(b['openmp_speedup']['min_work'])}", b["openmp_speedup"]["source"],
                  f"{num(b['openmp_speedup']['value'])} on {cores} cores ({fmt(theirs_eff)} per core)",
-                 f"{fmt(rb_omp)} on {threads} threads ({fmt(rb_omp / threads)} per thread; {ctx.n['munch_rb_omp_cell']})",
+                 f"{fmt(rb_omp)} on {threads} threads ({fmt(rb_omp / threads)} per thread; {cell_text(*rb.omp_cell)})",
                  "holds per core" if rb_omp / threads >= 0.8 * theirs_eff else "lower per thread here"])
     rows.append([f"GPU overhead never below about {num(b['overhead_floor_ms']['value'])} ms", b["overhead_floor_ms"]["source"],
                  f"≥ {num(b['overhead_floor_ms']['value'])} ms", f"{fmt(min(overheads))} to {fmt(max(overheads))} ms",
@@ -56,10 +59,10 @@ def build(ctx):
                  f"{num(b['fx3700_over_fx1700_measured']['value'])} against {num(b['fx3700_over_fx1700_expected']['value'])}",
                  "one GPU model here; the same ratio of SMs is emulated with green contexts in the likelihood study's scalability chapter (its table of scaling verdicts)",
                  "not re-measured here"])
-    for key, what, fact, memory in (("copy_htod_gb_s", "host to device", "pinned_htod", "pinned host memory"),
-                                    ("copy_dtoh_gb_s", "device to host", "pinned_dtoh", "pinned host memory"),
-                                    ("copy_dtod_gb_s", "device to device", "dtod", "within device memory")):
-        ours = need_fact(ctx, fact)
+    copies = available(facts.copies)
+    for key, what, ours, memory in (("copy_htod_gb_s", "host to device", copies.pinned_htod, "pinned host memory"),
+                                    ("copy_dtoh_gb_s", "device to host", copies.pinned_dtoh, "pinned host memory"),
+                                    ("copy_dtod_gb_s", "device to device", copies.dtod, "within device memory")):
         rows.append([f"Copy plateau {what}", b[key]["source"], f"≈ {num(b[key]['value'])} GB/s", f"{fmt(ours)} GB/s ({memory})",
                      f"{fmt(ours / b[key]['value'])}x higher today"])
     ctx.tables["table_munch_appendix_b"] = table(
@@ -77,7 +80,8 @@ def build(ctx):
     fastest = best(total, variants, n, w)
     if seq is None or omp is None or fastest is None:
         raise MissingData(f"rolling_ball_cpu.csv and rolling_ball_overhead.csv: the practical instance (signal {n}, a filter "
-                          f"near {b['practical_filter']['value']}) needs a sequential, an OpenMP and a with-overhead time")
+                          f"near {b['practical_filter']['value']}) needs a sequential, an OpenMP and a with-overhead time",
+                          [files.path("rolling_ball_cpu"), files.path("rolling_ball_overhead")])
     body = [
         ["sequential CPU (ms)", ms(cell(pub, "C.8", w, n)), ms(seq)],
         [f"OpenMP CPU (ms; thesis 4 cores, here {threads} threads)", ms(cell(pub, "C.9", w, n)), ms(omp)],

@@ -1,9 +1,7 @@
 """Where each of the thesis's fifteen Appendix C tables stands in this report: the table or verdict that sets
 it beside a measurement, the result file behind it, and for the cells not compared the reason. Built from
 paper/munch/published.json and the presence of the result files; it needs no measurement itself."""
-from report.common import table
-
-from .shared import published
+from paper.report.common import table
 
 # Per Appendix C table: (where this report sets it beside a measurement, the result files, what is not compared and why).
 COUNTERPARTS = {
@@ -35,12 +33,12 @@ COUNTERPARTS = {
 }
 
 
-def build(ctx):
-    pub = published()["appendix_c"]
+def build(ctx, facts):
+    pub = facts.published["appendix_c"]
     body = []
     for name, t in pub.items():
         where, files, left = COUNTERPARTS[name]
-        have = [f for f in files if (ctx.results / f"{f}.csv").exists()]
+        have = [f for f in files if facts.files.path(f).exists()]
         cells = sum(v is not None for row in t["rows_by_filter"].values() for v in row)
         status = "set beside a measurement" if len(have) == len(files) else \
             "not measured on this GPU (" + ", ".join(f"{f}.csv" for f in files if f not in have) + ")"

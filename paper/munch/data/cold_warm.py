@@ -3,7 +3,7 @@ warm (the L2 holding what the previous sample left) and cold (the L2 flushed bef
 recorded by experiments/definitions/munch/convolution_cold_warm.json and copy_cold_warm.json."""
 import statistics
 
-from report.common import cold_warm_table
+from paper.report.common import cold_warm_table
 
 
 def convolution_bytes(rows):
@@ -11,17 +11,17 @@ def convolution_bytes(rows):
     return round(statistics.median(float(r["gbps"]) * float(r["kernel_ms"]) * 1e6 for r in rows))
 
 
-def build(ctx):
+def build(ctx, facts):
     ctx.tables["table_munch_cold_warm"] = cold_warm_table(
-        ctx, "convolution_cold_warm",
+        facts.files, "convolution_cold_warm",
         "Table R@: the 1e5-sample convolution warm and cold; bytes are the least a convolution moves (signal, "
         "filter and output), L2 as recorded for the GPU; a ratio near 1 means the kernel's time does not "
         "depend on where its input starts",
         key=("variant", "signal", "filter"), label=lambda k: f"{k[0]}, {k[1]} x {k[2]}", input_bytes=convolution_bytes)
-    sizes = {int(r["bytes"]) for r in ctx.rows("copy_cold_warm")}
+    sizes = {int(r["bytes"]) for r in facts.files.rows("copy_cold_warm")}
     ends = {str(min(sizes)), str(max(sizes))}
     ctx.tables["table_munch_copy_cold_warm"] = cold_warm_table(
-        ctx, "copy_cold_warm",
+        facts.files, "copy_cold_warm",
         "Table R@: the smallest and largest copies of the small end of the copy curve, warm and cold (GB/s: a "
         "ratio below 1 is a cold copy that is slower)",
         key=("memory", "direction", "bytes"), value="gb_per_s", label=lambda k: f"{k[0]} {k[1]}",

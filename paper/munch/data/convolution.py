@@ -1,15 +1,16 @@
 """The 1-D convolution (thesis chapter 4): the thesis's Appendix C beside this rebuild, the speed targets
 (bandwidth for short filters, judged at the longest signal measured; FMA peak or the FFT for long ones, at
 the thesis's longest signal), and the facts the verdicts use."""
-from report.common import MissingData, fmt, l2_bytes, table
+from paper.report.common import MissingData, fmt, l2_bytes, table
+from paper.report.facts import available
 
-from .shared import SIGNALS, best, by_size, cell, ms, need_fact, published, signal_text
+from ..facts import CONV_DIRECT as DIRECT, T41_CELL, best, by_size
+from .shared import cell, ms, signal_text
 
 # The speed targets (paper/report/targets.py; the report's table of targets says who set them and why).
-from report.targets import MUNCH_BANDWIDTH_PCT as BANDWIDTH_TARGET_PCT, MUNCH_PEAK_PCT as PEAK_TARGET_PCT  # noqa: E402
+from paper.report.targets import MUNCH_BANDWIDTH_PCT as BANDWIDTH_TARGET_PCT, MUNCH_PEAK_PCT as PEAK_TARGET_PCT  # noqa: E402
 
 FILTERS = [1, 9, 99, 999, 9999, 99999, 999999]
-DIRECT = ["tiled-constant-r16", "tiled-shared-r16", "tiled-constant-r1"]
 # The short-filter target's candidates: the tiled kernels and the direct streaming kernel
 # (convolution_streaming measures them at signals beyond the thesis's longest).
 SHORT_FILTERS = [1, 9]
@@ -17,18 +18,13 @@ STREAMING = DIRECT + ["direct-constant-r16"]
 ALL_GPU = ["thesis-reduction-interleaved", "thesis-reduction-sequential", "thesis-constant384"] + DIRECT + ["cufft"]
 
 
-def build(ctx):
-    pub = published()
-    gpu = need_fact(ctx, "gpu")
-    g = by_size(ctx.rows("convolution_gpu"), "kernel_ms", "variant")
-    gflops = by_size(ctx.rows("convolution_gpu"), "gflops", "variant")
-    gbps = by_size(ctx.rows("convolution_gpu"), "gbps", "variant")
-    c = by_size(ctx.rows("convolution_cpu"), "ms", "implementation")
-    cpu_threads = max(int(r["threads"]) for r in ctx.rows("convolution_cpu"))
-    ctx.facts.update(conv_gpu=g, conv_cpu=c, cpu_threads=cpu_threads)
+def build(ctx, facts):
+    pub, roof, conv = facts.published, available(facts.roof), available(facts.convolution)
+    gpu = roof.gpu
+    g, gflops, gbps, c = conv.gpu_ms, conv.gflops, conv.gbps, conv.cpu_ms
+    cpu_threads = conv.cpu_threads
     ctx.n["munch_cpu_threads"] = str(cpu_threads)
-    host = ctx.meta("convolution_cpu").get("host_cpu", "")
-    ctx.n["munch_host_cpu"] = host
+    ctx.n["munch_host_cpu"] = conv.host_cpu
     refused = set(pub["invalid_cells"]["conv_pure_small_filters"]["filters"])
 
     body = []
@@ -49,9 +45,9 @@ def build(ctx):
         "the run's work cap) or not in the thesis",
         ["filter", "signal", "C.1 CPU", "C.2 OpenMP", "C.5 GPU", "CPU", "OpenMP", "thesis kernel", "fastest GPU (variant)"], body)
 
-    targets(ctx, g, gflops, gbps, gpu)
+    targets(ctx, facts, roof, g, gflops, gbps, gpu)
     n = 10000000
-    fp32 = need_fact(ctx, "fp32_peak")
+    fp32 = roof.fp32_peak
     w_long = 99999
     d_long = best(g, DIRECT, n, w_long)
     ctx.n.update(munch_conv_long_peak_pct=fmt(100 * gflops[(d_long[0], n, w_long)] / fp32), munch_conv_long_variant=d_long[0],
@@ -65,16 +61,10 @@ def build(ctx):
                                          f"from a filter of {signal_text(crossover)} taps on, the FFT is faster")
 
     # The thesis's kernel at its profiled cell (Table 4.1: 10^5 samples, 999 taps, three launches).
-    key = ("thesis-constant384", 100000, 999)
-    if key not in g:
-        raise MissingData("convolution_gpu.csv: no thesis-constant384 at 10^5 x 999 (the thesis's profiled cell)")
-    per_launch = g[key] / 3
+    per_launch = g[T41_CELL] / 3
     ctx.n.update(munch_t41_ms_per_launch=fmt(per_launch), munch_t41_published_ms=fmt(pub["claims"]["table_4_1_launch_ms"]["value"]),
-                 munch_t41_peak_pct=fmt(100 * gflops[key] / fp32),
-                 munch_t41_published_peak_pct=fmt(100 * 2 * 264 * 384 * 384 / (pub["claims"]["table_4_1_launch_ms"]["value"] * 1e-3) / 1e9
-                                                  / pub["hardware"]["gpu_peak_gflops_derived"]))
-    tiled = best(g, DIRECT, 100000, 999)
-    ctx.n.update(munch_t41_tiled_factor=fmt(g[key] / tiled[1]), munch_t41_tiled_variant=tiled[0])
+                 munch_t41_peak_pct=fmt(conv.t41_peak_pct), munch_t41_published_peak_pct=fmt(facts.t41_published_peak_pct))
+    ctx.n.update(munch_t41_tiled_factor=fmt(conv.t41_tiled[1]), munch_t41_tiled_variant=conv.t41_tiled[0])
 
 
 def long_signal_text(n):
@@ -89,22 +79,23 @@ def least_bytes(n, w):
     return 4.0 * (n + w + (n + w - 1))
 
 
-def targets(ctx, g, gflops, gbps, gpu):
+def targets(ctx, facts, roof, g, gflops, gbps, gpu):
     """The targets table. Long filters are judged at the thesis's longest signal (10^7). Short filters are
     judged at the longest signal of convolution_streaming: at 10^7 the least traffic takes a few tens of
     microseconds at the measured bandwidth, the order of a launch and of the grid's tail, so a shortfall
     there says little about how the kernel streams. Without convolution_streaming they are judged at 10^7,
     and the text says so."""
     thesis_n = 10000000
-    fp32, bw = need_fact(ctx, "fp32_peak"), need_fact(ctx, "stream_bw")
-    streaming = ctx.optional_rows("convolution_streaming")
+    fp32, bw = roof.fp32_peak, roof.stream_bw
+    streaming = facts.files.optional("convolution_streaming")
     if streaming is not None:
         sg = by_size(streaming, "kernel_ms", "variant")
         s_flops = by_size(streaming, "gflops", "variant")
         s_gbps = by_size(streaming, "gbps", "variant")
         short_signals = sorted({n for (_, n, w) in sg if n >= thesis_n and w in SHORT_FILTERS})
         if not short_signals:
-            raise MissingData("convolution_streaming.csv: no short-filter rows at 10^7 samples or more")
+            raise MissingData("convolution_streaming.csv: no short-filter rows at 10^7 samples or more",
+                              [facts.files.path("convolution_streaming")])
     else:
         sg, s_flops, s_gbps, short_signals = g, gflops, gbps, [thesis_n]
     judged_n = short_signals[-1]
@@ -151,7 +142,6 @@ def targets(ctx, g, gflops, gbps, gpu):
         "bandwidth)",
         ["filter", "signal", "fastest direct", "ms", "% bandwidth", "% FP32 peak", "cuFFT ms", "direct / cuFFT", "target", "verdict"],
         rows)
-    ctx.facts.update(conv_targets_short=all(short_ok), conv_targets_long=all(long_ok))
     ctx.n["munch_targets_verdict"] = "met" if all(short_ok) and all(long_ok) else "not met everywhere"
 
     # The text: the short filter of nine taps at 10^7 (the thesis's grid) and at the judged signal.
@@ -165,7 +155,7 @@ def targets(ctx, g, gflops, gbps, gpu):
     judged = best(sg, STREAMING, judged_n, w_short)
     # Which runs the bandwidth percentages rest on: warm runs (these files were not flushed) whose traffic is
     # larger than the L2 are memory figures; a smaller one would be read from the L2.
-    l2 = l2_bytes(ctx.meta("convolution_gpu"))
+    l2 = l2_bytes(facts.files.meta("convolution_gpu"))
     smallest = least_bytes(thesis_n, w_short)
     if l2 is None:
         basis = "the L2 size of this GPU is not recorded, so whether these warm runs read memory or the L2 is not stated"
@@ -179,6 +169,8 @@ def targets(ctx, g, gflops, gbps, gpu):
                  f"L2 ({fmt(l2 / 2**20)} MiB): timed warm, it is read from the L2, so its percentage is no memory figure")
     ctx.n["munch_conv_bw_basis_text"] = basis
     if streaming is None:
+        ctx.fallback("munch_conv_short_judged_text", "convolution_streaming was not recorded: short filters judged at 10^7",
+                     [facts.files.path("convolution_streaming")])
         ctx.n["munch_conv_short_judged_text"] = (
             "the longer signals of the experiment convolution_streaming were not recorded, so the short filters are judged "
             "at 10^7 samples, where the launch and the grid's tail weigh as much as the streaming")

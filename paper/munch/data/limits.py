@@ -2,30 +2,26 @@
 bandwidth against size, the roofline's measured peaks, and the IEEE-754 checks."""
 import statistics
 
-from report.common import MissingData, against_l2, fmt, groups, medians, short_gpu, table
+from paper.report.common import MissingData, against_l2, fmt, groups, medians, table
+from paper.report.facts import available
 
-from .shared import published
+from ..facts import COPY_KINDS, LAUNCH_MODES
 
 
-def build(ctx):
-    pub = published()
+def build(ctx, facts):
+    pub, files = facts.published, facts.files
     claims = pub["claims"]
-    meta = ctx.meta("roofline")
-    gpu = short_gpu(meta["gpu_name"])
-    ctx.facts["gpu"] = gpu
+    roof = available(facts.roof)
+    meta = files.meta("roofline")
+    gpu = roof.gpu
     ctx.n["munch_gpu"] = gpu
-    ctx.n["munch_sm_count"] = str(meta["sm_count"])
+    ctx.n["munch_sm_count"] = str(roof.sm_count)
 
     # --- the roof ---------------------------------------------------------------------------------------
-    roof = medians(ctx.rows("roofline"), "value", ("quantity",))
-    for q in ("fp32_fma_peak", "fp64_fma_peak", "stream_copy_bandwidth"):
-        if (q,) not in roof:
-            raise MissingData(f"roofline.csv: no {q}")
-    fp32, fp64, bw = roof[("fp32_fma_peak",)], roof[("fp64_fma_peak",)], roof[("stream_copy_bandwidth",)]
-    ctx.facts.update(fp32_peak=fp32, fp64_peak=fp64, stream_bw=bw)
+    fp32, fp64, bw = roof.fp32_peak, roof.fp64_peak, roof.stream_bw
     # The traffic of the streaming copy (its rate times its time), against the L2: the memory figure the
     # bandwidth claims are judged by rests on a run larger than the L2.
-    stream_rows = [r for r in ctx.rows("roofline") if r["quantity"] == "stream_copy_bandwidth"]
+    stream_rows = [r for r in files.rows("roofline") if r["quantity"] == "stream_copy_bandwidth"]
     stream_bytes = statistics.median(float(r["value"]) * float(r["ms"]) * 1e6 for r in stream_rows)
     caches = {r.get("cache") or "warm" for r in stream_rows}
     ctx.n["munch_stream_basis_text"] = (f"moving {fmt(stream_bytes / 2**30)} GiB per copy, {against_l2(stream_bytes, meta)}, "
@@ -35,10 +31,10 @@ def build(ctx):
                  munch_fx3700_ridge=fmt(pub["hardware"]["gpu_peak_gflops_derived"] / pub["hardware"]["gpu_bandwidth_gb_s"]))
 
     # --- launches ---------------------------------------------------------------------------------------
-    launch_rows = ctx.rows("launch_overhead")
-    launch = medians(launch_rows, "us_per_launch", ("mode", "grid", "block"))
-    spread = groups(launch_rows, "us_per_launch", ("mode", "grid", "block"))
-    modes = ["synchronised", "asynchronous", "graph"]
+    launches = available(facts.launches)
+    launch = launches.us
+    spread = groups(files.rows("launch_overhead"), "us_per_launch", ("mode", "grid", "block"))
+    modes = LAUNCH_MODES
     configs = sorted({(k[1], k[2]) for k in launch}, key=lambda gb: (gb[0] != "16x16", int(gb[0].split("x")[0]) * int(gb[1].split("x")[0])))
 
     def launch_cell(key):
@@ -50,55 +46,38 @@ def build(ctx):
         f"Table R@: cost of one empty-kernel launch on the {gpu} in microseconds, median (smallest–largest sample), by "
         "grid and block; synchronised: launch and wait, minus the wait alone (the thesis's Algorithm 12)",
         ["grid (blocks)", "block (threads)"] + modes, body)
-    key = ("16x16", "16x16")
-    if any((m,) + key not in launch for m in modes):
-        raise MissingData("launch_overhead.csv: no 16x16 grid of 16x16 blocks")
-    ctx.facts["launch_sync_us"] = launch[("synchronised",) + key]
-    ctx.n.update(munch_launch_sync_us=fmt(launch[("synchronised",) + key]), munch_launch_async_us=fmt(launch[("asynchronous",) + key]),
-                 munch_launch_graph_us=fmt(launch[("graph",) + key]), munch_launch_published_us=fmt(claims["launch_overhead_many_us"]["value"]))
+    ctx.n.update(munch_launch_sync_us=fmt(launches.sync_us), munch_launch_async_us=fmt(launches.async_us),
+                 munch_launch_graph_us=fmt(launches.graph_us), munch_launch_published_us=fmt(claims["launch_overhead_many_us"]["value"]))
     largest = max((k for k in launch if k[0] == "synchronised"), key=lambda k: int(k[1].split("x")[0]) ** 2)
     ctx.n.update(munch_launch_largest_grid=largest[1], munch_launch_largest_sync_us=fmt(launch[largest]))
 
-    first = ctx.rows("launch_first")
-    fm = medians(first, "us_per_launch", ("mode", "module_loading"))
-    for m in ("context_creation", "first_launch", "second_launch"):
-        for loading in ("LAZY", "EAGER"):
-            if (m, loading) not in fm:
-                raise MissingData(f"launch_first.csv: no {m} with {loading} loading")
-    ctx.facts.update(context_ms=fm[("context_creation", "LAZY")] / 1e3, first_lazy_us=fm[("first_launch", "LAZY")],
-                     first_eager_us=fm[("first_launch", "EAGER")])
-    ctx.n.update(munch_context_ms_lazy=fmt(fm[("context_creation", "LAZY")] / 1e3), munch_context_ms_eager=fmt(fm[("context_creation", "EAGER")] / 1e3),
-                 munch_first_launch_lazy_us=fmt(fm[("first_launch", "LAZY")]), munch_first_launch_eager_us=fmt(fm[("first_launch", "EAGER")]),
-                 munch_second_launch_us=fmt(fm[("second_launch", "LAZY")]),
+    first = files.rows("launch_first")
+    ctx.n.update(munch_context_ms_lazy=fmt(launches.context_ms_lazy), munch_context_ms_eager=fmt(launches.context_ms_eager),
+                 munch_first_launch_lazy_us=fmt(launches.first_lazy_us), munch_first_launch_eager_us=fmt(launches.first_eager_us),
+                 munch_second_launch_us=fmt(launches.second_us),
                  munch_first_processes=str(sum(1 for r in first if r["mode"] == "first_launch" and r["module_loading"] == "LAZY")))
 
-    pattern = medians(ctx.rows("launch_pattern"), "ms_per_evaluation", ("mode",))
-    launches = int(ctx.rows("launch_pattern")[0]["launches"])
-    if launches != claims["launches_per_evaluation"]["value"]:
-        raise MissingData(f"launch_pattern.csv: {launches} launches, the thesis's pattern has {claims['launches_per_evaluation']['value']}")
+    pattern_rows = files.rows("launch_pattern")
+    pattern = medians(pattern_rows, "ms_per_evaluation", ("mode",))
+    per_evaluation = int(pattern_rows[0]["launches"])
+    if per_evaluation != claims["launches_per_evaluation"]["value"]:
+        raise MissingData(f"launch_pattern.csv: {per_evaluation} launches, the thesis's pattern has "
+                          f"{claims['launches_per_evaluation']['value']}", [files.path("launch_pattern")])
     for m in modes:
         if (m,) not in pattern:
-            raise MissingData(f"launch_pattern.csv: no {m} rows")
-    ctx.facts["pattern_sync_ms"] = pattern[("synchronised",)]
-    ctx.n.update(munch_pattern_launches=fmt(launches, 5), munch_pattern_sync_ms=fmt(pattern[("synchronised",)]),
+            raise MissingData(f"launch_pattern.csv: no {m} rows", [files.path("launch_pattern")])
+    ctx.n.update(munch_pattern_launches=fmt(per_evaluation, 5), munch_pattern_sync_ms=fmt(pattern[("synchronised",)]),
                  munch_pattern_async_ms=fmt(pattern[("asynchronous",)]), munch_pattern_graph_ms=fmt(pattern[("graph",)]))
 
     # --- copies -----------------------------------------------------------------------------------------
-    copy_rows = ctx.rows("copy_bandwidth")
+    copies = available(facts.copies)
+    copy_rows = files.rows("copy_bandwidth")
     rate = medians(copy_rows, "gb_per_s", ("memory", "direction", "bytes"))
-    times = medians(copy_rows, "ms", ("memory", "direction", "bytes"))
-    kinds = [("pageable", "htod"), ("pageable", "dtoh"), ("pinned", "htod"), ("pinned", "dtoh"), ("mapped", "htod"), ("mapped", "dtoh"), ("device", "dtod")]
-    body, plateau = [], {}
-    for mem, d in kinds:
+    plateau = copies.plateau
+    body = []
+    for mem, d in COPY_KINDS:
         sizes = sorted(int(k[2]) for k in rate if k[:2] == (mem, d))
-        if not sizes:
-            raise MissingData(f"copy_bandwidth.csv: no {mem} {d} rows")
-        top = max(rate[(mem, d, str(s))] for s in sizes)
-        reach = next(s for s in sizes if rate[(mem, d, str(s))] >= 0.9 * top)
-        small = [s for s in sizes if s <= 1_500_000]
-        # The thesis saw copies of 4 kB - 1.5 MB finish sooner than smaller ones: count such inversions.
-        inversions = sum(1 for a, b in zip(small, small[1:]) if times[(mem, d, str(b))] < times[(mem, d, str(a))])
-        plateau[(mem, d)] = (top, reach, inversions)
+        top, reach, inversions = plateau[(mem, d)]
         noise = max(float(r["noise_pct"]) for r in copy_rows if (r["memory"], r["direction"]) == (mem, d))
         body.append([mem, d.replace("htod", "host to device").replace("dtoh", "device to host").replace("dtod", "device to device"),
                      fmt(rate[(mem, d, str(sizes[0]))]), fmt(top), fmt(reach / 1024, 4), str(inversions), fmt(noise, 2)])
@@ -107,17 +86,15 @@ def build(ctx):
         "smallest size reaching nine tenths of the highest (KiB), and how often a larger copy of at most 1.5 MB finished "
         "sooner than the next smaller one (the thesis's anomaly), and the largest relative spread of any size's samples (%)",
         ["host memory", "direction", "smallest size", "highest", "90 % from (KiB)", "inversions", "spread %"], body)
-    ph, pd = plateau[("pinned", "htod")], plateau[("pinned", "dtoh")]
-    ctx.facts.update(pinned_htod=ph[0], pinned_dtoh=pd[0], pinned_reach=max(ph[1], pd[1]), dtod=plateau[("device", "dtod")][0],
-                     inversions=sum(p[2] for k, p in plateau.items() if k[0] == "pinned"))
-    ctx.n.update(munch_pinned_htod=fmt(ph[0]), munch_pinned_dtoh=fmt(pd[0]), munch_pageable_htod=fmt(plateau[("pageable", "htod")][0]),
-                 munch_pageable_dtoh=fmt(plateau[("pageable", "dtoh")][0]), munch_dtod=fmt(plateau[("device", "dtod")][0]),
+    ctx.n.update(munch_pinned_htod=fmt(copies.pinned_htod), munch_pinned_dtoh=fmt(copies.pinned_dtoh),
+                 munch_pageable_htod=fmt(plateau[("pageable", "htod")][0]),
+                 munch_pageable_dtoh=fmt(plateau[("pageable", "dtoh")][0]), munch_dtod=fmt(copies.dtod),
                  munch_mapped_htod=fmt(plateau[("mapped", "htod")][0]),
-                 munch_pinned_reach_kib=fmt(max(ph[1], pd[1]) / 1024, 4), munch_copy_published=fmt(claims["copy_plateau_gb_s"]["value"]),
-                 munch_pinned_vs_published=fmt(min(ph[0], pd[0]) / claims["copy_plateau_gb_s"]["value"]))
+                 munch_pinned_reach_kib=fmt(copies.pinned_reach / 1024, 4), munch_copy_published=fmt(claims["copy_plateau_gb_s"]["value"]),
+                 munch_pinned_vs_published=fmt(min(copies.pinned_htod, copies.pinned_dtoh) / claims["copy_plateau_gb_s"]["value"]))
 
     # --- IEEE -------------------------------------------------------------------------------------------
-    ieee = ctx.rows("ieee", check_valid=False)
+    ieee = files.rows("ieee", check_valid=False)
     builds = list(dict.fromkeys(r["build"] for r in ieee))
     ops = list(dict.fromkeys((r["operation"], r["cpu_reference"]) for r in ieee))
     cell = {(r["build"], r["operation"], r["cpu_reference"]): r for r in ieee}
@@ -135,10 +112,6 @@ def build(ctx):
         "(largest difference in units in the last place), for the same kernel compiled four ways: "
         + "; ".join(f"{b}: {flags[b]}" for b in builds),
         ["operation", "compared with"] + builds, body)
-    default = {(r["operation"], r["cpu_reference"]): int(r["mismatches"]) for r in ieee if r["build"] == "default"}
-    ctx.facts["ieee_default"] = default
-    ctx.facts["ieee_fast"] = {(r["operation"], r["cpu_reference"]): int(r["mismatches"]) for r in ieee if r["build"] == "fast_math"}
-    ctx.facts["ieee_count"] = int(ieee[0]["count"])
     ctx.n["munch_ieee_defaults"] = ieee_sentences(cell, int(ieee[0]["count"]))
 
 

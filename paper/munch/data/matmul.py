@@ -2,9 +2,8 @@
 SDK-style tiled kernel and cuBLAS SGEMM (FP32) on the GPU, the latter two with and without allocation and
 copies (matmul_cpu.csv, matmul_gpu.csv), beside the statements of its section 3.3; its Figures 3.2 and
 3.3 print no values."""
-from report.common import MissingData, fmt, medians, table
-
-from .shared import need_fact, published
+from paper.report.common import MissingData, fmt, medians, table
+from paper.report.facts import available
 
 SDK, CUBLAS = "sdk-tiled-16", "cublas-sgemm-fp32"
 
@@ -29,19 +28,19 @@ def crossover(sizes, faster):
     return found
 
 
-def build(ctx):
-    pub = published()["chapter_3"]
-    gpu = need_fact(ctx, "gpu")
-    cpu_rows, gpu_rows = ctx.rows("matmul_cpu"), ctx.rows("matmul_gpu")
+def build(ctx, facts):
+    pub = facts.published["chapter_3"]
+    gpu = available(facts.roof).gpu
+    cpu_rows, gpu_rows = facts.files.rows("matmul_cpu"), facts.files.rows("matmul_gpu")
     c, g = timed(cpu_rows), timed(gpu_rows)
     threads = max(int(r["threads"]) for r in cpu_rows if r["implementation"] == "openmp")
     sizes = sorted({n for (_, _, n) in g} | {n for (_, _, n) in c})
     need = [(SDK, "kernel"), (SDK, "with-transfers"), (CUBLAS, "kernel"), (CUBLAS, "with-transfers")]
     for impl, timing in need:
         if not any((impl, timing, n) in g for n in sizes):
-            raise MissingData(f"matmul_gpu.csv: no {impl} {timing} rows")
+            raise MissingData(f"matmul_gpu.csv: no {impl} {timing} rows", [facts.files.path("matmul_gpu")])
     if not any(k[0] == "ikj" for k in c) or not any(k[0] == "openmp" for k in c):
-        raise MissingData("matmul_cpu.csv: needs rows of both the ikj loop and its OpenMP version")
+        raise MissingData("matmul_cpu.csv: needs rows of both the ikj loop and its OpenMP version", [facts.files.path("matmul_cpu")])
     ratios = [float(r["max_err_ratio"]) for r in cpu_rows + gpu_rows]
 
     def get(impl, timing, n):
@@ -83,7 +82,7 @@ def build(ctx):
     # Run time grows eightfold per doubling of n.
     ikj_sizes = sorted(n for (i, _, n) in c if i == "ikj")
     if len(ikj_sizes) < 2:
-        raise MissingData("matmul_cpu.csv: the ikj loop needs two sizes at least")
+        raise MissingData("matmul_cpu.csv: the ikj loop needs two sizes at least", [facts.files.path("matmul_cpu")])
     n1, n2 = ikj_sizes[-2], ikj_sizes[-1]
     growth = get("ikj", "compute", n2) / get("ikj", "compute", n1)
     cub_sizes = sorted(n for (i, t, n) in g if i == CUBLAS and t == "kernel")
@@ -144,7 +143,7 @@ def build(ctx):
           f"at best {fmt(k_ratio)}x, kernels alone (n = {ratio_n})" + ("" if t_ratio is None else f", {fmt(t_ratio)}x with transfers at n = {at}"),
           "holds" if k_ratio <= 1.5 * pub["cublas_over_sdk"]["value"] else "larger today (a tuned library against a teaching sample)")
     if (CUBLAS, "with-transfers", at) not in g:
-        raise MissingData(f"matmul_gpu.csv: no cuBLAS time with transfers at n = {at}")
+        raise MissingData(f"matmul_gpu.csv: no cuBLAS time with transfers at n = {at}", [facts.files.path("matmul_gpu")])
     ours_t, ours_k = gflops(get(CUBLAS, "with-transfers", at), at), gflops(get(CUBLAS, "kernel", at), at)
     ctx.n.update(munch_mm_cublas_gflops=fmt(ours_t), munch_mm_cublas_kernel_gflops=fmt(ours_k))
     claim(f"cuBLAS reaches {num(pub['cublas_gflops_4096']['value'])} GFLOP/s at n = {at}", pub["cublas_gflops_4096"]["source"],

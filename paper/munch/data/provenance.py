@@ -1,9 +1,9 @@
 """The provenance of every result the chapter read: its GPU or host, driver, CUDA, commits and date."""
-from report.common import cache_paragraph, provenance_table
+from paper.report.common import cache_paragraph, provenance_table
 
 
-def build(ctx):
-    ctx.tables["para_cache"] = cache_paragraph(ctx)
+def build(ctx, facts):
+    ctx.tables["para_cache"] = cache_paragraph(facts.files)
     ctx.tables["table_munch_provenance"] = provenance_table(
-        ctx, "Table R@: provenance of every recorded result of this chapter; each has a provenance file beside it with "
+        facts.files, "Table R@: provenance of every recorded result of this chapter; each has a provenance file beside it with "
         "the exact command, compiler flags and host")

@@ -1,25 +1,22 @@
 """The rolling-ball filter (thesis chapter 5): the thesis's Appendix C beside this rebuild, with the CPU
 and the GPU doing the same work (the kept outputs only), and the thesis's speed-ups corrected for the
 extra work its CPU code did."""
-from report.common import MissingData, fmt, table
+from paper.report.common import MissingData, fmt, table
+from paper.report.facts import available
 
-from .shared import best, by_size, cell, cell_text, ms, need_fact, published, signal_text
+from ..facts import RB_GPU as GPU, best, by_size
+from .shared import cell, cell_text, ms, signal_text, work_ratio
 
 FILTERS = [9, 99, 999, 9999, 99999]
-GPU = ["thesis-constant384", "tiled-constant-r16", "tiled-shared-r16"]
 
 
-def work_ratio(n, w):
-    """The thesis's CPU work over its GPU work: n + w - 1 positions per pass against n."""
-    return (n + w - 1) / n
-
-
-def build(ctx):
-    pub = published()
-    gpu = need_fact(ctx, "gpu")
-    g = by_size(ctx.rows("rolling_ball_gpu"), "kernel_ms", "variant")
-    c = by_size(ctx.rows("rolling_ball_cpu"), "ms", "implementation")
-    threads = max(int(r["threads"]) for r in ctx.rows("rolling_ball_cpu"))
+def build(ctx, facts):
+    pub, files = facts.published, facts.files
+    gpu = available(facts.roof).gpu
+    g = by_size(files.rows("rolling_ball_gpu"), "kernel_ms", "variant")
+    c = by_size(files.rows("rolling_ball_cpu"), "ms", "implementation")
+    rb = available(facts.rolling_ball)
+    threads = rb.threads
     body = []
     for w in FILTERS:
         for n in (10000, 100000, 10000000):
@@ -46,23 +43,17 @@ def build(ctx):
     head_w, head_n = 999999, 1000000
     head = cell(pub, "C.14", head_w, head_n)
     if head is None:
-        raise MissingData("paper/munch/published.json: no C.14 cell at 999,999 x 10^6")
+        raise MissingData("paper/munch/published.json: no C.14 cell at 999,999 x 10^6", ["paper/munch/published.json"])
     ctx.n.update(munch_rb_headline=fmt(head), munch_rb_headline_ratio=fmt(work_ratio(head_n, head_w)),
                  munch_rb_headline_equal=fmt(head / work_ratio(head_n, head_w)))
-    speedups = {(n, w): c[("sequential", n, w)] / best(g, GPU, n, w)[1] for (impl, n, w) in c
-                if impl == "sequential" and best(g, GPU, n, w) is not None}
-    if not speedups:
-        raise MissingData("rolling_ball_cpu.csv and rolling_ball_gpu.csv share no cell with a sequential time")
+    speedups = rb.speedups
     top = max(speedups, key=speedups.get)
     ctx.n.update(munch_rb_our_max_speedup=fmt(speedups[top]), munch_rb_our_max_cell=cell_text(*top))
-    ctx.facts["rb_speedups"] = speedups
-    omp = {(n, w): c[("sequential", n, w)] / c[("openmp", n, w)] for (impl, n, w) in c if impl == "sequential" and ("openmp", n, w) in c}
-    big = max(omp, key=lambda k: k[0] * k[1])
-    ctx.n.update(munch_rb_omp_speedup=fmt(omp[big]), munch_rb_omp_cell=cell_text(*big))
-    ctx.facts.update(rb_omp=omp[big], rb_threads=threads)
+    ctx.n.update(munch_rb_omp_speedup=fmt(rb.omp_speedup), munch_rb_omp_cell=cell_text(*rb.omp_cell))
     thesis_vs_tiled = [(g[("thesis-constant384", n, w)] / best(g, GPU[1:], n, w)[1]) for (v, n, w) in g
                        if v == "thesis-constant384" and best(g, GPU[1:], n, w) is not None and n * w >= 10 ** 9]
     if thesis_vs_tiled:
         ctx.n["munch_rb_thesis_vs_tiled"] = fmt(min(thesis_vs_tiled)) + " to " + fmt(max(thesis_vs_tiled))
     else:
-        raise MissingData("rolling_ball_gpu.csv: no cell of work >= 10^9 with both the thesis's and a tiled kernel")
+        raise MissingData("rolling_ball_gpu.csv: no cell of work >= 10^9 with both the thesis's and a tiled kernel",
+                          [files.path("rolling_ball_gpu")])

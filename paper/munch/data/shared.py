@@ -1,16 +1,5 @@
-"""What the study's data modules share: the published numbers of the thesis (paper/munch/published.json),
-medians keyed by input size, and the cells of the thesis's tables."""
-import json
-import pathlib
-
-from report.common import MissingData, fmt, medians
-
-PUBLISHED = pathlib.Path(__file__).resolve().parent.parent / "published.json"
-SIGNALS = [10, 100, 1000, 10000, 100000, 1000000, 10000000]
-
-
-def published():
-    return json.loads(PUBLISHED.read_text())
+"""What the study's chapter modules share: the cells of the thesis's tables and how sizes are written."""
+from paper.report.common import fmt
 
 
 def cell(pub, table, filt, signal):
@@ -18,11 +7,6 @@ def cell(pub, table, filt, signal):
     t = pub["appendix_c"][table]
     row = t["rows_by_filter"].get(str(filt))
     return None if row is None else row[t["signals"].index(signal)]
-
-
-def by_size(rows, value, name_key):
-    """Medians keyed (name, signal, filter) with integer sizes."""
-    return {(k[0], int(k[1]), int(k[2])): v for k, v in medians(rows, value, (name_key, "signal", "filter")).items()}
 
 
 def signal_text(n):
@@ -36,17 +20,10 @@ def cell_text(n, w):
     return f"signal {signal_text(n)}, filter {signal_text(w)}"
 
 
+def work_ratio(n, w):
+    """The thesis's rolling-ball CPU work over its GPU work: n + w - 1 positions per pass against n."""
+    return (n + w - 1) / n
+
+
 def ms(v):
     return "—" if v is None else fmt(v, 3)
-
-
-def best(table, names, n, w):
-    """(name, median) of the fastest of @p names measured at (n, w), or None."""
-    found = [(table[(v, n, w)], v) for v in names if (v, n, w) in table]
-    return None if not found else (min(found)[1], min(found)[0])
-
-
-def need_fact(ctx, key):
-    if key not in ctx.facts:
-        raise MissingData(f"munch: {key} was not computed (module order)")
-    return ctx.facts[key]

@@ -2,19 +2,22 @@
 tables this report refuses to compare, each with its reason."""
 import math
 
-from report.common import MissingData, fmt, table
+from paper.report.common import MissingData, fmt, table
+from paper.report.facts import available
 
-from .shared import best, by_size, cell, cell_text, ms, need_fact, published, signal_text
+from ..facts import best, by_size
+from .shared import cell, cell_text, ms, signal_text, work_ratio
 
-DIRECT = ["tiled-constant-r16", "tiled-shared-r16", "tiled-constant-r1"]
 
-
-def build(ctx):
-    pub = published()
+def build(ctx, facts):
+    pub, files = facts.published, facts.files
     cl = pub["claims"]
-    gpu = need_fact(ctx, "gpu")
-    g, c = need_fact(ctx, "conv_gpu"), need_fact(ctx, "conv_cpu")
-    threads = need_fact(ctx, "cpu_threads")
+    gpu = available(facts.roof).gpu
+    conv = available(facts.convolution)
+    launches, copies = available(facts.launches), available(facts.copies)
+    ieee, rb = available(facts.ieee), available(facts.rolling_ball)
+    g, c = conv.gpu_ms, conv.cpu_ms
+    threads = conv.cpu_threads
     rows = []
 
     def claim(what, source, theirs, ours, verdict):
@@ -33,7 +36,8 @@ def build(ctx):
     naive, tuned = "thesis-reduction-interleaved", "thesis-reduction-sequential"
     common = [k for k in c if k[0] == "sequential" and (naive, k[1], k[2]) in g and (tuned, k[1], k[2]) in g]
     if not common:
-        raise MissingData("no cell with the sequential CPU and both trees of the first attempt")
+        raise MissingData("no cell with the sequential CPU and both trees of the first attempt",
+                          [files.path("convolution_cpu"), files.path("convolution_gpu")])
     k = max(common, key=lambda k: k[1] * k[2])
     first, second = c[k] / g[(naive, k[1], k[2])], c[k] / g[(tuned, k[1], k[2])]
     published_gain = cl["conv_attempt1_optimised_speedup"]["value"] / cl["conv_attempt1_speedup"]["value"]
@@ -46,16 +50,16 @@ def build(ctx):
 
     # The thesis's kernel was "near-perfect" (Table 4.1).
     claim("The constant-memory kernel is near-perfect (profiler: full occupancy, no divergence)", cl["table_4_1_launch_ms"]["source"],
-          f"{ctx.n['munch_t41_published_peak_pct']} % of the FX 3700's peak (derived)",
-          f"{ctx.n['munch_t41_peak_pct']} % of the measured FP32 peak; the tiled kernel is {ctx.n['munch_t41_tiled_factor']}x faster",
+          f"{fmt(facts.t41_published_peak_pct)} % of the FX 3700's peak (derived)",
+          f"{fmt(conv.t41_peak_pct)} % of the measured FP32 peak; the tiled kernel is {fmt(conv.t41_tiled[1])}x faster",
           "does not hold: occupancy is not speed")
 
     # Overhead never below about 25 ms.
-    over = by_size(ctx.rows("convolution_overhead"), "total_ms", "variant")
-    kern = by_size(ctx.rows("convolution_overhead"), "kernel_ms", "variant")
+    over = by_size(files.rows("convolution_overhead"), "total_ms", "variant")
+    kern = by_size(files.rows("convolution_overhead"), "kernel_ms", "variant")
     overheads = [over[k] - kern[k] for k in over]
     if not overheads:
-        raise MissingData("convolution_overhead.csv: no rows with a total time")
+        raise MissingData("convolution_overhead.csv: no rows with a total time", [files.path("convolution_overhead")])
     conv_body = []
     for n, w in sorted({(n, w) for (_, n, w) in over}, key=lambda k: (k[1], k[0])):
         variants = sorted({v for (v, nn, ww) in over if (nn, ww) == (n, w)})
@@ -78,31 +82,31 @@ def build(ctx):
 
     # The launch cost.
     claim("An empty launch costs about 8 µs when many are made", cl["launch_overhead_many_us"]["source"],
-          f"≈ {fmt(cl['launch_overhead_many_us']['value'])} µs", f"{ctx.n['munch_launch_sync_us']} µs synchronised, "
-          f"{ctx.n['munch_launch_async_us']} µs back to back, {ctx.n['munch_launch_graph_us']} µs from a graph",
-          order_verdict(need_fact(ctx, "launch_sync_us") / cl["launch_overhead_many_us"]["value"]))
+          f"≈ {fmt(cl['launch_overhead_many_us']['value'])} µs", f"{fmt(launches.sync_us)} µs synchronised, "
+          f"{fmt(launches.async_us)} µs back to back, {fmt(launches.graph_us)} µs from a graph",
+          order_verdict(launches.sync_us / cl["launch_overhead_many_us"]["value"]))
     claim("A single isolated call costs about 300 µs", cl["launch_overhead_single_us"]["source"],
           f"≈ {fmt(cl['launch_overhead_single_us']['value'])} µs",
-          f"{ctx.n['munch_first_launch_lazy_us']} µs (lazy loading), {ctx.n['munch_first_launch_eager_us']} µs (eager)",
-          "holds only with lazy module loading" if need_fact(ctx, "first_lazy_us") > 3 * need_fact(ctx, "first_eager_us") else "see the numbers")
-    ctx_ms = need_fact(ctx, "context_ms")
+          f"{fmt(launches.first_lazy_us)} µs (lazy loading), {fmt(launches.first_eager_us)} µs (eager)",
+          "holds only with lazy module loading" if launches.first_lazy_us > 3 * launches.first_eager_us else "see the numbers")
+    ctx_ms = launches.context_ms_lazy
     claim("The first CUDA call initialises for 40-90 ms", cl["init_ms_low"]["source"],
-          f"{fmt(cl['init_ms_low']['value'])}-{fmt(cl['init_ms_high']['value'])} ms", f"{ctx.n['munch_context_ms_lazy']} ms",
+          f"{fmt(cl['init_ms_low']['value'])}-{fmt(cl['init_ms_high']['value'])} ms", f"{fmt(launches.context_ms_lazy)} ms",
           "holds" if cl["init_ms_low"]["value"] <= ctx_ms <= cl["init_ms_high"]["value"] else
           ("longer here" if ctx_ms > cl["init_ms_high"]["value"] else "shorter here"))
 
     # Copies.
-    top = min(need_fact(ctx, "pinned_htod"), need_fact(ctx, "pinned_dtoh"))
+    top = min(copies.pinned_htod, copies.pinned_dtoh)
     claim("Pinned copies plateau at about 4 GB/s from about 1 MB", cl["copy_plateau_gb_s"]["source"],
-          f"≈ {fmt(cl['copy_plateau_gb_s']['value'])} GB/s", f"{ctx.n['munch_pinned_htod']} / {ctx.n['munch_pinned_dtoh']} GB/s, "
-          f"nine tenths from {ctx.n['munch_pinned_reach_kib']} KiB",
-          f"{ctx.n['munch_pinned_vs_published']}x higher today; the shape holds" if top > cl["copy_plateau_gb_s"]["value"] else "holds")
-    inv = need_fact(ctx, "inversions")
+          f"≈ {fmt(cl['copy_plateau_gb_s']['value'])} GB/s", f"{fmt(copies.pinned_htod)} / {fmt(copies.pinned_dtoh)} GB/s, "
+          f"nine tenths from {fmt(copies.pinned_reach / 1024, 4)} KiB",
+          f"{fmt(top / cl['copy_plateau_gb_s']['value'])}x higher today; the shape holds" if top > cl["copy_plateau_gb_s"]["value"] else "holds")
+    inv = copies.inversions
     claim("Copies of 4 kB-1.5 MB were faster than smaller ones", "S4 section 6.2, Figure 6.4", "observed, blamed on a BIOS",
           f"{inv} inversions among the pinned sizes up to 1.5 MB", "not reproduced" if inv == 0 else "seen here too")
 
     # IEEE.
-    d, f, count = need_fact(ctx, "ieee_default"), need_fact(ctx, "ieee_fast"), need_fact(ctx, "ieee_count")
+    d, f, count = ieee.default, ieee.fast, ieee.count
     div = d[("division", "correctly rounded a/b")] + d[("sqrt", "correctly rounded sqrt")]
     flushed = d[("denormal_scale", "results flushed to zero")]
     claim("Single precision: denormals flushed, division and square root less precise than IEEE", "S4 section 6.4",
@@ -113,20 +117,26 @@ def build(ctx):
           "obsolete by default; -use_fast_math brings it back" if div == 0 and flushed == 0 else "still holds")
 
     # Rolling ball.
+    head_w, head_n = 999999, 1000000
+    head = cell(pub, "C.14", head_w, head_n)
+    if head is None:
+        raise MissingData("paper/munch/published.json: no C.14 cell at 999,999 x 10^6", ["paper/munch/published.json"])
+    fastest_cell = max(rb.speedups, key=rb.speedups.get)
     claim("Rolling ball up to 190x over one CPU thread (kernels only)", cl["rb_speedup_kernel_max"]["source"],
-          f"{ctx.n['munch_rb_headline']} (equal work: {ctx.n['munch_rb_headline_equal']})",
-          f"up to {ctx.n['munch_rb_our_max_speedup']} at {ctx.n['munch_rb_our_max_cell']}, same work on both",
+          f"{fmt(head)} (equal work: {fmt(head / work_ratio(head_n, head_w))})",
+          f"up to {fmt(rb.speedups[fastest_cell])} at {cell_text(*fastest_cell)}, same work on both",
           "inflated as published: halve it near signal = filter")
+    overhead_speedup, overhead_text = conv_overhead_speedup(ctx, c, over)
     claim("Convolution with overhead up to about 80x over one CPU thread", cl["conv_speedup_max"]["source"],
-          f"≈ {fmt(cl['conv_speedup_max']['value'])} ({fmt(table_max(pub, 'C.7'))} in C.7)", conv_overhead_speedup(ctx, c, over),
-          "exceeded, against today's CPU" if ctx.facts["conv_overhead_speedup"] > cl["conv_speedup_max"]["value"]
+          f"≈ {fmt(cl['conv_speedup_max']['value'])} ({fmt(table_max(pub, 'C.7'))} in C.7)", overhead_text,
+          "exceeded, against today's CPU" if overhead_speedup > cl["conv_speedup_max"]["value"]
           else "not reached on the measured cells")
 
     # The rolling ball with overhead (allocation and copies included), against the 4-thread OpenMP CPU (C.11, C.13,
     # C.15), and the OpenMP rolling ball's own speed-up.
-    rb_cpu = by_size(ctx.rows("rolling_ball_cpu"), "ms", "implementation")
-    rb_total = by_size(ctx.rows("rolling_ball_overhead"), "total_ms", "variant")
-    rb_kernel = by_size(ctx.rows("rolling_ball_overhead"), "kernel_ms", "variant")
+    rb_cpu = by_size(files.rows("rolling_ball_cpu"), "ms", "implementation")
+    rb_total = by_size(files.rows("rolling_ball_overhead"), "total_ms", "variant")
+    rb_kernel = by_size(files.rows("rolling_ball_overhead"), "kernel_ms", "variant")
     cells = sorted({(n, w) for (_, n, w) in rb_total}, key=lambda k: (k[1], k[0]))
     body, real = [], {}
     for n, w in cells:
@@ -153,16 +163,16 @@ def build(ctx):
               f"≈ {fmt(cl['rb_speedup_real_max']['value'])} ({fmt(table_max(pub, 'C.15'))} in C.15)",
               f"up to {fmt(real[k])} over {threads} threads at {cell_text(*k)} (cells measured with overhead)",
               "exceeded, against today's CPU" if real[k] > cl["rb_speedup_real_max"]["value"] else "not reached on the measured cells")
-    rb_omp, rb_threads = need_fact(ctx, "rb_omp"), need_fact(ctx, "rb_threads")
+    rb_omp, rb_threads = rb.omp_speedup, rb.threads
     claim("OpenMP rolling ball almost 4x on 4 cores for size x filter > 100,000", cl["rb_openmp_speedup"]["source"],
-          f"≈ {fmt(cl['rb_openmp_speedup']['value'])} on 4 cores", f"{fmt(rb_omp)} on {rb_threads} threads ({ctx.n['munch_rb_omp_cell']})",
+          f"≈ {fmt(cl['rb_openmp_speedup']['value'])} on 4 cores", f"{fmt(rb_omp)} on {rb_threads} threads ({cell_text(*rb.omp_cell)})",
           "holds" if rb_omp / rb_threads >= 0.75 else f"weaker here ({fmt(rb_omp / rb_threads)} per thread)")
     claim("The display driver's watchdog ends kernels after 2-5 s (TDR)", cl["watchdog_s_low"]["source"],
           f"{fmt(cl['watchdog_s_low']['value'])}-{fmt(cl['watchdog_s_high']['value'])} s",
           "no display is attached to the measured GPU: no watchdog applies", "not testable here")
 
     plateau = cl["copy_plateau_from_bytes"]
-    reach = need_fact(ctx, "pinned_reach")
+    reach = copies.pinned_reach
     claim("Copies reach their upper bound from about 1 MB (pinned host memory)", plateau["source"],
           f"≈ {fmt(plateau['value'] / 1048576)} MiB", f"nine tenths of the highest rate from {fmt(reach / 1048576)} MiB",
           "holds" if reach <= 2 * plateau["value"] else "later here")
@@ -197,13 +207,13 @@ def build(ctx):
 
 
 def conv_overhead_speedup(ctx, c, over):
+    """The largest speed-up of the convolution with overhead over one CPU thread, and its cell in words."""
     pairs = [(c[("sequential", n, w)] / over[(v, n, w)], v, n, w) for (v, n, w) in over if ("sequential", n, w) in c]
     if not pairs:
         raise MissingData("no cell with both the sequential CPU and a with-overhead GPU time")
     s, v, n, w = max(pairs)
     ctx.n["munch_conv_overhead_speedup"] = fmt(s)
-    ctx.facts["conv_overhead_speedup"] = s
-    return f"{fmt(s)}x ({v}, {cell_text(n, w)}, allocation and copies included)"
+    return s, f"{fmt(s)}x ({v}, {cell_text(n, w)}, allocation and copies included)"
 
 
 def order_verdict(ratio):

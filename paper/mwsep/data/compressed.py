@@ -8,14 +8,15 @@ comes from those files."""
 import json
 import statistics
 
-from report.common import ROOT, MissingData, fmt, table
+from paper.report.common import ROOT, MissingData, fmt, table
+from paper.report.facts import available
 
 UNITS = [("stripe11-large", "the stripe-11 model"), ("3s-large", "3s-large"), ("2s-large", "2s-large")]
 
 
-def _accuracy(ctx):
+def _accuracy(ctx, facts):
     n = ctx.n
-    data = ctx.rows("compressed_accuracy")
+    data = facts.files.rows("compressed_accuracy")
     body, worst = [], 0.0
     for unit, label in UNITS:
         for r in (r for r in data if r["work_unit"] == unit and r["candidate"] == "model"):
@@ -25,7 +26,7 @@ def _accuracy(ctx):
             cells = f"{r['fallback_cells']} of {r['cells']}" if r["cells"] else "-"
             body.append([label, r["quantity"], f"{d:.1e}", stated, cells])
     if not body:
-        raise MissingData(f"{ctx.results / 'compressed_accuracy.csv'}: no rows of the large units")
+        raise MissingData(f"{facts.files.path('compressed_accuracy')}: no rows of the large units", [facts.files.path('compressed_accuracy')])
     n["compressed_tolerance"] = f"{float(data[0]['tolerance']):.0e}"
     n["compressed_worst_rel_diff"] = f"{worst:.1e}"
     fb = [int(r["fallback_cells"]) for r in data if r["work_unit"] == "3s-large" and r["cells"]]
@@ -37,9 +38,9 @@ def _accuracy(ctx):
         ["work unit", "quantity", "measured", "stated", "exact fallbacks"], body)
 
 
-def _sweep(ctx):
+def _sweep(ctx, facts):
     n = ctx.n
-    data = ctx.rows("compressed_sweep")
+    data = facts.files.rows("compressed_sweep")
     vectors = {(r["work_unit"], r["candidate"]) for r in data}
     n["compressed_sweep_vectors"] = str(len(vectors))
     n["compressed_sweep_units"] = str(len({u for u, _ in vectors}))
@@ -73,36 +74,37 @@ def _sweep(ctx):
          "modern-f64 vs reference", "exact fallbacks"], body or [["-", "-", "none", "-", "-", "-", "-"]])
 
 
-def _timing(ctx):
+def _timing(ctx, facts):
     n = ctx.n
-    bench = ctx.rows("compressed_timing")
+    bench = facts.files.rows("compressed_timing")
+    ms = {}
     for unit in ("3s-large", "stripe11-large"):
         t = {}
         for v in ("modern-f64", "compressed-f64"):
             samples = [float(r["integral_ms"]) for r in bench if r["variant"] == v and r["work_unit"] == unit]
             if not samples:
-                raise MissingData(f"{ctx.results / 'compressed_timing.csv'}: no rows of {v} on {unit}")
+                raise MissingData(f"{facts.files.path('compressed_timing')}: no rows of {v} on {unit}", [facts.files.path('compressed_timing')])
             t[v] = statistics.median(samples)
         k = unit.replace("-", "_")
         n[f"compressed_ms_{k}"], n[f"compressed_exact_ms_{k}"] = fmt(t["compressed-f64"], 3), fmt(t["modern-f64"], 3)
         n[f"compressed_ratio_{k}"] = f"{t['modern-f64'] / t['compressed-f64']:.0f}"
-        ctx.facts[f"compressed_ms_{k}"] = t["compressed-f64"]
+        ms[k] = t["compressed-f64"]
     # Beside the public application: a ratio of a different algorithm to its exact sum, labelled as such.
-    peer = ctx.optional_rows("peer")
+    peer = facts.files.optional("peer")
     best = [float(r["integration_s"]) for r in peer or [] if r["flags"] == "best" and r["work_unit"] == "3s-large"]
     if not best:
-        raise MissingData(f"{ctx.results / 'peer.csv'}: no best-flag runs of the public application on 3s-large")
-    n["compressed_vs_peer_3s_large"] = f"{statistics.median(best) * 1e3 / ctx.facts['compressed_ms_3s_large']:.0f}"
+        raise MissingData(f"{facts.files.path('peer')}: no best-flag runs of the public application on 3s-large", [facts.files.path('peer')])
+    n["compressed_vs_peer_3s_large"] = f"{statistics.median(best) * 1e3 / ms['3s_large']:.0f}"
 
 
-def _cpu(ctx):
+def _cpu(ctx, facts):
     n = ctx.n
-    data = ctx.rows("compressed_cpu")
+    data = facts.files.rows("compressed_cpu")
     med = {}
     for i in ("fast", "compressed"):
         rs = [r for r in data if r["integrator"] == i]
         if not rs:
-            raise MissingData(f"{ctx.results / 'compressed_cpu.csv'}: no rows of --cpu {i}")
+            raise MissingData(f"{facts.files.path('compressed_cpu')}: no rows of --cpu {i}", [facts.files.path('compressed_cpu')])
         med[i] = (statistics.median(float(r["integral_s"]) for r in rs),
                   statistics.median(float(r["integral_without_rules_s"]) for r in rs))
         n["compressed_cpu_threads"] = rs[0]["threads"]
@@ -112,13 +114,13 @@ def _cpu(ctx):
     n["compressed_cpu_ratio_cached"] = f"{med['fast'][0] / med['compressed'][1]:.0f}"
 
 
-def _fit(ctx):
-    fits = ctx.rows("fit_recovery_compressed")
+def _fit(ctx, facts):
+    fits = facts.files.rows("fit_recovery_compressed")
     # The exact fits on this GPU, or else on the first other GPU that recorded them (the likelihood at an
     # optimum does not depend on the GPU; its folder is named beside the value).
-    exact, where = {r["work_unit"]: r for r in ctx.optional_rows("fit_recovery") or []}, ""
-    for folder in ([] if exact else ctx.compare):
-        other = ctx.optional_rows("fit_recovery", folder)
+    exact, where = {r["work_unit"]: r for r in facts.files.optional("fit_recovery") or []}, ""
+    for folder in ([] if exact else [g.folder for g in available(facts.gpus)[1:]]):
+        other = facts.files.optional("fit_recovery", folder)
         if other:
             exact, where = {r["work_unit"]: r for r in other}, f" ({folder.parent.name})"
             break
@@ -134,11 +136,8 @@ def _fit(ctx):
     # Where a fit evaluation's time goes (the GPU evaluator's account in the fit's report, when it has one).
     phases = []
     for r in fits:
-        for path in sorted(ctx.results.glob(f"fit_recovery_compressed_report_{r['work_unit']}_*.json")):
-            if path.name.endswith(".meta.json"):
-                continue
-            rep = json.loads(path.read_text())
-            ctx.read.add(path)
+        for path in facts.reports.get(("fit_recovery_compressed", r["work_unit"]), ()):
+            rep = facts.files.file(path)
             p, count = rep.get("phase_seconds"), rep["evaluations"]
             if not p or "device_wall_assemble" not in p:
                 continue
@@ -168,12 +167,12 @@ def _fit(ctx):
         widths=[8, 8, 9, 9, 12, 12, 8, 12, 12, 10])
 
 
-def build(ctx):
+def build(ctx, facts):
     missing = []
     for part in (_accuracy, _sweep, _timing, _cpu, _fit):
         try:
-            part(ctx)
+            part(ctx, facts)
         except MissingData as e:
-            missing.append(str(e))
+            missing.append(e)
     if missing:
-        raise MissingData("; ".join(missing))
+        raise MissingData("; ".join(str(e) for e in missing), [s for e in missing for s in e.sources])

@@ -1,35 +1,13 @@
 """The CUDA application: thesis Tables 4.2-4.4 and section 4.4.4 (launch, registers, star layout), the
 profiler's view, and the memory spaces on every GPU side by side."""
-import csv
 import statistics
 
-from report.common import MissingData, big, fmt, groups, medians, pct, table
-from .variants import FINAL, medians_by_axes
+from paper.report.common import big, fmt, groups, medians, pct, table
+from paper.report.facts import available
 
-UNITS = ["3s-large", "2s-large", "3s-small", "2s-small"]
-UNIT_LABEL = {"3s-large": "3-S large", "2s-large": "2-S large", "3s-small": "3-S small", "2s-small": "2-S small"}
-MEMORY = ["constant", "global", "shared", "texture"]  # the thesis's row order
-
-
-def read_variants_listing(path):
-    """Registers and occupancy per (variant, capped) from the program's variant listing."""
-    out = {}
-    for line in path.read_text().splitlines():
-        f = line.split()
-        if len(f) >= 10 and f[1].startswith("sm_"):
-            out[(f[0], f[2] != "no")] = {"regs": int(f[3]), "spill": int(f[4]), "shared": int(f[6]),
-                                          "occupancy": float(f[9].rstrip("%"))}
-    if not out:
-        raise MissingData(f"{path}: no variant rows")
-    return out
-
-
-def as_read(published, t):
-    """{memory: {unit: ms}} of thesis Table t, the swapped columns of Tables 4.3/4.4 read as the text implies."""
-    pub = published["tables"][t]
-    printed = pub.get("printed_columns", UNITS)
-    order = pub.get("columns_as_read", printed)
-    return {m: {u: pub["rows"][m][printed[i]] for i, u in enumerate(order)} for m in MEMORY}
+from ..facts import TABLE_EXPERIMENTS, unit_label
+from ..variants import variant
+from .common import gain_orders, tpb_before_after_text
 
 
 def tpb_rows(tpb, best, before, after):
@@ -45,48 +23,40 @@ def tpb_rows(tpb, best, before, after):
     return rows
 
 
-def build(ctx):
-    n, pub, gpu = ctx.n, ctx.published, ctx.facts["gpu"]
-    short = gpu["short"]
-    mem = ctx.facts["memory_medians"]
+def build(ctx, facts):
+    n, pub = ctx.n, facts.published
+    gpus = available(facts.gpus)
+    gpu, short = gpus[0], gpus[0].short
+    final, units, spaces = facts.final, facts.units, facts.memory
+    mem = available(facts.memory_ms)
     # Each table varies the memory space with the other axes fixed: every optimisation on (4.2), the loop
     # not unrolled (4.3), IEEE division and square root (4.4); its rows are read by their axis columns.
-    fixed = {"4.2": ("memory_spaces", ("fast", "unrolled", "f64")), "4.3": ("loop_unrolling", ("fast", "loop", "f64")),
-             "4.4": ("division_sqrt", ("ieee", "unrolled", "f64"))}
-    reproduced = {}
-    for t, (experiment, axes) in fixed.items():
-        by_axes = medians_by_axes(ctx.rows(experiment))
-        reproduced[t] = {m: {u: by_axes[(m,) + axes + (u,)] for u in UNITS} for m in MEMORY}
-    ctx.facts["reproduced"] = reproduced
-    published = {t: as_read(pub, t) for t in reproduced}
-    ctx.facts["published_tables"] = published
+    tables = available(facts.tables)
+    reproduced, published = tables.reproduced, tables.published
     caption = {
         "4.2": "Table 4.2 (thesis): time by memory space of the stream constants, every optimisation on",
         "4.3": "Table 4.3 (thesis), read as the version without loop unrolling",
         "4.4": "Table 4.4 (thesis), read as the version without the fast division and square root",
     }
-    source = {"4.2": "memory_spaces", "4.3": "loop_unrolling", "4.4": "division_sqrt"}
     for t in reproduced:
-        reps = [len(v) for v in groups(ctx.rows(source[t])).values()]
+        reps = [len(v) for v in groups(facts.files.rows(TABLE_EXPERIMENTS[t])).values()]
         reps = str(min(reps)) if min(reps) == max(reps) else f"{min(reps)} to {max(reps)}"
         body = []
-        for m in MEMORY:
-            body.append([m] + [fmt(published[t][m][u] / 1e3, 4) for u in UNITS] + [fmt(reproduced[t][m][u], 4) for u in UNITS])
-        header = ["memory"] + [f"{UNIT_LABEL[u]}, GTX 285 (s)" for u in UNITS] + [f"{UNIT_LABEL[u]}, {short} (ms)" for u in UNITS]
+        for m in spaces:
+            body.append([m] + [fmt(published[t][m][u] / 1e3, 4) for u in units] + [fmt(reproduced[t][m][u], 4) for u in units])
+        header = ["memory"] + [f"{unit_label(u)}, GTX 285 (s)" for u in units] + [f"{unit_label(u)}, {short} (ms)" for u in units]
         ctx.tables[f"table_{t.replace('.', '_')}"] = table(
-            f"{caption[t]}. Published: GTX 285, mean of {n['thesis_repeats']} runs, in seconds. Reproduced: "
+            f"{caption[t]}. Published: GTX 285, mean of {pub['claims']['runs_per_measurement']['value']} runs, in seconds. Reproduced: "
             f"{short}, median of {reps} runs, in milliseconds; the two grids need not be the same "
             "size, so only ratios within one chip compare.", header, body, widths=[12] + [11] * 8)
 
     # The gain of each optimisation: the time without it over the time with it, published and reproduced.
-    gains = {}
+    gains = tables.gains
     body = []
     for t, label in [("4.3", "loop unrolling"), ("4.4", "fast division and square root")]:
-        p = {(m, u): published[t][m][u] / published["4.2"][m][u] - 1 for m in MEMORY for u in UNITS}
-        r = {(m, u): reproduced[t][m][u] / reproduced["4.2"][m][u] - 1 for m in MEMORY for u in UNITS}
-        gains[t] = (p, r)
-        for m in MEMORY:
-            body.append([label, m] + [f"{pct(100 * p[(m, u)])} / {pct(100 * r[(m, u)])}" for u in UNITS])
+        p, r = gains[t]
+        for m in spaces:
+            body.append([label, m] + [f"{pct(100 * p[(m, u)])} / {pct(100 * r[(m, u)])}" for u in units])
         k = t.replace(".", "_")
         n[f"gain_{k}_published_min"], n[f"gain_{k}_published_max"] = f"{100 * min(p.values()):.1f}", f"{100 * max(p.values()):.1f}"
         n[f"gain_{k}_reproduced_min"], n[f"gain_{k}_reproduced_max"] = f"{100 * min(r.values()):.1f}", f"{100 * max(r.values()):.1f}"
@@ -94,26 +64,20 @@ def build(ctx):
         lo, hi = min(r.values()), max(r.values())
         n[f"gain_{k}_reproduced_reading"] = ("a loss in every case" if hi < 0 else "a gain in every case" if lo > 0
                                              else "from a loss to a gain, depending on the memory space and unit")
-    ctx.facts["gains"] = gains
     ctx.tables["table_gains"] = table(
         f"Table R@: the gain of each optimisation, time without it over time with it, minus one; "
         f"GTX 285 (published) / {short} (reproduced). Positive: the optimisation helps.",
-        ["optimisation", "memory"] + [UNIT_LABEL[u] for u in UNITS], body)
+        ["optimisation", "memory"] + [unit_label(u) for u in units], body)
     # Order of the memory spaces by their unrolling gain, 3-stream large.
-    p43, r43 = gains["4.3"]
-    n["unroll_order_pub"] = ", ".join(sorted(MEMORY, key=lambda m: -p43[(m, "3s-large")]))
-    n["unroll_order_rep"] = ", ".join(sorted(MEMORY, key=lambda m: -r43[(m, "3s-large")]))
-    p44, r44 = gains["4.4"]
-    n["div_order_pub"] = ", ".join(sorted(MEMORY, key=lambda m: -p44[(m, "3s-large")]))
-    n["div_order_rep"] = ", ".join(sorted(MEMORY, key=lambda m: -r44[(m, "3s-large")]))
+    n["unroll_order_pub"], n["unroll_order_rep"] = gain_orders(facts, "4.3")
+    n["div_order_pub"], n["div_order_rep"] = gain_orders(facts, "4.4")
     n["div_saving_3s_large_s"] = fmt((published["4.4"]["shared"]["3s-large"] - published["4.2"]["shared"]["3s-large"]) / 1e3, 3)
     n["div_saving_3s_large_rep_ms"] = fmt(reproduced["4.4"]["shared"]["3s-large"] - reproduced["4.2"]["shared"]["3s-large"], 3)
 
     # Memory-space ranking on the 3-stream large unit.
     t42 = reproduced["4.2"]
-    order = sorted(MEMORY, key=lambda m: t42[m]["3s-large"])
-    n["memory_ranking"], n["memory_fastest"] = ", ".join(order), order[0]
-    n["memory_ranking_pub"] = ", ".join(sorted(MEMORY, key=lambda m: published["4.2"][m]["3s-large"]))
+    n["memory_ranking"], n["memory_fastest"] = ", ".join(tables.ranking), tables.ranking[0]
+    n["memory_ranking_pub"] = ", ".join(tables.ranking_published)
     def rel(a, b, u="3s-large"):
         return 100 * (t42[a][u] / t42[b][u] - 1)
     for a, b in [("shared", "constant"), ("constant", "global"), ("texture", "global"), ("shared", "global")]:
@@ -124,99 +88,82 @@ def build(ctx):
     n["constant_faster_than_global_pct"] = f"{-rel('constant', 'global'):.1f}"
 
     # Memory spaces on every GPU side by side (the main GPU first).
-    gpus = ctx.facts["gpus"]
     body = []
     per_gpu = []
     for g in gpus:
-        m = mem if g is gpu else medians(ctx.rows("memory_spaces", g["folder"]))
-        per_gpu.append({x: m[(f"{x}-fast-unrolled-f64", "3s-large")] for x in MEMORY})
-    for x in MEMORY:
+        m = mem if g is gpu else medians(facts.files.rows("memory_spaces", g.folder))
+        per_gpu.append({x: m[(variant(memory=x), "3s-large")] for x in spaces})
+    for x in spaces:
         body.append([x, fmt(published["4.2"][x]["3s-large"] / published["4.2"]["global"]["3s-large"], 4)] +
                     [f"{fmt(t[x], 4)} ms ({t[x] / t['global']:.3f})" for t in per_gpu])
     ctx.tables["table_memory_gpus"] = table(
         "Table R@: the memory spaces on every GPU measured, 3-stream large unit, every other optimisation on: "
         "time, and in brackets the time relative to global memory (the GTX 285 column gives that ratio only).",
-        ["memory", "GTX 285 (2010), relative"] + [g["short"] for g in gpus], body)
+        ["memory", "GTX 285 (2010), relative"] + [g.short for g in gpus], body)
 
     # Threads per block, register cap, star layout.
-    launch = ctx.rows("launch_config")
-    lm = medians(launch, key=("variant", "threads_per_block", "blocks_per_launch", "register_cap", "star_layout"))
-    tpb = {int(k[1]): v for k, v in lm.items() if k[0] == FINAL and k[2] == "0" and k[3] == "none" and k[4] == "soa"}
-    best = min(tpb, key=tpb.get)
+    lc = available(facts.launch)
+    launch = facts.files.rows("launch_config")
+    lm, tpb, best = lc.medians, lc.tpb, lc.tpb_best
     n["tpb_best"], n["tpb_64_vs_best_pct"] = str(best), f"{100 * (tpb[64] / tpb[best] - 1):.1f}"
     n["default_tpb"] = str(statistics.mode(int(r["threads_per_block"]) for r in launch))
-    shapes = pub["claims"]["threads_per_block_before"]
-    before, after = shapes["value"], shapes["after"]
+    before, after = lc.tpb_before, lc.tpb_after
     n["tpb_before"] = str(before)
-    ctx.facts["tpb_before_change"] = None
-    if before in tpb and after in tpb:
-        change = tpb[after] / tpb[before] - 1
-        ctx.facts["tpb_before_change"] = change
-        n["tpb_before_after"] = (f"{fmt(tpb[before], 4)} ms before and {fmt(tpb[after], 4)} ms after, "
-                                 f"a change of {pct(100 * change)} ("
-                                 + ("the step still pays" if change < -0.01 else
-                                    "the step costs time here" if change > 0.01 else "no difference beyond 1%") + ")")
-    else:
-        n["tpb_before_after"] = "not recorded on this GPU"
-    n["register_cap"] = str(max(int(r["register_cap"]) for r in launch if r["register_cap"] != "none"))
+    n["tpb_before_after"] = tpb_before_after_text(lc)
+    if lc.tpb_before_change is None:
+        ctx.fallback("tpb_before_after", f"launch_config lacks {before} or {after} threads per block",
+                     [facts.files.path("launch_config")])
+    n["register_cap"] = str(lc.register_cap)
     n["chunk_blocks"] = str(max(int(r["blocks_per_launch"]) for r in launch))
     ctx.tables["table_tpb"] = table(
         f"Table R@: threads per block, thesis's final kernel, 3-stream large unit, {short}, median of the repeats. "
         f"The thesis launched one thread per nu step ({before} in its units) before it settled on "
         f"{after} (section 4.4.4).",
         ["threads per block", "time (ms)", "relative to the fastest", "the thesis's"], tpb_rows(tpb, best, before, after))
-    chunk = lm[(FINAL, "64", "128", "none", "soa")]
-    n["chunked_slowdown"] = f"{chunk / tpb[64]:.1f}"
-    ctx.facts["aos_vs_soa"] = lm[(FINAL, "64", "0", "none", "aos")] / tpb[64] - 1
-    n["aos_vs_soa_pct"] = pct(100 * ctx.facts["aos_vs_soa"], 2)
-    n["aos_vs_soa_ms"] = fmt(abs(lm[(FINAL, "64", "0", "none", "aos")] - tpb[64]), 2)
-    ctx.facts["tpb"], ctx.facts["tpb_best"] = tpb, best
-    listing = read_variants_listing(ctx.results / "variants_3streams.txt")
-    ctx.read.add(ctx.results / "variants_3streams.txt")
-    ctx.facts["listing"] = listing
+    n["chunked_slowdown"] = f"{lc.chunked_slowdown:.1f}"
+    n["aos_vs_soa_pct"] = pct(100 * lc.aos_vs_soa, 2)
+    n["aos_vs_soa_ms"] = fmt(abs(lm[(final, "64", "0", "none", "aos")] - tpb[64]), 2)
+    listing = lc.listing
     cap_body, cap = [], {}
-    for v in ["global-ieee-loop-f64", "global-fast-unrolled-f64", "constant-fast-unrolled-f64", "texture-fast-unrolled-f64",
-              "shared-ieee-loop-f64", FINAL]:
+    for v, (t0, t1) in lc.cap.items():
         a, b = listing[(v, False)], listing[(v, True)]
-        t0, t1 = lm[(v, "64", "0", "none", "soa")], lm[(v, "64", "0", "48", "soa")]
         cap[v] = (t0, t1, a, b)
         cap_body.append([v, f"{a['regs']} / {b['regs']}", f"{a['occupancy']:.1f}% / {b['occupancy']:.1f}%", fmt(t0, 4), fmt(t1, 4),
                          pct(100 * (t1 / t0 - 1))])
-    ctx.facts["cap"] = cap
     ctx.tables["table_register_cap"] = table(
         f"Table R@: the {n['register_cap']}-register cap, 3-stream large unit, {short}: registers per thread "
         "and theoretical occupancy without / with the cap, time without and with it, and the change.",
         ["variant", "registers", "occupancy", "time (ms)", "time, capped (ms)", "change"], cap_body)
-    f = listing[(FINAL, False)]
+    f = listing[(final, False)]
     n["final_regs"], n["final_occupancy"] = str(f["regs"]), f"{f['occupancy']:.1f}"
-    n["final_regs_capped"], n["final_occupancy_capped"] = str(listing[(FINAL, True)]["regs"]), f"{listing[(FINAL, True)]['occupancy']:.1f}"
+    n["final_regs_capped"], n["final_occupancy_capped"] = str(listing[(final, True)]["regs"]), f"{listing[(final, True)]['occupancy']:.1f}"
     n["max_spill"] = str(max(x["spill"] for x in listing.values()))
-    g = listing[("global-fast-unrolled-f64", False)]
+    glob, tex = variant(memory="global"), variant(memory="texture")
+    g = listing[(glob, False)]
     n["global_regs"], n["global_occupancy"] = str(g["regs"]), f"{g['occupancy']:.1f}"
-    t0, t1 = cap["global-fast-unrolled-f64"][:2]
+    t0, t1 = cap[glob][:2]
     n["global_cap_change_pct"] = pct(100 * (t1 / t0 - 1))
     n["global_cap_change_ms"] = fmt(t0 - t1, 3)
-    t0, t1 = cap[FINAL][:2]
+    t0, t1 = cap[final][:2]
     n["final_cap_change_ms"] = fmt(abs(t0 - t1), 2)
     n["final_cap_change_pct"] = pct(100 * (t1 / t0 - 1), 3)
-    tx0, tx1, ta, tb = cap["texture-fast-unrolled-f64"]
+    tx0, tx1, ta, tb = cap[tex]
     n["texture_cap_change_pct"] = pct(100 * (tx1 / tx0 - 1))
     n["texture_regs"], n["texture_regs_capped"] = str(ta["regs"]), str(tb["regs"])
 
     # Profiler: FP64 pipe per variant.
-    prof = {r["variant"]: r for r in ctx.rows("ncu_fp64", check_valid=False)}
-    fp = {v: float(r["fp64_pipe_pct"]) for v, r in prof.items()}
-    ctx.facts["fp64_pipe"] = fp
+    prof = {r["variant"]: r for r in facts.files.rows("ncu_fp64", check_valid=False)}
+    fp = available(facts.fp64_pipe)
     n["fp64_pipe_min"], n["fp64_pipe_max"] = f"{min(fp.values()):.0f}", f"{max(fp.values()):.0f}"
-    for x in MEMORY:
-        n[f"fp64_pipe_{x}"] = f"{fp[f'{x}-fast-unrolled-f64']:.0f}"
-        n[f"fp64_pipe_{x}_loop"] = f"{fp[f'{x}-fast-loop-f64']:.0f}"
-        n[f"occupancy_{x}_loop"] = f"{float(prof[f'{x}-fast-loop-f64']['achieved_occupancy_pct']):.0f}"
-        n[f"occupancy_{x}"] = f"{float(prof[f'{x}-fast-unrolled-f64']['achieved_occupancy_pct']):.0f}"
-        n[f"fp64_pipe_{x}_ieee"] = f"{fp[f'{x}-ieee-unrolled-f64']:.0f}"
-    pipe = {x: fp[f"{x}-fast-unrolled-f64"] for x in MEMORY}
+    for x in spaces:
+        n[f"fp64_pipe_{x}"] = f"{fp[variant(memory=x)]:.0f}"
+        n[f"fp64_pipe_{x}_loop"] = f"{fp[variant(memory=x, loop='loop')]:.0f}"
+        n[f"occupancy_{x}_loop"] = f"{float(prof[variant(memory=x, loop='loop')]['achieved_occupancy_pct']):.0f}"
+        n[f"occupancy_{x}"] = f"{float(prof[variant(memory=x)]['achieved_occupancy_pct']):.0f}"
+        n[f"fp64_pipe_{x}_ieee"] = f"{fp[variant(memory=x, divsqrt='ieee')]:.0f}"
+    pipe = {x: fp[variant(memory=x)] for x in spaces}
     busiest = max(pipe, key=pipe.get)
-    listing_ = ", ".join(f"{pipe[x]:.0f}% with {x}" for x in sorted(MEMORY, key=lambda x: -pipe[x]))
+    listing_ = ", ".join(f"{pipe[x]:.0f}% with {x}" for x in sorted(spaces, key=lambda x: -pipe[x]))
     if busiest == n["memory_fastest"]:
         n["memory_pipe_sentence"] = (
             f"The profiler agrees: the FP64 pipe is busy {listing_} memory, the fastest space keeping it the busiest. "
@@ -226,11 +173,6 @@ def build(ctx):
         n["memory_pipe_sentence"] = (
             f"The profiler's FP64 pipe use ({listing_} memory) does not single out the fastest space; "
             "the cause of the order was not established.")
-    opt = ctx.rows("optimized_vs_unoptimized")
-    pts = statistics.median(float(r["points_per_second"]) for r in opt if r["variant"] == FINAL and r["work_unit"] == "3s-large")
+    opt = facts.files.rows("optimized_vs_unoptimized")
+    pts = statistics.median(float(r["points_per_second"]) for r in opt if r["variant"] == final and r["work_unit"] == "3s-large")
     n["final_points_per_s"] = big(pts, 3)
-    # The deviation table needs the launch measurement: fill it here.
-    ctx.tables["table_deviations"] = table(
-        "Table R@: every deviation from the CUDA program of 2010, why, and its expected effect.",
-        ["deviation", "why", "expected effect"],
-        [[a, b, e.replace("?", n["chunked_slowdown"])] for a, b, e in ctx.facts["deviations"]], widths=[30, 35, 35])

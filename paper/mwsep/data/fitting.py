@@ -7,7 +7,10 @@ import math
 import pathlib
 import statistics
 
-from report.common import MissingData, medians, multi_gpu_folder, rel, table
+from paper.report.common import MissingData, medians, rel, table
+from paper.report.facts import available
+
+from ..variants import MODERN_F64
 
 # A fitted parameter is called recovered when it lies within this many of its standard deviations of the truth.
 RECOVERY_PULLS = 3.0
@@ -19,21 +22,22 @@ COST_TARGET = 1.3
 SETTLED_LN_L = 0.5
 
 
-def _report(ctx, name, wu):
+def _report(facts, name, wu):
     """The JSON report of fit `name` on unit `wu` (one process, as the recovery runs are)."""
-    found = sorted(pathlib.Path(ctx.results).glob(f"{name}_report_{wu}_*.json"))
+    found = facts.reports.get((name, wu), ())
     if not found:
-        raise MissingData(f"{rel(pathlib.Path(ctx.results))}/{name}_report_{wu}_*.json: the report needs this result file")
-    ctx.read.add(found[0])
-    return json.loads(found[0].read_text())
+        results = facts.files.results
+        raise MissingData(f"{rel(results)}/{name}_report_{wu}_*.json: the report needs this result file",
+                          [results / f"{name}_report_{wu}_*.json"])
+    return facts.files.file(found[0])
 
 
-def _twin_streams(ctx, rec):
+def _twin_streams(facts, rec):
     """A sentence for each unit whose true streams share every parameter but their distance r: the
     likelihood then barely tells them apart, and a search can trade one stream's stars for the other's."""
     out = []
     for r in rec:
-        truth = {k: p["truth"] for k, p in _report(ctx, "fit_recovery", r["work_unit"])["parameters"].items()}
+        truth = {k: p["truth"] for k, p in _report(facts, "fit_recovery", r["work_unit"])["parameters"].items()}
         streams = sorted({k.split(".")[0] for k in truth if k.startswith("stream")})
         for i, a in enumerate(streams):
             for b in streams[i + 1:]:
@@ -70,14 +74,14 @@ def _no_maximum(rep):
     return text + (f"; its direction is mostly {', '.join(shown)})" if shown else ")")
 
 
-def _recovery(ctx):
+def _recovery(ctx, facts):
     n = ctx.n
-    rec = sorted(ctx.rows("fit_recovery"), key=lambda r: r["work_unit"])
-    progress = ctx.rows("fit_recovery_progress")
+    rec = sorted(facts.files.rows("fit_recovery"), key=lambda r: r["work_unit"])
+    progress = facts.files.rows("fit_recovery_progress")
     body, lines = [], []
     for r in rec:
         wu = r["work_unit"]
-        rep = _report(ctx, wu=wu, name="fit_recovery")
+        rep = _report(facts, wu=wu, name="fit_recovery")
         params = rep["parameters"]
         stars = int(rep["stars"])
         k = len(params)
@@ -136,7 +140,7 @@ def _recovery(ctx):
         "|fitted - true| / sigma, and the fitted parameters on the edge of the search box.",
         ["work unit", "evaluations", "seconds", "L start", "L truth",
          "L fit", "ln L fit - truth", "maximum", "largest pull", "at the box edge"], body)
-    ctx.tables["para_fit_recovery"] = "\n".join(lines) + "\n" + _twin_streams(ctx, rec)
+    ctx.tables["para_fit_recovery"] = "\n".join(lines) + "\n" + _twin_streams(facts, rec)
     longest = max(float(r["seconds"]) for r in rec)
     n["fit_recovery_max_seconds"] = f"{longest:.1f}"
     n["fit_recovery_time_verdict"] = (f"within the target of {RECOVERY_SECONDS_TARGET / 60:g} minutes"
@@ -147,7 +151,7 @@ def _recovery(ctx):
     fits = {}
     for r in rec:
         fits.setdefault(r["work_unit"], []).append(r)
-    seeds = sorted({str(_report(ctx, "fit_recovery", wu)["seed"]) for wu in fits})
+    seeds = sorted({str(_report(facts, "fit_recovery", wu)["seed"]) for wu in fits})
     most = max(len(v) for v in fits.values())
     n["fit_recovery_repeats"] = (
         (f"each unit was fitted once, with one seed of the search (seed {', '.join(seeds)}), so how often another seed "
@@ -156,9 +160,9 @@ def _recovery(ctx):
     # The start's perturbation and the box, as the recorded command lines gave them to the runs.
     run = json.loads((pathlib.Path(__file__).resolve().parents[3] / "experiments/definitions/mwsep/fit_recovery.json")
                      .read_text())["runs"][0]
-    boxes = {_report(ctx, "fit_recovery", r["work_unit"])["command"].split("--box ")[1].split()[0] for r in rec}
+    boxes = {_report(facts, "fit_recovery", r["work_unit"])["command"].split("--box ")[1].split()[0] for r in rec}
     if len(boxes) != 1:
-        raise MissingData(f"fit_recovery: the runs used different boxes {sorted(boxes)}")
+        raise MissingData(f"fit_recovery: the runs used different boxes {sorted(boxes)}", [facts.files.path("fit_recovery")])
     n["fit_recovery_box"] = f"{100 * float(boxes.pop()):g}"
     n["fit_recovery_perturb"] = f"{100 * float(run.get('perturb', 0.01)):g}"
     recovered = sum(1 for row in body if row[7] == "yes" and row[8] != "n/a" and float(row[8]) <= RECOVERY_PULLS)
@@ -174,14 +178,15 @@ def _recovery(ctx):
 TWO_GPU_TARGET = 1.8
 
 
-def _scaling_rows(ctx, folder, host):
+def _scaling_rows(files, folder, host, runs_of):
     """Table rows for the fit_scaling runs of one results folder: rate over the whole run, the median and
     range of the per-generation rates (each generation after the first is one batch of the population), and
-    the speed-up against one GPU in one process of the same run."""
-    sc = ctx.optional_rows("fit_scaling", folder)
+    the speed-up against one GPU in one process of the same run; @p runs_of[host] gets the run counts and
+    generations."""
+    sc = files.optional("fit_scaling", folder)
     if sc is None:
         return None, {}
-    progress = ctx.rows("fit_scaling_progress", folder)
+    progress = files.rows("fit_scaling_progress", folder)
 
     def gpus(r):  # one process with N GPUs (devices "0,..,N-1") or N MPI ranks of one GPU each
         return int(r["ranks"]) if int(r["ranks"]) > 1 else len(r["devices"].split(","))
@@ -198,7 +203,7 @@ def _scaling_rows(ctx, folder, host):
         per_generation.setdefault(key, []).extend((e1 - e0) / (t1 - t0) for (_, e0, t0), (_, e1, t1) in zip(gens, gens[1:]))
     rate = {k: statistics.median(v) for k, v in runs.items()}
     counts = sorted({len(v) for v in runs.values()})
-    ctx.facts.setdefault("fit_scaling_runs", {})[host] = (counts, sorted({int(r["generations"]) for r in sc}))
+    runs_of[host] = (counts, sorted({int(r["generations"]) for r in sc}))
     one = rate.get(("one process", 1))
     body = []
     for key, v in sorted(rate.items(), key=lambda kv: (kv[0][1], kv[0][0])):
@@ -209,26 +214,28 @@ def _scaling_rows(ctx, folder, host):
     return body, rate
 
 
-def _scaling(ctx):
-    n = ctx.n
-    multi_dir = multi_gpu_folder(ctx.results.parent, ctx.results.name)
-    main_body, main_rate = _scaling_rows(ctx, ctx.results, ctx.results.parent.name)
+def _scaling(ctx, facts):
+    files = facts.files
+    multi_dir = available(facts.multi_folder)
+    runs_of = {}
+    main_body, main_rate = _scaling_rows(files, files.results, files.results.parent.name, runs_of)
     if multi_dir is None:
         multi_body, multi_rate = None, {}  # no host with several GPUs of this model
-    elif multi_dir.resolve() == ctx.results.resolve():
+    elif multi_dir.resolve() == files.results.resolve():
         multi_body, multi_rate = None, main_rate  # RESULTS is that host's folder: its rows are the main ones
     else:
-        multi_body, multi_rate = _scaling_rows(ctx, multi_dir, multi_dir.parent.name)
+        multi_body, multi_rate = _scaling_rows(files, multi_dir, multi_dir.parent.name, runs_of)
     if main_body is None and multi_body is None:
+        ctx.fallback("table_fit_scaling", "fit_scaling was not recorded", [files.path("fit_scaling")])
         ctx.tables["para_fit_scaling"] = "The throughput measurement (fit_scaling) was not recorded on this host.\n"
         ctx.tables["table_fit_scaling"] = ""
         return
     repeats = []
-    for host, (counts, generations) in ctx.facts["fit_scaling_runs"].items():
+    for host, (counts, generations) in runs_of.items():
         runs = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
         repeats.append(f"{host}: {runs} run{'s' if counts[-1] > 1 else ''} per configuration, each of "
                        f"{' or '.join(str(g) for g in generations)} generations after the first")
-    single = all(c == [1] for c, _ in ctx.facts["fit_scaling_runs"].values())
+    single = all(c == [1] for c, _ in runs_of.values())
     ctx.tables["table_fit_scaling"] = table(
         "Table R@: evaluations per second of the fit's global search on the 3-stream large unit (fit_scaling), by "
         "results folder (host), GPU count, as one process driving every GPU and as one MPI rank per GPU: over the "
@@ -266,7 +273,7 @@ def _scaling(ctx):
         text.append(f"The runs on {', '.join(str(g) for g in missing)} GPUs are not recorded: no host with that many "
                     "GPUs was measured.")
     # The cost of one evaluation inside the fit against the modern-f64 integral alone (modern.csv, same host).
-    integral_ms = medians(ctx.rows("modern"), "integral_ms").get(("modern-f64", "3s-large"))
+    integral_ms = medians(files.rows("modern"), "integral_ms").get((MODERN_F64, "3s-large"))
     if one and integral_ms:
         ratio = 1000.0 / one / integral_ms
         text.append(f"One evaluation inside the fit costs {1000.0 / one:.1f} ms of wall time on one GPU, {ratio:.2f} "
@@ -284,14 +291,16 @@ def _scaling(ctx):
 SAME_OPTIMUM_SIGMAS = 0.5
 
 
-def _single_precision(ctx):
+def _single_precision(ctx, facts):
     """The recovery fits again with the single-precision kernel (fit_recovery_f32) against fit_recovery: the
     optimum's likelihood in double precision, the parameters and the uncertainties. Thesis 4.3 and 4.5:
     'double precision is required'."""
     n = ctx.n
-    f32 = ctx.optional_rows("fit_recovery_f32")
-    f64 = {r["work_unit"]: r for r in ctx.optional_rows("fit_recovery") or []}
+    f32 = facts.files.optional("fit_recovery_f32")
+    f64 = {r["work_unit"]: r for r in facts.files.optional("fit_recovery") or []}
     if not f32 or not f64:
+        ctx.fallback("fit_f32_verdict", "fit_recovery_f32 or fit_recovery was not recorded",
+                     [facts.files.path("fit_recovery_f32" if not f32 else "fit_recovery")])
         n["fit_f32_verdict"] = "not recorded on this GPU"
         ctx.tables["para_fit_f32"] = ("The recovery fits in single precision (experiment fit_recovery_f32) were not "
                                       "recorded on this GPU" + ("" if f64 else ", nor those in double precision") + ".\n")
@@ -302,7 +311,7 @@ def _single_precision(ctx):
         wu = r["work_unit"]
         if wu not in f64:
             continue
-        single, double = _report(ctx, "fit_recovery_f32", wu), _report(ctx, "fit_recovery", wu)
+        single, double = _report(facts, "fit_recovery_f32", wu), _report(facts, "fit_recovery", wu)
         stars = int(single["stars"])
         # In double precision: the single-precision optimum against the double-precision fit's optimum (ln L).
         gap = _ln(stars, float(r["f64_likelihood"]) - float(f64[wu]["likelihood"]))
@@ -347,7 +356,8 @@ def _single_precision(ctx):
                       "no maximum in single precision" if not single["positive_definite"] else "n/a"),
                      f"{max(pulls):.2f}" if pulls and single["positive_definite"] else "n/a"])
     if not body:
-        raise MissingData("fit_recovery_f32.csv and fit_recovery.csv: no work unit fitted both ways")
+        raise MissingData("fit_recovery_f32.csv and fit_recovery.csv: no work unit fitted both ways",
+                          [facts.files.path("fit_recovery_f32"), facts.files.path("fit_recovery")])
     if "worse" in outcomes:
         lead = "confirmed here: single precision ends on a worse optimum ("
     elif set(outcomes) <= {"same", "same likelihood", "better"}:
@@ -373,7 +383,7 @@ def _single_precision(ctx):
         "standard deviations.\n")
 
 
-def build(ctx):
-    _recovery(ctx)
-    _scaling(ctx)
-    _single_precision(ctx)
+def build(ctx, facts):
+    _recovery(ctx, facts)
+    _scaling(ctx, facts)
+    _single_precision(ctx, facts)

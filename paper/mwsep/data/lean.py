@@ -2,11 +2,11 @@
 ladder on the large units (modern), what the profiler counts per point (ncu_lean), the exponentials'
 FP64-pipe use (exp_lean), the public application on the same GPU (peer), the whole process (end_to_end),
 and the verdicts on the speed targets (paper/report/targets.py)."""
-import json
 import statistics
 
-from report import targets as t
-from report.common import fmt, table
+from paper.report import targets as t
+from paper.report.common import fmt, table
+from paper.report.facts import available
 
 UNITS = ["3s-large", "2s-large", "stripe11-large"]
 LABEL = {"3s-large": "3-S large", "2s-large": "2-S large", "stripe11-large": "stripe 11"}
@@ -43,11 +43,12 @@ def verdict(ok):
     return "met" if ok else "not met"
 
 
-def build(ctx):
-    n = ctx.n
-    modern = ctx.optional_rows("modern")
+def build(ctx, facts):
+    n, files = ctx.n, facts.files
+    modern = files.optional("modern")
     lean_rows = [r for r in modern or [] if r.get("family") == "modern" and r.get("memory")]
     if not lean_rows:
+        ctx.fallback("para_lean", "modern.csv has no rows of the lean variants", [files.path("modern")] if modern is None else [])
         n["lean_measured"] = "no"
         ctx.tables["para_lean"] = ("**The lean variants.** The lean variants were not measured on this GPU "
                                    "(its modern.csv has no rows of them).\n")
@@ -61,8 +62,8 @@ def build(ctx):
     tokens = {r["variant"]: policies(r) for r in lean_rows}
     names = list(dict.fromkeys(r["variant"] for r in lean_rows))
     units = [u for u in UNITS if ("modern-f64", u) in integral]
-    ncu = {r["variant"]: r for r in ctx.optional_rows("ncu_lean") or []}
-    points = ctx.facts["points"]["3s-large"]
+    ncu = {r["variant"]: r for r in files.optional("ncu_lean") or []}
+    points = available(facts.points)["3s-large"]
 
     def per_point(v, column):
         return float(ncu[v][column]) * 32 / points if v in ncu else None
@@ -93,7 +94,7 @@ def build(ctx):
         n[f"lean_best_{k}"] = f"`{best[u]}`"
         n[f"lean_best_ms_{k}"] = fmt(integral[(best[u], u)], 3)
         n[f"lean_gain_{k}"] = f"{integral[('modern-f64', u)] / integral[(best[u], u)]:.2f}"
-    peer = [r for r in ctx.optional_rows("peer") or [] if r["flags"] == "best"]
+    peer = [r for r in files.optional("peer") or [] if r["flags"] == "best"]
     peer_ms = {u: 1e3 * statistics.median(float(r["integration_s"]) for r in peer if r["work_unit"] == u)
                for u in units if any(r["work_unit"] == u for r in peer)}
     sentences = []
@@ -116,7 +117,7 @@ def build(ctx):
                      f"{t.MWSEP_FP64_PIPE_PCT}%: {verdict(pipe >= t.MWSEP_FP64_PIPE_PCT)}). ")
     else:
         pipe_text = "The FP64 pipe's use was not profiled on this GPU (target not compared). "
-    exp = {(r["function"], r["arguments"]): r for r in ctx.optional_rows("exp_lean") or []}
+    exp = {(r["function"], r["arguments"]): r for r in files.optional("exp_lean") or []}
     if exp:
         def pct(f, a="uniform"):
             return f"{float(exp[(f, a)]['fp64_pipe_pct']):.0f}%"
@@ -130,7 +131,7 @@ def build(ctx):
                     "below it too. ")
     else:
         exp_text = "The exponentials' microbenchmark (exp_lean) was not recorded on this GPU. "
-    e2e = ctx.optional_rows("end_to_end") or []
+    e2e = files.optional("end_to_end") or []
     wall = {}
     for r in e2e:
         wall.setdefault((r["work_unit"], r["variant"]), []).append(float(r["wall_ms"]) / 1e3)
@@ -155,7 +156,7 @@ def build(ctx):
                          f"{float(ncu[after]['fp64_pipe_pct']):.1f}% busy, and the 3-stream integral from "
                          f"{fmt(integral[(before, '3s-large')], 3)} to {fmt(integral[(after, '3s-large')], 3)} ms")
     steps_text = ("Step by step on the 3-stream unit: " + "; ".join(steps) + ". " if steps else "")
-    fit = [r for r in ctx.optional_rows("fit_cost_progress") or [] if r.get("integral_s") and r.get("evaluate_s")]
+    fit = [r for r in files.optional("fit_cost_progress") or [] if r.get("integral_s") and r.get("evaluate_s")]
     if fit:
         integ, whole = sum(float(r["integral_s"]) for r in fit), sum(float(r["evaluate_s"]) for r in fit)
         ratio = whole / integ
@@ -167,9 +168,9 @@ def build(ctx):
     else:
         fit_text = ("A fit's evaluation against its integral was not measured with the lean variant on this GPU "
                     "(target not compared). ")
-    reports = sorted(ctx.results.glob("fit_cost_report_*.json"))
+    reports = facts.reports[("fit_cost", "")]
     if reports:
-        report = json.loads(reports[0].read_text())
+        report = files.file(reports[0])
         phases, evals = report.get("phase_seconds", {}), report.get("evaluations", 0)
         host = sum(phases.get(k, 0.0) for k in ("device_wall_sums", "device_wall_likelihood", "device_wall_assemble"))
         if evals and phases.get("evaluation"):
@@ -179,7 +180,7 @@ def build(ctx):
                          "pinned buffers and a star sum on the GPU could save"
                          + ("; at a few per cent at most, neither was built. " if host < 0.03 * phases["evaluation"]
                             else "; neither is built yet. "))
-    hessian_text = _hessian_text(ctx, n, t) + _tail_text(ctx, n)
+    hessian_text = _hessian_text(files, n, t) + _tail_text(files, n)
     gain_3s = n.get("lean_gain_3s_large", "")
     ctx.tables["para_lean"] = (
         "**The lean variants.** modern-f64 issues about two instructions per FP64 instruction, and the profiler "
@@ -192,10 +193,10 @@ def build(ctx):
         + steps_text + pipe_text + exp_text + e2e_text + fit_text + hessian_text + "\n")
 
 
-def _hessian_text(ctx, n, t):
+def _hessian_text(files, n, t):
     """The Hessian with and without the integral cache (hessian_cost): the integral kernels' seconds, the
     component integrals, whether the uncertainties are the same bits, and the verdict on the target."""
-    rows = ctx.optional_rows("hessian_cost") or []
+    rows = files.optional("hessian_cost") or []
     by = {(r["variant"], r["integral_cache"]): r for r in rows if r.get("work_unit") == "3s-large"}
     parts = []
     for variant in sorted({v for v, _ in by}):
@@ -229,11 +230,11 @@ def _hessian_text(ctx, n, t):
             + "; ".join(sentences) + ". ")
 
 
-def _tail_text(ctx, n):
+def _tail_text(files, n):
     """What the profiler says a work order against the tail and an all-SM reduction could save at most
     (ncu_tail, ncu_reduce), and whether that was worth building."""
-    tail = {r["variant"]: r for r in ctx.optional_rows("ncu_tail") or []}
-    reduce = ctx.optional_rows("ncu_reduce") or []
+    tail = {r["variant"]: r for r in files.optional("ncu_tail") or []}
+    reduce = files.optional("ncu_reduce") or []
     if not tail:
         return "The SMs' balance within a launch was not profiled on this GPU (ncu_tail: not compared). "
     parts = []

@@ -5,7 +5,8 @@ One row per claim with the measured value and a verdict, and the raw measurement
 experiment gets a paragraph saying so (the rest of the report is unaffected)."""
 import statistics
 
-from report.common import fmt, table
+from paper.report.common import fmt, table
+from paper.report.facts import available
 
 NOT_RECORDED = "not recorded on this GPU"
 
@@ -164,19 +165,21 @@ def memory_row(memory, claims, final, short):
     return [cl["text"], cl["source"], measured, verdict, "Thesis 4.2 (initialisation: the memory the GPU must hold)"]
 
 
-def build(ctx):
+def build(ctx, facts):
     n = ctx.n
-    short = ctx.facts["gpu"]["short"]
-    claims = ctx.published["hardware_claims"]
-    rows = ctx.optional_rows("hardware_micro")
-    memory = ctx.optional_rows("device_memory")
+    short = available(facts.gpu).short
+    claims = facts.published["hardware_claims"]
+    rows = facts.files.optional("hardware_micro")
+    memory = facts.files.optional("device_memory")
     n["micro_measured"] = "yes" if rows else "no"
+    if not rows:
+        ctx.fallback("table_micro_detail", "hardware_micro was not recorded", [facts.files.path("hardware_micro")])
     if not rows and not memory:
         ctx.tables["table_micro"] = (f"*The hardware microbenchmarks (experiments hardware_micro and device_memory) were "
                                      f"{NOT_RECORDED} ({short}).*\n")
         ctx.tables["table_micro_detail"] = ""
         return
-    body = claim_rows(rows or [], claims, short) + [memory_row(memory, claims, ctx.published["final_variant"], short)]
+    body = claim_rows(rows or [], claims, short) + [memory_row(memory, claims, facts.final, short)]
     ctx.tables["table_micro"] = table(
         f"Table R@: the hardware explanations of the thesis and of Ryoo et al., measured on the {short} "
         "(experiments hardware_micro and device_memory; every microbenchmark checks its own result before it "

@@ -1,11 +1,7 @@
 """The recorded re-runs of the artifact (experiments/records/): every comparison of one results folder with another
 (a GPU against the other, a folder recorded again against the one it replaced, the reviewer's kit against the
 committed folder) with its verdict counts, and each claim of the kit's recorded runs with its verdict and time."""
-import json
-
-from report.common import ROOT, rel, table
-
-RECORDS = ROOT / "experiments" / "records"
+from paper.report.common import rel, table
 # The order compare.py counts its verdicts in; a verdict not listed here still gets a column.
 VERDICTS = ["agrees", "differs", "not compared", "unreadable", "not re-run", "missing", "new"]
 
@@ -15,17 +11,16 @@ def folder(path):
     return path[path.index("experiments/"):] if "experiments/" in path else path
 
 
-def build(ctx):
-    compares = sorted(RECORDS.glob("*/compare.json"))
-    if not compares:
+def build(ctx, facts):
+    data = facts.records.compares
+    if not data:
         ctx.tables["table_records"] = "No comparison is recorded in `experiments/records/`.\n"
     else:
-        data = [(p, json.loads(p.read_text())) for p in compares]
         # Only the verdicts some record has (a column of zeros says nothing).
         seen = {v for _, d in data for v, n in d["totals"].items() if n}
         columns = [v for v in VERDICTS if v in seen] + sorted(seen - set(VERDICTS))
-        body = [[f"`{p.parent.name}`", f"`{folder(d['new'])}`", f"`{folder(d['ref'])}`"]
-                + [d["totals"].get(v, 0) for v in columns] for p, d in data]
+        body = [[f"`{name}`", f"`{folder(d['new'])}`", f"`{folder(d['ref'])}`"]
+                + [d["totals"].get(v, 0) for v in columns] for name, d in data]
         ctx.tables["table_records"] = table(
             "Table R@: every comparison of two results folders recorded in `experiments/records/` (each record "
             "holds `compare.md`, with the verdict and the change of every result file): the folder, the one it was "
@@ -33,7 +28,7 @@ def build(ctx):
             "Folders recorded on different GPUs or hosts differ by design; `compare.md` says by how much.",
             ["record", "folder", "compared with"] + columns, body,
             widths=[24, 20, 20] + [36 // len(columns)] * len(columns))
-    kits = [(p, json.loads(p.read_text())) for p in sorted(RECORDS.glob("reproduce-check-*/reproduce_check.json"))]
+    kits = facts.records.kits
     if not kits:
         ctx.tables["table_kit_records"] = "No run of the kit is recorded yet.\n"
         return

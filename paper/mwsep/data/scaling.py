@@ -3,20 +3,22 @@ import json
 import pathlib
 import statistics
 
-from report.common import MissingData, fmt, medians, table
+from paper.report.common import MissingData, fmt, medians, table
+from paper.report.facts import available
 
-DEFINITION = pathlib.Path(__file__).resolve().parents[3] / "experiments" / "definitions" / "mwsep" / "scaling.json"
+from .common import bandwidth_text, scaling_first_step_text
+
 MUNCH_PUBLISHED = pathlib.Path(__file__).resolve().parents[2] / "munch" / "published.json"
 NOT_RECORDED = "not recorded on this GPU"
 LINEAR = 0.95  # a measured speed-up of at least this share of the ratio of multiprocessors counts as linear
 
 
-def verdicts(ctx, sc, sms, pairs):
+def verdicts(ctx, facts, sc, sms, pairs):
     """The two published scaling statements beside the emulation: the thesis's 8800 GTX against GTX 285 (global
     versions) and Münch's Figure B.9 (Quadro FX 1700 against FX 3700). Each published pair of cards is emulated by
     the recorded SM counts nearest its ratio of multiprocessors that green contexts allow (multiples of 8 on this
     chip; the definition says which)."""
-    pub = ctx.published
+    pub = facts.published
     old, new = pub["hardware"]["8800gtx"], pub["hardware"]["gtx285"]
     munch_all = json.loads(MUNCH_PUBLISHED.read_text())
     munch, fx3700, fx1700 = munch_all["appendix_b"], munch_all["hardware"], munch_all["appendix_b"]["hardware"]
@@ -60,38 +62,32 @@ def verdicts(ctx, sc, sms, pairs):
                  f"{large} over {small} SMs (the same ratio of multiprocessors)", ours, v])
     ctx.tables["table_scaling_verdicts"] = table(
         "Table R@: the published scaling between two cards beside the emulation on one "
-        f"{ctx.facts['gpu']['short']}: green contexts on this chip form groups of a multiple of eight SMs, so the "
+        f"{available(facts.gpu).short}: green contexts on this chip form groups of a multiple of eight SMs, so the "
         f"{new['name']}'s {new['sms']} SMs are emulated by the nearest such count and Münch's {fx_sms[0]} against "
         f"{fx_sms[1]} by a pair with his ratio of multiprocessors. A speed-up of at least {100 * LINEAR:.0f}% of the SM ratio counts as linear.",
         ["published pair", "published", "emulated by", "this GPU", "verdict"], rows)
 
 
-def two_cards(ctx):
+def two_cards(ctx, facts):
     """Two cards of one chip: the H100 and the H200 have the same SMs and clock and differ in memory bandwidth.
     The same kernels on both, as recorded in each GPU's folder: the thesis's and the modern variants (modern)
     and, for a bandwidth-bound contrast, the ryoo study's copy and SAXPY kernels (saxpy)."""
-    gpus = ctx.facts["gpus"]
-    main = gpus[0]
-    twins = [g for g in gpus[1:] if g["sms"] == main["sms"] and g["clock_mhz"] == main["clock_mhz"]
-             and g["cc"] == main["cc"] and g["name"] != main["name"] and "x2" not in g["folder"].parent.name]
-    if not twins:
-        raise MissingData("no second GPU with the same SMs and clock among the compared folders")
-    other = twins[0]
-    try:
-        bw = float(main["bandwidth_gb_s"][0]) / float(other["bandwidth_gb_s"][0])
-    except ValueError:
-        raise MissingData(f"the memory bandwidth of {main['name']} or {other['name']} is unknown")
+    main, other = available(facts.twin)
+    if main.bandwidth_gb_s is None or other.bandwidth_gb_s is None:
+        raise MissingData(f"the memory bandwidth of {main.name} or {other.name} is unknown",
+                          [g.folder / "memory_spaces.meta.json" for g in (main, other)])
+    bw = main.bandwidth_gb_s / other.bandwidth_gb_s
     if bw < 1:  # the card with the faster memory first, whichever folder the report is built from
         main, other, bw = other, main, 1 / bw
     body = []
-    a, b = medians(ctx.rows("modern", main["folder"])), medians(ctx.rows("modern", other["folder"]))
+    a, b = medians(facts.files.rows("modern", main.folder)), medians(facts.files.rows("modern", other.folder))
     kernel_ratios = []
     for key in sorted(set(a) & set(b)):
         kernel_ratios.append(b[key] / a[key])
         body.append([key[0], key[1], "kernel ms", fmt(a[key], 3), fmt(b[key], 3), f"{b[key] / a[key]:.3f}"])
     rates = []
-    for folder, g in ((main["folder"].parent / "ryoo", main), (other["folder"].parent / "ryoo", other)):
-        rows = ctx.optional_rows("saxpy", folder)
+    for folder, g in ((main.folder.parent / "ryoo", main), (other.folder.parent / "ryoo", other)):
+        rows = facts.files.optional("saxpy", folder)
         rates.append(medians(rows, value="gb_per_s", key=("variant",)) if rows else {})
     bw_ratios = []
     for key in sorted(set(rates[0]) & set(rates[1])):
@@ -101,38 +97,34 @@ def two_cards(ctx):
     if not kernel_ratios:
         raise MissingData("the modern experiment has no kernel recorded on both cards")
     n = ctx.n
-    n["twin_gpu"], n["twin_other"] = main["short"], other["short"]
+    n["twin_gpu"], n["twin_other"] = main.short, other.short
     n["twin_bandwidth_ratio"] = f"{bw:.2f}"
     n["twin_kernel_ratio_min"], n["twin_kernel_ratio_max"] = f"{min(kernel_ratios):.3f}", f"{max(kernel_ratios):.3f}"
     n["twin_copy_ratio"] = f"{statistics.median(bw_ratios):.2f}" if bw_ratios else "(not measured)"
+    if not bw_ratios:
+        ctx.fallback("twin_copy_ratio", "the ryoo study's saxpy was not recorded on both cards",
+                     [g.folder.parent / "ryoo" / "saxpy.csv" for g in (main, other)])
     ctx.tables["table_two_cards"] = table(
-        f"Table R@: one chip on two cards: the {main['short']} and the {other['short']} (same SMs and clock; memory "
-        f"bandwidth {main['bandwidth_gb_s'][0]} against {other['bandwidth_gb_s'][0]} GB/s). Kernel times of the thesis's and "
+        f"Table R@: one chip on two cards: the {main.short} and the {other.short} (same SMs and clock; memory "
+        f"bandwidth {bandwidth_text(main)} against {bandwidth_text(other)} GB/s). Kernel times of the thesis's and "
         "the modern variants (medians, each card's own recording), and the bandwidth of the ryoo study's copy and "
-        f"SAXPY kernels; the last column is the {other['short']}'s time over the {main['short']}'s, or the "
-        f"{main['short']}'s bandwidth over the {other['short']}'s.",
-        ["variant", "work unit", "measure", main["short"], other["short"], "ratio"], body)
+        f"SAXPY kernels; the last column is the {other.short}'s time over the {main.short}'s, or the "
+        f"{main.short}'s bandwidth over the {other.short}'s.",
+        ["variant", "work unit", "measure", main.short, other.short, "ratio"], body)
 
 
-def build(ctx):
+def build(ctx, facts):
     n = ctx.n
     try:
-        two_cards(ctx)
+        two_cards(ctx, facts)
     except MissingData as e:
         ctx.tables["table_two_cards"] = f"The two-card comparison was not made: {e}.\n"
         for k in ("twin_gpu", "twin_other", "twin_bandwidth_ratio", "twin_kernel_ratio_min", "twin_kernel_ratio_max",
                   "twin_copy_ratio"):
             n.setdefault(k, "(not measured)")
-    sc = medians(ctx.rows("scaling"), key=("variant", "work_unit", "sm_count"))
-    sms = sorted({int(k[2]) for k in sc})
-    if len(sms) < 2:
-        raise MissingData("scaling.csv: fewer than two SM counts recorded")
-    defined = json.loads(DEFINITION.read_text())["runs"][0]
-    # Every variant and unit of the definition gets a row; those this recording lacks say so.
-    pairs = [(v, u) for u in defined["work_units"] for v in defined["variants"]]
-    recorded = [(v, u) for v, u in pairs if all((v, u, str(s)) in sc for s in sms)]
-    if not recorded:
-        raise MissingData("scaling.csv: no variant recorded at every SM count")
+        ctx.fallback("table_two_cards", e)
+    scaling = available(facts.scaling)
+    sc, sms, pairs, recorded = scaling.medians, list(scaling.sms), list(scaling.pairs), list(scaling.recorded)
 
     def cell(v, u, s):
         if (v, u, str(sms[0])) not in sc or (v, u, str(s)) not in sc:
@@ -140,32 +132,23 @@ def build(ctx):
         return f"{sc[(v, u, str(sms[0]))] / sc[(v, u, str(s))]:.2f}x"
     body = [[v, u] + [cell(v, u, s) for s in sms] for v, u in pairs]
     ctx.tables["table_scaling"] = table(
-        f"Table R@: speed-up over {sms[0]} multiprocessors when one {ctx.facts['gpu']['short']} is restricted to "
+        f"Table R@: speed-up over {sms[0]} multiprocessors when one {available(facts.gpu).short} is restricted to "
         "fewer multiprocessors (an emulation: same clock, same memory and the whole L2 cache in every case).",
         ["variant", "work unit"] + [f"{s} SMs" for s in sms], body)
     s16, s32 = sms[0], sms[1]
     n["scaling_sms_small"], n["scaling_sms_mid"], n["scaling_sms_full"] = str(s16), str(s32), str(sms[-1])
     n["scaling_variants_recorded"] = str(len({v for v, _ in recorded}))
-    n["scaling_variants_defined"] = str(len(defined["variants"]))
+    n["scaling_variants_defined"] = str(scaling.defined_variants)
     pairs = recorded
-    r = [sc[(v, u, str(s16))] / sc[(v, u, str(s32))] for v, u in pairs]
-    lo, hi = f"{min(r):.2f}", f"{max(r):.2f}"
-    n["scaling_16_32"] = lo if lo == hi else f"{lo}x to {hi}"
+    n["scaling_16_32"] = scaling_first_step_text(scaling)
     n["scaling_sm_ratio"] = f"{s32 / s16:.2f}"
-    full = [sc[(v, u, str(s16))] / sc[(v, u, str(sms[-1]))] for v, u in pairs]
+    full = scaling.full
     n["scaling_full_min"], n["scaling_full_max"] = f"{min(full):.2f}", f"{max(full):.2f}"
     n["scaling_full_sm_ratio"] = f"{sms[-1] / s16:.2f}"
-    verdicts(ctx, sc, sms, pairs)
-    ctx.facts["scaling_16_32"] = (min(r), max(r))
-    # For the thesis's "the number of SMs directly corresponds to how fast the application will be" (4.1): the
-    # whole chip's share of linear scaling, and whether every kernel got faster at every step in SMs.
-    ctx.facts["scaling_linear_share"] = (min(full) * s16 / sms[-1], max(full) * s16 / sms[-1])
-    ctx.facts["scaling_monotone"] = all(sc[(v, u, str(a))] > sc[(v, u, str(b))]
-                                        for v, u in pairs for a, b in zip(sms, sms[1:]))
-    ctx.facts["scaling_sms"] = (s16, sms[-1])
+    verdicts(ctx, facts, sc, sms, pairs)
 
     # A restriction that did not take effect shows as times that do not change with the SM count.
-    effective = min(full) >= 0.5 * sms[-1] / s16
+    effective = scaling.effective
     n["scaling_effective"] = "yes" if effective else "no"
     if effective:
         ctx.tables["para_scaling"] = (

@@ -1,14 +1,14 @@
 """The performance targets of every study in one table: the value, who set it and why, and where the report
 judges it. The values come from paper/report/targets.py and paper/mwsep/data/fitting.py, which the verdicts read too."""
-from report import targets as t
-from report.common import table
+from paper.report import targets as t
+from paper.report.common import table
 from . import fitting
 
 WHO = ("the authors of this rebuild, when the work was planned and before any of these measurements; "
        "the source documents state no such target")
 
 
-def build(ctx):
+def build(ctx, facts):
     issue_resource, issue_pct = t.RYOO_DEFAULT_BOUND
     dram = sorted({pct for resource, pct in t.RYOO_BOUND.values() if resource == "DRAM"})
     rows = [

@@ -1,22 +1,25 @@
 """Claims R1-R6 of the paper (section 4 and Figure 4 of the paper), each with the verdict the recorded numbers give."""
-from report.common import fmt, table
+from paper.report.common import table
+from paper.report.facts import available
 
+from ..facts import Traffic
 from .analysis import direction
-from .common import published
 
 
-def build(ctx):
-    f, pub = ctx.facts, published()
-    gf = f["gflops"]
+def build(ctx, facts):
+    gf = available(facts.ladder).gflops
     rows = []
-    if f.get("dram_ratio") is not None:
-        r1 = "confirmed" if f["l2_ratio"] >= 8 else "not confirmed"
+    traffic = facts.traffic
+    if isinstance(traffic, Traffic):
+        r1 = "confirmed" if traffic.l2_ratio >= 8 else "not confirmed"
         rows.append(["R1", "16 x 16 tiling cuts global traffic 16x and lifts a bandwidth-bound kernel 4.4x",
-                     f"{r1}: from V0 to 16 x 16 tiles the L2 traffic {direction(f['l2_ratio'])}, the DRAM traffic "
-                     f"{direction(f['dram_ratio'])}; "
+                     f"{r1}: from V0 to 16 x 16 tiles the L2 traffic {direction(traffic.l2_ratio)}, the DRAM traffic "
+                     f"{direction(traffic.dram_ratio)}; "
                      f"speed-up {gf['tiled-16'] / gf['naive']:.2f}x"])
     else:
         rows.append(["R1", "16 x 16 tiling cuts global traffic 16x", "not recorded (no profiler data)"])
+        ctx.fallback("table_ryoo_claims", "claim R1: the profiler's counts (ncu_ladder) were not recorded or not read",
+                     [facts.files.path("ncu_ladder")])
     slower = gf["tiled-4"] < gf["naive"]
     rows.append(["R2", "4 x 4 tiles are slower than no tiling",
                  f"{'confirmed' if slower else 'refuted'}: {gf['tiled-4'] / gf['naive']:.2f}x of V0"])

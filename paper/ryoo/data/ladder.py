@@ -1,36 +1,24 @@
 """§1.3 of the spec: the ladder V0 -> V3 at n = 4096, the tile sizes of Figure 4, the residency emulation of
 the register cliff, the later steps and the libraries, with registers and occupancy per variant."""
-from report.common import MissingData, fmt, need, short_gpu, table
+from paper.report.common import fmt, need, table
+from paper.report.facts import available
 
-from .common import by_variant, median_by, published
-
-LADDER = ["naive", "tiled-16", "unrolled-16", "prefetch-16"]
-TILES = [4, 8, 12, 16]
-MODERN = ["register-tiled-scalar", "register-tiled-vector", "register-tiled-vector-double",
-          "register-tiled-vector-double-warp"]
+from ..facts import LADDER, MODERN, TILES, by_variant
 
 
-def build(ctx):
-    n, pub = ctx.n, published()
-    rows = ctx.rows("ladder")
-    meta = ctx.meta("ladder")
-    gpu = short_gpu(meta["gpu_name"])
-    sizes = {r["n"] for r in rows}
-    if len(sizes) != 1:
-        raise MissingData(f"ladder.csv: expected one matrix size, found {sorted(sizes)}")
-    size = int(sizes.pop())
-    gf = median_by(rows, "gflops", "variant")
-    clock = median_by(rows, "sm_clock_mhz", "variant")
-    ratio = {r["variant"]: float(r["max_error_ratio"]) for r in rows}
-    listing = by_variant(ctx.rows("variants"))
+def build(ctx, facts):
+    n, pub = ctx.n, facts.published
+    lad = available(facts.ladder)
+    gpu, size, gf = lad.gpu, lad.size, lad.gflops
+    ratio = {r["variant"]: float(r["max_error_ratio"]) for r in facts.files.rows("ladder")}
+    listing = by_variant(facts.files.rows("variants"))
     occupancy = {}
-    ncu = ctx.optional_rows("ncu_ladder")
+    ncu = facts.files.optional("ncu_ladder")
     if ncu:
         occupancy = {r["variant"]: float(r["achieved_occupancy_pct"]) for r in ncu}
-    ctx.facts.update(gpu=gpu, size=size, gflops=gf, clock=clock, listing=listing, sm_count=int(meta["sm_count"]))
     n["ryoo_gpu"] = gpu
     n["ryoo_n"] = str(size)
-    n["ryoo_sm_count"] = str(meta["sm_count"])
+    n["ryoo_sm_count"] = str(lad.sm_count)
 
     def speedup(a, b):
         return need(gf, a, "ladder.csv") / need(gf, b, "ladder.csv")
@@ -99,7 +87,7 @@ def build(ctx):
     n["ryoo_cliff_loss"] = f"{100 * (1 - gf['unrolled-16-g80-2blocks'] / gf['unrolled-16-g80-3blocks']):.1f}"
     n["ryoo_cliff_prefetch_vs_unrolled"] = f"{100 * (gf['prefetch-16-g80-2blocks'] / gf['unrolled-16-g80-3blocks'] - 1):+.1f}"
 
-    best = max(MODERN, key=lambda v: need(gf, v, "ladder.csv"))
+    best = lad.best
     cublas = need(gf, "cublas-fp32", "ladder.csv")
     modern_body = []
     previous = "unrolled-16"
@@ -123,4 +111,3 @@ def build(ctx):
     n["ryoo_tf32_over_fp32"] = f"{gf['cublas-tf32'] / cublas:.2f}"
     n["ryoo_best_over_naive"] = fmt(gf[best] / gf["naive"])
     n["ryoo_max_error_ratio"] = f"{max(ratio.values()):.2g}"
-    ctx.facts.update(best=best, occupancy=occupancy)

@@ -2,23 +2,24 @@
 against the measured bandwidth, and the CPU BLAS of the paper's CPU comparison."""
 import statistics
 
-from report.common import against_l2, fmt, l2_bytes, need, table
+from paper.report.common import against_l2, fmt, l2_bytes, need, table
+from paper.report.facts import available
 
-from .common import median_by, published
+from ..facts import median_by
 
 
-def build(ctx):
-    n, f, pub = ctx.n, ctx.facts, published()
-    gpu, best = f["gpu"], f["best"]
+def build(ctx, facts):
+    n, pub, lad = ctx.n, facts.published, available(facts.ladder)
+    gpu, best = lad.gpu, lad.best
 
-    sizes = ctx.rows("sizes")
+    sizes = facts.files.rows("sizes")
     gf = median_by(sizes, "gflops", "variant", "n")
-    ns = sorted({int(k[1]) for k in gf} | {f["size"]})
+    ns = sorted({int(k[1]) for k in gf} | {lad.size})
     variants = ["unrolled-16", best, "cublas-fp32", "cublas-tf32"]
 
     def rate(v, size):
-        if size == f["size"]:
-            return f["gflops"].get(v)
+        if size == lad.size:
+            return lad.gflops.get(v)
         return gf.get((v, str(size)))
     body = [[v] + [fmt(rate(v, s)) if rate(v, s) else "" for s in ns] for v in dict.fromkeys(variants)]
     body.append([f"{best} / cuBLAS FP32"] + [f"{100 * rate(best, s) / rate('cublas-fp32', s):.0f}%"
@@ -31,11 +32,14 @@ def build(ctx):
 
     # Münch (ch. 3): cuBLAS 2.4 times the CUDA SDK's kernel (his Algorithm 3, a 16 x 16 shared-memory tiling:
     # the ladder's tiled-16) at the largest size he ran; the same ratio here at the ladder's size.
-    sdk, lib = rate("tiled-16", f["size"]), rate("cublas-fp32", f["size"])
+    sdk, lib = rate("tiled-16", lad.size), rate("cublas-fp32", lad.size)
     n["ryoo_pub_cublas_over_sdk"] = fmt(pub["munch_cublas_over_sdk"])
     n["ryoo_cublas_over_sdk"] = fmt(lib / sdk) if sdk and lib else "(not measured)"
+    if not (sdk and lib):
+        ctx.fallback("ryoo_cublas_over_sdk", "no tiled-16 or cublas-fp32 rate at the ladder's size",
+                     [facts.files.path("ladder")])
 
-    s = ctx.rows("saxpy")
+    s = facts.files.rows("saxpy")
     bw = median_by(s, "gb_per_s", "variant")
     measured = max(need(bw, "copy-vector", "saxpy.csv"), need(bw, "memcpy", "saxpy.csv"))
     best_saxpy = max(("saxpy-scalar", "saxpy-vector"), key=lambda v: need(bw, v, "saxpy.csv"))
@@ -50,31 +54,29 @@ def build(ctx):
     n["ryoo_saxpy_variant"] = best_saxpy
     n["ryoo_saxpy_of_measured"] = f"{100 * bw[best_saxpy] / measured:.0f}"
     n["ryoo_saxpy_gflops"] = fmt(bw[best_saxpy] / 12 * 2)
-    f["saxpy_of_measured"] = bw[best_saxpy] / measured
     # The runs these bandwidths rest on: the smallest traffic of the four, against the GPU's L2.
     least = min(int(r["bytes"]) for r in s)
     caches = sorted({r.get("cache") or "warm" for r in s})
-    l2 = l2_bytes(ctx.meta("saxpy"))
+    l2 = l2_bytes(facts.files.meta("saxpy"))
     memory = caches == ["cold"] or (l2 is not None and least > l2)
     n["ryoo_saxpy_basis_text"] = (("These are memory figures" if memory else "These are not shown to be memory figures") +
                                   f": the four kernels were timed {' and '.join(caches)}, each moving at least "
-                                  f"{fmt(least / 2**30)} GiB, {against_l2(least, ctx.meta('saxpy'))}.")
+                                  f"{fmt(least / 2**30)} GiB, {against_l2(least, facts.files.meta('saxpy'))}.")
 
-    cpu = ctx.optional_rows("cpu_blas")
+    cpu = facts.files.optional("cpu_blas")
     if cpu is None:
         ctx.tables["para_ryoo_cpu"] = ("The CPU BLAS was not recorded on this GPU host (the build found no OpenBLAS), "
                                        "so this recording makes no CPU comparison.\n")
-        f["cpu_speedup"] = None
+        ctx.fallback("para_ryoo_cpu", "the CPU BLAS (cpu_blas) was not recorded", [facts.files.path("cpu_blas")])
         return
     threads = sorted({int(r["threads"]) for r in cpu})
     cpu_gf = {t: statistics.median(float(r["gflops"]) for r in cpu if int(r["threads"]) == t) for t in threads}
     one = cpu_gf[threads[0]]
-    speedup = f["gflops"][best] / one
-    f["cpu_speedup"] = speedup
+    speedup = lad.gflops[best] / one
     library = cpu[0]["library"].split(" NO_")[0]
     ctx.tables["para_ryoo_cpu"] = (
         f"{library} SGEMM at n = {cpu[0]['n']} reaches {fmt(one)} GFLOP/s on one thread and "
         f"{fmt(cpu_gf[threads[-1]])} GFLOP/s on {threads[-1]} threads of the GPU host's CPU. The best hand-written "
         f"kernel ({best}) is {fmt(speedup)} times the single thread (the paper: {pub['matmul_kernel_speedup_vs_cpu']} "
-        f"times an SSE2 library on one Opteron thread) and {fmt(f['gflops'][best] / cpu_gf[threads[-1]])} times all "
+        f"times an SSE2 library on one Opteron thread) and {fmt(lad.gflops[best] / cpu_gf[threads[-1]])} times all "
         "the cores.\n")

@@ -1,13 +1,11 @@
 """The application suite (S1 Tables 2 and 3) redone for the applications this artifact has beyond matrix
 multiplication: SAXPY inside Gaussian elimination, TPACF, RC5-72 and PNS. Every number comes from a recorded
 result; the published rows come from published.json."""
-from report import targets
-from report.common import MissingData, fmt, table
+from paper.report import targets
+from paper.report.common import MissingData, fmt, table
+from paper.report.facts import available
 
-from .common import published
-from .speedups import best_speedups, medians
-
-from .speedups import REQUIRED, SUITE
+from ..facts import REQUIRED, SUITE, app_medians as medians
 
 APPS = [app for app, _ in SUITE]
 FILES = dict(SUITE)
@@ -22,36 +20,36 @@ def pct(v):
     return f"{100 * v:.1f}%" if v >= 0.001 else "< 0.1%"
 
 
-def app_rows(ctx, app):
+def app_rows(files, app):
     """The app_bench rows of @p app, or None for an optional application not recorded on this GPU."""
-    rows = ctx.rows(FILES[app]) if app in REQUIRED else ctx.optional_rows(FILES[app])
-    return rows
+    return files.rows(FILES[app]) if app in REQUIRED else files.optional(FILES[app])
 
 
-def build(ctx):
-    n, pub = ctx.n, published()["suite"]
+def build(ctx, facts):
+    n, pub, files = ctx.n, facts.published["suite"], facts.files
     n["ryoo_pub_g80_shared_kb"] = str(pub["g80_shared_per_sm"] // 1024)
-    resources = {r["variant"]: r for r in ctx.rows("app_resources")}
-    meta = ctx.meta("app_resources")
+    resources = {r["variant"]: r for r in files.rows("app_resources")}
+    meta = files.meta("app_resources")
     sms = int(meta["sm_count"])
-    lines = {r["application"]: r for r in ctx.rows("app_source_lines")}
-    ncu = ctx.optional_rows("ncu_apps")
+    lines = {r["application"]: r for r in files.rows("app_source_lines")}
+    ncu = files.optional("ncu_apps")
     ncu = {r["variant"]: r for r in ncu} if ncu else {}
+    suite = available(facts.suite)
     t2, t3, verdicts, missing = [], [], [], []
     measured = {}
     for app in APPS:
         p = pub["rows"][app]
-        rows = app_rows(ctx, app)
-        if rows is None:
+        if app not in suite:
             missing.append(p["paper_name"])
+            ctx.fallback(f"the suite's row of {app}", "its result file is absent", [files.path(FILES[app])])
             continue
-        try:
-            best, kernel_x, app_x, exec_share, transfer_share, in_kernel = best_speedups(rows)
-        except KeyError as e:
-            raise MissingData(f"{FILES[app]}.csv: {e}")
+        s = suite[app]
+        best, kernel_x, app_x, exec_share, transfer_share, in_kernel = (
+            s.best, s.kernel_x, s.app_x, s.exec_share, s.transfer_share, s.in_kernel)
         res = resources.get(best)
         if res is None:
-            raise MissingData(f"app_resources.csv: no row for {best}, the fastest {app} variant")
+            raise MissingData(f"app_resources.csv: no row for {best}, the fastest {app} variant",
+                              [files.path("app_resources")])
         threads = int(res["warps_per_sm"]) * 32 * sms
         smem = (float(res["static_smem_bytes"]) + float(res["dynamic_smem_bytes"])) / int(res["threads_per_block"])
         ratio = "not recorded"
@@ -101,8 +99,8 @@ def build(ctx):
         "one thread, as the paper compared with an SSE2 library).",
         ["application", "variant", "threads", "registers", "shared B / thread", "global : compute", "GPU exec",
          "transfer", "kernel x", "application x"], t3)
-    binding(ctx, ncu, resources)
-    bottlenecks(ctx, pub, verdicts)
+    binding(ctx, files, ncu, resources)
+    bottlenecks(ctx, files, suite, pub, verdicts)
     across(pub, measured, verdicts)
     ctx.tables["table_ryoo_suite_claims"] = table(
         "Table R@: the published speed-ups and bottlenecks of each application against this recording.",
@@ -115,10 +113,10 @@ def ratio_row(r, faster, slower):
     return a / b if a and b else None
 
 
-def motion_and_rys(ctx, verdicts):
+def motion_and_rys(ctx, files, verdicts):
     """H.264 motion estimation's memory-path and unrolling claims, RPES's staging choices: kernel-rate ratios
     of variants that differ in one policy."""
-    rows = ctx.optional_rows("app_h264")
+    rows = files.optional("app_h264")
     body = []
     if rows:
         r = rates(rows)
@@ -145,7 +143,8 @@ def motion_and_rys(ctx, verdicts):
                              f"unrolling {best[1]}x, tiling a further {best[2]}x ({best[0]} reads)"])
     else:
         ctx.tables["table_ryoo_suite_h264"] = "H.264 motion estimation was not recorded on this GPU.\n"
-    rows = ctx.optional_rows("app_rpes")
+        ctx.fallback("table_ryoo_suite_h264", "app_h264 was not recorded", [files.path("app_h264")])
+    rows = files.optional("app_rpes")
     if rows:
         r = rates(rows)
         kets = ratio_row(r, "rpes-kets-shared-fit-constant", "rpes-kets-global-fit-constant")
@@ -154,12 +153,13 @@ def motion_and_rys(ctx, verdicts):
         ctx.n["ryoo_suite_rpes_table_gain"] = fmt(table_) if table_ else "not recorded"
     else:
         ctx.n["ryoo_suite_rpes_kets_gain"] = ctx.n["ryoo_suite_rpes_table_gain"] = "not recorded"
+        ctx.fallback("ryoo_suite_rpes_kets_gain", "app_rpes was not recorded", [files.path("app_rpes")])
 
 
-def bottlenecks(ctx, pub, verdicts):
+def bottlenecks(ctx, files, suite, pub, verdicts):
     """The experiments that vary each application's bottleneck."""
-    motion_and_rys(ctx, verdicts)
-    sweep = ctx.optional_rows("app_tpacf_subhistograms")
+    motion_and_rys(ctx, files, verdicts)
+    sweep = files.optional("app_tpacf_subhistograms")
     if sweep:
         r = rates(sweep)
         body = []
@@ -181,13 +181,15 @@ def bottlenecks(ctx, pub, verdicts):
         verdicts.append(["TPACF", "bottleneck: shared-memory capacity", verdict])
     else:
         ctx.tables["table_ryoo_suite_tpacf"] = "The sub-histogram sweep was not recorded on this GPU.\n"
-    rc5 = rates(ctx.rows("app_rc5"))
+        ctx.fallback("table_ryoo_suite_tpacf", "app_tpacf_subhistograms was not recorded",
+                     [files.path("app_tpacf_subhistograms")])
+    rc5 = rates(files.rows("app_rc5"))
     shift, funnel = rc5.get(("rc5-shift-rotate", "", "kernel")), rc5.get(("rc5-funnel-shift", "", "kernel"))
     if shift and funnel:
         ctx.n["ryoo_suite_rotate_gain"] = fmt(funnel / shift)
         verdicts.append(["RC5-72", f"a native rotate: {pub['rc5_native_rotate']}",
                          f"{'confirmed' if funnel / shift >= 2 else 'not confirmed'}: the funnel shift is {fmt(funnel / shift)}x the shifts"])
-    caps = ctx.optional_rows("app_pns_capacity")
+    caps = files.optional("app_pns_capacity")
     if caps:
         r = rates(caps)
         params = sorted({k[1] for k in r}, key=lambda s: int(s.split("=")[1]))
@@ -203,15 +205,16 @@ def bottlenecks(ctx, pub, verdicts):
                              f"rate is {100 * share:.0f}% of the uncapped one"])
     else:
         ctx.tables["table_ryoo_suite_pns"] = "The capped-residency sweep was not recorded on this GPU.\n"
-    simulators(ctx, pub, verdicts)
+        ctx.fallback("table_ryoo_suite_pns", "app_pns_capacity was not recorded", [files.path("app_pns_capacity")])
+    simulators(ctx, files, suite, pub, verdicts)
 
 
-def simulators(ctx, pub, verdicts):
+def simulators(ctx, files, suite, pub, verdicts):
     """FDTD's Amdahl bound and LBM's staging through shared memory (Figure 5), from their app_bench rows."""
     n = ctx.n
-    fdtd = ctx.optional_rows("app_fdtd")
-    if fdtd:
-        best, kernel_x, app_x, _, _, in_kernel = best_speedups(fdtd)
+    if "fdtd" in suite:
+        s = suite["fdtd"]
+        best, kernel_x, app_x, in_kernel = s.best, s.kernel_x, s.app_x, s.in_kernel
         bound = 1 / (1 - in_kernel) if in_kernel < 1 else float("inf")
         n["ryoo_suite_fdtd_parallel_share"] = pct(in_kernel)
         n["ryoo_suite_fdtd_amdahl_bound"] = fmt(bound)
@@ -224,7 +227,8 @@ def simulators(ctx, pub, verdicts):
     else:
         n["ryoo_suite_fdtd_parallel_share"] = n["ryoo_suite_fdtd_amdahl_bound"] = "not recorded on this GPU"
         verdicts.append(["FDTD", "Amdahl bound of the parallelised share", "not recorded on this GPU"])
-    lbm = ctx.optional_rows("app_lbm")
+        ctx.fallback("ryoo_suite_fdtd_amdahl_bound", "FDTD (app_fdtd) was not recorded", [files.path("app_fdtd")])
+    lbm = files.optional("app_lbm")
     r = medians(lbm, "rate") if lbm else {}
     direct, staged, soa = (r.get((v, "kernel")) for v in ("lbm-aos-direct", "lbm-aos-staged", "lbm-soa-direct"))
     if direct and staged:
@@ -236,6 +240,8 @@ def simulators(ctx, pub, verdicts):
     else:
         n["ryoo_suite_lbm_staging_gain"] = "not recorded on this GPU"
         verdicts.append(["LBM", "arrays of structures staged through shared memory (Fig. 5)", "not recorded on this GPU"])
+        ctx.fallback("ryoo_suite_lbm_staging_gain", "LBM's direct or staged variant (app_lbm) was not recorded",
+                     [files.path("app_lbm")])
 
 
 # The resource each application's kernels are bound by on this GPU, as the profiler measured it: the share of
@@ -247,22 +253,23 @@ PIPES = [("FMA", "pipe_fma_pct"), ("ALU", "pipe_alu_pct"), ("XU (transcendentals
 DEFAULT_BOUND = targets.RYOO_DEFAULT_BOUND
 
 
-def binding(ctx, ncu, resources):
+def binding(ctx, files, ncu, resources):
     if not ncu:
         ctx.tables["table_ryoo_suite_binding"] = "The profiler's counts (ncu_apps) were not recorded on this GPU.\n"
+        ctx.fallback("table_ryoo_suite_binding", "ncu_apps was not recorded", [files.path("ncu_apps")])
         return
-    sms = int(ctx.meta("app_resources")["sm_count"])
+    sms = int(files.meta("app_resources")["sm_count"])
     # The bandwidth-bound applications are judged by the issue's rule: the bytes their kernels move per second
     # over the whole run (the elimination's SAXPYs, FDTD's field updates, LBM's steps; from whichever memory
     # level holds them) against the measured copy bandwidth.
     copy = None
-    copies = ctx.optional_rows("saxpy")
+    copies = files.optional("saxpy")
     if copies:
         by = medians([r for r in copies if r["variant"] in ("copy-vector", "memcpy")], "gb_per_s", key=("variant",))
         copy = max(by.values()) if by else None
     effective = {}
     for app, (resource, _) in BOUND.items():
-        rows = ctx.rows(FILES[app]) if app in REQUIRED else ctx.optional_rows(FILES[app])
+        rows = files.rows(FILES[app]) if app in REQUIRED else files.optional(FILES[app])
         for (v, part), rate in (medians(rows, "rate").items() if rows else []):
             if part == "kernel" and v != "cpu":
                 effective[v] = rate
@@ -304,14 +311,16 @@ def binding(ctx, ncu, resources):
         "gathered displacements counted once); 60 % of issue for the others.",
         ["application", "variant", "issue active", "DRAM throughput", "occupancy (achieved of theoretical)", "target"],
         body)
-    launches(ctx, resources, sms)
+    launches(ctx, files, resources, sms)
 
 
-def launches(ctx, resources, sms):
+def launches(ctx, files, resources, sms):
     """Why a launch can leave the GPU idle: its blocks beside the blocks the whole GPU holds at once."""
-    ncu = ctx.optional_rows("ncu_apps")
+    ncu = files.optional("ncu_apps")
     if not ncu or "grid_blocks" not in ncu[0]:
         ctx.tables["table_ryoo_suite_launches"] = "The launches' grid sizes were not recorded on this GPU.\n"
+        ctx.fallback("table_ryoo_suite_launches", "ncu_apps was not recorded, or without grid sizes",
+                     [files.path("ncu_apps")] if not ncu else [])
         return
     body = []
     for r in ncu:

@@ -3,9 +3,9 @@
 """
 import sys
 
-from harness import study
-from harness.kinds import Compare, Kind
-from harness.runner import Job
+from experiments.harness import study
+from experiments.harness.kinds import Compare, Kind
+from experiments.harness.runner import Job
 
 # [toy-kinds-begin]
 KINDS = {

@@ -1,17 +1,18 @@
-"""Numbers and the table of the toy chapter, from <results>/toy/sums.csv."""
-from report.common import fmt, medians, table
+"""Numbers and the table of the toy chapter, from the toy study's facts (paper/toy/facts.py)."""
+from paper.report.common import fmt, table
+from paper.report.facts import available
 
 
-def build(ctx):
-    rows = ctx.rows("sums")
-    seconds = medians(rows, value="seconds", key=("n",))
-    sums = {r["n"]: int(r["sum"]) for r in rows}
-    largest = max(sums, key=int)
-    n = int(largest)
+# [toy-chapter-begin]
+def build(ctx, facts):
+    s = available(facts.sums)  # MissingData (the chapter: "not measured") without sums.csv
+    n = s.largest
     ctx.n["toy_largest_n"] = str(n)
-    ctx.n["toy_sum"] = str(sums[largest])
-    ctx.n["toy_seconds"] = fmt(seconds[(largest,)], 2)
-    ctx.n["toy_verdict"] = "equal to" if sums[largest] == n * (n + 1) // 2 else "NOT equal to"
-    body = [[k, str(sums[k]), str(int(k) * (int(k) + 1) // 2), fmt(seconds[(k,)], 2)] for k in sorted(sums, key=int)]
+    ctx.n["toy_sum"] = str(s.sums[n])
+    ctx.n["toy_seconds"] = fmt(s.seconds[n], 2)
+    ctx.n["toy_verdict"] = "equal to" if s.sums[n] == n * (n + 1) // 2 else "NOT equal to"
+    body = [[str(k), str(s.sums[k]), str(k * (k + 1) // 2), fmt(s.seconds[k], 2)]
+            for k in sorted(s.sums)]
     ctx.tables["table_toy"] = table("Table R@: the sums, measured and in closed form.",
                                     ["n", "sum", "n (n + 1) / 2", "seconds"], body)
+# [toy-chapter-end]

@@ -1,0 +1,127 @@
+"""The MRI and Coulomb study's facts: every result file its chapters and figures use, read once, and what more
+than one of them needs, as numbers: the GPU (from the provenance of the first GPU experiment the folder holds),
+the sizes of the documented inputs, and the rate of every MRI step (medium input) with the CPU loops'.
+
+    facts = build(ResultFolder("experiments/results/nvidia-h200"), published, compare)
+    facts.gpu.name                      "H200" (facts.gpu.full_name: as the provenance names it)
+    facts.mri_rates["mri-q"]["F7"]      median pairs per second of a step
+    facts.files.rows("mri_tuning")      the rows of a result a single chapter reads
+"""
+import dataclasses
+import statistics
+from collections.abc import Mapping
+from typing import Any
+
+from paper.report import facts as F
+from paper.report.facts import MissingData, ResultFiles, Unavailable, frozen, part
+
+STUDY = "kirk_hwu"
+
+# Sample-voxel (atom-point) pairs of each input size (src/kirk_hwu/inputs.cpp; the bench rows carry them
+# too, and the setup chapter checks that they agree).
+MRI_VOXELS = {"tiny": 8 ** 3, "small": 32 ** 3, "medium": 64 ** 3, "full": 128 ** 3}
+MRI_SAMPLES = {"tiny": 300, "small": 3072, "medium": 20000, "full": 100000}
+# The MRI ladder's GPU steps, and the computations by their variants' prefix.
+MRI_LADDER = ["F3", "F4", "F5", "F6", "F7", "F8"]
+MRI_PROBLEMS = {"mri-q": "q", "mri-fhd": "fhd"}
+# Floating-point operations per sample-voxel pair, counted from the source (src/kirk_hwu/pair_math.hpp), not
+# from the compiled loop: the phase 2π(kx·x + ky·y + kz·z) is 3 multiplications, 2 additions and the
+# multiplication by 2π (6); sin and cos count one each (2); Q adds w·cos and w·sin (2 multiplications, 2
+# additions: 4), F^H d four products and four additions (8). S2 states 13 for its F^H d loop.
+FLOPS_PER_PAIR = {"mri-q": 12, "mri-fhd": 16}
+
+# Every result file the chapters read, the provenance they read, and the images only the figures draw.
+FILES = ["mri_ladder", "mri_memory_spaces", "mri_tuning", "mri_fp64", "mri_reconstruct", "coulomb_ladder",
+         "cpu_baselines", "rates", "resources", "mri_cold_warm"]
+UNCHECKED = ["gpu_correctness"]     # read with every row, the failed comparisons counted
+GPU_EXPERIMENTS = ["mri_ladder", "mri_reconstruct", "coulomb_ladder", "gpu_correctness"]
+METAS = GPU_EXPERIMENTS + ["mri_cold_warm"]
+IMAGES = ["gpu-fp64", "cpu-gridding", "gpu-f8"]
+
+
+def rates(rows, key=("variant", "size")):
+    """Median pairs per second of each (variant, size) over its samples."""
+    out = {}
+    for r in rows:
+        out.setdefault(tuple(r[k] for k in key), []).append(float(r["pairs_per_second"]))
+    return {k: statistics.median(v) for k, v in out.items()}
+
+
+def need(table, key, source, path=None):
+    if key not in table:
+        raise MissingData(f"{source}: no rows for {key}", [path] if path else [])
+    return table[key]
+
+
+@dataclasses.dataclass(frozen=True)
+class Gpu(F.Facts):
+    """The GPU of the study's recording, from the provenance of its first GPU experiment in the folder."""
+    full_name: str          # as the provenance names it ("NVIDIA H200")
+    name: str               # without the vendor ("H200")
+    sm_count: int
+    driver: str
+    cuda: str
+    host_cpu: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Facts(F.Facts):
+    published: Mapping[str, Any]        # paper/kirk_hwu/published.json
+    files: ResultFiles
+    gpu: Gpu | Unavailable
+    # {problem: {step: pairs/s}}: the ladder's GPU steps on the medium input, the CPU loops (cpu-f64, cpu-f32) and
+    # the scatter and the first gather on the small input (F0@small, F3@small)
+    mri_rates: Mapping[str, Mapping[str, float]] | Unavailable
+
+
+def gpu_facts(files):
+    meta, missing = None, []
+    for name in GPU_EXPERIMENTS:
+        try:
+            meta = files.meta(name)
+            break
+        except MissingData as e:
+            missing.append(e)
+    if meta is None:
+        raise MissingData("; ".join(str(e) for e in missing), [s for e in missing for s in e.sources])
+    return Gpu(full_name=meta["gpu_name"], name=meta["gpu_name"].replace("NVIDIA ", ""), sm_count=int(meta["sm_count"]),
+               driver=meta["driver_version"], cuda=str(meta["cuda_version"]), host_cpu=meta["host_cpu"])
+
+
+def mri_rates_facts(files):
+    rows = files.rows("mri_ladder")
+    by_variant = rates(rows)
+    step_of = {r["variant"]: r["step"] for r in rows}
+    cpu = rates(files.rows("cpu_baselines"), key=("problem", "precision"))
+    ladder, baselines = files.path("mri_ladder"), files.path("cpu_baselines")
+    out = {}
+    for problem, prefix in MRI_PROBLEMS.items():
+        steps = {}
+        for (variant, size), rate in by_variant.items():
+            if variant.startswith(prefix + "-") and size == "medium":
+                steps[step_of[variant]] = rate
+        for s in MRI_LADDER:
+            need(steps, s, f"mri_ladder ({problem}, medium)", ladder)
+        steps["cpu-f64"] = need(cpu, (problem, "f64"), "cpu_baselines", baselines)
+        steps["cpu-f32"] = need(cpu, (problem, "f32"), "cpu_baselines", baselines)
+        steps["F0@small"] = need(by_variant, (f"{prefix}-scatter-atomic-libm-f32", "small"), "mri_ladder", ladder)
+        steps["F3@small"] = need(by_variant, (f"{prefix}-global-memacc-libm-u1-f32", "small"), "mri_ladder", ladder)
+        out[problem] = frozen(steps)
+    return frozen(out)
+
+
+def build(folder, published, compare=()):
+    """The study's facts from the GPU folder @p folder (a ResultFolder) and its published numbers (the folders of
+    the GPUs compared with it are not used by this study)."""
+    files = ResultFiles(folder.path / STUDY)
+    for name in FILES:
+        part(files.load, name)
+    for name in UNCHECKED:
+        part(files.load, name, check_valid=False)
+    for name in METAS:
+        part(files.load_meta, name)
+    for label in IMAGES:
+        part(files.load_file, files.path(f"mri_reconstruct_images_{label}", suffix=".json"), for_chapters=False)
+    files.close()
+    return Facts(published=frozen(published), files=files, gpu=part(gpu_facts, files),
+                 mri_rates=part(mri_rates_facts, files))
