@@ -236,19 +236,23 @@ def _scaling(ctx, facts):
         repeats.append(f"{host}: {runs} run{'s' if counts[-1] > 1 else ''} per configuration, each of "
                        f"{' or '.join(str(g) for g in generations)} generations after the first")
     single = all(c == [1] for c, _ in runs_of.values())
+    wanted = json.loads((pathlib.Path(__file__).resolve().parents[3] / "experiments/definitions/mwsep/fit_scaling.json")
+                        .read_text())
+    have = {g for _, g in main_rate} | {g for _, g in multi_rate}
+    missing = sorted({int(run.get("needs_gpus", 1)) for run in wanted["runs"]} - have)
+    # The GPU counts the experiment asks for that no recorded host had: a row each, never extrapolated.
+    absent = [["none", str(g), "one process; MPI ranks", f"not measured: no host with {g} GPUs", "", "", "", ""]
+              for g in missing]
     ctx.tables["table_fit_scaling"] = table(
         "Table R@: evaluations per second of the fit's global search on the 3-stream large unit (fit_scaling), by "
         "results folder (host), GPU count, as one process driving every GPU and as one MPI rank per GPU: over the "
         "whole run, and the median of its generations after the first (one batch of the population each) with their "
         "range (max - min, % of the median); the speed-up "
-        "is against one GPU in one process of the same host and run. Only the runs the hosts had GPUs for appear. "
+        "is against one GPU in one process of the same host and run. A GPU count that no recorded host had is a row "
+        "of its own, not measured. "
         f"Runs: {'; '.join(repeats)}" + (" (the range of its generations is a run's only spread)." if single else "."),
         ["host", "GPUs", "mode", "per second", "median per generation", "range %", "speed-up",
-         "ms each (wall)"], (main_body or []) + (multi_body or []))
-    wanted = json.loads((pathlib.Path(__file__).resolve().parents[3] / "experiments/definitions/mwsep/fit_scaling.json")
-                        .read_text())
-    have = {g for _, g in main_rate} | {g for _, g in multi_rate}
-    missing = sorted({int(run.get("needs_gpus", 1)) for run in wanted["runs"]} - have)
+         "ms each (wall)"], (main_body or []) + (multi_body or []) + absent)
     text = []
     if single:
         text.append("Each configuration was run once, so each rate and speed-up below rests on one short run; the "
@@ -283,6 +287,109 @@ def _scaling(ctx, facts):
     else:
         text.append("The modern-f64 integral time of the unit was not recorded, so the cost ratio is not given.")
     ctx.tables["para_fit_scaling"] = " ".join(text) + "\n"
+
+
+
+# A projection, not a measurement: the fit over several hosts, from the two-GPU host's per-generation times and
+# the MPI messages' sizes, over an interconnect whose latency and bandwidth are assumed (paper/mwsep/projection.json
+# names each assumption). Each generation is one batch of the population: rank 0 broadcasts the batch (the
+# population's parameter vectors, 8 bytes each) and gathers one likelihood per candidate (src/mwsep/fit/ranks_mpi.cpp).
+PROJECTION_FILE = pathlib.Path(__file__).resolve().parents[1] / "projection.json"
+
+
+def _generation_seconds(files, folder):
+    """{evaluator: median wall seconds of a generation after the first} of a folder's fit_scaling_progress."""
+    by = {}
+    for g in files.rows("fit_scaling_progress", folder):
+        by.setdefault(g["evaluator"], []).append((int(g["generation"]), float(g["seconds"])))
+    return {ev: statistics.median(t1 - t0 for (_, t0), (_, t1) in zip(sorted(gs), sorted(gs)[1:]))
+            for ev, gs in by.items() if len(gs) > 1}
+
+
+def projection_model(t_one, t_two, t_ranks, population):
+    """The two-point model of a generation's wall time on n GPUs of one host, T(n) = ceil(P/n) e + c, from
+    the measured T(1) (@p t_one) and T(2) (@p t_two) of one process, P = @p population (even); and the cost m of
+    dealing the batch to two MPI ranks instead of two threads of one process (@p t_ranks - @p t_two). Returns
+    (e, c, m): seconds per candidate on one GPU, fixed seconds per generation, MPI seconds per generation."""
+    if population % 2:
+        raise ValueError("the two-point model needs an even population")
+    e = (t_one - t_two) / (population - population // 2)
+    return e, t_one - population * e, t_ranks - t_two
+
+
+def projected_generation(e, c, m, population, width, hosts, gpus_per_host, latency_s, bandwidth_b_s):
+    """Projected wall seconds of one generation on @p hosts hosts of @p gpus_per_host GPUs, one MPI rank per
+    GPU: the busiest rank's candidates, the measured fixed and on-host MPI costs, and, between hosts, a
+    binomial-tree broadcast of the batch and gather of the likelihoods (ceil(log2 hosts) steps each)."""
+    ranks = hosts * gpus_per_host
+    steps = math.ceil(math.log2(hosts)) if hosts > 1 else 0
+    send = population * width * 8 + 16      # the vectors and the batch's two-number header
+    back = population * 8
+    network = steps * (2 * latency_s + (send + back) / bandwidth_b_s)
+    return math.ceil(population / ranks) * e + c + (m if ranks > 1 else 0.0) + network
+
+
+def _projection(ctx, facts):
+    files = facts.files
+    multi_dir = available(facts.multi_folder)
+    name = "table_fit_projection"
+    if multi_dir is None or files.optional("fit_scaling", multi_dir) is None:
+        ctx.fallback(name, "no host with two GPUs recorded fit_scaling", [files.path("fit_scaling")])
+        ctx.tables[name] = ""
+        ctx.tables["para_fit_projection"] = ("The projection to several hosts needs the two-GPU host's fit_scaling, "
+                                            "which was not recorded.\n")
+        return
+    sc = files.rows("fit_scaling", multi_dir)
+    gen = _generation_seconds(files, multi_dir)
+
+    def one(pred):
+        hit = [r for r in sc if pred(r)]
+        if not hit or hit[0]["evaluator"] not in gen:
+            raise MissingData(f"{rel(multi_dir)}/fit_scaling_progress.csv: a run the projection needs is missing",
+                              [multi_dir / "fit_scaling_progress.csv"])
+        return hit[0], gen[hit[0]["evaluator"]]
+
+    r1, t1 = one(lambda r: int(r["ranks"]) == 1 and r["devices"] == "0")
+    _, t2 = one(lambda r: int(r["ranks"]) == 1 and len(r["devices"].split(",")) == 2)
+    _, t2r = one(lambda r: int(r["ranks"]) == 2)
+    population, width = int(r1["population"]), int(r1["parameters"])
+    e, c, m = projection_model(t1, t2, t2r, population)
+    spec = json.loads(PROJECTION_FILE.read_text())
+    nets = spec["interconnects"]
+    body = []
+    for label, per_gpu in (("fixed", None), ("grown", spec["candidates_per_gpu"])):
+        for hosts in spec["hosts"]:
+            gpus = hosts * spec["gpus_per_host"]
+            p = population if per_gpu is None else per_gpu * gpus
+            rates = []
+            for net in nets:
+                t = projected_generation(e, c, m, p, width, hosts, spec["gpus_per_host"], net["latency_us"] * 1e-6,
+                                         net["bandwidth_gb_s"] * 1e9)
+                rates.append(p / t)
+            base = p / (p * e + c)  # the same population on one GPU of one host
+            body.append([str(hosts), str(gpus), f"{p} ({label})" if per_gpu is None else f"{p} ({per_gpu} per GPU)"] + [f"{r:.1f}" for r in rates]
+                        + [f"{rates[0] / base:.1f}", f"{100 * rates[0] / base / gpus:.0f}"])
+    ctx.tables[name] = table(
+        "Table R@: PROJECTION, not a measurement: evaluations per second of the fit's global search on the 3-stream "
+        f"large unit over several hosts of {spec['gpus_per_host']} GPUs, one MPI rank per GPU, from a two-point model "
+        f"fitted to the two-GPU host's generations ({multi_dir.parent.name}) and assumed interconnects "
+        f"({'; '.join(n['name'] + ': ' + str(n['latency_us']) + ' us, ' + str(n['bandwidth_gb_s']) + ' GB/s' for n in nets)}); "
+        "the population fixed at the experiment's or grown with the GPUs; speed-up and efficiency against the same "
+        f"population on one GPU, over the first interconnect",
+        ["hosts", "GPUs", "population"] + [f"per second, {n['name']}" for n in nets] + ["speed-up", "efficiency %"],
+        body)
+    ctx.tables["para_fit_projection"] = (
+        f"On the two-GPU host a generation of {population} candidates took {t1:.3f} s on one GPU and {t2:.3f} s on two "
+        f"in one process (medians of its generations after the first), and {t2r:.3f} s on two MPI ranks. The model "
+        f"T(n) = ceil(P/n) e + c through the first two gives e = {1000 * e:.1f} ms per candidate and c = "
+        f"{1000 * c:.1f} ms per generation that does not divide (the search's own step and the dealing); two ranks "
+        f"instead of two threads cost {1000 * m:.1f} ms more per generation. Between hosts a generation adds a "
+        f"broadcast of {population * width * 8 + 16} bytes and a gather of {population * 8} bytes for "
+        f"{population} candidates of {width} parameters, in ceil(log2 H) steps; the on-host cost of the ranks is "
+        "taken as measured with two of them, whatever their number. With the experiment's population "
+        "the speed-up stops growing once every GPU holds one candidate; a search over many hosts needs a population "
+        "that grows with them. These are projections from the model and the assumptions named in the table, not "
+        "measurements: no run over several hosts was made.\n")
 
 
 # The single-precision fit finds the double-precision fit's optimum when its optimum's double-precision ln
@@ -386,4 +493,5 @@ def _single_precision(ctx, facts):
 def build(ctx, facts):
     _recovery(ctx, facts)
     _scaling(ctx, facts)
+    _projection(ctx, facts)
     _single_precision(ctx, facts)
