@@ -1,7 +1,9 @@
 # gpu_studies: the MilkyWay@Home separation likelihood study and the GPU case studies (experiments/studies.json), rebuilt.
 # This Makefile is the user interface; CMake builds the C++/CUDA code underneath.
 #
-#   make run       evaluate the default work unit (GPU if one is present, else all CPU cores)
+#   make run       one likelihood of the default work unit (GPU if one is present, else all CPU cores): builds the
+#                  mwsep program alone, quietly (the tools' output in build/logs/run.log), and checks the result
+#                  against the unit's stored values (WU=tiny: the small unit, seconds)
 #   make test      build and run every test that this machine can run (GPU tests skip without a GPU)
 #   make test-gpu  run the GPU correctness checks, one process per test program, concurrently; time recorded (needs a GPU)
 #   make test-sanitize  the tests again, built with AddressSanitizer and UndefinedBehaviorSanitizer (CPU only)
@@ -13,9 +15,13 @@
 #   make reproduce-check  the reviewer's kit: every study's headline claims re-run and judged (REF=, PEER=, OUT=, BUDGET=, CLAIMS=, DRY=1)
 #   make docs      the reader's documentation (HTML) in docs/_build/html
 #   make paper     the thesis-style report (HTML, and PDF unless PDF=0) from the recorded results (RESULTS=, STUDY=)
+#   make view      serve the built report (and the documentation) on a local port and print its address
+#   make linkcheck every local link and #anchor of the built documentation and report (after make docs paper)
 #   make reproduce everything: build, tests, experiments (with a GPU), figures, report, docs
 #   make stars     generate the synthetic star catalogues of every work unit
-#   make clean
+#   make clean     remove what the builds made (build folders, generated catalogues, figures); distclean: also
+#                  the Python environment and the built documentation and report
+#   NO_INSTALL=1   with any target: install no Debian package (as root, missing ones are installed otherwise)
 
 BUILD     ?= build
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
@@ -27,12 +33,14 @@ MWSEP     := $(BUILD)/mwsep
 WORKUNITS := 3s-large 2s-large 3s-small 2s-small tiny
 comma     := ,
 
-.PHONY: all build run test test-gpu test-sanitize test-boinc fuzz bench-cpu stars experiments compare reproduce-check docs figures paper reproduce venv deps clean help
+export NO_INSTALL
+
+.PHONY: all build mwsep run view linkcheck distclean test test-gpu test-sanitize test-boinc fuzz bench-cpu stars experiments compare reproduce-check docs figures paper reproduce venv deps clean help
 
 all: build
 
 help:
-	@sed -n "2,19p" Makefile
+	@sed -n '1,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@bash tools/check_deps.sh
@@ -44,14 +52,26 @@ $(BUILD)/CMakeCache.txt:
 build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-data/stars/%.txt: data/workunits/%/astronomy_parameters.txt | build
+# The mwsep program alone (what make run and the star catalogues need).
+mwsep: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target mwsep
+
+data/stars/%.txt: data/workunits/%/astronomy_parameters.txt | mwsep
 	@mkdir -p data/stars
 	$(MWSEP) generate -a $< -o $@ --count 100000 --seed 1
 
 stars: $(foreach w,$(WORKUNITS),data/stars/$(w).txt)
 
-run: build $(STARS)
-	$(MWSEP) run -a data/workunits/$(WU)/astronomy_parameters.txt -s $(STARS) --backend $(BACKEND)
+# Quiet: one line per step (deps, configure, build, stars, run), the tools' output in $(BUILD)/logs/run.log; the
+# result is checked against data/workunits/$(WU)/expected.json where the unit has one (tools/check_run.py).
+run: export BUILD := $(BUILD)
+run: export JOBS := $(JOBS)
+run: export WU := $(WU)
+run: export STARS := $(STARS)
+run: export BACKEND := $(BACKEND)
+run: export CMAKE_ARGS := $(CMAKE_ARGS)
+run:
+	@bash tools/make_run.sh
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
