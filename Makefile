@@ -130,17 +130,19 @@ fuzz: $(FUZZ_BUILD)/CMakeCache.txt
 bench-cpu: build
 	python3 experiments/run.py --build $(BUILD) --only bench_cpu,skipping $(if $(OUT),--out $(OUT))
 
-# Python tools (Sphinx, Breathe, MyST), pinned in requirements.txt, in a project-local environment.
+# Python tools (Sphinx, Breathe, MyST, matplotlib), the direct ones in requirements.txt, every package pinned by
+# requirements.lock, in a project-local environment (Python 3.11 or newer; no C++ tool chain needed).
 VENV := .venv
-$(VENV)/.installed: requirements.txt
-	@bash tools/check_deps.sh docs
+$(VENV)/.installed: requirements.txt requirements.lock
+	@bash tools/check_deps.sh python
 	python3 -m venv $(VENV)
-	$(VENV)/bin/pip install -q -r requirements.txt
+	$(VENV)/bin/pip install -q -r requirements.txt -c requirements.lock
 	@touch $@
 venv: $(VENV)/.installed
 
 # The reader's documentation: Doxygen XML of src/ and kernels/, then Sphinx + Breathe; warnings are errors.
 docs: $(VENV)/.installed
+	@bash tools/check_deps.sh docs
 	@mkdir -p docs/_build/doxygen
 	cd docs && doxygen Doxyfile
 	$(VENV)/bin/sphinx-build -W --keep-going -q -b html docs docs/_build/html
@@ -222,5 +224,21 @@ reproduce-check: $(if $(DRY),,build)
 	python3 experiments/reproduce_check.py --build $(BUILD) $(if $(REF),--ref $(REF)) $(if $(OUT),--out $(OUT)) \
 	  $(if $(PEER),--peer $(PEER)) $(if $(BUDGET),--budget $(BUDGET)) $(if $(CLAIMS),--claims $(CLAIMS)) $(if $(DRY),--dry-run)
 
+# The built report (and the documentation) served on a free local port, its address printed (tools/view.py);
+# with a desktop, opened in the browser too.
+view:
+	@python3 tools/view.py --open
+
+# Every local link and #anchor of the documentation and the report resolves, the links between the two
+# included, and no page loads anything from the network (tools/check_links.py); after make docs and make paper.
+linkcheck:
+	python3 tools/check_links.py docs/_build/html paper/_build/html
+
+# clean: what the builds made (the build folders, the generated star catalogues); distclean: also the Python
+# environment, the documentation, the report, its figures and generated data. Results under
+# experiments/results/local/ are never removed.
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(SANITIZE_BUILD) $(BOINC_BUILD) $(FUZZ_BUILD) data/stars
+
+distclean: clean
+	rm -rf $(VENV) docs/_build docs/doxygen paper/_build paper/_generated paper/_preview figures/out
