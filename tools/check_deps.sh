@@ -43,12 +43,17 @@ build_optional() {
 }
 
 python_tools() {
-  command -v python3 >/dev/null || missing+=(python3)
+  local version
+  version="$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)" || version=""
+  if [ -z "$version" ]; then
+    missing+=(python3)
+    return
+  fi
   python3 -c "import venv, ensurepip" 2>/dev/null || missing+=(python3-venv)
   # The pinned packages (Sphinx 9, numpy 2.4, matplotlib 3.11, myst-parser 5) need Python 3.11 or newer.
-  if command -v python3 >/dev/null && ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
-    echo "check_deps: python3 is $(python3 -c 'import platform; print(platform.python_version())'); the pinned" \
-         "Python packages (requirements.lock) need Python 3.11 or newer (Debian 12 and Ubuntu 24.04 have it)" >&2
+  if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+    echo "check_deps: python3 is $version; the pinned Python packages (requirements.lock) need Python 3.11 or" \
+         "newer (Debian 12 and Ubuntu 24.04 have it)" >&2
     exit 1
   fi
 }
