@@ -32,7 +32,8 @@ cpp_id_attributes = ["__host__", "__device__", "__global__", "__forceinline__", 
 cpp_paren_attributes = ["__maxnreg__"]
 # Wide enough for 120-column source listings without scrolling: the page, and the body inside it, whose width
 # the basic theme otherwise caps at 800 px (body_max_width), cutting listings off.
-html_theme_options = {"page_width": "1320px", "sidebar_width": "230px", "body_max_width": "none"}
+html_theme_options = {"page_width": "96%", "sidebar_width": "230px", "body_max_width": "none",
+                      "code_font_size": "0.8em"}
 
 
 # The report's chapters, linked from these pages: {report}`text <mwsep/50-cuda-application#anchor>` names a
