@@ -39,7 +39,9 @@ step() {
     "$@" >> "$log" 2>&1 &
     local pid=$! pct
     while kill -0 "$pid" 2>/dev/null; do
-      pct="$(sed -n '/^== '"$name"':/,$p' "$log" | grep -o '^\[ *[0-9]*%\]' | tail -n 1 | tr -d '[] ')"
+      # The build's own percentage, from CMake's lines in the log (not for the other steps).
+      pct=""
+      [ "$name" = build ] && pct="$(sed -n '/^== build:/,$p' "$log" | grep -o '^\[ *[0-9]*%\]' | tail -n 1 | tr -d '[] ')"
       printf '\r%s: %s ... %d s%s ' "$name" "$what" $((SECONDS - t0)) "${pct:+, $pct}"
       sleep 1
     done
