@@ -19,8 +19,8 @@
 #   make linkcheck every local link and #anchor of the built documentation and report (after make docs paper)
 #   make reproduce everything: build, tests, experiments (with a GPU), figures, report, docs
 #   make stars     generate the synthetic star catalogues of every work unit
-#   make clean     remove what the builds made (build folders, generated catalogues, figures); distclean: also
-#                  the Python environment and the built documentation and report
+#   make clean     remove what the builds made (the build folders, the generated star catalogues); distclean:
+#                  also the Python environment, the built documentation, report and figures
 #   NO_INSTALL=1   with any target: install no Debian package (as root, missing ones are installed otherwise)
 
 BUILD     ?= build
