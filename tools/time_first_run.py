@@ -5,7 +5,7 @@ README's line on the first run is made (tools/first_run_summary.py).
 
     python3 tools/time_first_run.py --clone /tmp/fresh-run --out experiments/records/first-run-<date>/first_run.json
 
-The clone is made from this checkout's HEAD (committed work only; a dirty tree is said so in the record). The
+The clone is made from this checkout's HEAD (committed work only: uncommitted changes are not timed). The
 record holds, per command: the wall seconds, the exit status, the number of lines printed and, for `make run`,
 everything it printed; and the host: cores, CPU, memory, whether a GPU was present, and the load average before
 and after each command, since a shared machine makes the times longer than on an idle one. Nothing is
@@ -18,6 +18,7 @@ import json
 import os
 import pathlib
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -64,6 +65,15 @@ def timed(command, cwd, env, log):
             "load_average_after": [round(x, 2) for x in os.getloadavg()]}, text
 
 
+def ctest_summary(text):
+    """ctest's closing count in @p text: tests run, failed, and the names of those that failed (None without one)."""
+    m = re.search(r"(\d+)% tests passed, (\d+) tests? failed out of (\d+)", text)
+    if not m:
+        return None
+    failed = re.findall(r"^\s*\d+ - (\S+) \(Failed\)", text.split(m.group(0), 1)[1], re.M)
+    return {"tests": int(m.group(3)), "failed": int(m.group(2)), "failed_tests": failed}
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--clone", type=pathlib.Path, required=True, help="where to clone (must not exist)")
@@ -75,8 +85,7 @@ def main(argv=None):
     if a.out.exists():
         print(f"time_first_run: {a.out} exists; this tool writes a new record only", file=sys.stderr)
         return 2
-    commit = git("rev-parse", "HEAD")
-    dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
+    commit = git("rev-parse", "HEAD")  # the clone holds this commit alone, never uncommitted changes
     subprocess.run(["git", "clone", "-q", str(ROOT), str(a.clone)], check=True)
     subprocess.run(["git", "checkout", "-q", commit], cwd=a.clone, check=True)
     # No compiler cache: the times are those of a machine that never built this before.
@@ -88,14 +97,15 @@ def main(argv=None):
         ["nvidia-smi", "-L"], capture_output=True).returncode == 0
     started = datetime.datetime.now(datetime.timezone.utc)
     run, run_text = timed(["make", "run"], a.clone, env, a.clone / "make-run.out")
-    test, _ = timed(["make", "test"], a.clone, env, a.clone / "make-test.out")
+    test, test_text = timed(["make", "test"], a.clone, env, a.clone / "make-test.out")
+    test["ctest"] = ctest_summary(test_text)
     run_log = a.clone / "build" / "logs" / "run.log"
     installed = run_log.exists() and "check_deps: installing" in run_log.read_text(errors="replace")
     record = {
         "what": "the first `make run`, then `make test`, in a fresh clone, without a compiler cache",
         "date_utc": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "git_commit": commit,
-        "git_dirty": dirty,
+        "clone": "a fresh clone of that commit (uncommitted changes of the checkout it was made from are not in it)",
         "host": {"cores": os.cpu_count(), "cpu": cpu_model(), "memory_gib": memory_gib(),
                  "os": platform.platform(), "gpu": gpu,
                  "shared": "other jobs ran on the same machine meanwhile: see the load averages"},
@@ -107,8 +117,10 @@ def main(argv=None):
     tmp = a.out.with_suffix(".tmp")
     tmp.write_text(json.dumps(record, indent=1) + "\n")
     tmp.replace(a.out)
+    failed = (test["ctest"] or {}).get("failed_tests")
     print(f"time_first_run: make run {run['wall_s']} s, {run['lines']} lines (exit {run['exit_status']}); "
-          f"make test {test['wall_s']} s (exit {test['exit_status']}); record: {a.out}")
+          f"make test {test['wall_s']} s (exit {test['exit_status']}{'; failed: ' + ', '.join(failed) if failed else ''}); "
+          f"record: {a.out}")
     return 0 if run["exit_status"] == 0 and test["exit_status"] == 0 else 1
 
 
