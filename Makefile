@@ -1,7 +1,9 @@
 # gpu_studies: the MilkyWay@Home separation likelihood study and the GPU case studies (experiments/studies.json), rebuilt.
 # This Makefile is the user interface; CMake builds the C++/CUDA code underneath.
 #
-#   make run       evaluate the default work unit (GPU if one is present, else all CPU cores)
+#   make run       one likelihood of the default work unit (GPU if one is present, else all CPU cores): builds the
+#                  mwsep program alone, quietly (the tools' output in build/logs/run.log), and checks the result
+#                  against the unit's stored values (WU=tiny: the small unit, seconds)
 #   make test      build and run every test that this machine can run (GPU tests skip without a GPU)
 #   make test-gpu  run the GPU correctness checks, one process per test program, concurrently; time recorded (needs a GPU)
 #   make test-sanitize  the tests again, built with AddressSanitizer and UndefinedBehaviorSanitizer (CPU only)
@@ -13,9 +15,13 @@
 #   make reproduce-check  the reviewer's kit: every study's headline claims re-run and judged (REF=, PEER=, OUT=, BUDGET=, CLAIMS=, DRY=1)
 #   make docs      the reader's documentation (HTML) in docs/_build/html
 #   make paper     the thesis-style report (HTML, and PDF unless PDF=0) from the recorded results (RESULTS=, STUDY=)
+#   make view      serve the built report (and the documentation) on a local port and print its address
+#   make linkcheck every local link and #anchor of the built documentation and report (after make docs paper)
 #   make reproduce everything: build, tests, experiments (with a GPU), figures, report, docs
 #   make stars     generate the synthetic star catalogues of every work unit
-#   make clean
+#   make clean     remove what the builds made (the build folders, the generated star catalogues); distclean:
+#                  also the Python environment, the built documentation, report and figures
+#   NO_INSTALL=1   with any target: install no Debian package (as root, missing ones are installed otherwise)
 
 BUILD     ?= build
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
@@ -27,12 +33,14 @@ MWSEP     := $(BUILD)/mwsep
 WORKUNITS := 3s-large 2s-large 3s-small 2s-small tiny
 comma     := ,
 
-.PHONY: all build run test test-gpu test-sanitize test-boinc fuzz bench-cpu stars experiments compare reproduce-check docs figures paper reproduce venv deps clean help
+export NO_INSTALL
+
+.PHONY: all build mwsep run view linkcheck distclean test test-gpu test-sanitize test-boinc fuzz bench-cpu stars experiments compare reproduce-check docs figures paper reproduce venv deps clean help
 
 all: build
 
 help:
-	@sed -n "2,19p" Makefile
+	@sed -n '1,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@bash tools/check_deps.sh
@@ -44,14 +52,26 @@ $(BUILD)/CMakeCache.txt:
 build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-data/stars/%.txt: data/workunits/%/astronomy_parameters.txt | build
+# The mwsep program alone (what make run and the star catalogues need).
+mwsep: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target mwsep
+
+data/stars/%.txt: data/workunits/%/astronomy_parameters.txt | mwsep
 	@mkdir -p data/stars
 	$(MWSEP) generate -a $< -o $@ --count 100000 --seed 1
 
 stars: $(foreach w,$(WORKUNITS),data/stars/$(w).txt)
 
-run: build $(STARS)
-	$(MWSEP) run -a data/workunits/$(WU)/astronomy_parameters.txt -s $(STARS) --backend $(BACKEND)
+# Quiet: one line per step (deps, configure, build, stars, run), the tools' output in $(BUILD)/logs/run.log; the
+# result is checked against data/workunits/$(WU)/expected.json where the unit has one (tools/check_run.py).
+run: export BUILD := $(BUILD)
+run: export JOBS := $(JOBS)
+run: export WU := $(WU)
+run: export STARS := $(STARS)
+run: export BACKEND := $(BACKEND)
+run: export CMAKE_ARGS := $(CMAKE_ARGS)
+run:
+	@bash tools/make_run.sh
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -110,20 +130,22 @@ fuzz: $(FUZZ_BUILD)/CMakeCache.txt
 bench-cpu: build
 	python3 experiments/run.py --build $(BUILD) --only bench_cpu,skipping $(if $(OUT),--out $(OUT))
 
-# Python tools (Sphinx, Breathe, MyST, matplotlib), pinned in requirements.txt, in a project-local environment,
-# with the project's own packages (experiments, paper, figures, tools; pyproject.toml) installed editable into it,
-# built by the setuptools the environment comes with (no download beyond the pins).
+# Python tools (Sphinx, Breathe, MyST, matplotlib), the direct ones in requirements.txt, every package pinned by
+# requirements.lock, in a project-local environment (Python 3.11 or newer; no C++ tool chain needed), with the
+# project's own packages (experiments, paper, figures, tools; pyproject.toml) installed editable into it, built by
+# the pinned setuptools (no download beyond the pins).
 VENV := .venv
-$(VENV)/.installed: requirements.txt pyproject.toml
-	@bash tools/check_deps.sh docs
+$(VENV)/.installed: requirements.txt requirements.lock pyproject.toml
+	@bash tools/check_deps.sh python
 	python3 -m venv $(VENV)
-	$(VENV)/bin/pip install -q -r requirements.txt
+	$(VENV)/bin/pip install -q -r requirements.txt -c requirements.lock
 	$(VENV)/bin/pip install -q --no-deps --no-build-isolation -e .
 	@touch $@
 venv: $(VENV)/.installed
 
 # The reader's documentation: Doxygen XML of src/ and kernels/, then Sphinx + Breathe; warnings are errors.
 docs: $(VENV)/.installed
+	@bash tools/check_deps.sh docs
 	@mkdir -p docs/_build/doxygen
 	cd docs && doxygen Doxyfile
 	$(VENV)/bin/sphinx-build -W --keep-going -q -b html docs docs/_build/html
@@ -205,5 +227,21 @@ reproduce-check: $(if $(DRY),,build)
 	python3 experiments/reproduce_check.py --build $(BUILD) $(if $(REF),--ref $(REF)) $(if $(OUT),--out $(OUT)) \
 	  $(if $(PEER),--peer $(PEER)) $(if $(BUDGET),--budget $(BUDGET)) $(if $(CLAIMS),--claims $(CLAIMS)) $(if $(DRY),--dry-run)
 
+# The built report (and the documentation) served on a free local port, its address printed (tools/view.py);
+# with a desktop, opened in the browser too.
+view:
+	@python3 tools/view.py --open
+
+# Every local link and #anchor of the documentation and the report resolves, the links between the two
+# included, and no page loads anything from the network (tools/check_links.py); after make docs and make paper.
+linkcheck:
+	python3 tools/check_links.py docs/_build/html paper/_build/html
+
+# clean: what the builds made (the build folders, the generated star catalogues); distclean: also the Python
+# environment, the documentation, the report, its figures and generated data. Results under
+# experiments/results/local/ are never removed.
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(SANITIZE_BUILD) $(BOINC_BUILD) $(FUZZ_BUILD) data/stars
+
+distclean: clean
+	rm -rf $(VENV) docs/_build docs/doxygen paper/_build paper/_generated paper/_preview figures/out

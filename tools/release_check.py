@@ -34,7 +34,11 @@ RESULTS = ROOT / "experiments" / "results"
 PASSIVE = ("experiments/results/", "experiments/records/", "experiments/reruns/", "paper/", "docs/", "README.md",
            "CITATION.cff", "LICENSE", "DATA-TERMS.md", "tools/kit_summary.py", "tools/release_check.py",
            "tools/check_pdf.py", "tools/check_report.py", "tools/check_results.py", "figures/", "tests/",
-           "experiments/harness/tests/")
+           "experiments/harness/tests/",
+           # What checks or shows the documentation, the report and `make run`'s result, and times a first run:
+           # none of them builds or runs a measurement.
+           "tools/check_links.py", "tools/sphinx_offline_mathjax.py", "tools/view.py", "tools/check_run.py",
+           "tools/first_run_summary.py", "tools/time_first_run.py", ".ci/run")
 
 
 DECLARED = ROOT / "experiments" / "records" / "code-changes-since-recording.json"
