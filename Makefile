@@ -230,12 +230,12 @@ reproduce-check: $(if $(DRY),,build)
 # The built report (and the documentation) served on a free local port, its address printed (tools/view.py);
 # with a desktop, opened in the browser too.
 view:
-	@python3 tools/view.py --open
+	@python3 -m tools.view --open
 
 # Every local link and #anchor of the documentation and the report resolves, the links between the two
 # included, and no page loads anything from the network (tools/check_links.py); after make docs and make paper.
 linkcheck:
-	python3 tools/check_links.py docs/_build/html paper/_build/html
+	python3 -m tools.check_links docs/_build/html paper/_build/html
 
 # clean: what the builds made (the build folders, the generated star catalogues); distclean: also the Python
 # environment, the documentation, the report, its figures and generated data. Results under

@@ -2,18 +2,16 @@
 import os
 import pathlib
 import re
-import sys
 
 from docutils import nodes
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
 
 project = "gpu_studies"
 author = "the gpu_studies authors"
 copyright = "2026, the gpu_studies authors"
-# sphinx_offline_mathjax (tools/): MathJax served from the build itself, so that the pages read offline.
-extensions = ["myst_parser", "breathe", "sphinx.ext.graphviz", "sphinx_offline_mathjax"]
+# tools.sphinx_offline_mathjax: MathJax served from the build itself, so that the pages read offline.
+extensions = ["myst_parser", "breathe", "sphinx.ext.graphviz", "tools.sphinx_offline_mathjax"]
 source_suffix = {".md": "markdown"}
 exclude_patterns = ["_build", "README.md"]
 myst_enable_extensions = ["colon_fence"]

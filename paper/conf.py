@@ -27,9 +27,8 @@ release = _built_from()
 version = release
 author = "the mwsep authors"
 copyright = "2026, the mwsep authors"
-# sphinx_offline_mathjax (tools/): MathJax served from the build itself, so that the report reads offline.
-sys.path.insert(0, str(ROOT / "tools"))
-extensions = ["myst_parser", "sphinx_offline_mathjax"]
+# tools.sphinx_offline_mathjax: MathJax served from the build itself, so that the report reads offline.
+extensions = ["myst_parser", "tools.sphinx_offline_mathjax"]
 source_suffix = {".md": "markdown"}
 exclude_patterns = ["_build", "README.md", "_generated", "**/_generated", "**/data"]
 # PAPER_STUDY=<name>[,<name>]: a preview of these studies' chapters alone (make paper STUDY=<name>), rooted at

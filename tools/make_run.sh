@@ -87,7 +87,7 @@ if ! "$build/mwsep" run -a "$params" -s "$stars" --backend "$backend" --json > "
   exit 1
 fi
 mv "$result.tmp" "$result"
-python3 tools/check_run.py "$result" --unit "$wu" --stars "$stars"
+python3 -m tools.check_run "$result" --unit "$wu" --stars "$stars"
 status=$?
 echo "make run: $((SECONDS - start)) s in all; the tools' output: $log"
 exit $status

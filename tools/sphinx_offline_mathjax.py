@@ -5,7 +5,7 @@ and a reader without the network sees raw TeX).
 MathJax 3 comes from the Python package sphinx-mathjax-offline (pinned in requirements.txt), which ships its
 browser files; this extension copies the ones the pages use (the TeX-to-HTML bundle tex-chtml.js and the
 components and fonts it loads on demand) into _static/mathjax of every HTML build and points the pages at it.
-Used by docs/conf.py and paper/conf.py (extensions = [..., "sphinx_offline_mathjax"], with tools/ on sys.path).
+Used by docs/conf.py and paper/conf.py (extensions = [..., "tools.sphinx_offline_mathjax"], the project installed in the environment).
 """
 import importlib.util
 import pathlib

@@ -2,20 +2,16 @@
 link from one tree into the other is checked there, a link into a tree that is not built says which command
 builds it, a page that loads a script from the network is refused, and links to other sites are not followed."""
 import contextlib
-import importlib.util
+import importlib
 import io
 import pathlib
 import tempfile
 import unittest
 
-TOOL = pathlib.Path(__file__).resolve().parents[2] / "tools" / "check_links.py"
 
 
 def load_tool():
-    spec = importlib.util.spec_from_file_location("check_links_under_test", TOOL)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return importlib.import_module("tools.check_links")
 
 
 def page(body, head=""):

@@ -4,7 +4,7 @@ likelihood or an integral moved past its tolerance fails; another catalogue comp
 without stored values, or a result that is not mwsep's, is said so."""
 import contextlib
 import hashlib
-import importlib.util
+import importlib
 import io
 import json
 import math
@@ -14,15 +14,11 @@ import tempfile
 import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-TOOL = ROOT / "tools" / "check_run.py"
 UNIT = "3s-small"
 
 
 def load_tool():
-    spec = importlib.util.spec_from_file_location("check_run_under_test", TOOL)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return importlib.import_module("tools.check_run")
 
 
 class CheckRun(unittest.TestCase):

@@ -1,20 +1,16 @@
 """tools/view.py (make view) on a checkout made up by the test: it serves the built report on a free local port and
 a request for its first page comes back; without a built report it says which command builds it."""
 import contextlib
-import importlib.util
+import importlib
 import io
 import pathlib
 import tempfile
 import unittest
 
-TOOL = pathlib.Path(__file__).resolve().parents[2] / "tools" / "view.py"
 
 
 def load_tool():
-    spec = importlib.util.spec_from_file_location("view_under_test", TOOL)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return importlib.import_module("tools.view")
 
 
 class View(unittest.TestCase):
