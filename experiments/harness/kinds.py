@@ -18,9 +18,105 @@ Comparison methods (`Compare.method`):
   listing      `mwsep variants` text: registers and spills identical per kernel
   json_value   a JSON report: its `value` field within `tolerance` (relative)
   none         not compared, with the reason in `reason`; the verdict says "not compared"
+
+What a definition of the kind may say (its inputs): `run_keys`, {key: Input} for each entry of the definition's
+`runs`, and `definition_keys`, {key: Input} for its keys beside the common ones (DEFINITION_KEYS: name, kind,
+runs, thesis, question, notes). An Input is a type (a small grammar: str, int, number, bool, list[T], dict[T],
+dict, alternatives with |), a default (none: the key is required) and, where --quick changes it, the quick
+default. The runner refuses a definition with an unknown, mistyped or missing key before any job runs
+(experiments/harness/runner.py, check_definition) and hands the kind's method every declared key, defaults
+filled in: a study module reads `run["key"]`, never a default of its own.
 """
 import re
 from dataclasses import dataclass, field
+
+
+class _Required:
+    def __repr__(self):
+        return "required"
+
+
+REQUIRED = _Required()
+_UNSET = _Required()
+
+
+@dataclass(frozen=True)
+class Input:
+    """One key a definition may give: its type (see type_errors), its default (REQUIRED: none, the key must be
+    given), the default under --quick where it differs, and the values it may take (empty: any of its type)."""
+    type: str
+    default: object = REQUIRED
+    quick: object = _UNSET
+    choices: tuple = ()
+
+    def __post_init__(self):
+        _parse(self.type)  # a wrong type spelling is an error where it is declared
+        object.__setattr__(self, "choices", tuple(self.choices))
+
+    def default_for(self, quick):
+        return self.quick if quick and self.quick is not _UNSET else self.default
+
+    def describe(self):
+        text = self.type
+        if self.choices:
+            text += " (one of " + ", ".join(map(str, self.choices)) + ")"
+        if self.default is REQUIRED:
+            return text + ", required"
+        text += f", default {self.default!r}"
+        return text + (f" ({self.quick!r} with --quick)" if self.quick is not _UNSET else "")
+
+
+def _split(spec):
+    """The alternatives of a type spelling, split at the '|' outside brackets."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(spec):
+        depth += {"[": 1, "]": -1}.get(ch, 0)
+        if ch == "|" and depth == 0:
+            parts.append(spec[start:i])
+            start = i + 1
+    return [p.strip() for p in parts + [spec[start:]]]
+
+
+def _parse(spec):
+    for alt in _split(spec):
+        m = re.fullmatch(r"(list|dict)\[(.+)\]", alt)
+        if m:
+            _parse(m.group(2))
+        elif alt not in ("str", "int", "number", "bool", "dict", "list", "none"):
+            raise ValueError(f"unknown input type {alt!r} in {spec!r}")
+
+
+def type_errors(spec, value):
+    """Why @p value is not of type @p spec (empty when it is). str, int, number (an int or a float), bool,
+    none (JSON null), list (of anything), dict (of anything), list[T] and dict[T] (every item or value of type
+    T), and alternatives T|U."""
+    reasons = []
+    for alt in _split(spec):
+        m = re.fullmatch(r"(list|dict)\[(.+)\]", alt)
+        if m:
+            outer, inner = m.groups()
+            if outer == "list" and isinstance(value, list):
+                bad = [(i, v) for i, v in enumerate(value) if type_errors(inner, v)]
+            elif outer == "dict" and isinstance(value, dict):
+                bad = [(k, v) for k, v in value.items() if type_errors(inner, v)]
+            else:
+                continue
+            if not bad:
+                return ""
+            reasons.append(f"item {bad[0][0]!r} is {bad[0][1]!r}, not {inner}")
+            continue
+        ok = {"str": isinstance(value, str), "bool": isinstance(value, bool), "none": value is None,
+              "int": isinstance(value, int) and not isinstance(value, bool),
+              "number": isinstance(value, (int, float)) and not isinstance(value, bool),
+              "list": isinstance(value, list), "dict": isinstance(value, dict)}[alt]
+        if ok:
+            return ""
+    return f"expected {spec}, got {value!r}" + (f" ({reasons[0]})" if reasons else "")
+
+
+# The keys every definition may have, whatever its kind.
+DEFINITION_KEYS = {"name": Input("str"), "kind": Input("str"), "runs": Input("list[dict]"),
+                   "thesis": Input("str", ""), "question": Input("str", ""), "notes": Input("str", "")}
 
 
 @dataclass(frozen=True)
@@ -61,7 +157,9 @@ class Kind:
     column (or JSON field); `host_only`: measured on the host alone (its provenance names no GPU); `marker`: a
     regular expression a whole text result contains; `suffix`: the file's ending (.csv, .log, .txt, .json);
     `tables`: the kind's further files, by a regular expression on the file name
-    (e.g. {r"_progress\\.csv$": Kind(...), r"\\.log$": text_kind(...)})."""
+    (e.g. {r"_progress\\.csv$": Kind(...), r"\\.log$": text_kind(...)}); `run_keys` and `definition_keys`:
+    what a definition of the kind may say ({key: Input}; None: the kind declares no inputs, and no definition
+    may name it)."""
     columns: tuple = ()
     key: tuple = ()
     value: str = ""
@@ -71,6 +169,8 @@ class Kind:
     marker: str = ""
     suffix: str = ".csv"
     tables: dict = field(default_factory=dict)
+    run_keys: dict = None
+    definition_keys: dict = field(default_factory=dict)
 
     def __post_init__(self):
         object.__setattr__(self, "columns", tuple(self.columns))
@@ -91,8 +191,8 @@ class Kind:
 
 
 # A text result: a log or listing, checked for its marker and compared by it.
-def text_kind(marker, suffix=".log", host_only=False, method="marker"):
-    return Kind(suffix=suffix, marker=marker, host_only=host_only, compare=Compare(method))
+def text_kind(marker, suffix=".log", host_only=False, method="marker", run_keys=None):
+    return Kind(suffix=suffix, marker=marker, host_only=host_only, compare=Compare(method), run_keys=run_keys)
 
 
 GTEST_PASSED = r"\[  PASSED  \] \d+ tests?\."

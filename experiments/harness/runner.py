@@ -11,6 +11,7 @@ that they ran on this host since its last boot; otherwise the run stops before a
 result file's rows and its provenance come from one host. A fresh folder is the default, so committed results
 are never appended to.
 """
+import copy
 import csv
 import importlib
 import json
@@ -23,6 +24,7 @@ import time
 import traceback
 
 from . import provenance as prov
+from .kinds import DEFINITION_KEYS, REQUIRED, type_errors
 
 ROOT = prov.ROOT
 DEFINITIONS = ROOT / "experiments" / "definitions"
@@ -34,27 +36,93 @@ class JobFailed(Exception):
 
 class Job:
     """One unit of work: `run(scratch)` writes files into the scratch folder and returns
-    {result file name: path}; CSV files are appended to the result of that name, others replace it."""
+    {result file name: path}; CSV files are appended to the result of that name, others replace it.
+    `commands`: what it runs, in words (the provenance's job_commands); `argv`: where the job runs one command
+    of the study's program, that command's words without its output file, which the runner asks for its stop
+    criterion (`<argv> --print-criterion`); None for a job that runs something else."""
 
-    def __init__(self, key, run, commands, needs_gpus=0, skip=None):
+    def __init__(self, key, run, commands, needs_gpus=0, skip=None, argv=None):
         self.key, self.run, self.commands, self.needs_gpus, self.skip = key, run, commands, needs_gpus, skip
+        self.argv = [str(a) for a in argv] if argv is not None else None
 
 
-def load_definitions(study, only=()):
+def _read_definition(path):
+    try:
+        d = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"{path}: not a readable definition: {e}") from None
+    if not isinstance(d, dict):
+        raise SystemExit(f"{path}: a definition is a JSON object with name, kind and runs")
+    for key in ("name", "kind", "runs"):
+        if key not in d:
+            raise SystemExit(f"{path}: missing key '{key}'")
+    if d["name"] != path.stem:
+        raise SystemExit(f"{path}: name '{d['name']}' differs from the file name")
+    return d
+
+
+def check_definition(path, d, kinds, quick=False):
+    """@p d (read from @p path) checked against its kind's declared inputs (experiments/harness/kinds.py: the
+    kind's `run_keys` and `definition_keys`, and DEFINITION_KEYS): a copy with every declared key, the defaults
+    filled in (the --quick ones with @p quick). An undeclared kind, an unknown, mistyped or missing key, or a
+    value outside its choices ends the command with the file, the key and what was expected."""
+    kind = kinds.get(d.get("kind"))
+    if kind is None:
+        raise SystemExit(f"{path}: kind '{d.get('kind')}' is not declared by the study (its kinds: "
+                         f"{', '.join(sorted(kinds))})")
+    if kind.run_keys is None:
+        raise SystemExit(f"{path}: the kind '{d['kind']}' declares no inputs (run_keys in its Kind): no definition "
+                         "can name it")
+
+    def checked(where, given, declared):
+        unknown = sorted(set(given) - set(declared))
+        if unknown:
+            known = ", ".join(f"{k} ({declared[k].describe()})" for k in sorted(declared)) or "no key"
+            raise SystemExit(f"{path}: {where}unknown key '{unknown[0]}' (a misspelling?); "
+                             f"kind '{d['kind']}' takes {known}")
+        out = {}
+        for key, spec in declared.items():
+            if key not in given:
+                value = spec.default_for(quick)
+                if value is REQUIRED:
+                    raise SystemExit(f"{path}: {where}missing key '{key}' ({spec.describe()})")
+                out[key] = copy.deepcopy(value)
+                continue
+            value = given[key]
+            why = type_errors(spec.type, value) if not (value is None and spec.default is None) else ""
+            if why:
+                raise SystemExit(f"{path}: {where}key '{key}': {why}")
+            values = value if isinstance(value, list) else [value]
+            outside = [v for v in values if spec.choices and v not in spec.choices]
+            if outside:
+                raise SystemExit(f"{path}: {where}key '{key}': {outside[0]!r} is not one of "
+                                 f"{', '.join(map(str, spec.choices))}")
+            out[key] = value
+        return out
+    top = checked("", {k: v for k, v in d.items() if k != "study"}, dict(DEFINITION_KEYS, **kind.definition_keys))
+    if not top["runs"]:
+        raise SystemExit(f"{path}: key 'runs': at least one run")
+    top["runs"] = [checked(f"runs[{i}]: ", run, kind.run_keys) for i, run in enumerate(top["runs"])]
+    return top
+
+
+def load_definitions(study, only=(), kinds=None, quick=False):
+    """The definitions of @p study (those in @p only, else all), in file order. With @p kinds (the study's
+    declared kinds) each is checked against its kind's inputs and has its defaults filled in (check_definition);
+    without, they are read as written (for tools that read only names and what a definition asks of a host)."""
     folder = DEFINITIONS / study
     if not folder.is_dir():
         raise SystemExit(f"run: no definitions for study '{study}' ({folder})")
     defs = []
     for path in sorted(folder.glob("*.json")):
-        d = json.loads(path.read_text())
-        for key in ("name", "kind", "runs"):
-            if key not in d:
-                raise SystemExit(f"{path}: missing key '{key}'")
-        if d["name"] != path.stem:
-            raise SystemExit(f"{path}: name '{d['name']}' differs from the file name")
+        d = _read_definition(path)
+        if only and d["name"] not in only:
+            continue
+        if kinds is not None:
+            d = check_definition(path, d, kinds, quick)
         d["study"] = study
         defs.append(d)
-    return [d for d in defs if not only or d["name"] in only]
+    return defs
 
 
 def check_names(studies, names):
@@ -212,19 +280,64 @@ def append_csv(part, target):
     return len(rows)
 
 
+class Plan:
+    """One study's run, made and checked before any job of any study runs: its definitions (checked against
+    their kinds' inputs) and every experiment's jobs."""
+
+    def __init__(self, study_name, study, definitions, jobs, quick):
+        self.study_name, self.study, self.definitions, self.jobs, self.quick = study_name, study, definitions, jobs, quick
+
+
+def plan_study(study_name, build, only=(), quick=False, options=None, devices=None):
+    """The Plan of @p study_name: its module's Study, its definitions checked (check_definition) and the jobs of
+    each. Needs no GPU, no build and no results folder (`experiments/run.py --list` prints it); a definition whose
+    jobs cannot be made ends the command with its file and why."""
+    study_mod = importlib.import_module(f"studies.{study_name}")
+    study = study_mod.Study(build=pathlib.Path(build), quick=quick, devices=devices or [], options=options or {})
+    kinds = study.kinds() if hasattr(study, "kinds") else None
+    definitions = load_definitions(study_name, only, kinds, quick)
+    jobs = {}
+    for d in definitions:
+        try:
+            jobs[d["name"]] = list(study.jobs(d))
+        except (JobFailed, ValueError, KeyError, TypeError, RuntimeError, OSError) as e:
+            raise SystemExit(f"{DEFINITIONS / study_name / (d['name'] + '.json')}: its jobs cannot be made: "
+                             f"{type(e).__name__}: {e}") from None
+    return Plan(study_name, study, definitions, jobs, quick)
+
+
+def describe_plan(plan):
+    """The lines `experiments/run.py --list` prints for @p plan: per experiment its kind and jobs, each with the
+    GPUs it needs, a reason to skip and the commands it runs."""
+    lines = []
+    for d in plan.definitions:
+        jobs = plan.jobs[d["name"]]
+        lines.append(f"{plan.study_name}/{d['name']} [{d['kind']}]: {len(jobs)} job(s)")
+        for job in jobs:
+            need = f"{job.needs_gpus} GPU{'s' if job.needs_gpus != 1 else ''}"
+            lines.append(f"  {job.key}  ({need}{'; skipped: ' + job.skip if job.skip else ''})")
+            lines += [f"    {c}" for c in job.commands]
+    return lines
+
+
 def run_study(study_name, out, build, only=(), quick=False, options=None, redo=()):
     """Runs the experiments of one study into out/<study>/; returns the number of failed jobs. The
     experiments named in @p redo are recorded anew: their files and job statuses are dropped first."""
-    study_mod = importlib.import_module(f"studies.{study_name}")
     devices = prov.gpus()
+    plan = plan_study(study_name, build, only, quick, options, devices)
+    return run_plan(plan, out, build, redo, devices)
+
+
+def run_plan(plan, out, build, redo=(), devices=None):
+    """Runs the jobs of @p plan (plan_study) into out/<study>/; returns the number of failed jobs."""
+    study_name, study, definitions, quick = plan.study_name, plan.study, plan.definitions, plan.quick
+    devices = prov.gpus() if devices is None else devices
     commit, dirty = prov.git_state()
     build_facts = prov.build_info(build)
     host = dict(prov.host_cpu(), gpus=devices, gpu_count=len(devices))
-    study = study_mod.Study(build=pathlib.Path(build), quick=quick, devices=devices, options=options or {})
     folder = out / study_name
     folder.mkdir(parents=True, exist_ok=True)
     manifest = Manifest(out)
-    definitions = load_definitions(study_name, only)
     # Both refusals come before --redo drops any file: a refused run leaves the folder as it was.
     origin = job_origin(commit, dirty)
     refusals = resume_refusals(manifest, [f"{study_name}/{d['name']}" for d in definitions if d["name"] not in redo],
@@ -233,13 +346,6 @@ def run_study(study_name, out, build, only=(), quick=False, options=None, redo=(
         raise SystemExit(f"run: {out}: jobs this run cannot resume beside (a result file's rows come from one "
                          f"host): " + "; ".join(refusals) + ". Record them anew with --redo <experiment>, or run "
                          f"into a fresh --out folder")
-    kinds = study.kinds() if hasattr(study, "kinds") else None
-    if kinds is not None:
-        # A definition of a kind the study does not declare is refused before any job runs.
-        unknown = [f"{d['name']} ({d['kind']})" for d in definitions if d["kind"] not in kinds]
-        if unknown:
-            raise SystemExit(f"run: experiments/definitions/{study_name}: kind not declared by the study: "
-                             f"{', '.join(unknown)} (its kinds: {', '.join(sorted(kinds))})")
     for d in load_definitions(study_name, redo) if redo else ():
         manifest.forget(f"{study_name}/{d['name']}", folder)
     failures = 0
@@ -248,7 +354,7 @@ def run_study(study_name, out, build, only=(), quick=False, options=None, redo=(
         print(f"experiment {name} [{d['kind']}] ({d.get('thesis', '')})", flush=True)
         produced = set()
         ran_any = False
-        for job in study.jobs(d):
+        for job in plan.jobs[d["name"]]:
             previous = manifest.status(name, job.key)
             if previous == "done":
                 print(f"  {job.key}: already done, skipped", flush=True)
@@ -286,8 +392,9 @@ def run_study(study_name, out, build, only=(), quick=False, options=None, redo=(
                 print(f"  {job.key}: {status}", file=sys.stderr, flush=True)
             manifest.record(name, job.key, status, time.monotonic() - started, origin)
         if ran_any:
+            commands = [c for job in plan.jobs[d["name"]] for c in job.commands]
             for fname in produced:
-                write_meta(folder / fname, d, study, job_commands(study, d), commit, dirty, host, build_facts, quick)
+                write_meta(folder / fname, d, study, commands, commit, dirty, host, build_facts, quick)
     manifest.finish(host, build_facts, study.criterion_description())
     return failures
 

@@ -10,15 +10,21 @@ A study's module declares `class Study(harness.study.Study)` with
               it writes gpu_correctness.csv into), for the shared `correctness` kind
   TIMING_COMMANDS  the program's subcommands that time through the harness's measurement engine: each prints
               its criterion with `--print-criterion`, and that printed criterion is what the results record
-and one method `kind_<name>(self, definition)` per own kind, yielding runner.Job objects.
+and one method `kind_<name>(self, definition)` per own kind, yielding runner.Job objects. Each Kind declares the
+keys a definition of it may give (`run_keys`, `definition_keys`: experiments/harness/kinds.py, Input); the runner
+checks a definition against them and fills in the defaults before the method sees it, so a method reads
+`run["key"]`. The method builds its jobs with the helpers here: `csv_job` (run the program with `--csv`, keep its
+rows; the one rule for a job without rows, or with rows its program marked invalid), `sweep` (a run's `sweep`
+as one dict per combination) and `flags` (options as command-line flags).
 
 Shared kinds:
   correctness      the study's GPU test program, its comparisons kept: gpu_correctness.csv and its log
   sanitizer_tests  compute-sanitizer over the GPU tests: <name>_<tool>.log
   gtest            any GoogleTest program of the build, run whole: <name>.log
 
-A timing run may name `cache`: "warm", "cold" or ["warm", "cold"] (cache_states below): one job per state, a
-cold one with `--cold`; the rows carry the state in their `cache` column, which every timed kind keys on.
+A timing run may name `cache`: "warm", "cold" or ["warm", "cold"] (cache_states below; a kind declares it with
+CACHE_INPUT): one job per state, a cold one with `--cold`; the rows carry the state in their `cache` column,
+which every timed kind keys on.
 """
 import json
 import os
@@ -28,21 +34,28 @@ import shlex
 import subprocess
 
 from . import gpu_tests, sanitize
-from .kinds import GTEST_PASSED, SANITIZER_CLEAN, Compare, Kind, text_kind
+from .kinds import GTEST_PASSED, SANITIZER_CLEAN, Compare, Input, Kind, text_kind
 from .provenance import ROOT
 from .runner import Job, JobFailed
 
 SHARED_KINDS = {
-    "sanitizer_tests": text_kind(SANITIZER_CLEAN),
-    "gtest": text_kind(GTEST_PASSED),
+    # A GoogleTest program of the build under compute-sanitizer, one job per tool, on the tests `filter` selects.
+    "sanitizer_tests": text_kind(SANITIZER_CLEAN, run_keys={
+        "binary": Input("str"), "filter": Input("str"),
+        "tools": Input("list[str]", choices=("memcheck", "racecheck", "synccheck", "initcheck")),
+        "timeout_s": Input("number", 300)}),
+    # A GoogleTest program of the build run whole.
+    "gtest": text_kind(GTEST_PASSED, run_keys={"binary": Input("str"), "needs_gpus": Input("int", 1)}),
 }
+# The `cache` run key of a timed kind (cache_states).
+CACHE_INPUT = Input("str|list[str]", ["warm"])
 
 
 def correctness_kind(columns, key, value, numeric=()):
     """The `correctness` kind of a study whose GPU tests write gpu_correctness.csv with @p columns (one row per
-    comparison, ending in `pass`), and its log."""
+    comparison, ending in `pass`), and its log. Its definition gives no run key: one job, the whole program."""
     return Kind(columns=columns, key=key, value=value, numeric=numeric, compare=Compare("correctness"),
-                tables={r"\.log$": text_kind(GTEST_PASSED)})
+                tables={r"\.log$": text_kind(GTEST_PASSED)}, run_keys={})
 
 
 class Study:
@@ -116,6 +129,55 @@ class Study:
         return {"source": "printed by the program (--print-criterion) for each job's command", "criteria": criteria} \
             if criteria else {}
 
+    # ---- helpers of the kinds' methods --------------------------------------------------------------------
+    def run_csv(self, tmp, name, args, after=(), env=None, invalid="a checked result was wrong (rows marked invalid)"):
+        """Runs the program with @p args, then @p after and `--csv <tmp>/<name>.csv`, and keeps its rows. The one
+        rule of every such job: no file, or a file without a row, is an error (nothing kept); a non-zero exit
+        with rows is a failed verification whose rows are kept (the program marked them invalid: @p invalid says
+        what failed); an exit 0 with rows is done. A program that appends to an existing --csv may be run
+        several times into one part."""
+        part = tmp / f"{name}.csv"
+        r = self._run([self.program, *args, *after, "--csv", part], env=env)
+        print(r.stdout, end="", flush=True)
+        lines = part.read_text().splitlines() if part.exists() else []
+        if len(lines) < 2:
+            raise RuntimeError(f"{self.PROGRAM} {args[0]} made no rows (exit {r.returncode}): {r.stderr.strip()[-400:]}")
+        if r.returncode != 0:
+            e = JobFailed(f"{invalid}: {self.PROGRAM} {args[0]} exit {r.returncode}: {r.stderr.strip()[-300:]}")
+            e.outputs = {part.name: part}
+            raise e
+        return {part.name: part}
+
+    def csv_job(self, d, key, args, after=(), needs_gpus=1, shown=None, env=None, invalid=None):
+        """A Job that runs the program once through run_csv for definition @p d: @p args are shown as its command
+        (or @p shown) and are the command the runner asks for its stop criterion; @p after goes between them and
+        the output file (the experiment's name, where the program is not shown it)."""
+        kw = {"invalid": invalid} if invalid else {}
+        return Job(key, lambda tmp: self.run_csv(tmp, d["name"], args, after, env, **kw),
+                   [shown or f"{self.PROGRAM} " + " ".join(map(str, args))], needs_gpus=needs_gpus,
+                   argv=[self.program, *args])
+
+    @staticmethod
+    def sweep(run):
+        """A run's `sweep` ({key: [values]}) as one dict per combination, in the order given ([{}] without one)."""
+        out = [{}]
+        for key, values in run.get("sweep", {}).items():
+            out = [dict(s, **{key: v}) for s in out for v in values]
+        return out
+
+    @staticmethod
+    def flags(options):
+        """{key: value} as command-line flags in key order: `--key value` (`_` spelt `-`); a list is given
+        comma-separated; True is the bare flag, False nothing."""
+        out = []
+        for key, value in sorted(options.items()):
+            flag = "--" + key.replace("_", "-")
+            if isinstance(value, bool):
+                out += [flag] if value else []
+            else:
+                out += [flag, ",".join(map(str, value)) if isinstance(value, list) else str(value)]
+        return out
+
     @staticmethod
     def _run(cmd, env=None, log=None):
         r = subprocess.run([str(c) for c in cmd], text=True, capture_output=True, env=dict(os.environ, **(env or {})))
@@ -152,7 +214,7 @@ class Study:
                 return {log.name: log}
             skip = None if binary.exists() else f"this build has no {run['binary']}"
             yield Job(run["binary"], job, [str(binary.relative_to(self.build.parent) if binary.is_absolute() else binary)],
-                      needs_gpus=run.get("needs_gpus", 1), skip=skip)
+                      needs_gpus=run["needs_gpus"], skip=skip)
 
 
 CACHE_STATES = ("warm", "cold")
@@ -161,7 +223,7 @@ CACHE_STATES = ("warm", "cold")
 def cache_states(run):
     """[(state, flags)] for a run's `cache`: "warm" (the default), "cold" or a list of both; a cold state adds
     `--cold` (the L2 flushed before every sample) to the timing command. Anything else is an error naming the key."""
-    states = run.get("cache", ["warm"])
+    states = run.get("cache", ["warm"])  # a kind's CACHE_INPUT
     states = [states] if isinstance(states, str) else states
     if not isinstance(states, list) or not states or any(s not in CACHE_STATES for s in states) \
             or len(set(states)) != len(states):

@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import check_results  # noqa: E402
 import compare  # noqa: E402
-from harness import study  # noqa: E402
+from harness import runner, study  # noqa: E402
 from harness.runner import JobFailed  # noqa: E402
 
 
@@ -100,8 +100,8 @@ class ColdWarm(unittest.TestCase):
         import importlib
         found = 0
         for path in sorted((EXPERIMENTS / "definitions").glob("*/*cold_warm.json")):
-            d = json.loads(path.read_text())
             cls = importlib.import_module(f"studies.{path.parent.name}").Study
+            d = runner.check_definition(path, json.loads(path.read_text()), cls.kinds())  # as the runner reads it
             jobs = list(cls(pathlib.Path("build"), False, [0], {}).jobs(d))
             commands = [c for j in jobs for c in j.commands]
             with self.subTest(definition=path.name):

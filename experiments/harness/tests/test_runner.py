@@ -192,7 +192,7 @@ class RunnerTest(unittest.TestCase):
     def test_a_definition_of_an_undeclared_kind_is_refused_before_any_job(self):
         FakeStudy.kinds = classmethod(lambda cls: {"bench": None})
         try:
-            with self.assertRaisesRegex(SystemExit, r"kind not declared by the study: counts \(host\)"):
+            with self.assertRaisesRegex(SystemExit, r"counts\.json: kind 'host' is not declared by the study"):
                 runner.run_study("fake", self.tmp / "out", self.build)
             self.assertEqual(FakeStudy.calls, [])
         finally:
