@@ -169,13 +169,15 @@ class Manifest:
             entry["commits"].append(commit)
         self.save()
 
-    def finish(self, host, build, criterion):
+    def finish(self, host, build):
         for name, e in self.data["experiments"].items():
             e["status"] = experiment_status(e["jobs"].values())
         for rel, entry in self.data["files"].items():
             entry["status"] = self.data["experiments"].get(entry["experiment"], {}).get("status", "unknown")
         # gpu_count: the host's GPUs; single- and multi-GPU results of one host share its folder.
-        self.data.update({"host": host, "build": build, "sampling": criterion, "gpu_count": host.get("gpu_count", 0)})
+        self.data.update({"host": host, "build": build, "gpu_count": host.get("gpu_count", 0)})
+        # The stop criteria are each file's (its .meta.json), as its jobs' commands print them.
+        self.data.pop("sampling", None)
         self.save()
 
     def forget(self, experiment, folder):
@@ -392,19 +394,16 @@ def run_plan(plan, out, build, redo=(), devices=None):
                 print(f"  {job.key}: {status}", file=sys.stderr, flush=True)
             manifest.record(name, job.key, status, time.monotonic() - started, origin)
         if ran_any:
-            commands = [c for job in plan.jobs[d["name"]] for c in job.commands]
             for fname in produced:
-                write_meta(folder / fname, d, study, commands, commit, dirty, host, build_facts, quick)
-    manifest.finish(host, build_facts, study.criterion_description())
+                write_meta(folder / fname, d, study, plan.jobs[d["name"]], commit, dirty, host, build_facts, quick)
+    manifest.finish(host, build_facts)
     return failures
 
 
-def job_commands(study, definition):
-    return [c for job in study.jobs(definition) for c in job.commands]
-
-
-def write_meta(result, definition, study, commands, commit, dirty, host, build_facts, quick):
-    """<result>.meta.json: what the file is, the device it ran on, the build, the host, git, the commands."""
+def write_meta(result, definition, study, jobs, commit, dirty, host, build_facts, quick):
+    """<result>.meta.json: what the file is, the device it ran on, the build, the host, git, the commands of
+    @p jobs (the experiment's) and the stop criteria they print."""
+    commands = [c for job in jobs for c in job.commands]
     meta_path = result.parent / (result.name.rsplit(".", 1)[0] + ".meta.json")
     old = json.loads(meta_path.read_text()) if meta_path.exists() else {}
     commits = list(dict.fromkeys((old.get("git_commits") or []) + [commit]))
@@ -417,7 +416,7 @@ def write_meta(result, definition, study, commands, commit, dirty, host, build_f
         "command": "python3 experiments/run.py" + (" --quick" if quick else "")
                    + f" --study {definition['study']} --only {definition['name']}",
         "job_commands": commands, "quick": quick, "build": build_facts, "cuda_version": prov.cuda_version(),
-        "sampling": study.criterion_description(commands),
+        "sampling": study.criterion_description(jobs),
     }
     meta.update(host)
     if host["gpus"]:

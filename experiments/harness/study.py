@@ -8,12 +8,12 @@ A study's module declares `class Study(harness.study.Study)` with
   PROGRAM     the program of the build its jobs run (the study's `program` in experiments/studies.json)
   GPU_TESTS   (build-relative path of its GoogleTest GPU program, the environment variable naming the folder
               it writes gpu_correctness.csv into), for the shared `correctness` kind
-  TIMING_COMMANDS  the program's subcommands that time through the harness's measurement engine: each prints
-              its criterion with `--print-criterion`, and that printed criterion is what the results record
 and one method `kind_<name>(self, definition)` per own kind, yielding runner.Job objects. Each Kind declares the
 keys a definition of it may give (`run_keys`, `definition_keys`: experiments/harness/kinds.py, Input); the runner
 checks a definition against them and fills in the defaults before the method sees it, so a method reads
-`run["key"]`. The method builds its jobs with the helpers here: `csv_job` (run the program with `--csv`, keep its
+`run["key"]`. What a timed result records as its stop criterion is what each job's command prints with
+`--print-criterion` (criterion_description): no list of timing commands is kept here. The method builds its
+jobs with the helpers here: `csv_job` (run the program with `--csv`, keep its
 rows; the one rule for a job without rows, or with rows its program marked invalid), `sweep` (a run's `sweep`
 as one dict per combination) and `flags` (options as command-line flags).
 
@@ -92,39 +92,36 @@ class Study:
             self._sm_count = int(m.group(1)) if m else None
         return self._sm_count
 
-    TIMING_COMMANDS = ()
+    # How long a command may take to answer --print-criterion; a command that ignores the flag would run whole.
+    CRITERION_TIMEOUT_S = 10
 
-    def _printed_criterion(self, words):
-        """The criterion the program prints for its command line @p words (without the program), as a dict; the
-        program reads no file and touches no GPU for it."""
-        r = self._run([self.program, *words, "--print-criterion"])
-        try:
-            return json.loads(r.stdout)
-        except ValueError:
-            return {"command": f"{self.PROGRAM} {' '.join(words)}",
-                    "not_printed": (r.stderr.strip() or r.stdout.strip())[-300:] or f"exit {r.returncode}"}
-
-    def criterion_description(self, commands=None):
-        """What the program says its measurement criterion is, never a description typed here.
-        With @p commands (the display commands of an experiment's jobs): each one of a timing command run again
-        with `--print-criterion`, the distinct criteria listed once. Without: the defaults of every timing
-        command. A program that is not built says so instead."""
-        if not self.TIMING_COMMANDS:
-            return {}
-        if not pathlib.Path(self.program).exists():
-            return {"not_printed": f"{self.program} is not built"}
-        if commands is None:
-            return {f"{self.PROGRAM} {c}": self._printed_criterion([c]) for c in self.TIMING_COMMANDS}
-        criteria = []
-        for command in commands:
+    def printed_criterion(self, argv):
+        """What the command @p argv (program and arguments, without its output file) prints with
+        `--print-criterion`, as a dict: the stop criterion its measurement engine would apply. None when the
+        command is no timing command: it refuses the flag (a non-zero exit), answers with something that is not
+        a JSON object ("not a timing command"), cannot start, or does not answer within CRITERION_TIMEOUT_S (a
+        command that ignored the flag and began its work, which is then stopped). The program reads no input
+        and touches no GPU to answer."""
+        key = tuple(argv)
+        cache = self.__dict__.setdefault("_criteria", {})
+        if key not in cache:
             try:
-                words = shlex.split(command)
-            except ValueError:
-                continue
-            if len(words) < 2 or pathlib.Path(words[0]).name != self.PROGRAM or words[1] not in self.TIMING_COMMANDS:
-                continue
-            c = self._printed_criterion(words[1:])
-            if c not in criteria:
+                r = subprocess.run([*argv, "--print-criterion"], text=True, capture_output=True,
+                                   stdin=subprocess.DEVNULL, timeout=self.CRITERION_TIMEOUT_S)
+                answer = json.loads(r.stdout) if r.returncode == 0 else None
+            except (OSError, ValueError, subprocess.TimeoutExpired):
+                answer = None
+            cache[key] = answer if isinstance(answer, dict) else None
+        return cache[key]
+
+    def criterion_description(self, jobs=()):
+        """The stop criteria the commands of @p jobs print (printed_criterion), each distinct one once: what the
+        program says its measurement rule is, never a description typed here. Empty when no job's command is a
+        timing command."""
+        criteria = []
+        for job in jobs:
+            c = self.printed_criterion(job.argv) if getattr(job, "argv", None) else None
+            if c is not None and c not in criteria:
                 criteria.append(c)
         return {"source": "printed by the program (--print-criterion) for each job's command", "criteria": criteria} \
             if criteria else {}

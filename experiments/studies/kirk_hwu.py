@@ -89,7 +89,6 @@ KINDS = {
 class Study(study.Study):
     KINDS = KINDS
     PROGRAM = "kirk_hwu"
-    TIMING_COMMANDS = ('bench', 'rates')  # each prints its criterion (--print-criterion): the results record that
     GPU_TESTS = ("tests/kirk_hwu/kirk_hwu_gpu_tests", "KIRK_HWU_GPU_RESULTS")
 
     def _job(self, d, key, args, needs_gpus, invalid):

@@ -119,7 +119,6 @@ def merged_cells(runs, names_key):
 class Study(study.Study):
     KINDS = KINDS
     PROGRAM = "munch"
-    TIMING_COMMANDS = ('bench', 'bench-cpu', 'matmul', 'launch', 'pattern', 'copy', 'roofline')  # each prints its criterion (--print-criterion): the results record that
 
     def __init__(self, build, quick, devices, options):
         super().__init__(build, quick, devices, options)

@@ -578,7 +578,6 @@ def _kind_checkpoint(self, d):
 class Study(study.Study):
     KINDS = KINDS
     PROGRAM = "mwsep"
-    TIMING_COMMANDS = ('bench', 'bench-cpu')  # each prints its criterion (--print-criterion): the results record that
     GPU_TESTS = ("tests/mwsep/mwsep_gpu_tests", "MWSEP_GPU_RESULTS")
     SM_COUNT_ARGS = ("variants", "--streams", "3")
 

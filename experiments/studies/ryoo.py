@@ -167,7 +167,6 @@ KERNEL_NAMES = "regex:^(ryoo_|mri_gather|coulomb_slice)"
 class Study(study.Study):
     KINDS = KINDS
     PROGRAM = "ryoo"
-    TIMING_COMMANDS = ('bench', 'stream')  # each prints its criterion (--print-criterion): the results record that
     GPU_TESTS = ("tests/ryoo/ryoo_gpu_tests", "RYOO_GPU_RESULTS")
 
     def __init__(self, build, quick, devices, options):
