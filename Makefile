@@ -9,7 +9,7 @@
 #   make fuzz      the input readers under libFuzzer (clang), FUZZ_SECONDS each (default 20)
 #   make bench-cpu CPU integrator throughput and skipping counts (no GPU needed), into a fresh folder
 #   make experiments  every experiment on this machine's GPU into a fresh folder (OUT=, QUICK=1, ONLY=, STUDY=, PEER=)
-#   make compare   compare a fresh results folder (NEW=) with a committed one (REF=): a verdict per result
+#   make compare   compare a fresh results folder (NEW=) with a committed one (REF=): a verdict per result (OUT=)
 #   make reproduce-check  the reviewer's kit: every study's headline claims re-run and judged (REF=, PEER=, OUT=, BUDGET=, CLAIMS=, DRY=1)
 #   make docs      the reader's documentation (HTML) in docs/_build/html
 #   make paper     the thesis-style report (HTML, and PDF unless PDF=0) from the recorded results (RESULTS=, STUDY=)
@@ -187,10 +187,12 @@ experiments: build
 
 # A fresh results folder against the committed results of the same GPU: a verdict per result file, each
 # compared by its kind's declared key columns, value and tolerance (KINDS in experiments/studies/<study>.py;
-# docs/harness.md). NEW= the fresh folder, REF= the committed one.
+# docs/harness.md). NEW= the fresh folder, REF= the committed one; compare.md and compare.json go to OUT=
+# (default build/compare/<NEW>-vs-<REF>), never into a compared or committed folder. NEW= a committed folder is
+# refused unless OUT= says where its report goes.
 compare:
-	@test -n "$(NEW)" -a -n "$(REF)" || { echo "usage: make compare NEW=experiments/results/local/<folder> REF=experiments/results/<gpu>"; exit 2; }
-	python3 experiments/compare.py $(NEW) $(REF) --out $(NEW)/compare.md --json $(NEW)/compare.json
+	@test -n "$(NEW)" -a -n "$(REF)" || { echo "usage: make compare NEW=experiments/results/local/<folder> REF=experiments/results/<gpu> [OUT=build/compare/<name>]"; exit 2; }
+	python3 experiments/compare.py $(NEW) $(REF) $(if $(OUT),--out-dir $(OUT),--fresh-new --out-dir build/compare/$(notdir $(abspath $(NEW)))-vs-$(notdir $(abspath $(REF))))
 
 # The reviewer's kit (experiments/reproduce_check.py, declared in experiments/reproduce_check.json): the
 # headline claims of every study, each run by the runner into a fresh folder under experiments/results/local/

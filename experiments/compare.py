@@ -6,24 +6,31 @@
 Both folders are written by experiments/run.py (each has a manifest.json). Each result file of REF is
 compared with the same file of NEW as its kind declares (experiments/studies/<study>.py, `KINDS`; the
 methods are described in experiments/harness/kinds.py): by the kind's key columns (one configuration
-each), its value column and its tolerance. Rows marked invalid (experiments/harness/results.py) are never
-compared; a new file with such rows differs.
+each), its value column and its tolerance. Every file is read through the results layer
+(experiments/harness/results.py), which checks it as data first, and only when the manifest lists its
+experiment as done. Rows marked invalid are never compared; a new file with such rows differs. A
+correctness file's comparisons pass or fail by their values and the kind's declared checks, never by a
+`pass` column. --out and --json are written whole (a temporary file renamed), never inside NEW, REF or a
+committed folder (experiments/results/<host>/, experiments/records/).
 
 Verdicts:
   agrees        compared, within the tolerance; the detail gives the size of the difference
   differs       compared, outside the tolerance (the worst configuration and by how much), a configuration
-                of REF missing from NEW, invalid rows, or the new run's experiment not done
+                of REF missing from NEW, invalid rows, or the new run's experiment not done (its file unread)
   not compared  no comparison is declared for the file's kind (the reason is given); never counted as agreeing
-  unreadable    the file could not be read as its kind declares (the error is given)
+  unreadable    the file is not what its kind declares (the results layer's finding: file, line, column), or
+                the reference's experiment is not done
   not re-run    NEW did not run that experiment (a run of some experiments only, `--only` or `--study`)
   missing       NEW ran the experiment but lacks the file
   new           only in NEW
-Exit status 1 when any file differs, is missing or unreadable; 2 when a folder is not a results folder.
+Exit status 1 when any file differs, is missing or unreadable; 2 when a folder is not a results folder (a
+damaged or foreign manifest, a newer format) or an output may not be written there.
 Two recordings on different GPUs differ by design; their verdicts say by how much.
 """
 import argparse
 import json
 import math
+import os
 import pathlib
 import re
 import statistics
@@ -31,7 +38,8 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from harness.results import NotAResultFolder, ResultFolder, invalid, medians, number, read_csv  # noqa: E402
+from harness.results import (NotAResultFolder, ResultFolder, committed_folder, failed_checks, invalid,  # noqa: E402
+                             medians, number)
 from harness.kinds import key_value  # noqa: E402
 
 VERDICTS = ("agrees", "differs", "not compared", "unreadable", "not re-run", "missing", "new")
@@ -144,7 +152,10 @@ def compare_points(kind, new_rows, ref_rows):
 
 
 def compare_correctness(kind, new_rows, ref_rows):
-    failed = [r for r in new_rows if invalid(r)]
+    """Every comparison of the new recording passes, worked out from its values and the kind's declared checks
+    (never from a `pass` column), and none of the reference's is missing."""
+    failed = [(r, failed_checks(r, kind)) for r in new_rows]
+    failed = [(r, why) for r, why in failed if why]
     a, b = keyed(new_rows, kind.key), keyed(ref_rows, kind.key)
     lost = [k for k in b if k not in a]
 
@@ -155,9 +166,11 @@ def compare_correctness(kind, new_rows, ref_rows):
     detail = (f"{len(new_rows)} comparisons (reference {len(ref_rows)}); largest {kind.value} {largest(new_rows):.2e} "
               f"(reference {largest(ref_rows):.2e})")
     if failed:
-        detail = f"{len(failed)} comparisons fail, first {label(tuple(failed[0].get(k, '') for k in kind.key))}; " + detail
+        r, why = failed[0]
+        detail = (f"{len(failed)} comparisons fail, first {label(tuple(r.get(k, '') for k in kind.key))} ({why[0]}); "
+                  + detail)
     else:
-        detail = "all pass; " + detail
+        detail = "all pass (recomputed from the values: " + kind.compare.describe() + "); " + detail
     if lost:
         detail += f"; {len(lost)} comparisons of the reference missing, first {label(lost[0])}"
     return not failed and not lost, detail
@@ -221,16 +234,24 @@ TEXTS = {"marker": compare_marker, "listing": compare_listing, "json_value": com
          "json_arrays": compare_json_arrays}
 
 
-def compare_file(kind, new_path, ref_path):
-    """(verdict, detail) for one file of a declared kind."""
+def compare_file(kind, new, ref, rel):
+    """(verdict, detail) for @p rel, a file of a declared kind in the ResultFolders @p new and @p ref; each file is
+    read only once the results layer has checked it (a problem makes the verdict "unreadable", naming the file,
+    the line and the column)."""
     method = kind.compare.method
     if method == "none":
         return "not compared", kind.compare.reason
+    for folder, which in ((new, "new"), (ref, "reference")):
+        problems = folder.problems(rel)
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            return "unreadable", f"the {which} file: {problems[0]}{more}"
     try:
         if method in TABLES:
-            ok, detail = TABLES[method](kind, read_csv(new_path), read_csv(ref_path))
+            ok, detail = TABLES[method](kind, new.rows(rel, "keep", incomplete="read"),
+                                        ref.rows(rel, "keep", incomplete="read"))
         else:
-            ok, detail = TEXTS[method](kind, new_path, ref_path)
+            ok, detail = TEXTS[method](kind, new.path / rel, ref.path / rel)
     except (OSError, ValueError, KeyError, TypeError) as e:
         return "unreadable", f"{type(e).__name__}: {e}"
     return ("agrees" if ok else "differs"), detail
@@ -252,11 +273,16 @@ def compare(new_dir, ref_dir):
             verdicts.append((rel, "not compared", f"the study {ref.study_of(rel)} declares no kind '{entry['kind']}' "
                                                   "covering this file"))
             continue
-        verdict, detail = compare_file(kind, new.path / rel, ref.path / rel)
-        status = new.status(rel)
-        if status != "done" and verdict in ("agrees", "differs"):
-            verdict, detail = "differs", f"the new run's status is {status}; " + detail
-        verdicts.append((rel, verdict, detail))
+        # Nothing reads a file whose experiment the manifest does not list as done.
+        if not new.complete(rel):
+            verdicts.append((rel, "differs", f"the new run's experiment is {new.status(rel)}, not done: its file "
+                                             "is not read"))
+            continue
+        if not ref.complete(rel):
+            verdicts.append((rel, "unreadable", f"the reference's experiment is {ref.status(rel)}, not done: its "
+                                                "file is not read"))
+            continue
+        verdicts.append((rel, *compare_file(kind, new, ref, rel)))
     for rel in sorted(set(new.files) - set(ref.files)):
         verdicts.append((rel, "new", "only in the new folder"))
     return verdicts
@@ -275,33 +301,74 @@ def report(new_dir, ref_dir, verdicts):
     return "\n".join(lines) + "\n", counts
 
 
+def write_atomic(path, text):
+    """@p text into @p path whole or not at all: a temporary file beside it, then renamed over it (a killed
+    comparison leaves the earlier file or none, never a part; a stale temporary of a killed run is removed)."""
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.partial")
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def refused_output(out, folders):
+    """Why @p out may not be written (None when it may): inside one of the compared @p folders, or inside a
+    committed results folder or record (experiments/results/<host>/, experiments/records/)."""
+    p = out.resolve()
+    for folder in folders:
+        if p.is_relative_to(pathlib.Path(folder).resolve()):
+            return f"{out} is inside the compared folder {folder}: a comparison never writes into a results folder"
+    committed = committed_folder(p)
+    if committed is not None:
+        return f"{out} is inside the committed folder {committed}: no tool writes there"
+    return None
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("new", type=pathlib.Path)
     p.add_argument("ref", type=pathlib.Path)
-    p.add_argument("--out", type=pathlib.Path, help="also write the verdicts as a Markdown table")
-    p.add_argument("--json", type=pathlib.Path, help="also write the verdicts as JSON")
+    p.add_argument("--out", type=pathlib.Path, help="also write the verdicts as a Markdown table (not inside NEW, REF "
+                                                    "or a committed folder)")
+    p.add_argument("--json", type=pathlib.Path, help="also write the verdicts as JSON (the same places refused)")
+    p.add_argument("--out-dir", type=pathlib.Path, help="write compare.md and compare.json into this folder")
+    p.add_argument("--fresh-new", action="store_true", help="refuse a NEW that is a committed folder (make compare "
+                                                            "without OUT=)")
     args = p.parse_args(argv)
+    if args.out_dir is not None:
+        args.out, args.json = args.out or args.out_dir / "compare.md", args.json or args.out_dir / "compare.json"
+    if args.fresh_new and committed_folder(args.new) is not None:
+        print(f"compare: NEW={args.new} is a committed folder, not a fresh run: the report never goes into it or "
+              "beside it; to compare committed folders, say where the report goes: make compare NEW= REF= "
+              "OUT=build/compare/<name>", file=sys.stderr)
+        return 2
+    for out in (args.out, args.json):
+        why = refused_output(out, (args.new, args.ref)) if out is not None else None
+        if why:
+            print(f"compare: {why}; give another --out/--json (make compare OUT=, default build/compare/)",
+                  file=sys.stderr)
+            return 2
     try:
-        inputs = set()
-        for folder in (args.new, args.ref):
-            f = ResultFolder(folder)
-            inputs |= {(f.path / rel).resolve() for rel in f.files} | {(f.path / "manifest.json").resolve()}
-        for out in (args.out, args.json):
-            if out is not None and out.resolve() in inputs:
-                print(f"compare: {out} is one of the compared files; choose another output", file=sys.stderr)
-                return 2
         verdicts = compare(args.new, args.ref)
         text, counts = report(args.new, args.ref, verdicts)
     except NotAResultFolder as e:
         print(f"compare: {e}", file=sys.stderr)
         return 2
     print(text)
-    if args.out:
-        args.out.write_text(text)
-    if args.json:
-        args.json.write_text(json.dumps({"new": str(args.new), "ref": str(args.ref), "verdicts": [
-            {"result": r, "verdict": v, "detail": d} for r, v, d in verdicts], "totals": counts}, indent=1) + "\n")
+    try:
+        if args.out:
+            write_atomic(args.out, text)
+        if args.json:
+            write_atomic(args.json, json.dumps({"new": str(args.new), "ref": str(args.ref), "verdicts": [
+                {"result": r, "verdict": v, "detail": d} for r, v, d in verdicts], "totals": counts}, indent=1) + "\n")
+    except OSError as e:
+        print(f"compare: cannot write {e.filename}: {e.strerror}; the files written before are as they were",
+              file=sys.stderr)
+        return 2
     return 1 if counts["differs"] or counts["missing"] or counts["unreadable"] else 0
 
 

@@ -8,11 +8,12 @@ The claims are declared in experiments/reproduce_check.json (one entry each: the
 to run, the result files that decide the verdict, an estimated time). Before anything runs, the kit checks
 the declaration (an unknown study, experiment or result file is an error), chooses the reference folder
 and prints its time estimate: from the job times the reference's manifest records, or, where it records
-none, from the declaration. Then, for each claim, `experiments/run.py --study S --only X,Y` runs into a
-fresh folder experiments/results/local/reproduce-check-<gpu>-<UTC date and time>/ (--out names one;
-running again on the same folder resumes it: claims already run are kept, with their times, provided that
-they ran on this host since its last boot; a folder begun elsewhere is refused before any claim), and
-`experiments/compare.py` compares that folder with the reference. One line per claim follows:
+none, from the declaration. Then, for each claim, `experiments/run.py --study S --only X,Y` runs into the
+results folder results/ of a fresh kit folder experiments/results/local/reproduce-check-<gpu>-<UTC date and
+time>/ (--out names one, never inside a committed folder; running again on the same folder resumes it:
+claims already run are kept, with their times, provided that they ran on this host since its last boot; a
+folder begun elsewhere is refused before any claim), and `experiments/compare.py` compares that results
+folder with the reference. One line per claim follows:
 
   reproduced   every deciding file agrees with the reference within its kind's declared tolerance
   differs      a deciding file differs, is missing or unreadable, or its experiment failed (the reason)
@@ -20,8 +21,9 @@ they ran on this host since its last boot; a folder begun elsewhere is refused b
   not run      not asked for (--claims), needs --peer, or the --budget ran out (run again to go on)
 
 with the seconds each claim took and the total; the same goes to reproduce_check.md and
-reproduce_check.json in the fresh folder (a complete run is committed, with the folder's compare.md, log
-and manifest, as experiments/records/reproduce-check-<gpu>-<date>/). The reference: --ref, else the
+reproduce_check.json in the kit folder, beside compare.md/.json, the runner's log and results/ (a complete run
+is committed as that folder whole, its re-run result files with its verdicts, as
+experiments/records/reproduce-check-<gpu>-<date>/). The reference: --ref, else the
 committed folder of this GPU's model (experiments/results/<gpu>, named as experiments/run.py names
 folders), else the nearest one, which the output says. Without a GPU the kit refuses before any work
 (--dry-run works anywhere). Exit status: 0 when every claim that ran is reproduced, 1 when one differs or
@@ -31,6 +33,7 @@ the budget ran out before every claim had run.
 import argparse
 import datetime
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -40,11 +43,15 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from harness import provenance, registry, runner  # noqa: E402
+from harness.results import committed_folder  # noqa: E402
 
 ROOT = HERE.parent
 DECLARATION = HERE / "reproduce_check.json"
 RESULTS = HERE / "results"
 DEFAULT_REF = RESULTS / "nvidia-h200"  # the folder the report is built from
+# The kit folder: its verdicts, log and comparison at the top, and the runner's results folder of the claims
+# it ran under this name (a record of a complete run is the kit folder whole).
+RESULTS_NAME = "results"
 CLAIM_KEYS = {"id", "study", "claim", "source", "experiments", "decided_by", "estimate_s"}
 
 
@@ -148,7 +155,8 @@ def recorded_seconds(ref, claim):
 
 
 def command(claim, args, out):
-    cmd = [sys.executable, str(HERE / "run.py"), "--build", args.build, "--out", str(out),
+    """The runner's command line for @p claim, recording into the kit folder @p out's results folder."""
+    cmd = [sys.executable, str(HERE / "run.py"), "--build", args.build, "--out", str(out / RESULTS_NAME),
            "--study", claim["study"], "--only", ",".join(claim["experiments"])]
     if claim.get("needs") == "peer" and args.peer:
         cmd += ["--peer", args.peer]
@@ -156,9 +164,14 @@ def command(claim, args, out):
 
 
 def write_atomic(path, text):
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
+    """@p text into @p path whole or not at all (a temporary file renamed over it)."""
+    tmp = path.with_name(f".{path.name}.partial")
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def verdict(claim, state, compared, ref_files):
@@ -259,15 +272,24 @@ def main(argv=None):
         stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M")
         args.out = RESULTS / "local" / f"reproduce-check-{provenance.gpu_slug(devices)}-{stamp}"
     out = args.out.resolve()
+    if committed_folder(out) is not None:
+        print(f"reproduce-check: --out {out} is inside the committed folder {committed_folder(out)}: the kit writes a "
+              "fresh folder (a complete run is committed afterwards, whole, under experiments/records/)",
+              file=sys.stderr)
+        return 2
     out.mkdir(parents=True, exist_ok=True)
     state_path = out / "reproduce_check.json"
     if any(out.iterdir()) and not state_path.exists():
         print(f"reproduce-check: {out} holds files but no reproduce_check.json: not a folder of this kit; "
               "choose another --out", file=sys.stderr)
         return 2
-    if not (out / "manifest.json").exists():
-        runner.Manifest(out).save()  # the runner's own empty manifest: the folder is the runner's from the start
-    state = json.loads(state_path.read_text()).get("claims_state", {}) if state_path.exists() else {}
+    if not state_path.exists():  # the folder is the kit's from the start: a kill before any claim leaves it resumable
+        write_atomic(state_path, json.dumps({"claims_state": {}}, indent=1) + "\n")
+    try:
+        state = json.loads(state_path.read_text()).get("claims_state", {})
+    except (OSError, ValueError, AttributeError) as e:
+        print(f"reproduce-check: {state_path}: damaged ({e}); choose a fresh --out", file=sys.stderr)
+        return 2
     # The claims kept from an earlier run must have run here (the host name and boot id the runner compares).
     origin = runner.job_origin(*provenance.git_state())
     elsewhere = [cid for cid, s in state.items() if "rc" in s and not runner.same_host(s.get("origin") or {}, origin)]
@@ -278,6 +300,11 @@ def main(argv=None):
               f"{runner.host_of(origin)}. A kit folder's claims come from one host: resume it there, or choose a "
               "fresh --out", file=sys.stderr)
         return 2
+    if (out / "manifest.json").exists():
+        print(f"reproduce-check: --out {out} is a kit folder of an earlier layout (its results beside its verdicts, "
+              f"not in {RESULTS_NAME}/): choose a fresh --out", file=sys.stderr)
+        return 2
+    results = out / RESULTS_NAME
     log = out / "reproduce_check.log"
     budget_left = args.budget
     stopped = False
@@ -311,7 +338,7 @@ def main(argv=None):
 
     compared = {}
     if any("rc" in s for s in state.values()):
-        r = subprocess.run([sys.executable, str(HERE / "compare.py"), str(out), str(ref),
+        r = subprocess.run([sys.executable, str(HERE / "compare.py"), str(results), str(ref),
                             "--out", str(out / "compare.md"), "--json", str(out / "compare.json")],
                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if r.returncode == 2:
@@ -330,7 +357,7 @@ def main(argv=None):
     commit, dirty = provenance.git_state()
     header = [f"GPU: {host}; commit {commit}{' (uncommitted changes)' if dirty else ''}; "
               f"{datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}",
-              ref_note, f"results: {out}; per-file verdicts: compare.md; the runner's output: reproduce_check.log",
+              ref_note, f"results: {results}; per-file verdicts: compare.md; the runner's output: reproduce_check.log",
               f"estimate before the run: {total_estimate:.0f} s"]
     text = report_text(header, rows, total)
     for r in rows:

@@ -6,10 +6,13 @@
 Each folder directly under the root (one host: experiments/results/<gpu>/; `local/` is ignored) must
 have been written by the runner: a manifest.json that lists every file in the folder and nothing that is
 missing, every experiment done or skipped with a reason, a <file>.meta.json with provenance beside each
-result, CSV columns as the study declares for the file's kind (experiments/studies/<study>.py, `KINDS`;
-read through experiments/harness/results.py), numbers where numbers belong, no failed or invalid row (the one
-rule of the results layer), text results that are whole, and every study a declared one
-(experiments/studies.json). Besides the runner's files, a folder may hold the record of the reviewer's kit
+result, and every file as data as the results layer checks it before anything reads it
+(experiments/harness/results.py: the columns its kind declares, numbers (never NaN) where numbers belong,
+finite positive durations and rates, whole lines, no configuration or row twice, the .meta.json naming the
+file's experiment, kind and a commit the manifest lists, a correctness row's pass the one its values give, the
+SHA-256 and row count the manifest recorded), no failed or invalid row (the one rule of the results layer),
+and every study a declared one (experiments/studies.json). Each problem names the file, the line and the
+column. Besides the runner's files, a folder may hold the record of the reviewer's kit
 run on that GPU (experiments/reproduce_check.py): reproduce_check.md with reproduce_check.json beside it,
 whose every claim has a verdict.
 """
@@ -22,7 +25,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "experiments"))
 
 from harness import registry  # noqa: E402
-from harness.results import NotAResultFolder, ResultFolder, invalid, read_csv  # noqa: E402
+from harness.results import NotAResultFolder, ResultFolder, invalid, pass_disagreements  # noqa: E402
 
 # The reviewer's kit's record of one GPU (experiments/reproduce_check.py), kept at a folder's top level.
 KIT_FILES = {"reproduce_check.md", "reproduce_check.json"}
@@ -78,16 +81,18 @@ def check_kit(folder, present):
 
 
 def check_file(results, rel):
-    errors = []
+    """The file as data (the results layer's check: columns, numbers, whole lines, no duplicates, its
+    .meta.json and the manifest), the provenance keys every result needs, and a GPU result in its GPU's folder."""
+    errors = list(results.problems(rel))
     path = results.path / rel
-    kind_name = results.files[rel]["kind"]
     kind = results.kind(rel)
-    if kind is None:
-        return [f"{path}: the study {results.study_of(rel)} declares no kind '{kind_name}' covering this file"]
     meta_path = path.with_name(path.name.rsplit(".", 1)[0] + ".meta.json")
-    if not meta_path.exists():
-        return [f"{path}: no provenance file {meta_path.name}"]
-    meta = json.loads(meta_path.read_text())
+    if kind is None or not meta_path.exists():
+        return errors
+    try:
+        meta = json.loads(meta_path.read_text())
+    except ValueError:
+        return errors  # reported by the results layer
     needed = COMMON_META + ([] if kind.host_only else GPU_META)
     errors += [f"{meta_path}: missing key '{k}'" for k in needed if meta.get(k) in (None, "")]
     # A GPU result belongs in the folder named after its GPU (experiments/harness/provenance.py, gpu_slug): a
@@ -98,37 +103,10 @@ def check_file(results, rel):
         slug = re.sub(r"[^a-z0-9]+", "-", str(meta["gpu_name"]).lower()).strip("-")
         if folder != slug and not re.fullmatch(re.escape(slug) + r"-x\d+", folder):
             errors.append(f"{meta_path}: recorded on {meta['gpu_name']}, which is not this folder's GPU ({folder})")
-    if kind.suffix != ".csv":
-        text = path.read_text(errors="replace")
-        if not text.strip() or (kind.marker and not re.search(kind.marker, text, re.M)):
-            errors.append(f"{path}: incomplete {kind_name} output (no match for {kind.marker!r})")
-        if kind.suffix == ".json":
-            try:
-                json.loads(text)
-            except ValueError as e:
-                errors.append(f"{path}: not JSON: {e}")
-        return errors
-    rows = read_csv(path)
-    if not rows:
-        return errors + [f"{path}: no rows"]
-    columns = list(kind.columns)
-    if kind_name == "ncu_metrics":
-        definition = json.loads((ROOT / "experiments" / "definitions" / meta["study"] / f"{meta['experiment']}.json").read_text())
-        columns += list(definition["metrics"])
-    missing = [c for c in columns if c not in rows[0]]
-    if missing:
-        return errors + [f"{path}: missing columns {missing}"]
-    for i, row in enumerate(rows, start=2):
-        for c in rows[0]:
-            if c in kind.numeric and row[c] != "":
-                try:
-                    float(row[c])
-                except ValueError:
-                    errors.append(f"{path}:{i}: column {c} is not a number: {row[c]!r}")
-        if invalid(row):
-            errors.append(f"{path}:{i}: a failed or invalid row")
-        if "cache" in row and row["cache"] not in ("cold", "warm"):
-            errors.append(f"{path}:{i}: column cache is {row['cache']!r}, expected cold or warm")
+    if kind.suffix == ".csv" and not results.problems(rel):
+        rows = results.rows(rel, invalid_rows="keep", incomplete="read")
+        errors += [f"{path}:{i}: a failed or invalid row" for i, row in enumerate(rows, start=2) if invalid(row)]
+        errors += pass_disagreements(path, kind, rows)
     return errors
 
 

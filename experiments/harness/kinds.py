@@ -12,8 +12,9 @@ Comparison methods (`Compare.method`):
                a configuration is max(tolerance, 3 x the larger spread of the two recordings)
   points       every column ending in `_pct` per configuration within `tolerance` percentage points
   exact        the `values` columns (all but the key when empty) identical per configuration
-  correctness  every comparison passes in the new recording and none of the reference's is missing; the
-               largest `value` of each is reported
+  correctness  every comparison passes in the new recording, worked out from its values and the declared
+               `checks` (never from a `pass` column), and none of the reference's is missing; the largest
+               `value` of each is reported
   marker       a text result: both contain `marker` (a clean sanitizer run, a passed test program)
   listing      `mwsep variants` text: registers and spills identical per kernel
   json_value   a JSON report: its `value` field within `tolerance` (relative)
@@ -121,11 +122,16 @@ DEFINITION_KEYS = {"name": Input("str"), "kind": Input("str"), "runs": Input("li
 
 @dataclass(frozen=True)
 class Compare:
+    """How two recordings of a kind compare. `checks` (correctness): how a row's pass is worked out from its
+    values, each a (column, "<=" or ">", bound) with the bound a number, a column, or several columns (the
+    largest); a row passes when every check whose column it has holds. The comparison recomputes pass from
+    them and never reads a `pass` column; the results check refuses a row whose `pass` says otherwise."""
     method: str
     tolerance: float = 0.0
     noise: str = ""
     values: tuple = ()
     reason: str = ""
+    checks: tuple = ()
 
     METHODS = ("median", "points", "exact", "correctness", "marker", "listing", "json_value", "json_arrays", "none")
 
@@ -134,6 +140,11 @@ class Compare:
             raise ValueError(f"unknown comparison method '{self.method}' (known: {', '.join(self.METHODS)})")
         if self.method == "none" and not self.reason:
             raise ValueError("a kind that is not compared says why (Compare('none', reason=...))")
+        if self.method == "correctness" and not self.checks:
+            raise ValueError("a correctness comparison declares how a row passes (checks=...)")
+        for check in self.checks:
+            if len(check) != 3 or check[1] not in ("<=", ">"):
+                raise ValueError(f"a check is (column, '<=' or '>', bound): {check!r}")
 
     def describe(self):
         if self.method == "median":
@@ -145,9 +156,17 @@ class Compare:
             return f"within {self.tolerance:.0e} (relative)"
         if self.method == "json_arrays":
             return f"arrays {', '.join(self.values)} within {self.tolerance:.0e} (relative L2)"
-        return {"exact": "identical", "correctness": "every comparison passes, none missing",
+        if self.method == "correctness":
+            return "every comparison passes (" + ", ".join(f"{c} {op} {b if isinstance(b, (str, int, float)) else ' or '.join(b)}"
+                                                            for c, op, b in self.checks) + "), none missing"
+        return {"exact": "identical",
                 "marker": "both whole and clean", "listing": "registers and spills identical",
                 "none": "not compared: " + self.reason}[self.method]
+
+
+# A numeric column that holds a duration or a rate (by its name): its cells must be finite and positive.
+TIME_COLUMN = re.compile(r"(^ms$|_ms$|_s$|^seconds$|_seconds$|^seconds_per|_us$|^us_per|_per_launch$|^ms_per|"
+                         r"per_second|^gflops$|^gb_per_s$|^gbps$|^rate$)")
 
 
 @dataclass(frozen=True)
@@ -156,6 +175,8 @@ class Kind:
     columns that must hold numbers; `key`: the columns naming one configuration; `value`: the measured
     column (or JSON field); `host_only`: measured on the host alone (its provenance names no GPU); `marker`: a
     regular expression a whole text result contains; `suffix`: the file's ending (.csv, .log, .txt, .json);
+    `times`: the columns that hold durations or rates, finite and positive in every row (by default the numeric
+    columns TIME_COLUMN names), `may_be_zero` those of them that may also be 0;
     `tables`: the kind's further files, by a regular expression on the file name
     (e.g. {r"_progress\\.csv$": Kind(...), r"\\.log$": text_kind(...)}); `run_keys` and `definition_keys`:
     what a definition of the kind may say ({key: Input}; None: the kind declares no inputs, and no definition
@@ -171,11 +192,18 @@ class Kind:
     tables: dict = field(default_factory=dict)
     run_keys: dict = None
     definition_keys: dict = field(default_factory=dict)
+    times: frozenset = None
+    may_be_zero: frozenset = frozenset()
 
     def __post_init__(self):
         object.__setattr__(self, "columns", tuple(self.columns))
         object.__setattr__(self, "key", tuple(self.key))
         object.__setattr__(self, "numeric", frozenset(self.numeric))
+        # The durations and rates: finite and positive in every row (zero where may_be_zero allows it).
+        if self.times is None:
+            object.__setattr__(self, "times", frozenset(c for c in self.numeric if TIME_COLUMN.search(c)))
+        object.__setattr__(self, "times", frozenset(self.times))
+        object.__setattr__(self, "may_be_zero", frozenset(self.may_be_zero))
         # The key may name columns that older files lack (they read as empty); the value is required.
         if self.compare.method in ("median", "correctness", "json_value") and not self.value:
             raise ValueError("a median, correctness or json_value comparison names its value")

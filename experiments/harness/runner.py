@@ -25,6 +25,8 @@ import traceback
 
 from . import provenance as prov
 from .kinds import DEFINITION_KEYS, REQUIRED, type_errors
+from .results import FORMAT
+from .results import sha256 as results_sha256
 
 ROOT = prov.ROOT
 DEFINITIONS = ROOT / "experiments" / "definitions"
@@ -163,10 +165,17 @@ class Manifest:
             entry.setdefault("origins", {})[key] = origin
         self.save()
 
-    def add_file(self, relpath, experiment, kind, commit):
+    def add_file(self, relpath, experiment, kind, commit, path=None):
+        """Lists @p relpath with its experiment, kind and commit; with @p path (the file as written), its SHA-256
+        and, for a table, its rows, which the results layer checks before it reads the file."""
         entry = self.data["files"].setdefault(relpath, {"experiment": experiment, "kind": kind, "commits": []})
         if commit not in entry["commits"]:
             entry["commits"].append(commit)
+        if path is not None:
+            entry["sha256"] = results_sha256(path)
+            if path.suffix == ".csv":
+                with path.open(newline="") as f:
+                    entry["rows"] = max(0, sum(1 for _ in csv.reader(f)) - 1)
         self.save()
 
     def finish(self, host, build):
@@ -190,6 +199,7 @@ class Manifest:
         self.save()
 
     def save(self):
+        self.data["format"] = FORMAT
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(self.data, indent=1, sort_keys=True) + "\n")
         tmp.replace(self.path)
@@ -387,7 +397,7 @@ def run_plan(plan, out, build, redo=(), devices=None):
                     else:
                         shutil.copyfile(part, target)
                     produced.add(fname)
-                    manifest.add_file(f"{study_name}/{fname}", name, d["kind"], commit)
+                    manifest.add_file(f"{study_name}/{fname}", name, d["kind"], commit, target)
             ran_any = True
             if status != "done":
                 failures += 1
@@ -410,6 +420,7 @@ def write_meta(result, definition, study, jobs, commit, dirty, host, build_facts
     # A resumed file keeps the rows of the earlier run: dirty when either run's tree was.
     dirty = dirty or old.get("git_dirty") is True
     meta = {
+        "file": f"{definition['study']}/{result.name}",
         "experiment": definition["name"], "study": definition["study"], "kind": definition["kind"],
         "thesis": definition.get("thesis", ""), "question": definition.get("question", ""),
         "git_commit": commit, "git_commits": commits, "git_dirty": dirty, "date_utc": prov.now_utc(),

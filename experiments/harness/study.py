@@ -51,10 +51,11 @@ SHARED_KINDS = {
 CACHE_INPUT = Input("str|list[str]", ["warm"])
 
 
-def correctness_kind(columns, key, value, numeric=()):
+def correctness_kind(columns, key, value, checks, numeric=()):
     """The `correctness` kind of a study whose GPU tests write gpu_correctness.csv with @p columns (one row per
-    comparison, ending in `pass`), and its log. Its definition gives no run key: one job, the whole program."""
-    return Kind(columns=columns, key=key, value=value, numeric=numeric, compare=Compare("correctness"),
+    comparison, ending in `pass`), and its log. @p checks: how a row passes, from its values (Compare.checks).
+    Its definition gives no run key: one job, the whole program."""
+    return Kind(columns=columns, key=key, value=value, numeric=numeric, compare=Compare("correctness", checks=checks),
                 tables={r"\.log$": text_kind(GTEST_PASSED)}, run_keys={})
 
 

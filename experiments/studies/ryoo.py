@@ -50,7 +50,10 @@ _REPEATS = Input("int", 5, quick=3)  # --min-samples of a GPU timing
 _TIME_LIMIT = Input("number", 2)      # --time-limit, seconds
 KINDS = {
     "correctness": correctness_kind(["variant", "n", "checked_elements", "max_error_ratio", "failed", "pass"],
-                                    key=["variant", "n"], value="max_error_ratio", numeric=NUMERIC),
+                                    key=["variant", "n"], value="max_error_ratio", numeric=NUMERIC,
+                                    # every checked element within its bound (ryoo::ProductCheck::pass)
+                                    checks=(("max_error_ratio", "<=", 1.0), ("failed", "<=", 0),
+                                            ("checked_elements", ">", 0))),
     "listing": Kind(["variant", "step", "threads_per_block", "registers", "local_bytes", "static_smem_bytes",
                      "dynamic_smem_bytes", "blocks_per_sm", "warps_per_sm", "theoretical_occupancy_pct",
                      "imposed_blocks_per_sm", "symbol"], key=["variant"], numeric=NUMERIC, compare=Compare("exact"),

@@ -288,12 +288,20 @@ class CompareTest(unittest.TestCase):
 
     def folder(self, root, ms, extra=False):
         (root / "mwsep").mkdir(parents=True)
-        head = "variant,work_unit,kernel_ms,noise_pct\n"
-        (root / "mwsep" / "t.csv").write_text(head + "".join(f"v,u,{ms},0.1\n" for _ in range(3)))
+        # mwsep's bench columns: experiment, variant, work_unit, repeat, sm_count, kernel_ms, total_ms, likelihood,
+        # valid, sm_clock_mhz, throttled, noise_pct, samples, stop_reason
+        head = "experiment,variant,work_unit,repeat,sm_count,kernel_ms,total_ms,likelihood,valid,sm_clock_mhz," \
+               "throttled,noise_pct,samples,stop_reason\n"
+        (root / "mwsep" / "t.csv").write_text(head + "".join(f"t,v,u,{i},132,{ms},{ms},-3,true,1980,false,0.1,3,min\n"
+                                                             for i in range(3)))
         files = {"mwsep/t.csv": {"experiment": "mwsep/t", "kind": "bench", "commits": ["x"]}}
         if extra:
-            (root / "mwsep" / "u.csv").write_text(head + "v,u,1,0.1\n")
+            (root / "mwsep" / "u.csv").write_text(head + "u,v,u,0,132,1,1,-3,true,1980,false,0.1,1,min\n")
             files["mwsep/u.csv"] = {"experiment": "mwsep/u", "kind": "bench", "commits": ["x"]}
+        for rel in files:  # the provenance the results layer asks of every file
+            name = rel.split("/")[1][:-4]
+            (root / "mwsep" / f"{name}.meta.json").write_text(json.dumps(
+                {"experiment": name, "study": "mwsep", "kind": "bench", "git_commit": "x", "git_commits": ["x"]}))
         (root / "manifest.json").write_text(json.dumps({"files": files, "experiments": {
             "mwsep/t": {"status": "done", "jobs": {}}, "mwsep/u": {"status": "done", "jobs": {}}}}))
         return root

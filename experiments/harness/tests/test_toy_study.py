@@ -2,6 +2,7 @@
 experiments/harness/tests/toy_study/ (the one docs/extending.md walks through) is added, run by the runner,
 checked by the results check, compared, and written up by the report generator, with no other edit."""
 import csv
+import hashlib
 import json
 import os
 import pathlib
@@ -77,6 +78,15 @@ class ToyStudy(unittest.TestCase):
             self.assertIn("3 configurations, columns sum; 0 differ", r.stdout)
             path = second / "toy" / "sums.csv"
             path.write_text(path.read_text().replace(",500500,", ",500501,"))
+            # A file edited after the runner wrote it is refused as data ...
+            r = self.py("experiments/compare.py", second, first, ok=False)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("| toy/sums.csv | unreadable |", r.stdout)
+            self.assertIn("changed since the runner wrote it", r.stdout)
+            # ... and a recording whose sum differs (its manifest records the file as written) differs.
+            manifest = json.loads((second / "manifest.json").read_text())
+            manifest["files"]["toy/sums.csv"]["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+            (second / "manifest.json").write_text(json.dumps(manifest))
             r = self.py("experiments/compare.py", second, first, ok=False)
             self.assertEqual(r.returncode, 1)
             self.assertIn("| toy/sums.csv | differs |", r.stdout)
