@@ -15,8 +15,10 @@ Every file is listed in <out>/manifest.json with its experiment, commits and sta
 still be run with --only).
 
 Before any job of any study runs, every definition asked for is checked against its kind's declared inputs
-(an unknown, mistyped or missing key is refused with the file and the key) and the jobs of every experiment are
-made. --list prints those jobs (their keys, the GPUs they need and their commands) and runs nothing: it needs
+(an unknown, mistyped or missing key is refused with the file and the key), the jobs of every experiment are
+made, and a resumed --out folder is checked whole for every study (a damaged, foreign or newer manifest, a
+file not as the runner left it, a folder of another GPU model, an experiment begun on another host, boot or
+source tree: refused with the file and what to do). --list prints those jobs (their keys, the GPUs they need and their commands) and runs nothing: it needs
 no GPU, no build and no results folder.
 """
 import argparse
@@ -69,14 +71,8 @@ def main():
         slug = provenance.gpu_slug(devices) if devices else "cpu-only"
         out = provenance.ROOT / "experiments" / "results" / "local" / f"{slug}-{stamp}"
     out = out.resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    if any(out.iterdir()) and not (out / "manifest.json").exists():
-        print(f"experiments: {out} holds files but no manifest.json: not a folder this runner wrote; "
-              "choose another --out", file=sys.stderr)
-        return 1
-    failures = 0
-    for plan in plans:
-        failures += runner.run_plan(plan, out, args.build, redo=redo, devices=devices)
+    # The folder is checked whole, for every study, before any job runs (runner.prepare_folder).
+    failures = runner.run_plans(plans, out, args.build, redo=redo, devices=devices)
     # An experiment whose every job was skipped (a host without what it needs) recorded nothing: said here, and
     # an error when --only named it, since then the run did not do what it was asked.
     skipped = [s for study in studies for s in runner.wholly_skipped(out, study, only)]

@@ -306,49 +306,64 @@ def _definition_columns(study, experiment, kind_name):
         return []
 
 
+def read_manifest(path):
+    """The manifest at @p path, refused (NotAResultFolder, naming the file and what to do) when it is damaged
+    (not JSON), foreign (not the runner's tables, a file outside its folder, an entry without its experiment,
+    kind or commits) or of a newer format than FORMAT."""
+    path = pathlib.Path(path)
+    try:
+        m = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise NotAResultFolder(f"{path}: damaged (not JSON: {e}); the runner writes it whole, so it was changed "
+                               "by something else: restore it from version control, or record the folder again "
+                               "into a fresh --out") from None
+    _check_manifest(m, path)
+    return m
+
+
+def _check_manifest(m, where):
+    """Refuses a manifest this tree cannot read as the runner's: another format, a foreign structure, a file
+    outside the folder."""
+    if not isinstance(m, dict) or not isinstance(m.get("files"), dict) or not isinstance(m.get("experiments"), dict):
+        raise NotAResultFolder(f"{where}: not a manifest of experiments/run.py (it has no files and experiments "
+                               "tables): a foreign file; use a folder the runner wrote")
+    fmt = m.get("format", 1)
+    if not isinstance(fmt, int) or isinstance(fmt, bool) or fmt < 1:
+        raise NotAResultFolder(f"{where}: format {fmt!r} is not a results-folder format")
+    if fmt > FORMAT:
+        raise NotAResultFolder(f"{where}: a results folder of format {fmt}, written by a newer runner; this tree "
+                               f"reads formats up to {FORMAT}: read it with the tree that wrote it (its commit is in "
+                               "every .meta.json), or update this one")
+    for rel, entry in m["files"].items():
+        parts = pathlib.PurePosixPath(rel).parts
+        if pathlib.PurePosixPath(rel).is_absolute() or ".." in parts or len(parts) != 2:
+            raise NotAResultFolder(f"{where}: file {rel!r} is not <study>/<file> inside the folder: a damaged or "
+                                   "foreign manifest")
+        if not isinstance(entry, dict) or not all(k in entry for k in ("experiment", "kind", "commits")):
+            raise NotAResultFolder(f"{where}: the entry of {rel} lacks its experiment, kind or commits: a damaged "
+                                   "or foreign manifest")
+        if entry["experiment"] not in m["experiments"] and "/" in entry["experiment"]:
+            raise NotAResultFolder(f"{where}: {rel} names experiment {entry['experiment']!r}, which the manifest "
+                                   "does not list: a damaged manifest")
+
+
 class ResultFolder:
     def __init__(self, path):
         self.path = pathlib.Path(path)
         manifest = self.path / "manifest.json"
         if not manifest.is_file():
             raise NotAResultFolder(f"{self.path}: no manifest.json (not a folder written by experiments/run.py)")
-        try:
-            self.manifest = json.loads(manifest.read_text())
-        except (OSError, UnicodeDecodeError, ValueError) as e:
-            raise NotAResultFolder(f"{manifest}: damaged (not JSON: {e}); a killed runner never leaves it so: "
-                                   "restore it from version control, or record the folder again") from None
+        self.manifest = read_manifest(manifest)
         self.manifest_path = manifest
-        self._check_manifest()
+        if self.manifest.get("pending"):
+            raise NotAResultFolder(f"{manifest}: a run was stopped while it committed a job "
+                                   f"({self.manifest['pending'].get('experiment')}, {self.manifest['pending'].get('job')}): "
+                                   "run the runner on the folder again (its --out) to finish the commit before "
+                                   "anything reads it")
         self.files = self.manifest["files"]
         self.experiments = self.manifest["experiments"]
         self.host = self.manifest.get("host", {})
         self._problems = {}
-
-    def _check_manifest(self):
-        """Refuses a manifest this tree cannot read as the runner's: another format, a foreign structure, a file
-        outside the folder."""
-        m, where = self.manifest, self.manifest_path
-        if not isinstance(m, dict) or not isinstance(m.get("files"), dict) or not isinstance(m.get("experiments"), dict):
-            raise NotAResultFolder(f"{where}: not a manifest of experiments/run.py (it has no files and experiments "
-                                   "tables): a foreign file; use a folder the runner wrote")
-        fmt = m.get("format", 1)
-        if not isinstance(fmt, int) or isinstance(fmt, bool) or fmt < 1:
-            raise NotAResultFolder(f"{where}: format {fmt!r} is not a results-folder format")
-        if fmt > FORMAT:
-            raise NotAResultFolder(f"{where}: a results folder of format {fmt}, written by a newer runner; this tree "
-                                   f"reads formats up to {FORMAT}: read it with the tree that wrote it (its commit is in "
-                                   "every .meta.json), or update this one")
-        for rel, entry in m["files"].items():
-            parts = pathlib.PurePosixPath(rel).parts
-            if pathlib.PurePosixPath(rel).is_absolute() or ".." in parts or len(parts) != 2:
-                raise NotAResultFolder(f"{where}: file {rel!r} is not <study>/<file> inside the folder: a damaged or "
-                                       "foreign manifest")
-            if not isinstance(entry, dict) or not all(k in entry for k in ("experiment", "kind", "commits")):
-                raise NotAResultFolder(f"{where}: the entry of {rel} lacks its experiment, kind or commits: a damaged "
-                                       "or foreign manifest")
-            if entry["experiment"] not in m["experiments"]:
-                raise NotAResultFolder(f"{where}: {rel} names experiment {entry['experiment']!r}, which the manifest "
-                                       "does not list: a damaged manifest")
 
     @property
     def format(self):
@@ -403,17 +418,16 @@ class ResultFolder:
             self._problems[rel] = self._check(rel)
         return self._problems[rel][0]
 
-    def _check(self, rel):
+    def integrity_problems(self, rel):
+        """Whether @p rel is as the runner left it, whatever its kind: listed, present, its SHA-256 the one the
+        manifest recorded, its .meta.json there and naming it, its experiment, kind and a listed commit.
+        (problems, meta)."""
         path = self.path / rel
         entry = self.files.get(rel)
         if entry is None:
             return [f"{at(path)} not in {self.manifest_path.name}"], None
         if not path.is_file():
             return [f"{at(path)} in {self.manifest_path.name} but missing"], None
-        kind = self.kind(rel)
-        if kind is None:
-            return [f"{at(path)} the study {self.study_of(rel)} declares no kind '{entry['kind']}' covering this "
-                    "file"], None
         problems = []
         recorded = entry.get("sha256")
         if recorded and sha256(path) != recorded:
@@ -429,6 +443,18 @@ class ResultFolder:
             problems.append(f"{at(mpath)} damaged (not JSON: {e})")
         if meta is not None:
             problems += self._check_meta(rel, mpath, meta, entry)
+        return problems, meta
+
+    def _check(self, rel):
+        path = self.path / rel
+        problems, meta = self.integrity_problems(rel)
+        entry = self.files.get(rel)
+        if entry is None or not path.is_file():
+            return problems, None
+        kind = self.kind(rel)
+        if kind is None:
+            return problems + [f"{at(path)} the study {self.study_of(rel)} declares no kind '{entry['kind']}' "
+                               "covering this file"], None
         if kind.suffix != ".csv":
             return problems + check_text(path, kind), None
         experiment = (meta or {}).get("experiment") or entry["experiment"].split("/", 1)[-1]

@@ -148,21 +148,28 @@ class RunnerTest(unittest.TestCase):
                                                 r"where they ran"):
             runner.run_study("fake", out, self.build)
 
-    def test_a_file_resumed_from_a_dirty_tree_stays_dirty(self):
-        """The rows of a run from a tree with uncommitted changes stay in a file a clean run resumes: its
-        provenance says dirty and lists both commits."""
+    def test_a_resume_from_another_source_tree_stops_before_any_job(self):
+        """The rows of one file come from one source tree: a run at another commit, or at the same commit with
+        other uncommitted changes, does not resume beside them; --redo records the experiment anew from this tree."""
         out = self.tmp / "out8"
         real = runner.prov.git_state
         try:
             runner.prov.git_state = lambda: ("1111111", True)
             runner.run_study("fake", out, self.build)                     # flaky fails, a is done
-            runner.prov.git_state = lambda: ("2222222", False)
-            self.assertEqual(runner.run_study("fake", out, self.build), 0)
+            for other in (("2222222", False), ("1111111", False)):
+                runner.prov.git_state = lambda other=other: other
+                before = list(FakeStudy.calls)
+                with self.assertRaisesRegex(SystemExit, r"fake/counts: 1 job\(s\) with rows in its file ran at commit "
+                                                        r"1111111 with uncommitted changes, a the first; this run is at "
+                                                        rf"commit {other[0]}\. Record them anew with --redo"):
+                    runner.run_study("fake", out, self.build)
+                self.assertEqual(FakeStudy.calls, before, "no job ran")
+            self.assertEqual(runner.run_study("fake", out, self.build, redo=["counts"]), 0)
         finally:
             runner.prov.git_state = real
         meta = json.loads((out / "fake" / "counts.meta.json").read_text())
-        self.assertIs(meta["git_dirty"], True)
-        self.assertEqual(meta["git_commits"], ["1111111", "2222222"])
+        self.assertIs(meta["git_dirty"], False)
+        self.assertEqual(meta["git_commits"], ["1111111"])
 
     def test_redo_records_an_experiment_anew(self):
         out = self.tmp / "out3"
@@ -219,7 +226,8 @@ class RunnerTest(unittest.TestCase):
     def test_a_manifest_of_bare_names_reads_as_the_first_study(self):
         out = self.tmp / "out5"
         out.mkdir()
-        (out / "manifest.json").write_text(json.dumps({"files": {"mwsep/x.csv": {"experiment": "x"}},
+        (out / "manifest.json").write_text(json.dumps({"files": {"mwsep/x.csv": {"experiment": "x", "kind": "bench",
+                                                                                  "commits": ["c"]}},
                                                        "experiments": {"x": {"jobs": {"k": "done"}}}}))
         m = runner.Manifest(out)
         self.assertEqual(m.status("mwsep/x", "k"), "done")
