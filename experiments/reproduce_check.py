@@ -208,6 +208,16 @@ def report_text(header, rows, total):
 
 
 def main(argv=None):
+    try:
+        return _main(argv)
+    except OSError as e:
+        print(f"reproduce-check: cannot write {e.filename or 'the kit folder'}: {e.strerror or e}. Every file the kit "
+              "wrote is whole and as it was before; make room (or make the folder writable) and run again with the "
+              "same --out to go on", file=sys.stderr)
+        return 2
+
+
+def _main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--ref", help="the committed results folder to compare with (default: this GPU's, else the nearest)")
     p.add_argument("--out", type=pathlib.Path, help="the fresh folder (default: one under experiments/results/local); "
@@ -279,7 +289,7 @@ def main(argv=None):
         return 2
     out.mkdir(parents=True, exist_ok=True)
     state_path = out / "reproduce_check.json"
-    if any(out.iterdir()) and not state_path.exists():
+    if not state_path.exists() and any(not p.name.endswith(".partial") for p in out.iterdir()):
         print(f"reproduce-check: {out} holds files but no reproduce_check.json: not a folder of this kit; "
               "choose another --out", file=sys.stderr)
         return 2
@@ -306,6 +316,8 @@ def main(argv=None):
         return 2
     results = out / RESULTS_NAME
     log = out / "reproduce_check.log"
+    for stale in out.glob(".*.partial"):  # the parts of a kit stopped while it wrote
+        stale.unlink()
     budget_left = args.budget
     stopped = False
     for c in selected:
@@ -325,11 +337,15 @@ def main(argv=None):
         print(f"reproduce-check: {cid}: running (estimate {estimate[cid][0]:.0f} s): experiments/run.py "
               f"{' '.join(cmd[2:])}", flush=True)
         t0 = time.monotonic()
-        with log.open("a") as f:
+        # The runner's output goes to a temporary file; the claim's section joins the log whole when it ends.
+        running = out / f".{cid}.log.partial"
+        with running.open("w") as f:
             f.write(f"\n== {cid}: {' '.join(cmd)}\n")
             f.flush()
             rc = subprocess.run(cmd, cwd=ROOT, stdout=f, stderr=subprocess.STDOUT).returncode
         seconds = time.monotonic() - t0
+        write_atomic(log, (log.read_text() if log.exists() else "") + running.read_text())
+        running.unlink()
         state[cid] = {"rc": rc, "seconds": round(seconds, 1), "origin": origin}
         if budget_left is not None:
             budget_left -= seconds

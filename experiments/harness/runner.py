@@ -155,6 +155,9 @@ def write_whole(path, data):
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise OSError(e.errno, e.strerror, str(e.filename or tmp)) from e
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -457,11 +460,14 @@ def prepare_folder(plans, out, redo, devices, origin):
     as the runner left it (missing, edited, its .meta.json naming another file or commit), a folder of another
     GPU model or count, or an experiment this run would resume from another host, boot or source tree ends the
     run with the file and what to do, before --redo drops anything. Returns the Manifest."""
-    if out.exists() and any(out.iterdir()) and not (out / "manifest.json").exists():
+    if out.exists() and not (out / "manifest.json").exists() and \
+            any(not p.name.endswith(PARTIAL) for p in out.iterdir()):  # a manifest whose first write was stopped
         raise SystemExit(f"run: {out} holds files but no manifest.json: not a folder this runner wrote; choose "
                          "another --out")
     out.mkdir(parents=True, exist_ok=True)
     manifest = Manifest(out)
+    if not manifest.path.exists():
+        manifest.save()  # the folder is the runner's before anything else is written into it
     if manifest.data.get("pending") or any(p.name.endswith((STAGED, PARTIAL)) for p in out.rglob(".*")):
         finished = manifest.recover()
         if finished:
@@ -513,10 +519,11 @@ def run_plans(plans, out, build, redo=(), devices=None):
             failures += _run_plan(plan, out, manifest, devices, commit, dirty, host, build_facts, origin)
         manifest.finish(host, build_facts)
     except OSError as e:
-        where = e.filename or out
-        raise SystemExit(f"run: cannot write {where}: {e.strerror or e}. Every file of {out} is as it was before the "
-                         "job that could not be recorded; make room (or make the folder writable) and run again with "
-                         "the same --out to go on") from None
+        if not e.filename or not pathlib.Path(e.filename).resolve().is_relative_to(out.resolve()):
+            raise  # not the results folder's
+        raise SystemExit(f"run: cannot write {e.filename}: {e.strerror or e}. Every file of {out} is as it was before "
+                         "the job that could not be recorded; make room (or make the folder writable) and run again "
+                         "with the same --out to go on") from None
     return failures
 
 

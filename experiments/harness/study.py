@@ -88,7 +88,10 @@ class Study:
     def sm_count(self):
         """The SM count of the first GPU, as the program reports it (None without a GPU)."""
         if self._sm_count is None:
-            r = subprocess.run([self.program, *self.SM_COUNT_ARGS], text=True, capture_output=True)
+            try:
+                r = subprocess.run([self.program, *self.SM_COUNT_ARGS], text=True, capture_output=True)
+            except OSError:  # a program that cannot be run says no SM count
+                return None
             m = re.search(r"^GPU: .* \((\d+) SMs\)", r.stdout + "\n" + r.stderr, re.M)
             self._sm_count = int(m.group(1)) if m else None
         return self._sm_count
