@@ -14,7 +14,10 @@ correctness file's comparisons pass or fail by their values and the kind's decla
 committed folder (experiments/results/<host>/, experiments/records/).
 
 Verdicts:
-  agrees        compared, within the tolerance; the detail gives the size of the difference
+  agrees        compared, within its allowance; the detail gives the size of the difference and, for a median,
+                the effective allowances (the tolerance, or the interval of the two medians where wider)
+  too noisy to judge  a median kind whose change is within an allowance above the cap (10 %): never counted
+                as agreeing
   differs       compared, outside the tolerance (the worst configuration and by how much), a configuration
                 of REF missing from NEW, invalid rows, or the new run's experiment not done (its file unread)
   not compared  no comparison is declared for the file's kind (the reason is given); never counted as agreeing
@@ -38,11 +41,13 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
+from harness.kinds import ALLOWANCE_CAP  # noqa: E402
 from harness.results import (NotAResultFolder, ResultFolder, committed_folder, failed_checks, invalid,  # noqa: E402
-                             medians, number)
+                             number, samples)
+from harness.stats import relative_halfwidth  # noqa: E402
 from harness.kinds import key_value  # noqa: E402
 
-VERDICTS = ("agrees", "differs", "not compared", "unreadable", "not re-run", "missing", "new")
+VERDICTS = ("agrees", "differs", "too noisy to judge", "not compared", "unreadable", "not re-run", "missing", "new")
 
 
 def label(key):
@@ -67,38 +72,86 @@ def host_constants(key, new_rows, ref_rows):
     return out
 
 
+def rows_are_samples(kind):
+    """Whether a kind's rows are samples of one configuration (a `repeat` or `sample` column, or the spread of its
+    samples in `noise`), so that one row is one sample, not a configuration's one value."""
+    return bool(kind.compare.noise) or any(c in kind.columns for c in ("repeat", "sample"))
+
+
+def allowance(kind, new, ref):
+    """(allowed relative change of the medians, why) for one configuration with samples @p new and @p ref: the
+    kind's tolerance, widened to the uncertainty of the two medians, the root sum of squares of each median's
+    relative interval half-width (harness.stats: order statistics of its samples). Where either recording has a
+    single sample of a kind whose rows are samples, the uncertainty is unknown (infinite). A kind whose rows are
+    one value per configuration allows its tolerance."""
+    tolerance = kind.compare.tolerance
+    if len(new) >= 2 and len(ref) >= 2:
+        u = math.hypot(relative_halfwidth(new), relative_halfwidth(ref))
+        return max(tolerance, u), ("the medians' interval" if u > tolerance else "the tolerance")
+    if rows_are_samples(kind):
+        return math.inf, f"{min(len(new), len(ref))} sample"
+    return tolerance, "the tolerance"
+
+
 def compare_median(kind, new_rows, ref_rows):
-    c = kind.compare
+    """The median of each configuration within its allowance (allowance()); a configuration whose allowance is
+    above ALLOWANCE_CAP and whose change is within it cannot be judged ("too noisy to judge", never agreement).
+    The file differs when one configuration differs or is missing, else is too noisy to judge when one
+    configuration is, else agrees; the detail gives the changes and the effective allowances."""
     bad = [r for r in new_rows if invalid(r)]
     if bad:
         return False, f"{len(bad)} rows of the new file are marked invalid"
     good_ref = [r for r in ref_rows if not invalid(r)]
     aside = host_constants(kind.key, new_rows, good_ref)
     key = tuple(k for k in kind.key if k not in {x[0] for x in aside})
-    a, b = medians(new_rows, key, kind.value), medians(good_ref, key, kind.value)
+    a, b = samples(new_rows, key, kind.value), samples(good_ref, key, kind.value)
     if not b:
         return False, f"the reference has no number in column {kind.value}"
     lost = sorted(set(b) - set(a))
-    noise_a = medians(new_rows, key, c.noise) if c.noise else {}
-    noise_b = medians(good_ref, key, c.noise) if c.noise else {}
-
-    def allowed(k):
-        return max(c.tolerance, 3 * max(noise_a.get(k, 0), noise_b.get(k, 0)) / 100)
     common = sorted(set(a) & set(b))
     if not common:
         return False, f"no configuration in common ({len(b)} in the reference, keyed by {', '.join(key)})"
-    changes = {k: change(a[k], b[k]) for k in common}
-    worst = max(common, key=lambda k: abs(changes[k]) - allowed(k))
-    outside = [k for k in common if abs(changes[k]) > allowed(k)]
+    changes = {k: change(statistics.median(a[k]), statistics.median(b[k])) for k in common}
+    allowed = {k: allowance(kind, a[k], b[k]) for k in common}
+    outside = [k for k in common if abs(changes[k]) > allowed[k][0]]
+    noisy = [k for k in common if k not in outside and allowed[k][0] > ALLOWANCE_CAP]
+    worst = max(common, key=lambda k: (k in outside, abs(changes[k]) - min(allowed[k][0], 1e300)))
+    finite = sorted(x for x, _ in allowed.values() if math.isfinite(x))
+    spread = (f"{finite[0]:.1%} to {finite[-1]:.1%}, median {statistics.median(finite):.1%}" if finite else "none")
+    unknown = len(allowed) - len(finite)
     detail = (f"{len(common)} configurations of {kind.value}; median change {statistics.median(changes.values()):+.1%}, "
-              f"largest {changes[worst]:+.1%} at {label(worst)} (allowed {allowed(worst):.1%})")
+              f"largest {changes[worst]:+.1%} at {label(worst)} (allowed {allowed[worst][0]:.1%}, "
+              f"{allowed[worst][1]}); allowances {spread}"
+              + (f", {unknown} unknown (one sample)" if unknown else ""))
     if outside:
-        detail += f"; {len(outside)} outside the tolerance"
+        detail += f"; {len(outside)} outside their allowance"
+    if noisy:
+        detail += (f"; {len(noisy)} too noisy to judge (allowance above {ALLOWANCE_CAP:.0%}, first "
+                   f"{label(noisy[0])}: {allowed[noisy[0]][0]:.1%}, {allowed[noisy[0]][1]})")
     if aside:
         detail += "; set aside: " + ", ".join(f"{k} {x} (reference {y})" for k, x, y in aside)
     if lost:
         detail += f"; {len(lost)} configurations of the reference missing, first {label(lost[0])}"
-    return not outside and not lost, detail
+    if outside or lost:
+        return False, detail
+    return ("too noisy to judge" if noisy else True), detail
+
+
+def configuration_verdicts(kind, new_rows, ref_rows):
+    """{configuration: (verdict, change, allowance)} of a median kind: "agrees", "differs" or "too noisy to
+    judge" per configuration (compare_median's rule), for tallies across files."""
+    good_new = [r for r in new_rows if not invalid(r)]
+    good_ref = [r for r in ref_rows if not invalid(r)]
+    aside = host_constants(kind.key, good_new, good_ref)
+    key = tuple(k for k in kind.key if k not in {x[0] for x in aside})
+    a, b = samples(good_new, key, kind.value), samples(good_ref, key, kind.value)
+    out = {}
+    for k in sorted(set(a) & set(b)):
+        d = change(statistics.median(a[k]), statistics.median(b[k]))
+        allowed, _ = allowance(kind, a[k], b[k])
+        verdict = "differs" if abs(d) > allowed else "too noisy to judge" if allowed > ALLOWANCE_CAP else "agrees"
+        out[k] = (verdict, d, allowed)
+    return out
 
 
 def keyed(rows, key):
@@ -254,6 +307,8 @@ def compare_file(kind, new, ref, rel):
             ok, detail = TEXTS[method](kind, new.path / rel, ref.path / rel)
     except (OSError, ValueError, KeyError, TypeError) as e:
         return "unreadable", f"{type(e).__name__}: {e}"
+    if isinstance(ok, str):
+        return ok, detail
     return ("agrees" if ok else "differs"), detail
 
 
@@ -282,7 +337,11 @@ def compare(new_dir, ref_dir):
             verdicts.append((rel, "unreadable", f"the reference's experiment is {ref.status(rel)}, not done: its "
                                                 "file is not read"))
             continue
-        verdicts.append((rel, *compare_file(kind, new, ref, rel)))
+        verdict, detail = compare_file(kind, new, ref, rel)
+        if kind.host_specific and verdict in ("agrees", "differs", "too noisy to judge"):
+            detail += (f"; host-specific: {kind.host_specific}, recorded on {new.meta(rel).get('host_cpu', 'an unnamed CPU')}"
+                       f" (reference {ref.meta(rel).get('host_cpu', 'an unnamed CPU')})")
+        verdicts.append((rel, verdict, detail))
     for rel in sorted(set(new.files) - set(ref.files)):
         verdicts.append((rel, "new", "only in the new folder"))
     return verdicts

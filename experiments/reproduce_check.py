@@ -16,7 +16,9 @@ folder begun elsewhere is refused before any claim), and `experiments/compare.py
 folder with the reference. One line per claim follows:
 
   reproduced   every deciding file agrees with the reference within its kind's declared tolerance
-  differs      a deciding file differs, is missing or unreadable, or its experiment failed (the reason)
+  differs      a deciding file differs, is missing or unreadable, or its experiment failed (each named)
+  too noisy to judge  no deciding file differs, but one is too noisy to judge (a median whose allowance is above
+               the cap): never counted as reproduced
   not compared the reference folder has no such file (the reason)
   not run      not asked for (--claims), needs --peer, or the --budget ran out (run again to go on)
 
@@ -43,7 +45,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from harness import provenance, registry, runner  # noqa: E402
-from harness.results import committed_folder  # noqa: E402
+from harness.results import NotAResultFolder, ResultFolder, committed_folder  # noqa: E402
 
 ROOT = HERE.parent
 DECLARATION = HERE / "reproduce_check.json"
@@ -175,20 +177,28 @@ def write_atomic(path, text):
 
 
 def verdict(claim, state, compared, ref_files):
-    """(verdict, reason) of one claim from its run state and the compare verdicts."""
+    """(verdict, reason) of one claim from its run state and the compare verdicts: differs when a deciding file
+    differs, is missing or unreadable (every such file named), too noisy to judge when none does but one is (its
+    medians' allowance above the cap: never counted as reproduced), else reproduced."""
     if state is None or state.get("not_run"):
         return "not run", (state or {}).get("not_run", "not run")
     for f in claim["decided_by"]:
         if f not in ref_files:
             return "not compared", f"the reference folder has no {f}"
-    details = []
+    details, differing, noisy = [], [], []
     for f in claim["decided_by"]:
         v, d = compared.get(f, ("missing", "not in the comparison"))
         if v == "not re-run":
             return "differs", f"{f}: the run did not record its experiment (runner exit {state.get('rc')}; see reproduce_check.log)"
-        if v != "agrees":
-            return "differs", f"{f}: {v}: {d}"
+        if v == "too noisy to judge":
+            noisy.append(f"{f}: {v}: {d}")
+        elif v != "agrees":
+            differing.append(f"{f}: {v}: {d}")
         details.append(f"{f}: {d}")
+    if differing:
+        return "differs", "; ".join(differing)
+    if noisy:
+        return "too noisy to judge", "; ".join(noisy)
     return "reproduced", "; ".join(details)
 
 
@@ -251,8 +261,10 @@ def _main(argv=None):
               "(make build, or BUILD_ONLY=1 experiments/gpu_host.sh on a GPU host)", file=sys.stderr)
         return 2
     ref, ref_note = choose_ref(devices, args.ref)
-    if not (ref / "manifest.json").exists():
-        print(f"reproduce-check: --ref {ref}: not a results folder (no manifest.json)", file=sys.stderr)
+    try:
+        ResultFolder(ref)  # a damaged, foreign or newer reference is refused before any claim runs
+    except NotAResultFolder as e:
+        print(f"reproduce-check: --ref {ref}: {e}", file=sys.stderr)
         return 2
     if args.peer and not pathlib.Path(args.peer).is_file():
         print(f"reproduce-check: --peer {args.peer}: no such file (a built binary of the public application)", file=sys.stderr)
@@ -361,13 +373,20 @@ def _main(argv=None):
             print(f"reproduce-check: the comparison failed: {r.stderr.strip()}", file=sys.stderr)
             return 1
         compared = {v["result"]: (v["verdict"], v["detail"]) for v in json.loads((out / "compare.json").read_text())["verdicts"]}
-    ref_files = set(json.loads((ref / "manifest.json").read_text())["files"])
+    ref_folder = ResultFolder(ref)
+    ref_files = set(ref_folder.files)
+    ref_kinds = {f: ref_folder.kind(f) for f in ref_files}
     rows = []
     for c in claims:
         s = state.get(c["id"]) or (None if c in selected else {"not_run": "not asked for (--claims)", "seconds": None})
         v, reason = verdict(c, s, compared, ref_files)
+        host_specific = {f: ref_kinds[f].host_specific for f in c["decided_by"]
+                         if ref_kinds.get(f) is not None and ref_kinds[f].host_specific}
+        if host_specific and v in ("reproduced", "differs", "too noisy to judge"):
+            reason += " [host-specific: " + "; ".join(f"{f}: {note}" for f, note in host_specific.items()) + "]"
         rows.append({"id": c["id"], "study": c["study"], "source": c["source"], "verdict": v, "reason": reason,
-                     "seconds": (s or {}).get("seconds"), "experiments": c["experiments"], "decided_by": c["decided_by"]})
+                     "seconds": (s or {}).get("seconds"), "experiments": c["experiments"], "decided_by": c["decided_by"],
+                     "host_specific": host_specific})
     total = sum(r["seconds"] or 0 for r in rows)
     host = f"{len(devices)} x {devices[0]['gpu_name']}"
     commit, dirty = provenance.git_state()

@@ -29,7 +29,7 @@ from harness.results import NotAResultFolder, ResultFolder, invalid, pass_disagr
 
 # The reviewer's kit's record of one GPU (experiments/reproduce_check.py), kept at a folder's top level.
 KIT_FILES = {"reproduce_check.md", "reproduce_check.json"}
-KIT_VERDICTS = {"reproduced", "differs", "not compared", "not run"}
+KIT_VERDICTS = {"reproduced", "differs", "too noisy to judge", "not compared", "not run"}
 
 COMMON_META = ["experiment", "study", "kind", "git_commit", "git_dirty", "date_utc", "command", "host_cpu", "build"]
 GPU_META = ["gpu_name", "sm_count", "driver_version", "cuda_version"]

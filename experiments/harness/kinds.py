@@ -7,9 +7,12 @@ the results layer (experiments/harness/results.py) and the comparison of two fol
 (experiments/compare.py) all read these declarations; nothing else says what a kind's file holds.
 
 Comparison methods (`Compare.method`):
-  median       the median of `value` per configuration (the `key` columns) must agree within `tolerance`
-               (relative); with `noise` naming a column of relative spread in per cent, the allowed change of
-               a configuration is max(tolerance, 3 x the larger spread of the two recordings)
+  median       the median of `value` per configuration (the `key` columns) must agree within its allowance:
+               `tolerance` (relative), or, where it is larger, the uncertainty of the two medians (the
+               order-statistic interval of each median, experiments/harness/stats.py; unknown where a kind
+               whose rows are samples has one sample). A configuration whose allowance is above
+               ALLOWANCE_CAP and whose change is within it is "too noisy to judge", never agreement. `noise`
+               names the column of the engine's relative spread (its rows are samples)
   points       every column ending in `_pct` per configuration within `tolerance` percentage points
   exact        the `values` columns (all but the key when empty) identical per configuration
   correctness  every comparison passes in the new recording, worked out from its values and the declared
@@ -148,8 +151,8 @@ class Compare:
 
     def describe(self):
         if self.method == "median":
-            rule = f"median within {self.tolerance:.0%}"
-            return rule + (f" or 3 x the spread ({self.noise})" if self.noise else "")
+            return (f"median within {self.tolerance:.0%} or the interval of the two medians, too noisy to judge "
+                    f"above {ALLOWANCE_CAP:.0%}")
         if self.method == "points":
             return f"percentages within {self.tolerance:g} points"
         if self.method == "json_value":
@@ -164,6 +167,10 @@ class Compare:
                 "none": "not compared: " + self.reason}[self.method]
 
 
+# The largest allowance a comparison of medians judges: a configuration that allows more (its recordings too
+# noisy, or a tolerance declared above it) is "too noisy to judge", never counted as agreement.
+ALLOWANCE_CAP = 0.10
+
 # A numeric column that holds a duration or a rate (by its name): its cells must be finite and positive.
 TIME_COLUMN = re.compile(r"(^ms$|_ms$|_s$|^seconds$|_seconds$|^seconds_per|_us$|^us_per|_per_launch$|^ms_per|"
                          r"per_second|^gflops$|^gb_per_s$|^gbps$|^rate$)")
@@ -175,6 +182,8 @@ class Kind:
     columns that must hold numbers; `key`: the columns naming one configuration; `value`: the measured
     column (or JSON field); `host_only`: measured on the host alone (its provenance names no GPU); `marker`: a
     regular expression a whole text result contains; `suffix`: the file's ending (.csv, .log, .txt, .json);
+    `host_specific`: which rows time the host's CPU and so describe that host (its CPU model is in the
+    .meta.json), not the GPU; the comparison and the kit say so (every row of a host-only kind by default);
     `times`: the columns that hold durations or rates, finite and positive in every row (by default the numeric
     columns TIME_COLUMN names), `may_be_zero` those of them that may also be 0;
     `tables`: the kind's further files, by a regular expression on the file name
@@ -194,6 +203,7 @@ class Kind:
     definition_keys: dict = field(default_factory=dict)
     times: frozenset = None
     may_be_zero: frozenset = frozenset()
+    host_specific: str = None
 
     def __post_init__(self):
         object.__setattr__(self, "columns", tuple(self.columns))
@@ -204,6 +214,10 @@ class Kind:
             object.__setattr__(self, "times", frozenset(c for c in self.numeric if TIME_COLUMN.search(c)))
         object.__setattr__(self, "times", frozenset(self.times))
         object.__setattr__(self, "may_be_zero", frozenset(self.may_be_zero))
+        # Which rows time the host's CPU, and so describe the host they were recorded on rather than its GPU:
+        # every row of a host-only kind; a GPU kind names its CPU rows (ryoo's applications: variant cpu).
+        if self.host_specific is None:
+            object.__setattr__(self, "host_specific", "every row times the host's CPU" if self.host_only else "")
         # The key may name columns that older files lack (they read as empty); the value is required.
         if self.compare.method in ("median", "correctness", "json_value") and not self.value:
             raise ValueError("a median, correctness or json_value comparison names its value")

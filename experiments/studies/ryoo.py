@@ -81,6 +81,7 @@ KINDS = {
                        "work_unit", "rate", "valid", "check", *TIMING],
                       key=["application", "variant", "size", "parameter", "part", *CACHE_KEY], value="ms", numeric=NUMERIC,
                       compare=Compare("median", 0.02, noise="noise_pct"),
+                      host_specific="the rows of variant cpu time the host's CPU (the applications' CPU versions)",
                       run_keys={"application": Input("str"), "variants": _VARIANTS, "size": Input("str", "large"),
                                 "parts": Input("list[str]", ["kernel", "application", "transfer"]),
                                 "cpu_samples": Input("int", 3), "repeats": _REPEATS, "time_limit_s": _TIME_LIMIT,

@@ -63,14 +63,16 @@ class ColdWarm(unittest.TestCase):
         both = one_file_folder(self.tmp / "both", cold_factor=2.0)
         errors, count = check_results.check_folder(both)
         self.assertEqual((errors, count), ([], 1))
-        self.assertEqual(verdict(both, both)[0], "agrees")
+        # Against itself it never differs (its noisiest configurations are too noisy to judge).
+        self.assertIn(verdict(both, both)[0], ("agrees", "too noisy to judge"))
 
     def test_the_warm_rows_match_a_recording_from_before_the_cache_column(self):
         # Were the states not apart, the cold rows (twice as long) would move every median by half.
         old = one_file_folder(self.tmp / "old")
         both = one_file_folder(self.tmp / "both", cold_factor=2.0)
         v, detail = verdict(both, old)
-        self.assertEqual(v, "agrees", detail)
+        self.assertIn(v, ("agrees", "too noisy to judge"), detail)
+        self.assertIn("median change +0.0%", detail)
 
     def test_a_change_of_the_cold_rows_alone_is_caught(self):
         both = one_file_folder(self.tmp / "both", cold_factor=2.0)
