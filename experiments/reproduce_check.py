@@ -390,8 +390,20 @@ def _main(argv=None):
     total = sum(r["seconds"] or 0 for r in rows)
     host = f"{len(devices)} x {devices[0]['gpu_name']}"
     commit, dirty = provenance.git_state()
-    header = [f"GPU: {host}; commit {commit}{' (uncommitted changes)' if dirty else ''}; "
-              f"{datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}",
+    source = provenance.source_state()
+    facts = dict(provenance.host_facts(), gpu_uuids=[g.get("gpu_uuid", "unknown") for g in devices],
+                 driver_version=devices[0].get("driver_version", "unknown"),
+                 **{k: source[k] for k in ("source_hash", "source_hash_expected", "source_expected_from",
+                                           "source_mismatches")})
+    lacking = [k for k in provenance.HOST_FIELDS + provenance.GPU_FIELDS if facts.get(k) in (None, "", [], "unknown")
+               and k != "cpu_frequency_policy"]
+    if lacking:  # the record names the host and the sources it measured, or is not written
+        print(f"reproduce-check: the provenance of the record cannot be measured here: {', '.join(lacking)}",
+              file=sys.stderr)
+        return 2
+    header = [f"GPU: {host} ({', '.join(facts['gpu_uuids'])}); host {facts['host_name']} (boot id {facts['boot_id']}, "
+              f"CPU {facts['cpu_model']}); commit {commit}{' (the files differ from it)' if dirty else ''}, sources "
+              f"{source['source_hash'][:12]}; {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}",
               ref_note, f"results: {results}; per-file verdicts: compare.md; the runner's output: reproduce_check.log",
               f"estimate before the run: {total_estimate:.0f} s"]
     text = report_text(header, rows, total)
@@ -400,7 +412,8 @@ def _main(argv=None):
         print(f"{r['verdict']:>12}  {r['id']}  [{secs}]  {r['reason']}")
     print(f"total: {total:.0f} s")
     write_atomic(out / "reproduce_check.md", text)
-    write_atomic(state_path, json.dumps({"gpu": host, "commit": commit, "dirty": dirty, "reference": str(ref),
+    write_atomic(state_path, json.dumps({"gpu": host, "commit": commit, "dirty": dirty, "provenance": facts,
+                                         "reference": str(ref),
                                          "reference_note": ref_note, "estimate_s": round(total_estimate),
                                          "total_s": round(total, 1), "claims": rows, "claims_state": state},
                                         indent=1) + "\n")

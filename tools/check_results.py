@@ -15,6 +15,13 @@ and every study a declared one (experiments/studies.json). Each problem names th
 column. Besides the runner's files, a folder may hold the record of the reviewer's kit
 run on that GPU (experiments/reproduce_check.py): reproduce_check.md with reproduce_check.json beside it,
 whose every claim has a verdict.
+
+The measured provenance (experiments/harness/provenance.py: host name, boot id, CPU model and frequency policy,
+GPU UUIDs, driver, and the hash of the sources measured on the host against the commit's own) is checked where a
+.meta.json carries it: its expected hash must be the hash of its commit's sources (recomputed here from git),
+and a tree it calls clean must have measured exactly those. Files recorded before it was kept are named as
+information, not counted as problems; so are the kit's records (experiments/records/reproduce-check-*) made
+before the kit kept its results folder, and a record that holds one is checked as a results folder.
 """
 import json
 import pathlib
@@ -24,7 +31,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "experiments"))
 
-from harness import registry  # noqa: E402
+from harness import provenance, registry  # noqa: E402
 from harness.results import NotAResultFolder, ResultFolder, invalid, pass_disagreements  # noqa: E402
 
 # The reviewer's kit's record of one GPU (experiments/reproduce_check.py), kept at a folder's top level.
@@ -58,6 +65,7 @@ def check_folder(folder):
             if s != "done" and not str(s).startswith("skipped: "):
                 errors.append(f"{folder}: experiment {name}, job {key}: {s}")
     declared = registry.names()
+    lacking, expected_cache = [], {}
     for rel in sorted(listed):
         if not (folder / rel).exists():
             continue
@@ -65,7 +73,41 @@ def check_folder(folder):
             errors.append(f"{folder}/{rel}: study {results.study_of(rel)} is not declared in experiments/studies.json")
             continue
         errors += check_file(results, rel)
+        kind, meta = results.kind(rel), results.meta(rel)
+        if kind is not None and meta:
+            problems, missing = measured_provenance(results, rel, meta, kind, expected_cache)
+            errors += problems
+            if missing:
+                lacking.append((rel, missing))
+    if lacking:
+        fields = sorted({k for _, m in lacking for k in m})
+        INFORMATION.append(f"{folder}: {len(lacking)} of {len(listed)} result files were recorded before the "
+                           f"measured provenance was kept (they lack {', '.join(fields)}); a new recording carries "
+                           "them (the runner refuses to write a .meta.json without them)")
     return errors, len(listed)
+
+
+def measured_provenance(results, rel, meta, kind, expected_cache):
+    """(problems, lacking) of a .meta.json's measured provenance (experiments/harness/provenance.py): the fields
+    it lacks (a file recorded before they were kept: information, not a problem), and, where it has them, whether
+    its source_hash_expected is the hash of its commit's own sources, and whether a tree it calls clean measured
+    exactly those (a problem otherwise: the provenance was not measured from that commit's files)."""
+    needed = list(provenance.HOST_FIELDS) + ([] if kind.host_only else list(provenance.GPU_FIELDS))
+    lacking = [k for k in needed if meta.get(k) in (None, "", [])]
+    problems = []
+    commit, expected = meta.get("git_commit"), meta.get("source_hash_expected")
+    if expected and expected != "unknown" and commit:
+        if commit not in expected_cache:
+            blobs = provenance.commit_blobs(commit)
+            expected_cache[commit] = provenance.tree_hash(blobs) if blobs is not None else None
+        truth = expected_cache[commit]
+        where = results.path / rel
+        if truth is not None and truth != expected:
+            problems.append(f"{where}: its source_hash_expected is not the hash of commit {commit[:12]}'s sources "
+                            "(the provenance names a commit it was not measured against)")
+        elif truth is not None and meta.get("git_dirty") is False and meta.get("source_hash") != truth:
+            problems.append(f"{where}: called clean, but the sources it measured are not commit {commit[:12]}'s")
+    return problems, lacking
 
 
 def check_kit(folder, present):
@@ -110,6 +152,24 @@ def check_file(results, rel):
     return errors
 
 
+def check_records(records):
+    """The kit's records under @p records: a record made since the kit keeps its results folder holds it, and it is
+    checked as a results folder; the earlier ones are named (information)."""
+    errors = []
+    for record in sorted(p for p in records.glob("reproduce-check-*") if p.is_dir()):
+        if (record / "results" / "manifest.json").exists():
+            e, _ = check_folder(record / "results")
+            errors += e
+        else:
+            INFORMATION.append(f"{record}: a kit record made before the kit kept its results folder (its verdicts, "
+                               "the comparison and the manifest only)")
+    return errors
+
+
+# What the check says without counting it as a problem (files recorded before a field was kept, say).
+INFORMATION = []
+
+
 def main():
     root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "experiments" / "results")
     folders = sorted(p for p in root.iterdir() if p.is_dir() and p.name != "local") if root.is_dir() else []
@@ -120,6 +180,10 @@ def main():
         e, n = check_folder(folder)
         errors += e
         count += n
+    if root.resolve() == (ROOT / "experiments" / "results").resolve():
+        errors += check_records(ROOT / "experiments" / "records")
+    for line in INFORMATION:
+        print("results check: information:", line)
     for e in errors:
         print("results check:", e)
     print(f"results check: {len(folders)} folders, {count} result files, {len(errors)} problems")

@@ -312,10 +312,13 @@ def read_manifest(path):
         raise SystemExit(f"run: {e}") from None
 
 
-def job_origin(commit, dirty):
+def job_origin(commit, dirty, source_hash=None):
     """Where a job runs: the host name and, on Linux, the kernel's boot id, which is new on every boot, so two
-    machines never share one (as they may share a host name or a container image's machine id); and the commit."""
+    machines never share one (as they may share a host name or a container image's machine id); and the source
+    tree: the commit, whether the files differ from it, and the hash of the files as measured."""
     origin = {"hostname": socket.gethostname(), "commit": commit, "dirty": dirty}
+    if source_hash:
+        origin["source_hash"] = source_hash
     try:
         origin["boot_id"] = pathlib.Path("/proc/sys/kernel/random/boot_id").read_text().strip()
     except OSError:
@@ -503,12 +506,14 @@ def run_plans(plans, out, build, redo=(), devices=None):
     out = pathlib.Path(out)
     devices = prov.gpus() if devices is None else devices
     commit, dirty = prov.git_state()
+    source = prov.source_state()
     try:
         build_facts = prov.build_info(build)
     except RuntimeError as e:
         raise SystemExit(f"run: {e}") from None
-    host = dict(prov.host_cpu(), gpus=devices, gpu_count=len(devices))
-    origin = job_origin(commit, dirty)
+    host = dict(prov.host_cpu(), **prov.host_facts(), gpus=devices, gpu_count=len(devices))
+    refuse_unmeasured(host, source, any(j.needs_gpus for p in plans for js in p.jobs.values() for j in js))
+    origin = job_origin(commit, dirty, source["source_hash"])
     try:
         manifest = prepare_folder(plans, out, redo, devices, origin)
         for plan in plans:
@@ -516,7 +521,7 @@ def run_plans(plans, out, build, redo=(), devices=None):
                 manifest.forget(f"{plan.study_name}/{d['name']}", out / plan.study_name)
         failures = 0
         for plan in plans:
-            failures += _run_plan(plan, out, manifest, devices, commit, dirty, host, build_facts, origin)
+            failures += _run_plan(plan, out, manifest, devices, commit, dirty, host, build_facts, origin, source)
         manifest.finish(host, build_facts)
     except OSError as e:
         if not e.filename or not pathlib.Path(e.filename).resolve().is_relative_to(out.resolve()):
@@ -527,12 +532,28 @@ def run_plans(plans, out, build, redo=(), devices=None):
     return failures
 
 
+def refuse_unmeasured(host, source, gpu_jobs):
+    """Ends the run before any job when the provenance every new .meta.json carries cannot be measured here: the
+    host's name, boot id, CPU model and frequency policy, the sources' hash against their commit (a tree without
+    .git needs the source manifest tools/source_manifest.py writes), and, for a run with GPU jobs, each GPU's
+    UUID and the driver."""
+    missing = [k for k in prov.HOST_FIELDS if not (host.get(k) or source.get(k)) or source.get(k) == "unknown"]
+    if gpu_jobs and host["gpus"]:
+        missing += [f"gpu_uuid of {g['gpu_name']}" for g in host["gpus"] if g.get("gpu_uuid") in (None, "", "unknown")]
+        missing += ["driver_version" for g in host["gpus"][:1] if not g.get("driver_version")]
+    if missing:
+        why = "; ".join(source.get("source_mismatches", [])[:1]) if source.get("source_hash") == "unknown" else ""
+        raise SystemExit(f"run: the provenance a recording carries cannot be measured here: {', '.join(missing)}"
+                         + (f" ({why}; write it with python3 tools/source_manifest.py where the repository is, "
+                            "and carry it with the tree)" if why else ""))
+
+
 def run_plan(plan, out, build, redo=(), devices=None):
     """Runs the jobs of one study's @p plan (run_plans)."""
     return run_plans([plan], out, build, redo, devices)
 
 
-def _run_plan(plan, out, manifest, devices, commit, dirty, host, build_facts, origin):
+def _run_plan(plan, out, manifest, devices, commit, dirty, host, build_facts, origin, source):
     study_name, study, quick = plan.study_name, plan.study, plan.quick
     folder = out / study_name
     folder.mkdir(parents=True, exist_ok=True)
@@ -572,7 +593,7 @@ def _run_plan(plan, out, manifest, devices, commit, dirty, host, build_facts, or
                     sampling = study.criterion_description(jobs)
                 status = _commit_job(manifest, out, study_name, d, job.key, status, seconds, origin, outputs,
                                      lambda rel, listed: meta_json(rel, listed, d, study, jobs, commit, dirty,
-                                                                   host, build_facts, quick, sampling), commit)
+                                                                   host, build_facts, quick, sampling, source), commit)
             if status != "done":
                 failures += 1
                 print(f"  {job.key}: {status}", file=sys.stderr, flush=True)
@@ -651,7 +672,7 @@ def meta_file(result):
     return result.with_name(result.name.rsplit(".", 1)[0] + ".meta.json")
 
 
-def meta_json(rel, previous, definition, study, jobs, commit, dirty, host, build_facts, quick, sampling):
+def meta_json(rel, previous, definition, study, jobs, commit, dirty, host, build_facts, quick, sampling, source):
     """The text of the .meta.json of result file @p rel (<study>/<file>): what the file is, the device it ran on,
     the build, the host, git, the commands of @p jobs (the experiment's) and @p sampling, the stop criteria they
     print. @p previous: the listed file whose earlier provenance it continues, or None for a new file."""
@@ -675,9 +696,15 @@ def meta_json(rel, previous, definition, study, jobs, commit, dirty, host, build
         "sampling": sampling if sampling is not None else study.criterion_description(jobs),
     }
     meta.update(host)
+    # The sources as measured here (provenance.source_state): a tree whose files differ from the commit's is
+    # dirty whatever any state file says.
+    meta.update({k: source[k] for k in ("source_hash", "source_hash_expected", "source_files", "source_mismatches",
+                                        "source_expected_from")})
     if host["gpus"]:
         g = host["gpus"][0]
         meta.update({k: g[k] for k in ("gpu_name", "driver_version", "gpu_memory", "sm_clock_max")})
+        meta["gpu_uuid"] = g.get("gpu_uuid", "unknown")
+        meta["gpu_uuids"] = [x.get("gpu_uuid", "unknown") for x in host["gpus"]]
         # What the device reports about itself (provenance.device_facts): the report's peaks come from these.
         meta.update({k: g[k] for k in ("compute_capability", "sm_clock_max_khz", "memory_clock_khz",
                                        "memory_bus_width_bits", "l2_cache_bytes", "memory_bandwidth_gb_s",
@@ -685,4 +712,7 @@ def meta_json(rel, previous, definition, study, jobs, commit, dirty, host, build
         meta["sm_count"] = study.sm_count()
     if definition.get("emulation"):
         meta["emulation"] = definition["emulation"]
+    lacking = [k for k in prov.HOST_FIELDS + (prov.GPU_FIELDS if host["gpus"] else ()) if meta.get(k) in (None, "", [])]
+    if lacking:  # never a new .meta.json without the measured provenance (refuse_unmeasured says so earlier)
+        raise RuntimeError(f"{rel}: the provenance lacks {', '.join(lacking)}")
     return json.dumps(meta, indent=1) + "\n"

@@ -147,6 +147,8 @@ class KillAnything(unittest.TestCase):
         cls.env = dict(os.environ, PATH=f"{cls.tmp / 'bin'}:{os.environ.get('PATH', '')}", HARNESS_COMMIT_PAUSE="0.02",
                        PYTHONDONTWRITEBYTECODE="1")
         cls.env.pop("MWSEP_GIT_STATE", None)
+        subprocess.run([sys.executable, str(ROOT / "tools" / "source_manifest.py"), "--out",
+                        str(cls.root / ".source-manifest.json")], check=True, capture_output=True)
         # The toy study's module for the checks made here (the results layer reads its kinds).
         spec = importlib.util.spec_from_file_location("studies.toy", TOY / "experiments" / "studies" / "toy.py")
         cls.toy_module = importlib.util.module_from_spec(spec)
