@@ -44,7 +44,7 @@ case "$*" in
   *) echo "NVIDIA H100 80GB HBM3, 580.1, 81559 MiB, 1980 MHz, 00000000:00:06.0" ;;
 esac
 """
-IGNORE = shutil.ignore_patterns("results", "records", "reruns", "__pycache__", "device", "peer", "toy_study")
+IGNORE = shutil.ignore_patterns("results", "records", "__pycache__", "device", "peer", "toy_study")
 
 
 def whole(path):

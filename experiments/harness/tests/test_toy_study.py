@@ -16,7 +16,7 @@ EXPERIMENTS = pathlib.Path(__file__).resolve().parents[2]
 ROOT = EXPERIMENTS.parent
 TOY = pathlib.Path(__file__).resolve().parent / "toy_study"
 
-IGNORE = shutil.ignore_patterns("results", "reruns", "__pycache__", "_build", "_generated", "_preview", "out",
+IGNORE = shutil.ignore_patterns("results", "__pycache__", "_build", "_generated", "_preview", "out",
                                 "toy_study", "*.png", "*.svg")
 
 
