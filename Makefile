@@ -11,6 +11,7 @@
 #   make experiments  every experiment on this machine's GPU into a fresh folder (OUT=, QUICK=1, ONLY=, STUDY=, PEER=)
 #   make compare   compare a fresh results folder (NEW=) with a committed one (REF=): a verdict per result (OUT=)
 #   make reproduce-check  the reviewer's kit: every study's headline claims re-run and judged (REF=, PEER=, OUT=, BUDGET=, CLAIMS=, DRY=1)
+#   make archive   the archive to deposit: source, results, records, licence texts, checksums, .zenodo.json (OUT=)
 #   make docs      the reader's documentation (HTML) in docs/_build/html
 #   make paper     the thesis-style report (HTML, and PDF unless PDF=0) from the recorded results (RESULTS=, STUDY=)
 #   make reproduce everything: build, tests, experiments (with a GPU), figures, report, docs
@@ -27,12 +28,12 @@ MWSEP     := $(BUILD)/mwsep
 WORKUNITS := 3s-large 2s-large 3s-small 2s-small tiny
 comma     := ,
 
-.PHONY: all build run test test-gpu test-sanitize test-boinc fuzz bench-cpu stars experiments compare reproduce-check docs figures paper reproduce venv deps clean help
+.PHONY: all build run test test-gpu test-sanitize test-boinc fuzz bench-cpu stars experiments compare reproduce-check archive docs figures paper reproduce venv deps clean help
 
 all: build
 
 help:
-	@sed -n "2,19p" Makefile
+	@sed -n "2,20p" Makefile
 
 deps:
 	@bash tools/check_deps.sh
@@ -203,6 +204,13 @@ compare:
 reproduce-check: $(if $(DRY),,build)
 	python3 experiments/reproduce_check.py --build $(BUILD) $(if $(REF),--ref $(REF)) $(if $(OUT),--out $(OUT)) \
 	  $(if $(PEER),--peer $(PEER)) $(if $(BUDGET),--budget $(BUDGET)) $(if $(CLAIMS),--claims $(CLAIMS)) $(if $(DRY),--dry-run)
+
+# The archive to deposit (tools/archive.py, docs/release.md): the commit's tree by git archive (source, committed
+# results, records, licence texts), its source manifest, .zenodo.json and SHA256SUMS, as
+# gpu_studies-<version>-<commit>.tar.gz in OUT= (default build/archive), with its SHA-256 beside it; an archive
+# of that name already there is refused, never overwritten.
+archive:
+	python3 tools/archive.py $(if $(OUT),--out $(OUT))
 
 clean:
 	rm -rf $(BUILD)
