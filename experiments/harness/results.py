@@ -443,7 +443,32 @@ class ResultFolder:
             problems.append(f"{at(mpath)} damaged (not JSON: {e})")
         if meta is not None:
             problems += self._check_meta(rel, mpath, meta, entry)
+        problems += self._check_origins(rel, mpath, meta, entry)
         return problems, meta
+
+    def _check_origins(self, rel, mpath, meta, entry):
+        """A file whose rows the manifest says came from two hosts, boots or source trees (the origins of the jobs
+        whose rows it holds), or whose .meta.json names another host than they ran on."""
+        exp = self.experiments.get(entry["experiment"], {})
+        origins = exp.get("origins", {})
+        kept = [k for k, _ in entry.get("parts", [])] or \
+            [k for k, s in exp.get("jobs", {}).items() if s == "done" or str(s).startswith("verify failed")]
+        seen = {}
+        for key in kept:
+            o = origins.get(key)
+            if o is not None:
+                seen.setdefault((o.get("hostname"), o.get("boot_id"), o.get("commit"), o.get("dirty"),
+                                 o.get("source_hash")), key)
+        out = []
+        if len(seen) > 1:
+            (a, ka), (b, kb) = list(seen.items())[:2]
+            out.append(f"{at(self.path / rel)} its rows come from jobs of two hosts or source trees (job {ka} on "
+                       f"{a[0]} at {str(a[2])[:7]}, job {kb} on {b[0]} at {str(b[2])[:7]}): a file's rows come from one "
+                       "host and one tree; record it again")
+        hosts = {h for h, *_ in seen}
+        if meta is not None and meta.get("host_name") and hosts and meta["host_name"] not in hosts:
+            out.append(f"{at(mpath)} names host {meta['host_name']}, but its jobs ran on {', '.join(sorted(map(str, hosts)))}")
+        return out
 
     def _check(self, rel):
         path = self.path / rel

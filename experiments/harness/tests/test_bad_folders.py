@@ -17,6 +17,7 @@ sys.path.insert(0, str(EXPERIMENTS))
 sys.path.insert(0, str(ROOT / "tools"))
 
 import check_results  # noqa: E402
+import compare  # noqa: E402
 from harness import runner  # noqa: E402
 from harness.kinds import Compare, Input, Kind  # noqa: E402
 from harness.results import FORMAT, NotAResultFolder, ResultFolder  # noqa: E402
@@ -155,13 +156,27 @@ class BadFolders(unittest.TestCase):
     def test_every_study_is_checked_before_any_job_of_any_study(self):
         """beta's experiment ran on another host: the run over alpha and beta refuses before alpha's new job."""
         m = self.manifest()
-        m["experiments"]["beta/counts"]["origins"]["a"]["hostname"] = "elsewhere"
+        for key in ("a", "b"):
+            m["experiments"]["beta/counts"]["origins"][key]["hostname"] = "elsewhere"
         self.write_manifest(m)
-        self.refused("beta/counts: 1 job(s) with rows in its file ran on host elsewhere")
+        meta_path = self.out / "beta" / "counts.meta.json"
+        meta_path.write_text(json.dumps(dict(json.loads(meta_path.read_text()), host_name="elsewhere")))
+        self.refused("beta/counts: 2 job(s) with rows in its file ran on host elsewhere")
         self.assertEqual(self.manifest(), m, "the folder is as it was")
         # Without beta, alpha resumes: its new job runs alone.
         self.assertEqual(runner.run_study("alpha", self.out, self.build), 0)
         self.assertEqual(CountingStudy.calls, [("alpha", "c")])
+
+    def test_a_file_whose_rows_come_from_two_hosts_is_refused_by_the_readers(self):
+        m = self.manifest()
+        m["experiments"]["alpha/counts"]["origins"]["b"]["hostname"] = "elsewhere"
+        self.write_manifest(m)
+        problems = ResultFolder(self.out).problems("alpha/counts.csv")
+        self.assertTrue(any("its rows come from jobs of two hosts or source trees" in p for p in problems), problems)
+        self.assertTrue(any("names host" in p and "but its jobs ran on" in p for p in problems) or len(problems) == 1)
+        verdicts = {rel: (v, d) for rel, v, d in compare.compare(self.out, self.out)}
+        self.assertEqual(verdicts["alpha/counts.csv"][0], "unreadable")
+        self.refused("alpha/counts.csv: its rows come from jobs of two hosts")
 
     def test_the_folder_is_left_as_it_was(self):
         meta_path = self.out / "beta" / "counts.meta.json"
