@@ -475,6 +475,12 @@ def prepare_folder(plans, out, redo, devices, origin):
         finished = manifest.recover()
         if finished:
             print(f"run: {out}: finished the commit a stopped run had begun", flush=True)
+    refusals = resume_refusals(manifest, [f"{p.study_name}/{d['name']}" for p in plans for d in p.definitions
+                                          if d["name"] not in redo], origin)
+    if refusals:
+        raise SystemExit(f"run: {out}: jobs this run cannot resume beside (a result file's rows come from one "
+                         f"host and one source tree): " + "; ".join(refusals) + ". Record them anew with --redo "
+                         "<experiment>, or run into a fresh --out folder")
     redone = {f"{p.study_name}/{name}" for p in plans for name in redo}
     if manifest.data["files"]:
         folder = ResultFolder(out)
@@ -489,12 +495,6 @@ def prepare_folder(plans, out, redo, devices, origin):
             raise SystemExit(f"run: {out}: a folder of {', '.join(host_class(recorded)) or 'no GPU'}; this host has "
                              f"{', '.join(host_class(devices)) or 'no GPU'}. A results folder holds one kind of host's "
                              "results: run into a fresh --out folder")
-    refusals = resume_refusals(manifest, [f"{p.study_name}/{d['name']}" for p in plans for d in p.definitions
-                                          if d["name"] not in redo], origin)
-    if refusals:
-        raise SystemExit(f"run: {out}: jobs this run cannot resume beside (a result file's rows come from one "
-                         f"host and one source tree): " + "; ".join(refusals) + ". Record them anew with --redo "
-                         "<experiment>, or run into a fresh --out folder")
     return manifest
 
 

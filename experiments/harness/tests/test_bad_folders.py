@@ -176,7 +176,7 @@ class BadFolders(unittest.TestCase):
         self.assertTrue(any("names host" in p and "but its jobs ran on" in p for p in problems) or len(problems) == 1)
         verdicts = {rel: (v, d) for rel, v, d in compare.compare(self.out, self.out)}
         self.assertEqual(verdicts["alpha/counts.csv"][0], "unreadable")
-        self.refused("alpha/counts.csv: its rows come from jobs of two hosts")
+        self.refused("alpha/counts: 1 job(s) with rows in its file ran on host elsewhere")
 
     def test_the_folder_is_left_as_it_was(self):
         meta_path = self.out / "beta" / "counts.meta.json"
