@@ -183,7 +183,8 @@ class Kind:
     column (or JSON field); `host_only`: measured on the host alone (its provenance names no GPU); `marker`: a
     regular expression a whole text result contains; `suffix`: the file's ending (.csv, .log, .txt, .json);
     `host_specific`: which rows time the host's CPU and so describe that host (its CPU model is in the
-    .meta.json), not the GPU; the comparison and the kit say so (every row of a host-only kind by default);
+    .meta.json), not the GPU; the comparison and the kit say so (by default every row of a host-only kind with
+    a duration or rate);
     `times`: the columns that hold durations or rates, finite and positive in every row (by default the numeric
     columns TIME_COLUMN names), `may_be_zero` those of them that may also be 0;
     `tables`: the kind's further files, by a regular expression on the file name
@@ -215,9 +216,11 @@ class Kind:
         object.__setattr__(self, "times", frozenset(self.times))
         object.__setattr__(self, "may_be_zero", frozenset(self.may_be_zero))
         # Which rows time the host's CPU, and so describe the host they were recorded on rather than its GPU:
-        # every row of a host-only kind; a GPU kind names its CPU rows (ryoo's applications: variant cpu).
+        # every row of a host-only kind that times something; a GPU kind names its CPU rows (ryoo's applications:
+        # variant cpu). Counts made on the host (skipped terms, source lines) describe no host.
         if self.host_specific is None:
-            object.__setattr__(self, "host_specific", "every row times the host's CPU" if self.host_only else "")
+            timed = self.host_only and self.compare.method == "median" and self.value in self.times
+            object.__setattr__(self, "host_specific", "every row times the host's CPU" if timed else "")
         # The key may name columns that older files lack (they read as empty); the value is required.
         if self.compare.method in ("median", "correctness", "json_value") and not self.value:
             raise ValueError("a median, correctness or json_value comparison names its value")
