@@ -104,7 +104,7 @@ def _fit_rechecked(prefix, marker):
 
 
 KINDS = {
-    # GPU timings: nvbench's rule, within 2 % or 3 x the larger relative spread of the two recordings.
+    # GPU timings: within 2 % or the interval of the two medians where wider (too noisy to judge above 10 %).
     # A run: `variants` on `work_units`, `options` (flags of `mwsep bench`) and a `sweep` of them; `emulation`
     # (the definition's) names what a run emulates (recorded in the provenance).
     "bench": Kind(_GPU_BENCH, key=_BENCH_KEY, value="kernel_ms", numeric=NUMERIC,

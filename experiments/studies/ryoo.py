@@ -42,8 +42,8 @@ NUMERIC = {"n", "padded_n", "kernel_ms", "gflops", "max_error_ratio", "checked_e
 _SASS = ["variant", "loop_instructions", "ffma", "shared_loads", "global_loads", "shared_stores", "barriers",
          "branches", "other", "ffma_fraction"]
 _MIX = ["variant", "instructions", "funnel_shifts", "shifts", "logic", "integer_adds"]
-# Every kind this study writes (experiments/harness/kinds.py). GPU timings: within 2 % or 3 x the larger
-# relative spread of the two recordings; CPU timings within 10 %; listings and SASS exact; profiler
+# Every kind this study writes (experiments/harness/kinds.py). GPU timings: within 2 % or the interval of the two
+# medians where wider (too noisy to judge above 10 %); CPU timings within 10 %; listings and SASS exact; profiler
 # percentages within 5 points. Each kind's inputs: the keys a definition's run may give (harness.kinds.Input).
 _VARIANTS = Input("list[str]")
 _REPEATS = Input("int", 5, quick=3)  # --min-samples of a GPU timing
