@@ -11,8 +11,9 @@
 #   make fuzz      the input readers under libFuzzer (clang), FUZZ_SECONDS each (default 20)
 #   make bench-cpu CPU integrator throughput and skipping counts (no GPU needed), into a fresh folder
 #   make experiments  every experiment on this machine's GPU into a fresh folder (OUT=, QUICK=1, ONLY=, STUDY=, PEER=)
-#   make compare   compare a fresh results folder (NEW=) with a committed one (REF=): a verdict per result
+#   make compare   compare a fresh results folder (NEW=) with a committed one (REF=): a verdict per result (OUT=)
 #   make reproduce-check  the reviewer's kit: every study's headline claims re-run and judged (REF=, PEER=, OUT=, BUDGET=, CLAIMS=, DRY=1)
+#   make archive   the archive to deposit: source, results, records, licence texts, checksums, .zenodo.json (OUT=)
 #   make docs      the reader's documentation (HTML) in docs/_build/html
 #   make paper     the thesis-style report (HTML, and PDF unless PDF=0) from the recorded results (RESULTS=, STUDY=)
 #   make view      serve the built report (and the documentation) on a local port and print its address
@@ -35,7 +36,7 @@ comma     := ,
 
 export NO_INSTALL
 
-.PHONY: all build mwsep run view linkcheck distclean test test-gpu test-sanitize test-boinc fuzz bench-cpu stars experiments compare reproduce-check docs figures paper reproduce venv deps clean help
+.PHONY: all build mwsep run view linkcheck distclean test test-gpu test-sanitize test-boinc fuzz bench-cpu stars experiments compare reproduce-check archive docs figures paper reproduce venv deps clean help
 
 all: build
 
@@ -212,10 +213,12 @@ experiments: build
 
 # A fresh results folder against the committed results of the same GPU: a verdict per result file, each
 # compared by its kind's declared key columns, value and tolerance (KINDS in experiments/studies/<study>.py;
-# docs/harness.md). NEW= the fresh folder, REF= the committed one.
+# docs/harness.md). NEW= the fresh folder, REF= the committed one; compare.md and compare.json go to OUT=
+# (default build/compare/<NEW>-vs-<REF>), never into a compared or committed folder. NEW= a committed folder is
+# refused unless OUT= says where its report goes.
 compare:
-	@test -n "$(NEW)" -a -n "$(REF)" || { echo "usage: make compare NEW=experiments/results/local/<folder> REF=experiments/results/<gpu>"; exit 2; }
-	python3 experiments/compare.py $(NEW) $(REF) --out $(NEW)/compare.md --json $(NEW)/compare.json
+	@test -n "$(NEW)" -a -n "$(REF)" || { echo "usage: make compare NEW=experiments/results/local/<folder> REF=experiments/results/<gpu> [OUT=build/compare/<name>]"; exit 2; }
+	python3 experiments/compare.py $(NEW) $(REF) $(if $(OUT),--out-dir $(OUT),--fresh-new --out-dir build/compare/$(notdir $(abspath $(NEW)))-vs-$(notdir $(abspath $(REF))))
 
 # The reviewer's kit (experiments/reproduce_check.py, declared in experiments/reproduce_check.json): the
 # headline claims of every study, each run by the runner into a fresh folder under experiments/results/local/
@@ -226,6 +229,13 @@ compare:
 reproduce-check: $(if $(DRY),,build)
 	python3 experiments/reproduce_check.py --build $(BUILD) $(if $(REF),--ref $(REF)) $(if $(OUT),--out $(OUT)) \
 	  $(if $(PEER),--peer $(PEER)) $(if $(BUDGET),--budget $(BUDGET)) $(if $(CLAIMS),--claims $(CLAIMS)) $(if $(DRY),--dry-run)
+
+# The archive to deposit (tools/archive.py, docs/release.md): the commit's tree by git archive (source, committed
+# results, records, licence texts), its source manifest, .zenodo.json and SHA256SUMS, as
+# gpu_studies-<version>-<commit>.tar.gz in OUT= (default build/archive), with its SHA-256 beside it; an archive
+# of that name already there is refused, never overwritten.
+archive:
+	python3 -m tools.archive $(if $(OUT),--out $(OUT))
 
 # The built report (and the documentation) served on a free local port, its address printed (tools/view.py);
 # with a desktop, opened in the browser too.

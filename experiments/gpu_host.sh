@@ -3,8 +3,9 @@
 # in $BUILD (default build-gpu, kept between calls so rebuilds are incremental), then run the one runner.
 #   experiments/gpu_host.sh RESULTS_DIR [experiments/run.py arguments]
 # RUNNER=experiments/reproduce_check.py runs the reviewer's kit instead (RESULTS_DIR is then its --out).
-# GoogleTest is built from .device-input/googletest when the host has none; the commit of the tree is read
-# from .device-input/git_state when the host's copy has no usable .git (experiments/harness/provenance.py).
+# GoogleTest is built from .device-input/googletest when the host has none. A copy without a usable .git
+# carries .source-manifest.json (python3 tools/source_manifest.py, run where the repository is), against which
+# the runner measures its files (experiments/harness/provenance.py); without it the runner refuses to record.
 set -euo pipefail
 results="${1:?usage: experiments/gpu_host.sh RESULTS_DIR [run.py arguments]}"; shift
 build="${BUILD:-build-gpu}"

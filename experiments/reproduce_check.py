@@ -8,20 +8,24 @@ The claims are declared in experiments/reproduce_check.json (one entry each: the
 to run, the result files that decide the verdict, an estimated time). Before anything runs, the kit checks
 the declaration (an unknown study, experiment or result file is an error), chooses the reference folder
 and prints its time estimate: from the job times the reference's manifest records, or, where it records
-none, from the declaration. Then, for each claim, `experiments/run.py --study S --only X,Y` runs into a
-fresh folder experiments/results/local/reproduce-check-<gpu>-<UTC date and time>/ (--out names one;
-running again on the same folder resumes it: claims already run are kept, with their times, provided that
-they ran on this host since its last boot; a folder begun elsewhere is refused before any claim), and
-`experiments/compare.py` compares that folder with the reference. One line per claim follows:
+none, from the declaration. Then, for each claim, `experiments/run.py --study S --only X,Y` runs into the
+results folder results/ of a fresh kit folder experiments/results/local/reproduce-check-<gpu>-<UTC date and
+time>/ (--out names one, never inside a committed folder; running again on the same folder resumes it:
+claims already run are kept, with their times, provided that they ran on this host since its last boot; a
+folder begun elsewhere is refused before any claim), and `experiments/compare.py` compares that results
+folder with the reference. One line per claim follows:
 
   reproduced   every deciding file agrees with the reference within its kind's declared tolerance
-  differs      a deciding file differs, is missing or unreadable, or its experiment failed (the reason)
+  differs      a deciding file differs, is missing or unreadable, or its experiment failed (each named)
+  too noisy to judge  no deciding file differs, but one is too noisy to judge (a median whose allowance is above
+               the cap): never counted as reproduced
   not compared the reference folder has no such file (the reason)
   not run      not asked for (--claims), needs --peer, or the --budget ran out (run again to go on)
 
 with the seconds each claim took and the total; the same goes to reproduce_check.md and
-reproduce_check.json in the fresh folder (a complete run is committed, with the folder's compare.md, log
-and manifest, as experiments/records/reproduce-check-<gpu>-<date>/). The reference: --ref, else the
+reproduce_check.json in the kit folder, beside compare.md/.json, the runner's log and results/ (a complete run
+is committed as that folder whole, its re-run result files with its verdicts, as
+experiments/records/reproduce-check-<gpu>-<date>/). The reference: --ref, else the
 committed folder of this GPU's model (experiments/results/<gpu>, named as experiments/run.py names
 folders), else the nearest one, which the output says. Without a GPU the kit refuses before any work
 (--dry-run works anywhere). Exit status: 0 when every claim that ran is reproduced, 1 when one differs or
@@ -31,6 +35,7 @@ the budget ran out before every claim had run.
 import argparse
 import datetime
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -41,11 +46,15 @@ if not __package__:  # run by its path, not with -m: import from the checkout's 
     sys.path[0] = str(pathlib.Path(__file__).resolve().parents[1])
 
 from experiments.harness import provenance, registry, runner  # noqa: E402
+from experiments.harness.results import NotAResultFolder, ResultFolder, committed_folder  # noqa: E402
 
 ROOT = HERE.parent
 DECLARATION = HERE / "reproduce_check.json"
 RESULTS = HERE / "results"
 DEFAULT_REF = RESULTS / "nvidia-h200"  # the folder the report is built from
+# The kit folder: its verdicts, log and comparison at the top, and the runner's results folder of the claims
+# it ran under this name (a record of a complete run is the kit folder whole).
+RESULTS_NAME = "results"
 CLAIM_KEYS = {"id", "study", "claim", "source", "experiments", "decided_by", "estimate_s"}
 
 
@@ -149,7 +158,8 @@ def recorded_seconds(ref, claim):
 
 
 def command(claim, args, out):
-    cmd = [sys.executable, str(HERE / "run.py"), "--build", args.build, "--out", str(out),
+    """The runner's command line for @p claim, recording into the kit folder @p out's results folder."""
+    cmd = [sys.executable, str(HERE / "run.py"), "--build", args.build, "--out", str(out / RESULTS_NAME),
            "--study", claim["study"], "--only", ",".join(claim["experiments"])]
     if claim.get("needs") == "peer" and args.peer:
         cmd += ["--peer", args.peer]
@@ -157,26 +167,39 @@ def command(claim, args, out):
 
 
 def write_atomic(path, text):
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
+    """@p text into @p path whole or not at all (a temporary file renamed over it)."""
+    tmp = path.with_name(f".{path.name}.partial")
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def verdict(claim, state, compared, ref_files):
-    """(verdict, reason) of one claim from its run state and the compare verdicts."""
+    """(verdict, reason) of one claim from its run state and the compare verdicts: differs when a deciding file
+    differs, is missing or unreadable (every such file named), too noisy to judge when none does but one is (its
+    medians' allowance above the cap: never counted as reproduced), else reproduced."""
     if state is None or state.get("not_run"):
         return "not run", (state or {}).get("not_run", "not run")
     for f in claim["decided_by"]:
         if f not in ref_files:
             return "not compared", f"the reference folder has no {f}"
-    details = []
+    details, differing, noisy = [], [], []
     for f in claim["decided_by"]:
         v, d = compared.get(f, ("missing", "not in the comparison"))
         if v == "not re-run":
             return "differs", f"{f}: the run did not record its experiment (runner exit {state.get('rc')}; see reproduce_check.log)"
-        if v != "agrees":
-            return "differs", f"{f}: {v}: {d}"
+        if v == "too noisy to judge":
+            noisy.append(f"{f}: {v}: {d}")
+        elif v != "agrees":
+            differing.append(f"{f}: {v}: {d}")
         details.append(f"{f}: {d}")
+    if differing:
+        return "differs", "; ".join(differing)
+    if noisy:
+        return "too noisy to judge", "; ".join(noisy)
     return "reproduced", "; ".join(details)
 
 
@@ -196,6 +219,16 @@ def report_text(header, rows, total):
 
 
 def main(argv=None):
+    try:
+        return _main(argv)
+    except OSError as e:
+        print(f"reproduce-check: cannot write {e.filename or 'the kit folder'}: {e.strerror or e}. Every file the kit "
+              "wrote is whole and as it was before; make room (or make the folder writable) and run again with the "
+              "same --out to go on", file=sys.stderr)
+        return 2
+
+
+def _main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--ref", help="the committed results folder to compare with (default: this GPU's, else the nearest)")
     p.add_argument("--out", type=pathlib.Path, help="the fresh folder (default: one under experiments/results/local); "
@@ -229,8 +262,10 @@ def main(argv=None):
               "(make build, or BUILD_ONLY=1 experiments/gpu_host.sh on a GPU host)", file=sys.stderr)
         return 2
     ref, ref_note = choose_ref(devices, args.ref)
-    if not (ref / "manifest.json").exists():
-        print(f"reproduce-check: --ref {ref}: not a results folder (no manifest.json)", file=sys.stderr)
+    try:
+        ResultFolder(ref)  # a damaged, foreign or newer reference is refused before any claim runs
+    except NotAResultFolder as e:
+        print(f"reproduce-check: --ref {ref}: {e}", file=sys.stderr)
         return 2
     if args.peer and not pathlib.Path(args.peer).is_file():
         print(f"reproduce-check: --peer {args.peer}: no such file (a built binary of the public application)", file=sys.stderr)
@@ -260,15 +295,24 @@ def main(argv=None):
         stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M")
         args.out = RESULTS / "local" / f"reproduce-check-{provenance.gpu_slug(devices)}-{stamp}"
     out = args.out.resolve()
+    if committed_folder(out) is not None:
+        print(f"reproduce-check: --out {out} is inside the committed folder {committed_folder(out)}: the kit writes a "
+              "fresh folder (a complete run is committed afterwards, whole, under experiments/records/)",
+              file=sys.stderr)
+        return 2
     out.mkdir(parents=True, exist_ok=True)
     state_path = out / "reproduce_check.json"
-    if any(out.iterdir()) and not state_path.exists():
+    if not state_path.exists() and any(not p.name.endswith(".partial") for p in out.iterdir()):
         print(f"reproduce-check: {out} holds files but no reproduce_check.json: not a folder of this kit; "
               "choose another --out", file=sys.stderr)
         return 2
-    if not (out / "manifest.json").exists():
-        runner.Manifest(out).save()  # the runner's own empty manifest: the folder is the runner's from the start
-    state = json.loads(state_path.read_text()).get("claims_state", {}) if state_path.exists() else {}
+    if not state_path.exists():  # the folder is the kit's from the start: a kill before any claim leaves it resumable
+        write_atomic(state_path, json.dumps({"claims_state": {}}, indent=1) + "\n")
+    try:
+        state = json.loads(state_path.read_text()).get("claims_state", {})
+    except (OSError, ValueError, AttributeError) as e:
+        print(f"reproduce-check: {state_path}: damaged ({e}); choose a fresh --out", file=sys.stderr)
+        return 2
     # The claims kept from an earlier run must have run here (the host name and boot id the runner compares).
     origin = runner.job_origin(*provenance.git_state())
     elsewhere = [cid for cid, s in state.items() if "rc" in s and not runner.same_host(s.get("origin") or {}, origin)]
@@ -279,7 +323,14 @@ def main(argv=None):
               f"{runner.host_of(origin)}. A kit folder's claims come from one host: resume it there, or choose a "
               "fresh --out", file=sys.stderr)
         return 2
+    if (out / "manifest.json").exists():
+        print(f"reproduce-check: --out {out} is a kit folder of an earlier layout (its results beside its verdicts, "
+              f"not in {RESULTS_NAME}/): choose a fresh --out", file=sys.stderr)
+        return 2
+    results = out / RESULTS_NAME
     log = out / "reproduce_check.log"
+    for stale in out.glob(".*.partial"):  # the parts of a kit stopped while it wrote
+        stale.unlink()
     budget_left = args.budget
     stopped = False
     for c in selected:
@@ -299,11 +350,15 @@ def main(argv=None):
         print(f"reproduce-check: {cid}: running (estimate {estimate[cid][0]:.0f} s): experiments/run.py "
               f"{' '.join(cmd[2:])}", flush=True)
         t0 = time.monotonic()
-        with log.open("a") as f:
+        # The runner's output goes to a temporary file; the claim's section joins the log whole when it ends.
+        running = out / f".{cid}.log.partial"
+        with running.open("w") as f:
             f.write(f"\n== {cid}: {' '.join(cmd)}\n")
             f.flush()
             rc = subprocess.run(cmd, cwd=ROOT, stdout=f, stderr=subprocess.STDOUT).returncode
         seconds = time.monotonic() - t0
+        write_atomic(log, (log.read_text() if log.exists() else "") + running.read_text())
+        running.unlink()
         state[cid] = {"rc": rc, "seconds": round(seconds, 1), "origin": origin}
         if budget_left is not None:
             budget_left -= seconds
@@ -312,26 +367,45 @@ def main(argv=None):
 
     compared = {}
     if any("rc" in s for s in state.values()):
-        r = subprocess.run([sys.executable, str(HERE / "compare.py"), str(out), str(ref),
+        r = subprocess.run([sys.executable, str(HERE / "compare.py"), str(results), str(ref),
                             "--out", str(out / "compare.md"), "--json", str(out / "compare.json")],
                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if r.returncode == 2:
             print(f"reproduce-check: the comparison failed: {r.stderr.strip()}", file=sys.stderr)
             return 1
         compared = {v["result"]: (v["verdict"], v["detail"]) for v in json.loads((out / "compare.json").read_text())["verdicts"]}
-    ref_files = set(json.loads((ref / "manifest.json").read_text())["files"])
+    ref_folder = ResultFolder(ref)
+    ref_files = set(ref_folder.files)
+    ref_kinds = {f: ref_folder.kind(f) for f in ref_files}
     rows = []
     for c in claims:
         s = state.get(c["id"]) or (None if c in selected else {"not_run": "not asked for (--claims)", "seconds": None})
         v, reason = verdict(c, s, compared, ref_files)
+        host_specific = {f: ref_kinds[f].host_specific for f in c["decided_by"]
+                         if ref_kinds.get(f) is not None and ref_kinds[f].host_specific}
+        if host_specific and v in ("reproduced", "differs", "too noisy to judge"):
+            reason += " [host-specific: " + "; ".join(f"{f}: {note}" for f, note in host_specific.items()) + "]"
         rows.append({"id": c["id"], "study": c["study"], "source": c["source"], "verdict": v, "reason": reason,
-                     "seconds": (s or {}).get("seconds"), "experiments": c["experiments"], "decided_by": c["decided_by"]})
+                     "seconds": (s or {}).get("seconds"), "experiments": c["experiments"], "decided_by": c["decided_by"],
+                     "host_specific": host_specific})
     total = sum(r["seconds"] or 0 for r in rows)
     host = f"{len(devices)} x {devices[0]['gpu_name']}"
     commit, dirty = provenance.git_state()
-    header = [f"GPU: {host}; commit {commit}{' (uncommitted changes)' if dirty else ''}; "
-              f"{datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}",
-              ref_note, f"results: {out}; per-file verdicts: compare.md; the runner's output: reproduce_check.log",
+    source = provenance.source_state()
+    facts = dict(provenance.host_facts(), gpu_uuids=[g.get("gpu_uuid", "unknown") for g in devices],
+                 driver_version=devices[0].get("driver_version", "unknown"),
+                 **{k: source[k] for k in ("source_hash", "source_hash_expected", "source_expected_from",
+                                           "source_mismatches")})
+    lacking = [k for k in provenance.HOST_FIELDS + provenance.GPU_FIELDS if facts.get(k) in (None, "", [], "unknown")
+               and k != "cpu_frequency_policy"]
+    if lacking:  # the record names the host and the sources it measured, or is not written
+        print(f"reproduce-check: the provenance of the record cannot be measured here: {', '.join(lacking)}",
+              file=sys.stderr)
+        return 2
+    header = [f"GPU: {host} ({', '.join(facts['gpu_uuids'])}); host {facts['host_name']} (boot id {facts['boot_id']}, "
+              f"CPU {facts['cpu_model']}); commit {commit}{' (the files differ from it)' if dirty else ''}, sources "
+              f"{source['source_hash'][:12]}; {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}",
+              ref_note, f"results: {results}; per-file verdicts: compare.md; the runner's output: reproduce_check.log",
               f"estimate before the run: {total_estimate:.0f} s"]
     text = report_text(header, rows, total)
     for r in rows:
@@ -339,7 +413,8 @@ def main(argv=None):
         print(f"{r['verdict']:>12}  {r['id']}  [{secs}]  {r['reason']}")
     print(f"total: {total:.0f} s")
     write_atomic(out / "reproduce_check.md", text)
-    write_atomic(state_path, json.dumps({"gpu": host, "commit": commit, "dirty": dirty, "reference": str(ref),
+    write_atomic(state_path, json.dumps({"gpu": host, "commit": commit, "dirty": dirty, "provenance": facts,
+                                         "reference": str(ref),
                                          "reference_note": ref_note, "estimate_s": round(total_estimate),
                                          "total_s": round(total, 1), "claims": rows, "claims_state": state},
                                         indent=1) + "\n")

@@ -3,6 +3,7 @@
 
     python3 experiments/run.py [--out DIR] [--study mwsep] [--only a,b] [--quick] [--build build]
                                [--peer PATH [--peer-lib DIR]]
+    python3 experiments/run.py --list [--study mwsep] [--only a,b] [--quick]
 
 The studies: experiments/studies.json; definitions: experiments/definitions/<study>/<name>.json; how a
 study's runs become commands: experiments/studies/<study>.py (a harness.study.Study); the runner:
@@ -12,6 +13,13 @@ by default, experiments/results/local/<gpu>-<UTC date and time>/ (never into the
 Every file is listed in <out>/manifest.json with its experiment, commits and status; each has a
 <file>.meta.json with provenance. Exit status 1 when a job failed or without a GPU (CPU-only kinds can
 still be run with --only).
+
+Before any job of any study runs, every definition asked for is checked against its kind's declared inputs
+(an unknown, mistyped or missing key is refused with the file and the key), the jobs of every experiment are
+made, and a resumed --out folder is checked whole for every study (a damaged, foreign or newer manifest, a
+file not as the runner left it, a folder of another GPU model, an experiment begun on another host, boot or
+source tree: refused with the file and what to do). --list prints those jobs (their keys, the GPUs they need and their commands) and runs nothing: it needs
+no GPU, no build and no results folder.
 """
 import argparse
 import datetime
@@ -37,35 +45,38 @@ def main():
     p.add_argument("--build", default="build", help="the CMake build folder (default build)")
     p.add_argument("--peer", help="a built binary of the public MilkyWay@Home separation application (docs/peer.md)")
     p.add_argument("--peer-lib", help="folder of the OpenCL loader the peer runs with (default: <peer's folder>/lib)")
+    p.add_argument("--list", action="store_true", help="print every experiment's jobs and their commands; run nothing")
     args = p.parse_args()
     only = [s for s in args.only.split(",") if s]
     redo = [s for s in args.redo.split(",") if s]
-    runner.check_names(args.study or STUDIES, only + redo)  # an unknown name is an error, not a silent no-op
+    studies = args.study or STUDIES
+    runner.check_names(studies, only + redo)  # an unknown name is an error, not a silent no-op
+    options = {"peer": args.peer, "peer_lib": args.peer_lib}
+    if args.list:
+        for study in studies:
+            plan = runner.plan_study(study, args.build, only=only, quick=args.quick, options=options)
+            print("\n".join(runner.describe_plan(plan)))
+        return 0
     devices = provenance.gpus()
     if not devices and not only:
         print("experiments: no NVIDIA GPU on this machine (nvidia-smi finds none). The experiments time GPU kernels "
               "and need one; the committed results in experiments/results/ are what the report is built from.",
               file=sys.stderr)
         return 1
+    # Every study's definitions and jobs are made and checked before any job of any study runs.
+    plans = [runner.plan_study(study, args.build, only=only, quick=args.quick, options=options, devices=devices)
+             for study in studies]
     out = args.out
     if out is None:
         stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M")
         slug = provenance.gpu_slug(devices) if devices else "cpu-only"
         out = provenance.ROOT / "experiments" / "results" / "local" / f"{slug}-{stamp}"
     out = out.resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    if any(out.iterdir()) and not (out / "manifest.json").exists():
-        print(f"experiments: {out} holds files but no manifest.json: not a folder this runner wrote; "
-              "choose another --out", file=sys.stderr)
-        return 1
-    options = {"peer": args.peer, "peer_lib": args.peer_lib}
-    failures = 0
-    for study in args.study or STUDIES:
-        failures += runner.run_study(study, out, args.build, only=only, quick=args.quick, options=options,
-                                     redo=redo)
+    # The folder is checked whole, for every study, before any job runs (runner.prepare_folder).
+    failures = runner.run_plans(plans, out, args.build, redo=redo, devices=devices)
     # An experiment whose every job was skipped (a host without what it needs) recorded nothing: said here, and
     # an error when --only named it, since then the run did not do what it was asked.
-    skipped = [s for study in args.study or STUDIES for s in runner.wholly_skipped(out, study, only)]
+    skipped = [s for study in studies for s in runner.wholly_skipped(out, study, only)]
     for name, why in skipped:
         print(f"experiments: {name}: every job skipped, nothing recorded ({why})", file=sys.stderr)
     print(f"experiments: results in {out}; {failures} job(s) failed"

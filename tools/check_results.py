@@ -6,12 +6,22 @@
 Each folder directly under the root (one host: experiments/results/<gpu>/; `local/` is ignored) must
 have been written by the runner: a manifest.json that lists every file in the folder and nothing that is
 missing, every experiment done or skipped with a reason, a <file>.meta.json with provenance beside each
-result, CSV columns as the study declares for the file's kind (experiments/studies/<study>.py, `KINDS`;
-read through experiments/harness/results.py), numbers where numbers belong, no failed or invalid row (the one
-rule of the results layer), text results that are whole, and every study a declared one
-(experiments/studies.json). Besides the runner's files, a folder may hold the record of the reviewer's kit
+result, and every file as data as the results layer checks it before anything reads it
+(experiments/harness/results.py: the columns its kind declares, numbers (never NaN) where numbers belong,
+finite positive durations and rates, whole lines, no configuration or row twice, the .meta.json naming the
+file's experiment, kind and a commit the manifest lists, a correctness row's pass the one its values give, the
+SHA-256 and row count the manifest recorded), no failed or invalid row (the one rule of the results layer),
+and every study a declared one (experiments/studies.json). Each problem names the file, the line and the
+column. Besides the runner's files, a folder may hold the record of the reviewer's kit
 run on that GPU (experiments/reproduce_check.py): reproduce_check.md with reproduce_check.json beside it,
 whose every claim has a verdict.
+
+The measured provenance (experiments/harness/provenance.py: host name, boot id, CPU model and frequency policy,
+GPU UUIDs, driver, and the hash of the sources measured on the host against the commit's own) is checked where a
+.meta.json carries it: its expected hash must be the hash of its commit's sources (recomputed here from git),
+and a tree it calls clean must have measured exactly those. Files recorded before it was kept are named as
+information, not counted as problems; so are the kit's records (experiments/records/reproduce-check-*) made
+before the kit kept its results folder, and a record that holds one is checked as a results folder.
 """
 import json
 import pathlib
@@ -22,12 +32,12 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 if not __package__:  # run by its path, not with -m: import from the checkout's root
     sys.path[0] = str(pathlib.Path(__file__).resolve().parents[1])
 
-from experiments.harness import registry  # noqa: E402
-from experiments.harness.results import NotAResultFolder, ResultFolder, invalid, read_csv  # noqa: E402
+from experiments.harness import provenance, registry  # noqa: E402
+from experiments.harness.results import NotAResultFolder, ResultFolder, invalid, pass_disagreements  # noqa: E402
 
 # The reviewer's kit's record of one GPU (experiments/reproduce_check.py), kept at a folder's top level.
 KIT_FILES = {"reproduce_check.md", "reproduce_check.json"}
-KIT_VERDICTS = {"reproduced", "differs", "not compared", "not run"}
+KIT_VERDICTS = {"reproduced", "differs", "too noisy to judge", "not compared", "not run"}
 
 COMMON_META = ["experiment", "study", "kind", "git_commit", "git_dirty", "date_utc", "command", "host_cpu", "build"]
 GPU_META = ["gpu_name", "sm_count", "driver_version", "cuda_version"]
@@ -56,6 +66,7 @@ def check_folder(folder):
             if s != "done" and not str(s).startswith("skipped: "):
                 errors.append(f"{folder}: experiment {name}, job {key}: {s}")
     declared = registry.names()
+    lacking, expected_cache = [], {}
     for rel in sorted(listed):
         if not (folder / rel).exists():
             continue
@@ -63,7 +74,41 @@ def check_folder(folder):
             errors.append(f"{folder}/{rel}: study {results.study_of(rel)} is not declared in experiments/studies.json")
             continue
         errors += check_file(results, rel)
+        kind, meta = results.kind(rel), results.meta(rel)
+        if kind is not None and meta:
+            problems, missing = measured_provenance(results, rel, meta, kind, expected_cache)
+            errors += problems
+            if missing:
+                lacking.append((rel, missing))
+    if lacking:
+        fields = sorted({k for _, m in lacking for k in m})
+        INFORMATION.append(f"{folder}: {len(lacking)} of {len(listed)} result files were recorded before the "
+                           f"measured provenance was kept (they lack {', '.join(fields)}); a new recording carries "
+                           "them (the runner refuses to write a .meta.json without them)")
     return errors, len(listed)
+
+
+def measured_provenance(results, rel, meta, kind, expected_cache):
+    """(problems, lacking) of a .meta.json's measured provenance (experiments/harness/provenance.py): the fields
+    it lacks (a file recorded before they were kept: information, not a problem), and, where it has them, whether
+    its source_hash_expected is the hash of its commit's own sources, and whether a tree it calls clean measured
+    exactly those (a problem otherwise: the provenance was not measured from that commit's files)."""
+    needed = list(provenance.HOST_FIELDS) + ([] if kind.host_only else list(provenance.GPU_FIELDS))
+    lacking = [k for k in needed if meta.get(k) in (None, "", [])]
+    problems = []
+    commit, expected = meta.get("git_commit"), meta.get("source_hash_expected")
+    if expected and expected != "unknown" and commit:
+        if commit not in expected_cache:
+            blobs = provenance.commit_blobs(commit)
+            expected_cache[commit] = provenance.tree_hash(blobs) if blobs is not None else None
+        truth = expected_cache[commit]
+        where = results.path / rel
+        if truth is not None and truth != expected:
+            problems.append(f"{where}: its source_hash_expected is not the hash of commit {commit[:12]}'s sources "
+                            "(the provenance names a commit it was not measured against)")
+        elif truth is not None and meta.get("git_dirty") is False and meta.get("source_hash") != truth:
+            problems.append(f"{where}: called clean, but the sources it measured are not commit {commit[:12]}'s")
+    return problems, lacking
 
 
 def check_kit(folder, present):
@@ -79,16 +124,18 @@ def check_kit(folder, present):
 
 
 def check_file(results, rel):
-    errors = []
+    """The file as data (the results layer's check: columns, numbers, whole lines, no duplicates, its
+    .meta.json and the manifest), the provenance keys every result needs, and a GPU result in its GPU's folder."""
+    errors = list(results.problems(rel))
     path = results.path / rel
-    kind_name = results.files[rel]["kind"]
     kind = results.kind(rel)
-    if kind is None:
-        return [f"{path}: the study {results.study_of(rel)} declares no kind '{kind_name}' covering this file"]
     meta_path = path.with_name(path.name.rsplit(".", 1)[0] + ".meta.json")
-    if not meta_path.exists():
-        return [f"{path}: no provenance file {meta_path.name}"]
-    meta = json.loads(meta_path.read_text())
+    if kind is None or not meta_path.exists():
+        return errors
+    try:
+        meta = json.loads(meta_path.read_text())
+    except ValueError:
+        return errors  # reported by the results layer
     needed = COMMON_META + ([] if kind.host_only else GPU_META)
     errors += [f"{meta_path}: missing key '{k}'" for k in needed if meta.get(k) in (None, "")]
     # A GPU result belongs in the folder named after its GPU (experiments/harness/provenance.py, gpu_slug): a
@@ -99,38 +146,29 @@ def check_file(results, rel):
         slug = re.sub(r"[^a-z0-9]+", "-", str(meta["gpu_name"]).lower()).strip("-")
         if folder != slug and not re.fullmatch(re.escape(slug) + r"-x\d+", folder):
             errors.append(f"{meta_path}: recorded on {meta['gpu_name']}, which is not this folder's GPU ({folder})")
-    if kind.suffix != ".csv":
-        text = path.read_text(errors="replace")
-        if not text.strip() or (kind.marker and not re.search(kind.marker, text, re.M)):
-            errors.append(f"{path}: incomplete {kind_name} output (no match for {kind.marker!r})")
-        if kind.suffix == ".json":
-            try:
-                json.loads(text)
-            except ValueError as e:
-                errors.append(f"{path}: not JSON: {e}")
-        return errors
-    rows = read_csv(path)
-    if not rows:
-        return errors + [f"{path}: no rows"]
-    columns = list(kind.columns)
-    if kind_name == "ncu_metrics":
-        definition = json.loads((ROOT / "experiments" / "definitions" / meta["study"] / f"{meta['experiment']}.json").read_text())
-        columns += list(definition["metrics"])
-    missing = [c for c in columns if c not in rows[0]]
-    if missing:
-        return errors + [f"{path}: missing columns {missing}"]
-    for i, row in enumerate(rows, start=2):
-        for c in rows[0]:
-            if c in kind.numeric and row[c] != "":
-                try:
-                    float(row[c])
-                except ValueError:
-                    errors.append(f"{path}:{i}: column {c} is not a number: {row[c]!r}")
-        if invalid(row):
-            errors.append(f"{path}:{i}: a failed or invalid row")
-        if "cache" in row and row["cache"] not in ("cold", "warm"):
-            errors.append(f"{path}:{i}: column cache is {row['cache']!r}, expected cold or warm")
+    if kind.suffix == ".csv" and not results.problems(rel):
+        rows = results.rows(rel, invalid_rows="keep", incomplete="read")
+        errors += [f"{path}:{i}: a failed or invalid row" for i, row in enumerate(rows, start=2) if invalid(row)]
+        errors += pass_disagreements(path, kind, rows)
     return errors
+
+
+def check_records(records):
+    """The kit's records under @p records: a record made since the kit keeps its results folder holds it, and it is
+    checked as a results folder; the earlier ones are named (information)."""
+    errors = []
+    for record in sorted(p for p in records.glob("reproduce-check-*") if p.is_dir()):
+        if (record / "results" / "manifest.json").exists():
+            e, _ = check_folder(record / "results")
+            errors += e
+        else:
+            INFORMATION.append(f"{record}: a kit record made before the kit kept its results folder (its verdicts, "
+                               "the comparison and the manifest only)")
+    return errors
+
+
+# What the check says without counting it as a problem (files recorded before a field was kept, say).
+INFORMATION = []
 
 
 def main():
@@ -143,6 +181,10 @@ def main():
         e, n = check_folder(folder)
         errors += e
         count += n
+    if root.resolve() == (ROOT / "experiments" / "results").resolve():
+        errors += check_records(ROOT / "experiments" / "records")
+    for line in INFORMATION:
+        print("results check: information:", line)
     for e in errors:
         print("results check:", e)
     print(f"results check: {len(folders)} folders, {count} result files, {len(errors)} problems")

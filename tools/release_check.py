@@ -15,11 +15,16 @@ unless experiments/records/code-changes-since-recording.json declares it: for th
 at exactly the blob HEAD has, with why no recorded number depends on it and, where the reason rests on a fact
 of the tree, a premise this tool checks (PREMISES). A declared file changed again is undeclared.
 The report's provenance tables name the declared changes (changes_since, describe_changes).
+
+A release is also a tag: HEAD must carry an annotated or lightweight tag `v<version>` whose version is
+CITATION.cff's `version` (tag_findings), and every tag the README names (`v1.0-ae`, say, in backticks) must
+exist in the repository, so that no text claims a release that was not made. docs/release.md gives the steps.
 """
 import argparse
 import collections
 import json
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -31,8 +36,9 @@ from experiments.harness.results import NotAResultFolder, ResultFolder  # noqa: 
 from experiments.harness.runner import load_definitions  # noqa: E402
 RESULTS = ROOT / "experiments" / "results"
 # Paths whose changes cannot change a recorded number.
+# experiments/reruns/ is gone (it was stale evidence); its removal since the recording commit changes no number.
 PASSIVE = ("experiments/results/", "experiments/records/", "experiments/reruns/", "paper/", "docs/", "README.md",
-           "CITATION.cff", "LICENSE", "DATA-TERMS.md", "tools/kit_summary.py", "tools/release_check.py",
+           "CITATION.cff", "LICENSE", "LICENSES/", "DATA-TERMS.md", ".gitignore", "tools/kit_summary.py", "tools/release_check.py",
            "tools/check_pdf.py", "tools/check_report.py", "tools/check_results.py", "figures/", "tests/",
            "experiments/harness/tests/",
            # What checks or shows the documentation, the report and `make run`'s result, and times a first run:
@@ -168,6 +174,44 @@ def recorded_seconds(experiments):
     return sum(best.values()), sorted(set(experiments) - set(best))
 
 
+README = ROOT / "README.md"
+CITATION = ROOT / "CITATION.cff"
+# A release tag as the README would name it: `v` and a version, in backticks.
+TAG_MENTION = re.compile(r"`(v\d+(?:\.\d+)*(?:-[A-Za-z0-9.]+)?)`")
+
+
+def citation_version(path=None):
+    """The `version` CITATION.cff states (its top-level key), or None."""
+    try:
+        text = pathlib.Path(path or CITATION).read_text()
+    except OSError:
+        return None
+    m = re.search(r'^version:\s*"?([^"\n]+?)"?\s*$', text, re.M)
+    return m.group(1) if m else None
+
+
+def tag_findings(readme=None, citation=None):
+    """Why the release tags do not hold (empty when they do): HEAD without a tag v*, a tag on HEAD whose version
+    is not CITATION.cff's, a tag the README names that the repository lacks."""
+    out = []
+    existing = set(git("tag", "-l").split())
+    on_head = [t for t in git("tag", "--points-at", "HEAD").split() if t.startswith("v")]
+    version = citation_version(citation)
+    if not on_head:
+        out.append("HEAD has no release tag (v<version>): tag the commit once everything else here holds "
+                   "(docs/release.md)")
+    elif version is not None and f"v{version}" not in on_head:
+        out.append(f"HEAD's release tag {', '.join(on_head)} is not CITATION.cff's version {version} (v{version})")
+    try:
+        text = pathlib.Path(readme or README).read_text()
+    except OSError:
+        text = ""
+    for tag in sorted(set(TAG_MENTION.findall(text))):
+        if tag not in existing:
+            out.append(f"the README names the tag {tag}, which this repository does not have")
+    return out
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--todo", action="store_true", help="list, per folder, the experiments recorded at another commit")
@@ -216,8 +260,16 @@ def main(argv=None):
         print(f"  since {main_commit[:7]}, only results, records, the report, documentation and tests changed")
     tags = git("tag", "--points-at", "HEAD").split()
     print(f"  tags on HEAD: {', '.join(tags) if tags else 'none'}")
-    print("release check: " + ("releasable" if ok else "not releasable as one recording"))
-    return 0 if ok else 1
+    findings = tag_findings()
+    for f in findings:
+        print(f"  release tag: {f}")
+    if not ok:
+        print("release check: not releasable as one recording")
+    elif findings:
+        print("release check: not released (the recording is releasable; the tag is not as it should be)")
+    else:
+        print("release check: releasable")
+    return 0 if ok and not findings else 1
 
 
 if __name__ == "__main__":

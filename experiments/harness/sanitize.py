@@ -25,7 +25,7 @@ def kind_sanitizer_tests(study, d):
                 cmd = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "9", str(binary),
                        f"--gtest_filter={run['filter']}"]
                 try:
-                    r = subprocess.run(cmd, text=True, capture_output=True, timeout=run.get("timeout_s", 300))
+                    r = subprocess.run(cmd, text=True, capture_output=True, timeout=run["timeout_s"])
                     out, rc = r.stdout + "\n" + r.stderr, r.returncode
                 except subprocess.TimeoutExpired as e:
                     out, rc = f"{e.stdout or ''}\n{e.stderr or ''}\n(timed out after {e.timeout} s)", -1

@@ -8,17 +8,23 @@ A study's module declares `class Study(harness.study.Study)` with
   PROGRAM     the program of the build its jobs run (the study's `program` in experiments/studies.json)
   GPU_TESTS   (build-relative path of its GoogleTest GPU program, the environment variable naming the folder
               it writes gpu_correctness.csv into), for the shared `correctness` kind
-  TIMING_COMMANDS  the program's subcommands that time through the harness's measurement engine: each prints
-              its criterion with `--print-criterion`, and that printed criterion is what the results record
-and one method `kind_<name>(self, definition)` per own kind, yielding runner.Job objects.
+and one method `kind_<name>(self, definition)` per own kind, yielding runner.Job objects. Each Kind declares the
+keys a definition of it may give (`run_keys`, `definition_keys`: experiments/harness/kinds.py, Input); the runner
+checks a definition against them and fills in the defaults before the method sees it, so a method reads
+`run["key"]`. What a timed result records as its stop criterion is what each job's command prints with
+`--print-criterion` (criterion_description): no list of timing commands is kept here. The method builds its
+jobs with the helpers here: `csv_job` (run the program with `--csv`, keep its
+rows; the one rule for a job without rows, or with rows its program marked invalid), `sweep` (a run's `sweep`
+as one dict per combination) and `flags` (options as command-line flags).
 
 Shared kinds:
   correctness      the study's GPU test program, its comparisons kept: gpu_correctness.csv and its log
   sanitizer_tests  compute-sanitizer over the GPU tests: <name>_<tool>.log
   gtest            any GoogleTest program of the build, run whole: <name>.log
 
-A timing run may name `cache`: "warm", "cold" or ["warm", "cold"] (cache_states below): one job per state, a
-cold one with `--cold`; the rows carry the state in their `cache` column, which every timed kind keys on.
+A timing run may name `cache`: "warm", "cold" or ["warm", "cold"] (cache_states below; a kind declares it with
+CACHE_INPUT): one job per state, a cold one with `--cold`; the rows carry the state in their `cache` column,
+which every timed kind keys on.
 """
 import json
 import os
@@ -28,21 +34,29 @@ import shlex
 import subprocess
 
 from . import gpu_tests, sanitize
-from .kinds import GTEST_PASSED, SANITIZER_CLEAN, Compare, Kind, text_kind
+from .kinds import GTEST_PASSED, SANITIZER_CLEAN, Compare, Input, Kind, text_kind
 from .provenance import ROOT
 from .runner import Job, JobFailed
 
 SHARED_KINDS = {
-    "sanitizer_tests": text_kind(SANITIZER_CLEAN),
-    "gtest": text_kind(GTEST_PASSED),
+    # A GoogleTest program of the build under compute-sanitizer, one job per tool, on the tests `filter` selects.
+    "sanitizer_tests": text_kind(SANITIZER_CLEAN, run_keys={
+        "binary": Input("str"), "filter": Input("str"),
+        "tools": Input("list[str]", choices=("memcheck", "racecheck", "synccheck", "initcheck")),
+        "timeout_s": Input("number", 300)}),
+    # A GoogleTest program of the build run whole.
+    "gtest": text_kind(GTEST_PASSED, run_keys={"binary": Input("str"), "needs_gpus": Input("int", 1)}),
 }
+# The `cache` run key of a timed kind (cache_states).
+CACHE_INPUT = Input("str|list[str]", ["warm"])
 
 
-def correctness_kind(columns, key, value, numeric=()):
+def correctness_kind(columns, key, value, checks, numeric=()):
     """The `correctness` kind of a study whose GPU tests write gpu_correctness.csv with @p columns (one row per
-    comparison, ending in `pass`), and its log."""
-    return Kind(columns=columns, key=key, value=value, numeric=numeric, compare=Compare("correctness"),
-                tables={r"\.log$": text_kind(GTEST_PASSED)})
+    comparison, ending in `pass`), and its log. @p checks: how a row passes, from its values (Compare.checks).
+    Its definition gives no run key: one job, the whole program."""
+    return Kind(columns=columns, key=key, value=value, numeric=numeric, compare=Compare("correctness", checks=checks),
+                tables={r"\.log$": text_kind(GTEST_PASSED)}, run_keys={})
 
 
 class Study:
@@ -74,47 +88,96 @@ class Study:
     def sm_count(self):
         """The SM count of the first GPU, as the program reports it (None without a GPU)."""
         if self._sm_count is None:
-            r = subprocess.run([self.program, *self.SM_COUNT_ARGS], text=True, capture_output=True)
+            try:
+                r = subprocess.run([self.program, *self.SM_COUNT_ARGS], text=True, capture_output=True)
+            except OSError:  # a program that cannot be run says no SM count
+                return None
             m = re.search(r"^GPU: .* \((\d+) SMs\)", r.stdout + "\n" + r.stderr, re.M)
             self._sm_count = int(m.group(1)) if m else None
         return self._sm_count
 
-    TIMING_COMMANDS = ()
+    # How long a command may take to answer --print-criterion; a command that ignores the flag would run whole.
+    CRITERION_TIMEOUT_S = 10
 
-    def _printed_criterion(self, words):
-        """The criterion the program prints for its command line @p words (without the program), as a dict; the
-        program reads no file and touches no GPU for it."""
-        r = self._run([self.program, *words, "--print-criterion"])
-        try:
-            return json.loads(r.stdout)
-        except ValueError:
-            return {"command": f"{self.PROGRAM} {' '.join(words)}",
-                    "not_printed": (r.stderr.strip() or r.stdout.strip())[-300:] or f"exit {r.returncode}"}
-
-    def criterion_description(self, commands=None):
-        """What the program says its measurement criterion is, never a description typed here.
-        With @p commands (the display commands of an experiment's jobs): each one of a timing command run again
-        with `--print-criterion`, the distinct criteria listed once. Without: the defaults of every timing
-        command. A program that is not built says so instead."""
-        if not self.TIMING_COMMANDS:
-            return {}
-        if not pathlib.Path(self.program).exists():
-            return {"not_printed": f"{self.program} is not built"}
-        if commands is None:
-            return {f"{self.PROGRAM} {c}": self._printed_criterion([c]) for c in self.TIMING_COMMANDS}
-        criteria = []
-        for command in commands:
+    def printed_criterion(self, argv):
+        """What the command @p argv (program and arguments, without its output file) prints with
+        `--print-criterion`, as a dict: the stop criterion its measurement engine would apply. None when the
+        command is no timing command: it refuses the flag (a non-zero exit), answers with something that is not
+        a JSON object ("not a timing command"), cannot start, or does not answer within CRITERION_TIMEOUT_S (a
+        command that ignored the flag and began its work, which is then stopped). The program reads no input
+        and touches no GPU to answer."""
+        key = tuple(argv)
+        cache = self.__dict__.setdefault("_criteria", {})
+        if key not in cache:
             try:
-                words = shlex.split(command)
-            except ValueError:
-                continue
-            if len(words) < 2 or pathlib.Path(words[0]).name != self.PROGRAM or words[1] not in self.TIMING_COMMANDS:
-                continue
-            c = self._printed_criterion(words[1:])
-            if c not in criteria:
+                r = subprocess.run([*argv, "--print-criterion"], text=True, capture_output=True,
+                                   stdin=subprocess.DEVNULL, timeout=self.CRITERION_TIMEOUT_S)
+                answer = json.loads(r.stdout) if r.returncode == 0 else None
+            except (OSError, ValueError, subprocess.TimeoutExpired):
+                answer = None
+            cache[key] = answer if isinstance(answer, dict) else None
+        return cache[key]
+
+    def criterion_description(self, jobs=()):
+        """The stop criteria the commands of @p jobs print (printed_criterion), each distinct one once: what the
+        program says its measurement rule is, never a description typed here. Empty when no job's command is a
+        timing command."""
+        criteria = []
+        for job in jobs:
+            c = self.printed_criterion(job.argv) if getattr(job, "argv", None) else None
+            if c is not None and c not in criteria:
                 criteria.append(c)
         return {"source": "printed by the program (--print-criterion) for each job's command", "criteria": criteria} \
             if criteria else {}
+
+    # ---- helpers of the kinds' methods --------------------------------------------------------------------
+    def run_csv(self, tmp, name, args, after=(), env=None, invalid="a checked result was wrong (rows marked invalid)"):
+        """Runs the program with @p args, then @p after and `--csv <tmp>/<name>.csv`, and keeps its rows. The one
+        rule of every such job: no file, or a file without a row, is an error (nothing kept); a non-zero exit
+        with rows is a failed verification whose rows are kept (the program marked them invalid: @p invalid says
+        what failed); an exit 0 with rows is done. A program that appends to an existing --csv may be run
+        several times into one part."""
+        part = tmp / f"{name}.csv"
+        r = self._run([self.program, *args, *after, "--csv", part], env=env)
+        print(r.stdout, end="", flush=True)
+        lines = part.read_text().splitlines() if part.exists() else []
+        if len(lines) < 2:
+            raise RuntimeError(f"{self.PROGRAM} {args[0]} made no rows (exit {r.returncode}): {r.stderr.strip()[-400:]}")
+        if r.returncode != 0:
+            e = JobFailed(f"{invalid}: {self.PROGRAM} {args[0]} exit {r.returncode}: {r.stderr.strip()[-300:]}")
+            e.outputs = {part.name: part}
+            raise e
+        return {part.name: part}
+
+    def csv_job(self, d, key, args, after=(), needs_gpus=1, shown=None, env=None, invalid=None):
+        """A Job that runs the program once through run_csv for definition @p d: @p args are shown as its command
+        (or @p shown) and are the command the runner asks for its stop criterion; @p after goes between them and
+        the output file (the experiment's name, where the program is not shown it)."""
+        kw = {"invalid": invalid} if invalid else {}
+        return Job(key, lambda tmp: self.run_csv(tmp, d["name"], args, after, env, **kw),
+                   [shown or f"{self.PROGRAM} " + " ".join(map(str, args))], needs_gpus=needs_gpus,
+                   argv=[self.program, *args])
+
+    @staticmethod
+    def sweep(run):
+        """A run's `sweep` ({key: [values]}) as one dict per combination, in the order given ([{}] without one)."""
+        out = [{}]
+        for key, values in run.get("sweep", {}).items():
+            out = [dict(s, **{key: v}) for s in out for v in values]
+        return out
+
+    @staticmethod
+    def flags(options):
+        """{key: value} as command-line flags in key order: `--key value` (`_` spelt `-`); a list is given
+        comma-separated; True is the bare flag, False nothing."""
+        out = []
+        for key, value in sorted(options.items()):
+            flag = "--" + key.replace("_", "-")
+            if isinstance(value, bool):
+                out += [flag] if value else []
+            else:
+                out += [flag, ",".join(map(str, value)) if isinstance(value, list) else str(value)]
+        return out
 
     @staticmethod
     def _run(cmd, env=None, log=None):
@@ -152,7 +215,7 @@ class Study:
                 return {log.name: log}
             skip = None if binary.exists() else f"this build has no {run['binary']}"
             yield Job(run["binary"], job, [str(binary.relative_to(self.build.parent) if binary.is_absolute() else binary)],
-                      needs_gpus=run.get("needs_gpus", 1), skip=skip)
+                      needs_gpus=run["needs_gpus"], skip=skip)
 
 
 CACHE_STATES = ("warm", "cold")
@@ -161,7 +224,7 @@ CACHE_STATES = ("warm", "cold")
 def cache_states(run):
     """[(state, flags)] for a run's `cache`: "warm" (the default), "cold" or a list of both; a cold state adds
     `--cold` (the L2 flushed before every sample) to the timing command. Anything else is an error naming the key."""
-    states = run.get("cache", ["warm"])
+    states = run.get("cache", ["warm"])  # a kind's CACHE_INPUT
     states = [states] if isinstance(states, str) else states
     if not isinstance(states, list) or not states or any(s not in CACHE_STATES for s in states) \
             or len(set(states)) != len(states):

@@ -19,15 +19,15 @@ import statistics
 import struct
 
 from experiments.harness import study
-from experiments.harness.kinds import CACHE_KEY, TIMING, Compare, Kind
-from experiments.harness.runner import Job, JobFailed
-from experiments.harness.study import correctness_kind
+from experiments.harness.kinds import CACHE_KEY, TIMING, Compare, Input, Kind
+from experiments.harness.runner import Job
+from experiments.harness.study import CACHE_INPUT, correctness_kind
 
 NUMERIC = {"seconds", "pairs", "pairs_per_second", "max_rel_err", "rel_l2_err", "max_abs_err", "kernel_ms",
            "tolerance", "noise_pct", "samples", "operations", "ms", "ops_per_second", "sm_count", "registers",
            "local_bytes", "occupancy_pct"}
-# Every kind this study writes (experiments/harness/kinds.py). GPU timings: within 2 % or 3 x the larger
-# relative spread; CPU loops within 10 %; rates within 5 %; the kernels' resources exact.
+# Every kind this study writes (experiments/harness/kinds.py). GPU timings: within 2 % or the interval of the two
+# medians where wider (too noisy to judge above 10 %); CPU loops within 10 %; rates within 5 %; the kernels' resources exact.
 # kind `reconstruct`: the whole reconstruction at one size (`kirk_hwu reconstruct`), one job per run: rows per
 # method (<name>.csv), one row per conjugate-gradient iteration (<name>_history.csv) and, for runs with
 # "images", the central xy slice of the phantom, the gridding image and the iterative image
@@ -46,18 +46,26 @@ TUNING_REFERENCE = pathlib.Path(__file__).resolve().parents[1] / "results" / "nv
 KINDS = {
     "cpu": Kind(["experiment", "problem", "precision", "size", "repeat", "seconds", "pairs", "pairs_per_second",
                  "max_rel_err", "rel_l2_err"], key=["problem", "precision", "size"], value="seconds", numeric=NUMERIC,
-                host_only=True, compare=Compare("median", 0.10)),
+                host_only=True, compare=Compare("median", 0.10),
+                run_keys={"problems": Input("list[str]"), "precisions": Input("list[str]"), "size": Input("str"),
+                          "repeats": Input("int", 2)}),
     "bench": Kind(["experiment", "problem", "variant", "step", "size", "threads_per_block", "chunk", "sample", "kernel_ms",
                    "pairs", "pairs_per_second", "valid", "max_abs_err", "max_rel_err", "rel_l2_err", "tolerance", *TIMING],
                   key=["problem", "variant", "step", "size", "threads_per_block", "chunk", *CACHE_KEY], value="kernel_ms",
-                  numeric=NUMERIC, compare=Compare("median", 0.02, noise="noise_pct")),
+                  numeric=NUMERIC, compare=Compare("median", 0.02, noise="noise_pct"),
+                  run_keys={"variants": Input("list[str]"), "size": Input("str"), "min_samples": Input("int", 3),
+                            "max_samples": Input("int", 10), "time_limit": Input("number", 1.0),
+                            "sweep": Input("dict[list]", {}), "cache": CACHE_INPUT}),
     "rates": Kind(["experiment", "operation", "sample", "operations", "ms", "ops_per_second", "sm_count", "sm_clock_mhz",
                    "throttled"], key=["operation", "sm_count"], value="ops_per_second", numeric=NUMERIC,
-                  compare=Compare("median", 0.05)),
+                  compare=Compare("median", 0.05), run_keys={"repeats": Input("int", 5)}),
     "resources": Kind(["variant", "problem", "step", "tolerance", "registers", "local_bytes", "threads_per_block",
-                       "occupancy_pct"], key=["variant", "problem"], numeric=NUMERIC, compare=Compare("exact")),
+                       "occupancy_pct"], key=["variant", "problem"], numeric=NUMERIC, compare=Compare("exact"),
+                      run_keys={}),
     "correctness": correctness_kind(["variant", "setting", "max_abs_err", "max_rel_err", "rel_l2_err", "tolerance", "pass"],
-                                    key=["variant", "setting"], value="max_rel_err", numeric=NUMERIC),
+                                    key=["variant", "setting"], value="max_rel_err", numeric=NUMERIC,
+                                    # tests/kirk_hwu/test_gpu_variants.cpp's rule
+                                    checks=(("max_rel_err", "<=", "tolerance"), ("rel_l2_err", "<=", "tolerance"))),
     # The reconstruction: whole runs on one GPU within 10 %; each iteration's relative residual within 5 %
     # (single-precision Q and F^H d steps may round differently on another GPU); the images are not compared
     # (their errors against the phantom are in the rows).
@@ -69,63 +77,54 @@ KINDS = {
                                                         compare=Compare("median", 0.05)),
                                 r"_images_.*\.json$": Kind(suffix=".json", marker=r'"phantom"',
                                                            compare=Compare("json_arrays", 0.01,
-                                                                           values=("phantom", "gridding", "iterative")))}),
+                                                                           values=("phantom", "gridding", "iterative")))},
+                        # A GPU run names its Q and F^H d variants; `tuned` takes the launch configuration of the
+                        # tuning sweep (TUNING_REFERENCE); `images` keeps the central slice of each image.
+                        run_keys={"label": Input("str"), "device": Input("str", "gpu", choices=("gpu", "cpu")),
+                                  "size": Input("str", "full"), "lambda": Input("number", 0.01),
+                                  "iterations": Input("int", 30), "method": Input("str", "both"),
+                                  "q_variant": Input("str", None), "fhd_variant": Input("str", None),
+                                  "tuned": Input("bool", False), "images": Input("bool", False)}),
 }
 
 
 class Study(study.Study):
     KINDS = KINDS
     PROGRAM = "kirk_hwu"
-    TIMING_COMMANDS = ('bench', 'rates')  # each prints its criterion (--print-criterion): the results record that
     GPU_TESTS = ("tests/kirk_hwu/kirk_hwu_gpu_tests", "KIRK_HWU_GPU_RESULTS")
 
-    def _rows_job(self, name, key, args, needs_gpus, invalid_message):
-        def run(tmp):
-            part = tmp / f"{name}.csv"
-            r = self._run([self.program] + args + ["--csv", str(part)])
-            print(r.stdout, end="", flush=True)
-            if not part.exists() or len(part.read_text().splitlines()) < 2:
-                raise RuntimeError(f"kirk_hwu {args[0]} made no rows: {r.stderr.strip()[-400:]}")
-            if r.returncode != 0:
-                e = JobFailed(invalid_message + f": {r.stderr.strip()[-300:]}")
-                e.outputs = {part.name: part}
-                raise e
-            return {part.name: part}
-        return Job(key, run, ["kirk_hwu " + " ".join(args)], needs_gpus=needs_gpus)
+    def _job(self, d, key, args, needs_gpus, invalid):
+        """A `kirk_hwu` command that writes rows (csv_job); its arguments name the experiment."""
+        return self.csv_job(d, key, args, needs_gpus=needs_gpus, invalid=invalid)
 
     def kind_cpu(self, d):
         for run in d["runs"]:
             for problem in run["problems"]:
                 for precision in run["precisions"]:
                     args = ["cpu", "--experiment", d["name"], "--problem", problem, "--precision", precision,
-                            "--size", run["size"], "--repeats", str(1 if self.quick else run.get("repeats", 2))]
-                    yield self._rows_job(d["name"], f"{problem}|{precision}|{run['size']}", args, 0,
-                                         "the CPU loop failed")
+                            "--size", run["size"], "--repeats", str(1 if self.quick else run["repeats"])]
+                    yield self._job(d, f"{problem}|{precision}|{run['size']}", args, 0, "the CPU loop failed")
 
     def kind_bench(self, d):
         for run in d["runs"]:
-            sweeps = [{}]
-            for key, values in run.get("sweep", {}).items():
-                sweeps = [dict(s, **{key: v}) for s in sweeps for v in values]
-            for sweep in sweeps:
+            for sweep in self.sweep(run):
                 args = ["bench", "--experiment", d["name"], "--variants", ",".join(run["variants"]),
-                        "--size", run["size"], "--min-samples", str(run.get("min_samples", 3)),
-                        "--max-samples", str(run.get("max_samples", 10)), "--time-limit", str(run.get("time_limit", 1.0))]
-                for k, v in sorted(sweep.items()):
-                    args += ["--" + k.replace("_", "-"), str(v)]
+                        "--size", run["size"], "--min-samples", str(run["min_samples"]),
+                        "--max-samples", str(run["max_samples"]), "--time-limit", str(run["time_limit"]),
+                        *self.flags(sweep)]
                 for state, flags in study.cache_states(run):
                     key = f"{','.join(run['variants'])}|{run['size']}|{sweep}" + study.cache_suffix(state)
-                    yield self._rows_job(d["name"], key, args + flags, 1,
-                                         "a variant disagreed with the FP64 reference (rows marked invalid)")
+                    yield self._job(d, key, args + flags, 1,
+                                    "a variant disagreed with the FP64 reference (rows marked invalid)")
 
     def kind_rates(self, d):
         run = d["runs"][0]
-        args = ["rates", "--experiment", d["name"], "--min-samples", str(run.get("repeats", 5))]
-        yield self._rows_job(d["name"], "rates", args, 1, "the rate microbenchmark failed")
+        args = ["rates", "--experiment", d["name"], "--min-samples", str(run["repeats"])]
+        yield self._job(d, "rates", args, 1, "the rate microbenchmark failed")
 
     def kind_resources(self, d):
         args = ["variants", "--experiment", d["name"]]
-        yield self._rows_job(d["name"], "variants", args, 1, "listing the kernels' resources failed")
+        yield self._job(d, "variants", args, 1, "listing the kernels' resources failed")
 
     def tuned_configuration(self):
         """(Q threads, Q chunk, F^H d threads, F^H d chunk): the best of the committed tuning sweep."""
@@ -147,13 +146,15 @@ class Study(study.Study):
     def kind_reconstruct(self, d):
         name = d["name"]
         for run in d["runs"]:
-            label, device = run["label"], run.get("device", "gpu")
-            args = ["reconstruct", "--experiment", name, "--device", device, "--size", run.get("size", "full"),
-                    "--lambda", str(run.get("lambda", 0.01)), "--iterations", str(run.get("iterations", 30)),
-                    "--tolerance", "0", "--method", run.get("method", "both"), "--label", label]
+            label, device = run["label"], run["device"]
+            args = ["reconstruct", "--experiment", name, "--device", device, "--size", run["size"],
+                    "--lambda", str(run["lambda"]), "--iterations", str(run["iterations"]),
+                    "--tolerance", "0", "--method", run["method"], "--label", label]
             if device == "gpu":
+                if not run["q_variant"] or not run["fhd_variant"]:
+                    raise ValueError(f"run {label}: a GPU reconstruction names q_variant and fhd_variant")
                 args += ["--q-variant", run["q_variant"], "--fhd-variant", run["fhd_variant"]]
-            if run.get("tuned"):
+            if run["tuned"]:
                 q_tpb, q_chunk, f_tpb, f_chunk = self.tuned_configuration()
                 args += ["--q-threads-per-block", str(q_tpb), "--q-chunk", str(q_chunk),
                          "--fhd-threads-per-block", str(f_tpb), "--fhd-chunk", str(f_chunk)]
@@ -168,7 +169,7 @@ class Study(study.Study):
                 out = {part.name: part}
                 if history.exists() and len(history.read_text().splitlines()) > 1:  # a gridding-only run has no iterations
                     out[history.name] = history
-                if run.get("images"):
+                if run["images"]:
                     images = {}
                     for image in ("phantom", "gridding", "iterative"):
                         path = tmp / f"{label}_{image}.npy"

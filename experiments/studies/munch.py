@@ -21,13 +21,13 @@ thesis's tables (a signal at least as long as the filter) whose work (signal x f
 `max_work`: the largest cells of its tables are hours of CPU time, and the budget of the whole run is
 minutes.
 """
-import os
 import subprocess
 
 from experiments.harness import study
-from experiments.harness.kinds import CACHE_KEY, GTEST_PASSED, TIMING, Compare, Kind, text_kind
+from experiments.harness.kinds import CACHE_KEY, GTEST_PASSED, TIMING, Compare, Input, Kind, text_kind
 from experiments.harness.provenance import ROOT
 from experiments.harness.runner import Job, JobFailed
+from experiments.harness.study import CACHE_INPUT
 
 NUMERIC = {"signal", "filter", "kernel_ms", "total_ms", "max_abs_err", "tolerance", "gflops", "gbps", "noise_pct", "samples", "ms",
            "threads", "blocks", "threads_per_block", "launches", "us_per_launch", "ms_per_evaluation", "bytes", "gb_per_s", "value",
@@ -37,40 +37,55 @@ _MATMUL = ["experiment", "implementation", "threads", "n", "timing", "repeat", "
 _LAUNCH = ["experiment", "mode", "grid", "block", "blocks", "threads_per_block", "launches", "module_loading", "repeat",
            "us_per_launch", "noise_pct", "samples", "stop_reason"]
 _LAUNCH_KEY = ["mode", "grid", "block", "launches", "module_loading"]
-# Every kind this study writes (experiments/harness/kinds.py). GPU kernel timings: within 2 % or 3 x the
-# larger relative spread of the two recordings; CPU timings and the limits (launches, copies, peaks) within
-# 10 % or 3 x the spread; the IEEE comparison counts exact.
+# Every kind this study writes (experiments/harness/kinds.py). GPU kernel timings: within 2 % or the interval of
+# the two medians where wider; CPU timings and the limits (launches, copies, peaks) within 10 % or that interval
+# (too noisy to judge above 10 %); the IEEE comparison counts exact. Each kind's inputs: the keys a definition's run may
+# give (harness.kinds.Input).
+_CELLS = {"computation": Input("str"), "signals": Input("list[int]"), "filters": Input("list[int]"),
+          "max_work": Input("number", None), "time_limit": Input("number", 1.0)}
+_MATMUL_RUN = {"implementations": Input("list[str]"), "sizes": Input("list[int]"), "repeats": Input("int", 3),
+               "max_samples": Input("int", 20), "time_limit": Input("number", 1.0), "timings": Input("list[str]", None)}
 KINDS = {
     "bench": Kind(["experiment", "computation", "variant", "signal", "filter", "repeat", "kernel_ms", "total_ms", "valid",
                    "max_abs_err", "tolerance", "checked", "gflops", "gbps", *TIMING],
                   key=["computation", "variant", "signal", "filter", *CACHE_KEY], value="kernel_ms", numeric=NUMERIC,
-                  compare=Compare("median", 0.02, noise="noise_pct")),
+                  compare=Compare("median", 0.02, noise="noise_pct"),
+                  run_keys=dict(_CELLS, variants=Input("list[str]"), repeats=Input("int", 3),
+                                max_samples=Input("int", 20), with_overhead=Input("bool", False), cache=CACHE_INPUT)),
     "bench_cpu": Kind(["experiment", "computation", "implementation", "threads", "signal", "filter", "repeat", "ms", "valid",
                        "checked", "noise_pct", "samples", "stop_reason"],
                       key=["computation", "implementation", "threads", "signal", "filter"], value="ms", numeric=NUMERIC,
-                      host_only=True, compare=Compare("median", 0.10, noise="noise_pct")),
+                      host_only=True, compare=Compare("median", 0.10, noise="noise_pct"),
+                      run_keys=dict(_CELLS, implementations=Input("list[str]"), repeats=Input("int", 3))),
     "launch": Kind(_LAUNCH, key=_LAUNCH_KEY, value="us_per_launch", numeric=NUMERIC,
-                   compare=Compare("median", 0.10, noise="noise_pct")),
+                   compare=Compare("median", 0.10, noise="noise_pct"),
+                   run_keys={"launches": Input("int", 1000), "repeats": Input("int", 5)}),
     "launch_first": Kind(_LAUNCH, key=_LAUNCH_KEY, value="us_per_launch", numeric=NUMERIC,
-                         compare=Compare("median", 0.10, noise="noise_pct")),
+                         compare=Compare("median", 0.10, noise="noise_pct"),
+                         run_keys={"module_loading": Input("list[str]"), "processes": Input("int", 5)}),
     "pattern": Kind(["experiment", "mode", "launches", "repeat", "ms_per_evaluation", "us_per_launch", "noise_pct", "samples",
                      "stop_reason"], key=["mode", "launches"], value="ms_per_evaluation", numeric=NUMERIC,
-                    compare=Compare("median", 0.10, noise="noise_pct")),
+                    compare=Compare("median", 0.10, noise="noise_pct"),
+                    run_keys={"launches_per_evaluation": Input("int"), "repeats": Input("int", 3)}),
     "copy": Kind(["experiment", "memory", "direction", "bytes", "repeat", "ms", "gb_per_s", "noise_pct", "samples",
                   "stop_reason"], key=["memory", "direction", "bytes", *CACHE_KEY], value="gb_per_s", numeric=NUMERIC,
-                 compare=Compare("median", 0.10, noise="noise_pct")),
+                 compare=Compare("median", 0.10, noise="noise_pct"),
+                 run_keys={"min_bytes": Input("int"), "max_bytes": Input("int"), "repeats": Input("int", 5),
+                           "cache": CACHE_INPUT}),
     "roofline": Kind(["experiment", "quantity", "unit", "repeat", "value", "ms", *TIMING], key=["quantity", "unit", *CACHE_KEY],
-                     value="value", numeric=NUMERIC, compare=Compare("median", 0.10, noise="noise_pct")),
+                     value="value", numeric=NUMERIC, compare=Compare("median", 0.10, noise="noise_pct"),
+                     run_keys={"repeats": Input("int", 5), "cache": CACHE_INPUT}),
     "ieee": Kind(["experiment", "build", "flags", "operation", "cpu_reference", "count", "mismatches", "max_ulp"],
-                 key=["build", "operation", "cpu_reference"], numeric=NUMERIC, compare=Compare("exact")),
+                 key=["build", "operation", "cpu_reference"], numeric=NUMERIC, compare=Compare("exact"),
+                 run_keys={"count": Input("int", 1 << 20)}),
     # The matrix products: a GPU row's threads is 0 and its timing `kernel` or `with-transfers`; a CPU row's
-    # timing is `compute`. GPU within 2 % or 3 x the spread, CPU within 10 % or 3 x the spread.
+    # timing is `compute`. GPU within 2 %, CPU within 10 %, or the medians' interval.
     "matmul": Kind(_MATMUL, key=["implementation", "threads", "n", "timing", *CACHE_KEY], value="ms", numeric=NUMERIC,
-                   compare=Compare("median", 0.02, noise="noise_pct")),
+                   compare=Compare("median", 0.02, noise="noise_pct"), run_keys=dict(_MATMUL_RUN, cache=CACHE_INPUT)),
     "matmul_cpu": Kind(_MATMUL, key=["implementation", "threads", "n", "timing"], value="ms", numeric=NUMERIC,
-                       host_only=True, compare=Compare("median", 0.10, noise="noise_pct")),
+                       host_only=True, compare=Compare("median", 0.10, noise="noise_pct"), run_keys=_MATMUL_RUN),
     # The study's GPU tests compare on the host and keep their log only.
-    "correctness": text_kind(GTEST_PASSED),
+    "correctness": text_kind(GTEST_PASSED, run_keys={}),
 }
 
 
@@ -83,7 +98,7 @@ def rolling_ball_checkable(n, w, budget=2e10):
 def cells(run):
     """The (signal, filter) cells of a run: the thesis's rule (signal >= filter), the run's work cap, and
     for the rolling ball on the GPU only the cells a CPU reference can check."""
-    cap = run.get("max_work", float("inf"))
+    cap = run["max_work"] if run["max_work"] is not None else float("inf")
     keep = [(n, w) for w in run["filters"] for n in run["signals"] if n >= w and n * w <= cap]
     if run["computation"] == "rolling-ball" and "variants" in run:
         keep = [(n, w) for n, w in keep if rolling_ball_checkable(n, w)]
@@ -104,59 +119,46 @@ def merged_cells(runs, names_key):
 class Study(study.Study):
     KINDS = KINDS
     PROGRAM = "munch"
-    TIMING_COMMANDS = ('bench', 'bench-cpu', 'matmul', 'launch', 'pattern', 'copy', 'roofline')  # each prints its criterion (--print-criterion): the results record that
 
     def __init__(self, build, quick, devices, options):
         super().__init__(build, quick, devices, options)
         self.munch = self.program
 
-    def _munch(self, tmp, name, args, env=None, expect_rows=True):
-        part = tmp / f"{name}.csv"
-        cmd = [self.munch] + args + ["--experiment", name, "--csv", str(part)]
-        r = subprocess.run(cmd, text=True, capture_output=True, env=dict(os.environ, **(env or {})))
-        print(r.stdout, end="", flush=True)
-        if r.returncode != 0 and not part.exists():
-            raise RuntimeError(f"{' '.join(args[:1])} failed: {r.stderr.strip()[-400:]}")
-        if r.returncode != 0:
-            e = JobFailed(f"munch {args[0]} exit {r.returncode}: {r.stderr.strip()[-300:]}")
-            e.outputs = {part.name: part}
-            raise e
-        if expect_rows and len(part.read_text().splitlines()) < 2:
-            raise RuntimeError(f"munch {args[0]} wrote no rows")
-        return {part.name: part}
+    def _job(self, d, key, args, needs_gpus=1):
+        """A `munch` command that writes rows (csv_job); the experiment's name follows the shown arguments."""
+        return self.csv_job(d, key, args, after=("--experiment", d["name"]), needs_gpus=needs_gpus,
+                            invalid=f"munch {args[0]} failed its check (rows marked invalid)")
 
     def kind_bench(self, d):
         for n, w, run, variants in merged_cells(d["runs"], "variants"):
             args = ["bench", "--computation", run["computation"], "--variants", ",".join(variants),
-                    "--signal", str(n), "--filter", str(w), "--min-samples", str(run.get("repeats", 3)),
-                    "--max-samples", str(run.get("max_samples", 20)), "--time-limit", str(run.get("time_limit", 1.0))]
-            if run.get("with_overhead"):
+                    "--signal", str(n), "--filter", str(w), "--min-samples", str(run["repeats"]),
+                    "--max-samples", str(run["max_samples"]), "--time-limit", str(run["time_limit"])]
+            if run["with_overhead"]:
                 args.append("--with-overhead")
             for state, flags in study.cache_states(run):
-                key = f"{run['computation']}|{','.join(variants)}|{n}|{w}|{bool(run.get('with_overhead'))}" + study.cache_suffix(state)
-                yield Job(key, lambda tmp, args=args + flags: self._munch(tmp, d["name"], args),
-                          ["munch " + " ".join(args + flags)])
+                key = f"{run['computation']}|{','.join(variants)}|{n}|{w}|{run['with_overhead']}" + study.cache_suffix(state)
+                yield self._job(d, key, args + flags)
 
     def kind_bench_cpu(self, d):
         for n, w, run, implementations in merged_cells(d["runs"], "implementations"):
             args = ["bench-cpu", "--computation", run["computation"], "--implementations", ",".join(implementations),
-                    "--signal", str(n), "--filter", str(w), "--min-samples", str(run.get("repeats", 3)),
-                    "--time-limit", str(run.get("time_limit", 1.0))]
+                    "--signal", str(n), "--filter", str(w), "--min-samples", str(run["repeats"]),
+                    "--time-limit", str(run["time_limit"])]
             key = f"{run['computation']}|{','.join(implementations)}|{n}|{w}"
-            yield Job(key, lambda tmp, args=args: self._munch(tmp, d["name"], args), ["munch " + " ".join(args)], needs_gpus=0)
+            yield self._job(d, key, args, needs_gpus=0)
 
     def _matmul_jobs(self, d, gpus):
         for run in d["runs"]:
             for impl in run["implementations"]:
                 args = ["matmul", "--implementations", impl, "--sizes", *[str(n) for n in run["sizes"]],
-                        "--min-samples", str(run.get("repeats", 3)), "--max-samples", str(run.get("max_samples", 20)),
-                        "--time-limit", str(run.get("time_limit", 1.0))]
-                if "timings" in run:
+                        "--min-samples", str(run["repeats"]), "--max-samples", str(run["max_samples"]),
+                        "--time-limit", str(run["time_limit"])]
+                if run["timings"] is not None:
                     args += ["--timings", ",".join(run["timings"])]
                 for state, flags in (study.cache_states(run) if gpus else [("warm", [])]):
                     key = f"{impl}|{','.join(str(n) for n in run['sizes'])}" + (study.cache_suffix(state) if gpus else "")
-                    yield Job(key, lambda tmp, args=args + flags: self._munch(tmp, d["name"], args),
-                              ["munch " + " ".join(args + flags)], **({} if gpus else {"needs_gpus": 0}))
+                    yield self._job(d, key, args + flags, needs_gpus=1 if gpus else 0)
 
     def kind_matmul(self, d):
         yield from self._matmul_jobs(d, gpus=True)
@@ -166,43 +168,43 @@ class Study(study.Study):
 
     def kind_launch(self, d):
         run = d["runs"][0]
-        args = ["launch", "--launches", str(run.get("launches", 1000)), "--min-samples", str(run.get("repeats", 5))]
-        yield Job("launch", lambda tmp: self._munch(tmp, d["name"], args), ["munch " + " ".join(args)])
+        args = ["launch", "--launches", str(run["launches"]), "--min-samples", str(run["repeats"])]
+        yield self._job(d, "launch", args)
 
     def kind_launch_first(self, d):
         run = d["runs"][0]
         for loading in run["module_loading"]:
             def job(tmp, loading=loading):
                 outputs = {}
-                for _ in range(run.get("processes", 5)):
-                    outputs = self._munch(tmp, d["name"], ["launch", "--first-only"], env={"CUDA_MODULE_LOADING": loading})
+                for _ in range(run["processes"]):  # each process appends its row to the part
+                    outputs = self.run_csv(tmp, d["name"], ["launch", "--first-only"], ("--experiment", d["name"]),
+                                           env={"CUDA_MODULE_LOADING": loading})
                 return outputs
             yield Job(f"CUDA_MODULE_LOADING={loading}", job,
-                      [f"CUDA_MODULE_LOADING={loading} munch launch --first-only (x{run.get('processes', 5)} processes)"])
+                      [f"CUDA_MODULE_LOADING={loading} munch launch --first-only (x{run['processes']} processes)"],
+                      needs_gpus=1, argv=[self.munch, "launch", "--first-only"])
 
     def kind_pattern(self, d):
         run = d["runs"][0]
-        args = ["pattern", "--launches-per-evaluation", str(run["launches_per_evaluation"]), "--min-samples", str(run.get("repeats", 3))]
-        yield Job("pattern", lambda tmp: self._munch(tmp, d["name"], args), ["munch " + " ".join(args)])
+        args = ["pattern", "--launches-per-evaluation", str(run["launches_per_evaluation"]), "--min-samples", str(run["repeats"])]
+        yield self._job(d, "pattern", args)
 
     def kind_copy(self, d):
         run = d["runs"][0]
-        args = ["copy", "--min-bytes", str(run["min_bytes"]), "--max-bytes", str(run["max_bytes"]), "--min-samples", str(run.get("repeats", 5))]
+        args = ["copy", "--min-bytes", str(run["min_bytes"]), "--max-bytes", str(run["max_bytes"]), "--min-samples", str(run["repeats"])]
         for state, flags in study.cache_states(run):
-            yield Job("copy" + study.cache_suffix(state), lambda tmp, args=args + flags: self._munch(tmp, d["name"], args),
-                      ["munch " + " ".join(args + flags)])
+            yield self._job(d, "copy" + study.cache_suffix(state), args + flags)
 
     def kind_roofline(self, d):
         run = d["runs"][0]
-        args = ["roofline", "--min-samples", str(run.get("repeats", 5))]
+        args = ["roofline", "--min-samples", str(run["repeats"])]
         for state, flags in study.cache_states(run):
-            yield Job("roofline" + study.cache_suffix(state), lambda tmp, args=args + flags: self._munch(tmp, d["name"], args),
-                      ["munch " + " ".join(args + flags)])
+            yield self._job(d, "roofline" + study.cache_suffix(state), args + flags)
 
     def kind_ieee(self, d):
         run = d["runs"][0]
-        args = ["ieee", "--count", str(run.get("count", 1 << 20))]
-        yield Job("ieee", lambda tmp: self._munch(tmp, d["name"], args), ["munch " + " ".join(args)])
+        args = ["ieee", "--count", str(run["count"])]
+        yield self._job(d, "ieee", args)
 
     def kind_correctness(self, d):
         binary = self.build / "tests" / "munch" / "munch_gpu_tests"

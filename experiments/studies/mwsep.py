@@ -28,7 +28,7 @@ import sys
 import time
 
 from experiments.harness import study
-from experiments.harness.kinds import CACHE_KEY, SANITIZER_CLEAN, Compare, Kind, text_kind
+from experiments.harness.kinds import CACHE_KEY, SANITIZER_CLEAN, Compare, Input, Kind, text_kind
 from experiments.harness.provenance import ROOT, sh
 from experiments.harness.runner import Job, JobFailed
 from experiments.harness.study import correctness_kind
@@ -79,6 +79,19 @@ _COMPRESSED_NUMERIC = {"exact", "compressed", "rel_diff", "stated_error", "fallb
                        "extended", "exact_error", "compressed_error",
                        "threads", "integral_s", "rule_s", "integral_without_rules_s", "likelihood", "fallbacks"}
 
+# Each kind's inputs: the keys a definition's run (and the definition itself) may give (harness.kinds.Input).
+_UNITS = Input("list[str]")  # work units of data/workunits (--quick keeps the small ones)
+_NEEDS_GPUS = {"needs_gpus": Input("int", 1)}  # the GPUs each job of the definition needs
+# A fit (kind `fit` and its rechecked forms): see _kind_fit.
+_FIT_RUN = {"work_units": _UNITS, "population": Input("int"), "generations": Input("int"),
+            "algorithm": Input("str", "pso"), "box": Input("number", 0.05), "perturb": Input("number", 0.01),
+            "polish": Input("int", 300), "seed": Input("int", 1), "devices": Input("str", ""), "ranks": Input("int", 1),
+            "uncertainties": Input("bool", True), "variant": Input("str", None), "needs_gpus": Input("int", None)}
+# A microbenchmark's run names its `mwsep` command (built by CMake, kernels/mwsep/bench/) and that command's arguments.
+_MICROBENCH_COMMANDS = ("exp-throughput", "hardware-micro")
+_MICROBENCH_RUN = {"command": Input("str", choices=_MICROBENCH_COMMANDS), "args": Input("list[str]", [])}
+
+
 def _fit_rechecked(prefix, marker):
     """A fit whose optimum `mwsep fit` evaluates again by another evaluator: the columns of `fit` plus
     <prefix>_likelihood and <prefix>_difference, its progress and reports, and its log's line naming @p marker."""
@@ -88,63 +101,95 @@ def _fit_rechecked(prefix, marker):
                 tables={r"_progress\.csv$": Kind(_FIT_PROGRESS, key=["work_unit", "algorithm", "evaluator", "generation"],
                                                  value="best_likelihood", numeric=NUMERIC, compare=Compare("median", 1e-6)),
                         r"_report_.*\.json$": Kind(suffix=".json", value="likelihood", compare=Compare("json_value", 1e-6)),
-                        r"\.log$": text_kind(rf"likelihood at the optimum: {marker}")})
+                        r"\.log$": text_kind(rf"likelihood at the optimum: {marker}")},
+                run_keys=_FIT_RUN, definition_keys=_NEEDS_GPUS)
 
 
 KINDS = {
-    # GPU timings: nvbench's rule, within 2 % or 3 x the larger relative spread of the two recordings.
+    # GPU timings: within 2 % or the interval of the two medians where wider (too noisy to judge above 10 %).
+    # A run: `variants` on `work_units`, `options` (flags of `mwsep bench`) and a `sweep` of them; `emulation`
+    # (the definition's) names what a run emulates (recorded in the provenance).
     "bench": Kind(_GPU_BENCH, key=_BENCH_KEY, value="kernel_ms", numeric=NUMERIC,
-                  compare=Compare("median", 0.02, noise="noise_pct")),
+                  compare=Compare("median", 0.02, noise="noise_pct"),
+                  run_keys={"variants": Input("list[str]"), "work_units": _UNITS, "repeats": Input("int", 5, quick=3),
+                            "options": Input("dict", {}), "sweep": Input("dict[list]", {})},
+                  definition_keys=dict(_NEEDS_GPUS, emulation=Input("str", None))),
     # CPU timings on a host shared with other work: within 10 %.
     "bench_cpu": Kind(["integrator", "threads", "work_unit", "repeat", "seconds", "points_per_second_per_core"],
                       key=["integrator", "threads", "work_unit", "slices"], value="seconds", numeric=NUMERIC,
-                      host_only=True, compare=Compare("median", 0.10)),
+                      host_only=True, compare=Compare("median", 0.10),
+                      run_keys={"integrators": Input("str"), "work_units": _UNITS, "repeats": Input("int", 3),
+                                "slices": Input("int", 1)}),
     "slice_load": Kind(["integrator", "mode", "slice", "slices", "work_unit", "repeat", "seconds", "cpu_seconds"],
                        key=["integrator", "mode", "slices", "slice", "work_unit"], value="seconds", numeric=NUMERIC,
-                       host_only=True, compare=Compare("median", 0.10)),
+                       host_only=True, compare=Compare("median", 0.10),
+                       run_keys={"integrators": Input("str"), "work_units": _UNITS, "repeats": Input("int", 3),
+                                 "slices": Input("int", 1)}),
     # Counts of skipped terms: exact.
     "host": Kind(["work_unit", "area", "stream", "stream_terms", "evaluated_terms", "evaluated_fraction"],
-                 key=["work_unit", "area", "stream"], numeric=NUMERIC, host_only=True, compare=Compare("exact")),
+                 key=["work_unit", "area", "stream"], numeric=NUMERIC, host_only=True, compare=Compare("exact"),
+                 run_keys={"work_units": _UNITS}),
     "correctness": correctness_kind(["variant", "work_unit", "max_rel_diff", "tolerance", "pass"],
                                     key=["variant", "work_unit", "register_cap", "star_layout"], value="max_rel_diff",
-                                    numeric=NUMERIC),
-    "sanitizer": text_kind(SANITIZER_CLEAN),
-    "listing": text_kind(r"^GPU: .* \(\d+ SMs\)", suffix=".txt", method="listing"),
+                                    # tests/mwsep/test_gpu_correctness.cpp's rule; max_rel_diff is the larger
+                                    # difference (files before the integral's own columns have it alone).
+                                    checks=(("integral_rel_diff", "<=", "integral_tolerance"),
+                                            ("likelihood_rel_diff", "<=", "tolerance"),
+                                            ("max_rel_diff", "<=", ("integral_tolerance", "tolerance"))),
+                                    numeric=NUMERIC | {"integral_rel_diff", "integral_tolerance",
+                                                       "likelihood_rel_diff"}),
+    "sanitizer": text_kind(SANITIZER_CLEAN, run_keys={
+        "tools": Input("list[str]", choices=("memcheck", "racecheck", "synccheck", "initcheck")),
+        "variants": Input("list[str]")}),
+    "listing": text_kind(r"^GPU: .* \(\d+ SMs\)", suffix=".txt", method="listing",
+                         run_keys={"streams": Input("int")}),
     # Profiler percentages: within 5 points.
-    "ncu_metrics": Kind(["variant"], key=["variant"], numeric=NUMERIC, compare=Compare("points", 5)),
+    # A run: one launch (`launch_skip` launches of `kernel` skipped) of each of `variants` on `work_unit`; the
+    # definition's `metrics` names each column's Nsight Compute metric.
+    "ncu_metrics": Kind(["variant"], key=["variant"], numeric=NUMERIC, compare=Compare("points", 5),
+                        run_keys={"work_unit": Input("str"), "kernel": Input("str"), "launch_skip": Input("int"),
+                                  "variants": Input("list[str]")},
+                        definition_keys={"metrics": Input("dict[str]")}),
     "ncu_sections": Kind(["kernel", "section", "metric", "unit", "value"], key=["kernel", "section", "metric", "unit"],
-                         value="value", numeric=NUMERIC, compare=Compare("median", 0.10)),
+                         value="value", numeric=NUMERIC, compare=Compare("median", 0.10),
+                         run_keys={"work_unit": Input("str"), "kernel": Input("str"), "sections": Input("list[str]"),
+                                   "variant": Input("str")}),
     # Instruction counts of the compiled kernels: exact.
     "sass": Kind(["kernel", "instructions", "fp64", "integer_logic", "branches"], key=["kernel"], numeric=NUMERIC,
-                 compare=Compare("exact")),
+                 compare=Compare("exact"), run_keys={"object": Input("str")}),
     # Whole processes (files in, likelihood out): within 10 %.
     "e2e": Kind(["work_unit", "variant", "repeat", "wall_ms", "load_s", "device_start_wait_s", "prepare_s",
                  "integral_s", "likelihood_s", "evaluate_s"], key=["work_unit", "variant", "devices"], value="wall_ms",
-                numeric=NUMERIC, compare=Compare("median", 0.10)),
+                numeric=NUMERIC, compare=Compare("median", 0.10),
+                run_keys={"variant": Input("str"), "work_units": _UNITS, "repeats": Input("int", 5),
+                          "devices_column": Input("bool", False)},
+                definition_keys=_NEEDS_GPUS),
     "microbench": Kind(["function", "exps", "seconds", "exps_per_second"], key=["function"], value="exps_per_second",
-                       numeric=NUMERIC, compare=Compare("median", 0.05)),
+                       numeric=NUMERIC, compare=Compare("median", 0.05), run_keys=_MICROBENCH_RUN),
     # A microbenchmark's rows with the FP64 pipe's use that Nsight Compute measured for each row's kernel
     # (one warm-up and one profiled launch): the rates within 5 %.
     "microbench_pipe": Kind(["function", "arguments", "exps", "seconds", "exps_per_second", "fp64_pipe_pct",
                              "fp64_inst_pct", "issue_active_pct"], key=["function", "arguments"],
                             value="exps_per_second", numeric=NUMERIC | {"fp64_pipe_pct", "fp64_inst_pct",
                                                                           "issue_active_pct"},
-                            compare=Compare("median", 0.05)),
+                            compare=Compare("median", 0.05), run_keys=_MICROBENCH_RUN),
     # The hardware microbenchmarks (`mwsep hardware-micro`, kernels/mwsep/bench/): one row per test and case,
     # its value in cycles or GB/s (`unit`), within 10 %.
     "hw_microbench": Kind(["test", "case", "element_bytes", "param", "value", "unit", "ns_per_access", "kernel_ms"],
                           key=["test", "case", "element_bytes", "param"], value="value",
                           numeric=NUMERIC | {"element_bytes", "param", "value", "ns_per_access", "kernel_ms"},
-                          compare=Compare("median", 0.10)),
+                          compare=Compare("median", 0.10), run_keys=_MICROBENCH_RUN),
     # Device memory per unit and variant: the drop of the device's free memory while the integral's buffers, and
     # then the stars, are allocated (cudaMemGetInfo, allocation rounding included); within 5 %.
     "device_memory": Kind(["work_unit", "variant", "stars", "integral_bytes", "star_bytes", "total_bytes"],
                           key=["work_unit", "variant"], value="total_bytes",
                           numeric=NUMERIC | {"stars", "integral_bytes", "star_bytes", "total_bytes"},
-                          compare=Compare("median", 0.05)),
+                          compare=Compare("median", 0.05),
+                          run_keys={"work_units": _UNITS, "variants": Input("list[str]")}),
     "peer": Kind(["work_unit", "flags", "repeat", "integration_s", "process_s", "likelihood", "device"],
                  key=["work_unit", "flags"], value="integration_s", numeric=NUMERIC, compare=Compare("median", 0.10),
-                 tables={r"\.log$": text_kind(r"Integration time")}),
+                 tables={r"\.log$": text_kind(r"Integration time")},
+                 run_keys={"work_units": _UNITS, "flags": Input("list[str]"), "repeats": Input("int", 5)}),
     # A fit's time per evaluation within 15 % (whole processes with MPI and a host part); its optimum and
     # progress are compared as numbers: the best likelihood per generation within 1e-6 (relative).
     "fit": Kind(_FIT, key=["work_unit", "algorithm", "devices", "ranks"], value="seconds_per_evaluation",
@@ -153,17 +198,28 @@ KINDS = {
                                                   value="best_likelihood", numeric=NUMERIC,
                                                   compare=Compare("median", 1e-6)),
                         r"_report_.*\.json$": Kind(suffix=".json", value="likelihood",
-                                                   compare=Compare("json_value", 1e-6))}),
+                                                   compare=Compare("json_value", 1e-6))},
+                run_keys=_FIT_RUN, definition_keys=_NEEDS_GPUS),
     # A fit with a single-precision variant: as `fit`, plus its optimum's likelihood in double precision.
     "fit_single": _fit_rechecked("f64", "single precision"),
-    "checkpoint": text_kind(r"bit-identical to the uninterrupted run"),
+    "checkpoint": text_kind(r"bit-identical to the uninterrupted run", run_keys={
+        "engine": Input("str", choices=("fast", "reference", "cuda")), "kills": Input("int", 20),
+        "seed": Input("int", 1)}),
     # The compressed quadrature (a different algorithm) against the exact sum: every integral and the
     # likelihood per unit and parameter vector; two recordings' compressed values agree within 1e-12.
     "compressed_accuracy": Kind(_COMPRESSED_ACCURACY, key=["work_unit", "candidate", "quantity"], value="compressed",
-                                numeric=_COMPRESSED_NUMERIC, compare=Compare("median", 1e-12)),
+                                numeric=_COMPRESSED_NUMERIC, compare=Compare("median", 1e-12),
+                                run_keys={"work_units": _UNITS, "exact": Input("str", "modern-f64"),
+                                          "variant": Input("str", "compressed-f64"),
+                                          "max_rel_diff": Input("number", 1e-12), "candidates": Input("int", 0),
+                                          "seed": Input("int", 1), "box": Input("number", 0.2),
+                                          "extended": Input("list[str]", []), "extended_above": Input("number", 1e-13),
+                                          "extended_narrowest": Input("bool", True)}),
     # The CPU compressed integrator against the fast exact one on the host's cores: within 10 %.
     "compressed_cpu": Kind(_COMPRESSED_CPU, key=["integrator", "work_unit", "threads"], value="integral_s",
-                           numeric=_COMPRESSED_NUMERIC, host_only=True, compare=Compare("median", 0.10)),
+                           numeric=_COMPRESSED_NUMERIC, host_only=True, compare=Compare("median", 0.10),
+                           may_be_zero={"rule_s"},  # an integrator without rules builds none
+                           run_keys={"work_units": _UNITS, "integrators": Input("list[str]"), "repeats": Input("int", 3)}),
     # A fit with the compressed integrator: as `fit`, plus its optimum's likelihood by the exact sum.
     "fit_compressed": _fit_rechecked("exact", "compressed quadrature"),
     # The Hessian at a unit's own vector with and without the integral cache: its integral kernels' seconds, the
@@ -172,7 +228,8 @@ KINDS = {
     "hessian": Kind(_HESSIAN, key=["work_unit", "variant", "integral_cache"], value="hessian_integral_s",
                     numeric=_HESSIAN_NUMERIC, compare=Compare("median", 0.15),
                     tables={r"_report_.*\.json$": Kind(suffix=".json", value="likelihood",
-                                                       compare=Compare("json_value", 1e-6))}),
+                                                       compare=Compare("json_value", 1e-6))},
+                    run_keys={"work_units": _UNITS, "variant": Input("str", "modern-f64"), "box": Input("number", 0.05)}),
 }
 STARS_COUNT, STARS_SEED = 100000, 1
 # Units whose catalogue is committed rather than generated.
@@ -205,34 +262,34 @@ def _kind_fit(self, d):
     # kind fit_single: a single-precision variant (`variant`, e.g. modern-f32); `mwsep fit` evaluates its optimum
     # again with modern-f64 and prints both likelihoods: the columns f64_likelihood and f64_difference.
     single = d["kind"] == "fit_single"
-    if single and not all(run.get("variant") for run in d["runs"]):
+    if single and not all(run["variant"] for run in d["runs"]):
         raise ValueError(f"{name}: a fit_single run names its single-precision variant (\"variant\": \"modern-f32\")")
     for run in d["runs"]:
         for wu in self.units(run):
-            devices, ranks = str(run.get("devices", "")), int(run.get("ranks", 1))
+            devices, ranks = run["devices"], run["ranks"]
 
             def job(tmp, run=run, wu=wu, devices=devices, ranks=ranks):
                 space = search_space(self.mwsep, self.workunit(wu))
                 truth = [v for _, v, _, _ in space]
                 # The start: each parameter moved by `perturb` of its range (upper - lower), alternately up and down.
-                start = [v + (1 if i % 2 == 0 else -1) * run.get("perturb", 0.01) * (hi - lo)
+                start = [v + (1 if i % 2 == 0 else -1) * run["perturb"] * (hi - lo)
                          for i, (_, v, lo, hi) in enumerate(space)]
                 for fname, vec in (("truth.txt", truth), ("start.txt", start)):
                     (tmp / fname).write_text(f"{fname[:-4]}\nparameters [{len(vec)}]: " + " ".join(repr(v) for v in vec) + "\n")
                 cmd = [self.mwsep, "fit", "-a", str(self.workunit(wu)), "-s", str(self.stars(wu)),
                        "--search-parameters", str(tmp / "start.txt"), "--truth", str(tmp / "truth.txt"),
-                       "--box", str(run.get("box", 0.05)), "--algorithm", run.get("algorithm", "pso"),
+                       "--box", str(run["box"]), "--algorithm", run["algorithm"],
                        "--population", str(run["population"]), "--generations", str(run["generations"]),
-                       "--polish", str(run.get("polish", 300)), "--seed", str(run.get("seed", 1)),
+                       "--polish", str(run["polish"]), "--seed", str(run["seed"]),
                        "--report", str(tmp / "report.json"), "--progress", str(tmp / "progress.csv"),
                        "--work-unit", wu, "--experiment", name]
                 # devices "local-rank": each MPI rank takes the GPU of its node-local rank (one GPU per rank).
                 cmd += ["--backend", "cpu"] if devices == "cpu" else (["--devices", devices] if devices else [])
-                if not run.get("uncertainties", True):
+                if not run["uncertainties"]:
                     cmd.append("--no-uncertainties")
                 if compressed:
                     cmd += ["--integrator", "compressed"]
-                if run.get("variant"):
+                if run["variant"]:
                     cmd += ["--variant", run["variant"]]
                 if ranks > 1:
                     cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-np", str(ranks)] + cmd
@@ -271,9 +328,10 @@ def _kind_fit(self, d):
                     out[f"{name}_{wu}.log"] = tmp / f"{name}_{wu}.log"
                 return out
             # A build without pagmo2 and NLopt has no fit command: its jobs are recorded as skipped.
-            skip = None if _has_fit(self) else "this mwsep was built without the fit command (pagmo2 and NLopt were not found)"
+            skip = _no_fit(self)
             yield Job(f"{wu}|{devices or 'all'}|{ranks}", job, [f"mwsep fit -a {wu} (see the log)"],
-                      needs_gpus=0 if devices == "cpu" else run.get("needs_gpus", d.get("needs_gpus", 1)), skip=skip)
+                      needs_gpus=0 if devices == "cpu" else d["needs_gpus"] if run["needs_gpus"] is None
+                      else run["needs_gpus"], skip=skip)
 
 
 
@@ -294,7 +352,7 @@ def _kind_hessian(self, d):
     name = d["name"]
     for run in d["runs"]:
         for wu in self.units(run):
-            variant = run.get("variant", "modern-f64")
+            variant = run["variant"]
 
             def job(tmp, wu=wu, variant=variant, run=run):
                 reports, rows = {}, []
@@ -302,7 +360,7 @@ def _kind_hessian(self, d):
                     label = "cached" if cache else "uncached"
                     rep_path = tmp / f"{name}_report_{wu}_{variant}_{label}.json"
                     cmd = [self.mwsep, "fit", "-a", str(self.workunit(wu)), "-s", str(self.stars(wu)),
-                           "--box", str(run.get("box", 0.05)), "--algorithm", "pso", "--population", "2",
+                           "--box", str(run["box"]), "--algorithm", "pso", "--population", "2",
                            "--generations", "0", "--polish", "0", "--seed", "1", "--devices", "0",
                            "--variant", variant, "--report", str(rep_path), "--work-unit", wu, "--experiment", name,
                            "--quiet"] + ([] if cache else ["--no-integral-cache"])
@@ -339,17 +397,26 @@ def _kind_hessian(self, d):
                     p = tmp / f"{name}_report_{wu}_{variant}_{label}.json"
                     out[p.name] = p
                 return out
-            skip = None if _has_fit(self) else "this mwsep was built without the fit command (pagmo2 and NLopt were not found)"
+            skip = _no_fit(self)
             yield Job(f"{wu}|{variant}", job, [f"mwsep fit -a {wu} --generations 0 --polish 0 (see the log)"],
                       needs_gpus=1, skip=skip)
 
 
+def _no_fit(self):
+    """Why this build cannot fit (None when its mwsep has the fit command, which needs pagmo2 and NLopt at build
+    time): the reason its fit jobs are recorded (and listed) as skipped."""
+    if not hasattr(self, "_fit_missing"):
+        try:
+            r = subprocess.run([str(self.mwsep), "fit", "--help"], capture_output=True, text=True)
+            self._fit_missing = None if r.returncode == 0 else \
+                "this mwsep was built without the fit command (pagmo2 and NLopt were not found)"
+        except OSError:
+            self._fit_missing = f"this build has no mwsep ({self.mwsep})"
+    return self._fit_missing
+
+
 def _has_fit(self):
-    """Whether this build's mwsep has the fit command (it needs pagmo2 and NLopt at build time)."""
-    if not hasattr(self, "_fit_built"):
-        r = subprocess.run([str(self.mwsep), "fit", "--help"], capture_output=True, text=True)
-        self._fit_built = r.returncode == 0
-    return self._fit_built
+    return _no_fit(self) is None
 
 
 
@@ -373,8 +440,8 @@ def _has_fit(self):
 def _candidates(self, wu, run):
     import random
     space = search_space(self.mwsep, self.workunit(wu))
-    rng = random.Random(run.get("seed", 1))
-    box = run.get("box", 0.2)
+    rng = random.Random(run["seed"])
+    box = run["box"]
     out = []
     for c in range(run["candidates"]):
         vec = [min(hi, max(lo, v + rng.uniform(-box, box) * (hi - lo))) for _, v, lo, hi in space]
@@ -386,11 +453,11 @@ def _candidates(self, wu, run):
 def _kind_compressed_accuracy(self, d):
     name = d["name"]
     for run in d["runs"]:
-        exact, variant = run.get("exact", "modern-f64"), run.get("variant", "compressed-f64")
-        limit = run.get("max_rel_diff", 1e-12)
+        exact, variant = run["exact"], run["variant"]
+        limit = run["max_rel_diff"]
         for wu in self.units(run):
             def job(tmp, run=run, wu=wu, exact=exact, variant=variant, limit=limit):
-                vectors = [("model", None)] + (_candidates(self, wu, run) if run.get("candidates") else [])
+                vectors = [("model", None)] + (_candidates(self, wu, run) if run["candidates"] else [])
                 rows, bad = [], 0
                 for cand, vec in vectors:
                     extra = []
@@ -412,8 +479,8 @@ def _kind_compressed_accuracy(self, d):
                     qm, qc = quantities(m), quantities(c)
                     diffs = [abs(b - a) / abs(a) for a, b in zip(qm, qc)]
                     qe = None
-                    forced = cand == "narrowest" and run.get("extended_narrowest", True)
-                    if wu in run.get("extended", []) and (forced or max(diffs) > run.get("extended_above", 1e-13)):
+                    forced = cand == "narrowest" and run["extended_narrowest"]
+                    if wu in run["extended"] and (forced or max(diffs) > run["extended_above"]):
                         r = self._run([self.mwsep, "run", "-a", str(self.workunit(wu)), "-s", str(self.stars(wu)),
                                        "--cpu", "extended", "--json"] + extra)
                         if r.returncode != 0:
@@ -449,9 +516,9 @@ def _kind_compressed_accuracy(self, d):
                     raise e
                 return {part.name: part}
             skip = None
-            if run.get("candidates") and not _has_fit(self):
+            if run["candidates"] and not _has_fit(self):
                 skip = "the candidates need the search vector of `mwsep fit --print-vector`: this mwsep has no fit command"
-            yield Job(f"{wu}|{variant}|candidates={run.get('candidates', 0)}", job,
+            yield Job(f"{wu}|{variant}|candidates={run['candidates']}", job,
                       [f"mwsep run -a {wu} --backend cuda --variant {exact}|{variant} --json [--search-parameters <candidate>]"],
                       needs_gpus=1, skip=skip)
 
@@ -466,7 +533,7 @@ def _kind_compressed_cpu(self, d):
             def job(tmp, run=run, wu=wu):
                 rows = []
                 for integrator in run["integrators"]:
-                    for rep in range(run.get("repeats", 3)):
+                    for rep in range(run["repeats"]):
                         r = self._run([self.mwsep, "run", "-a", str(self.workunit(wu)), "-s", str(self.stars(wu)),
                                        "--cpu", integrator, "--json"])
                         if r.returncode != 0:
@@ -502,7 +569,7 @@ def _kind_checkpoint(self, d):
         def job(tmp, engine=engine):
             log = tmp / f"{name}_{engine}.log"
             r = self._run([sys.executable, str(script), str(self.mwsep), str(ROOT / "data" / "workunits"), engine,
-                           "--kills", str(run.get("kills", 20)), "--seed", str(run.get("seed", 1)), "--log", str(log)])
+                           "--kills", str(run["kills"]), "--seed", str(run["seed"]), "--log", str(log)])
             print("\n".join(r.stdout.splitlines()[-3:]), flush=True)
             if not log.exists():
                 log.write_text(r.stdout + "\n" + r.stderr)
@@ -519,14 +586,12 @@ def _kind_checkpoint(self, d):
 class Study(study.Study):
     KINDS = KINDS
     PROGRAM = "mwsep"
-    TIMING_COMMANDS = ('bench', 'bench-cpu', 'exp-throughput', 'hardware-micro')  # each prints its criterion (--print-criterion): the results record that
     GPU_TESTS = ("tests/mwsep/mwsep_gpu_tests", "MWSEP_GPU_RESULTS")
     SM_COUNT_ARGS = ("variants", "--streams", "3")
 
     def __init__(self, build, quick, devices, options):
         super().__init__(build, quick, devices, options)
         self.mwsep = self.program
-        self.default_repeats = 3 if quick else 5
 
     kind_fit = _kind_fit
     kind_fit_compressed = _kind_fit
@@ -587,59 +652,36 @@ class Study(study.Study):
 
     def kind_bench(self, d):
         for run in d["runs"]:
-            sweeps = [{}]
-            for key, values in run.get("sweep", {}).items():
-                sweeps = [dict(s, **{key: v}) for s in sweeps for v in values]
             for wu in self.units(run):
-                for sweep in sweeps:
-                    opts = dict(run.get("options", {}), **sweep)
-                    flags = []
-                    for k, v in sorted(opts.items()):
-                        if isinstance(v, bool):
-                            flags += ["--" + k.replace("_", "-")] if v else []
-                        else:
-                            flags += ["--" + k.replace("_", "-"), str(v)]
+                for sweep in self.sweep(run):
+                    opts = dict(run["options"], **sweep)
                     key = f"{','.join(run['variants'])}|{wu}|{json.dumps(opts, sort_keys=True)}"
-                    repeats = run.get("repeats", self.default_repeats)
-                    yield self._bench_job(d, key, wu, run["variants"], flags, repeats)
+                    yield self._bench_job(d, key, wu, run["variants"], self.flags(opts), run["repeats"])
 
     def _bench_job(self, d, key, wu, variants, flags, repeats):
+        """`mwsep bench` of @p variants on unit @p wu, every timed likelihood checked against the CPU's (--expect,
+        computed once per build when the job runs); shown with the unit's paths relative to the tree."""
         name = d["name"]
-        base = [self.mwsep, "bench", "-a", f"data/workunits/{wu}/astronomy_parameters.txt", "-s", f"data/stars/{wu}.txt",
-                "--work-unit", wu, "--experiment", name, "--variants", ",".join(variants), "--min-samples", str(repeats)] + flags
+        shown = [self.mwsep, "bench", "-a", f"data/workunits/{wu}/astronomy_parameters.txt", "-s",
+                 f"data/stars/{wu}.txt", "--work-unit", wu, "--experiment", name, "--variants", ",".join(variants),
+                 "--min-samples", str(repeats)] + flags
 
         def run(tmp):
-            part = tmp / f"{name}.csv"
-            cmd = base[:3] + [str(self.workunit(wu)), "-s", str(self.stars(wu))] + base[6:] + \
-                ["--expect", repr(self.reference(wu)), "--csv", str(part)]
-            r = self._run(cmd)
-            print(r.stdout, end="", flush=True)
-            if r.returncode != 0 and not part.exists():
-                raise RuntimeError(r.stderr.strip()[-400:])
-            if r.returncode != 0:
-                e = JobFailed("a timed likelihood disagreed with the CPU (rows marked invalid)")
-                e.outputs = {f"{name}.csv": part}
-                raise e
-            return {f"{name}.csv": part}
-        return Job(key, run, [" ".join(base)], needs_gpus=d.get("needs_gpus", 1))
+            args = ["bench", "-a", self.workunit(wu), "-s", self.stars(wu)] + shown[6:] + \
+                ["--expect", repr(self.reference(wu))]
+            return self.run_csv(tmp, name, args, invalid="a timed likelihood disagreed with the CPU (rows marked invalid)")
+        return Job(key, run, [" ".join(shown)], needs_gpus=d["needs_gpus"], argv=shown)
 
     def kind_bench_cpu(self, d, extra=()):
         name = d["name"]
         for run in d["runs"]:
             for wu in self.units(run):
-                slices = run.get("slices", 1)
+                slices = run["slices"]
                 args = ["bench-cpu", "-a", f"data/workunits/{wu}/astronomy_parameters.txt", "--work-unit", wu,
                         "--experiment", name, "--integrators", run["integrators"],
-                        "--min-samples", str(run.get("repeats", 3)), "--slices", str(slices), *extra]
-
-                def job(tmp, args=args):
-                    part = tmp / f"{name}.csv"
-                    r = self._run([self.mwsep] + args + ["--csv", str(part)])
-                    print(r.stdout, end="", flush=True)
-                    if r.returncode != 0 or not part.exists() or len(part.read_text().splitlines()) < 2:
-                        raise RuntimeError(f"bench-cpu made no rows: {r.stderr.strip()[-300:]}")
-                    return {f"{name}.csv": part}
-                yield Job(f"{run['integrators']}|{wu}|slices={slices}", job, ["mwsep " + " ".join(args)], needs_gpus=0)
+                        "--min-samples", str(run["repeats"]), "--slices", str(slices), *extra]
+                yield self.csv_job(d, f"{run['integrators']}|{wu}|slices={slices}", args, needs_gpus=0,
+                                   invalid="the CPU integrators failed")
 
     def kind_slice_load(self, d):
         """One single-core slice alone and among all the slices running together (`bench-cpu --slice-load`)."""
@@ -748,7 +790,7 @@ class Study(study.Study):
 
     def kind_e2e(self, d):
         for run in d["runs"]:
-            devices = run.get("devices_column", False)
+            devices = run["devices_column"]
             for wu in self.units(run):
                 def job(tmp, wu=wu):
                     part = tmp / f"{d['name']}.csv"
@@ -760,7 +802,7 @@ class Study(study.Study):
                                       "--backend", "cuda", "--variant", run["variant"], "--json"])
                     if warm.returncode != 0:
                         raise RuntimeError(f"mwsep run failed: {warm.stderr.strip()[-300:]}")
-                    for rep in range(run.get("repeats", 5)):
+                    for rep in range(run["repeats"]):
                         js = tmp / f"run_{rep}.json"
                         # CLOCK_MONOTONIC around the process, the clock of the run's own timestamps
                         # (its JSON's "clock"): the start before main() and the exit after the output.
@@ -781,18 +823,14 @@ class Study(study.Study):
                     part.write_text("\n".join(lines) + "\n")
                     return {part.name: part}
                 yield Job(f"{run['variant']}|{wu}", job, [f"mwsep run -a {wu} --backend cuda --variant {run['variant']} --json (timed by the runner)"],
-                          needs_gpus=d.get("needs_gpus", 1))
-
-    MICROBENCH_COMMANDS = ("exp-throughput", "hardware-micro")
+                          needs_gpus=d["needs_gpus"])
 
     def _microbench(self, d):
         """A microbenchmark definition's command line: the `mwsep` command its run names (`command`: exp-throughput
-        or hardware-micro, built by CMake with the project's flags) with its `args`."""
+        or hardware-micro, built by CMake with the project's flags; the runner has checked it is one of them) with
+        its `args`."""
         run = d["runs"][0]
-        if run.get("command") not in self.MICROBENCH_COMMANDS:
-            raise ValueError(f"definition {d['name']}: its run's `command` is {run.get('command')!r}, expected one of "
-                             f"{', '.join(self.MICROBENCH_COMMANDS)}")
-        return [self.mwsep, run["command"], *run.get("args", [])]
+        return [self.mwsep, run["command"], *run["args"]]
 
     @staticmethod
     def _ncu_values(stdout, metrics, what):
@@ -906,7 +944,7 @@ class Study(study.Study):
                         r = self._run([sys.executable, str(ROOT / "experiments" / "peer" / "run_peer.py"), "--peer", peer,
                                        "--lib", self.options.get("peer_lib") or str(pathlib.Path(peer).parent / "lib"),
                                        "--work-unit", wu, "--astronomy", str(converted), "--stars", str(self.stars(wu)),
-                                       "--repeats", str(run.get("repeats", 5)), "--flags", flags, "--csv", str(part),
+                                       "--repeats", str(run["repeats"]), "--flags", flags, "--csv", str(part),
                                        "--raw-dir", str(raw), "--meta", str(meta)])
                         print(r.stdout[-600:], r.stderr[-600:], flush=True)
                         if r.returncode != 0:

@@ -29,8 +29,8 @@ import subprocess
 import sys
 
 from experiments.harness import study
-from experiments.harness.kinds import CACHE_KEY, TIMING, Compare, Kind
-from experiments.harness.runner import Job, JobFailed
+from experiments.harness.kinds import CACHE_KEY, TIMING, Compare, Input, Kind
+from experiments.harness.runner import Job
 from experiments.harness.study import correctness_kind
 
 NUMERIC = {"n", "padded_n", "kernel_ms", "gflops", "max_error_ratio", "checked_elements", "sm_clock_mhz", "noise_pct",
@@ -42,33 +42,54 @@ NUMERIC = {"n", "padded_n", "kernel_ms", "gflops", "max_error_ratio", "checked_e
 _SASS = ["variant", "loop_instructions", "ffma", "shared_loads", "global_loads", "shared_stores", "barriers",
          "branches", "other", "ffma_fraction"]
 _MIX = ["variant", "instructions", "funnel_shifts", "shifts", "logic", "integer_adds"]
-# Every kind this study writes (experiments/harness/kinds.py). GPU timings: within 2 % or 3 x the larger
-# relative spread of the two recordings; CPU timings within 10 %; listings and SASS exact; profiler
-# percentages within 5 points.
+# Every kind this study writes (experiments/harness/kinds.py). GPU timings: within 2 % or the interval of the two
+# medians where wider (too noisy to judge above 10 %); CPU timings within 10 %; listings and SASS exact; profiler
+# percentages within 5 points. Each kind's inputs: the keys a definition's run may give (harness.kinds.Input).
+_VARIANTS = Input("list[str]")
+_REPEATS = Input("int", 5, quick=3)  # --min-samples of a GPU timing
+_TIME_LIMIT = Input("number", 2)      # --time-limit, seconds
 KINDS = {
     "correctness": correctness_kind(["variant", "n", "checked_elements", "max_error_ratio", "failed", "pass"],
-                                    key=["variant", "n"], value="max_error_ratio", numeric=NUMERIC),
+                                    key=["variant", "n"], value="max_error_ratio", numeric=NUMERIC,
+                                    # every checked element within its bound (ryoo::ProductCheck::pass)
+                                    checks=(("max_error_ratio", "<=", 1.0), ("failed", "<=", 0),
+                                            ("checked_elements", ">", 0))),
     "listing": Kind(["variant", "step", "threads_per_block", "registers", "local_bytes", "static_smem_bytes",
                      "dynamic_smem_bytes", "blocks_per_sm", "warps_per_sm", "theoretical_occupancy_pct",
-                     "imposed_blocks_per_sm", "symbol"], key=["variant"], numeric=NUMERIC, compare=Compare("exact")),
+                     "imposed_blocks_per_sm", "symbol"], key=["variant"], numeric=NUMERIC, compare=Compare("exact"),
+                    run_keys={}, definition_keys={"args": Input("list[str]", [])}),
     "gemm_bench": Kind(["experiment", "variant", "step", "n", "padded_n", "repeat", "kernel_ms", "gflops", "valid",
                         "max_error_ratio", "checked_elements", *TIMING], key=["variant", "step", "n", "padded_n", *CACHE_KEY],
-                       value="kernel_ms", numeric=NUMERIC, compare=Compare("median", 0.02, noise="noise_pct")),
+                       value="kernel_ms", numeric=NUMERIC, compare=Compare("median", 0.02, noise="noise_pct"),
+                       run_keys={"n": Input("list[int]"), "variants": _VARIANTS, "repeats": _REPEATS,
+                                 "time_limit_s": _TIME_LIMIT}),
     "stream_bench": Kind(["experiment", "variant", "count", "bytes", "repeat", "kernel_ms", "gb_per_s", "valid", *TIMING],
                          key=["variant", "count", "bytes", *CACHE_KEY], value="kernel_ms", numeric=NUMERIC,
-                         compare=Compare("median", 0.02, noise="noise_pct")),
+                         compare=Compare("median", 0.02, noise="noise_pct"),
+                         run_keys={"variants": _VARIANTS, "count": Input("int"), "repeats": _REPEATS,
+                                   "time_limit_s": _TIME_LIMIT}),
     "bench_cpu": Kind(["experiment", "library", "threads", "n", "repeat", "seconds", "gflops", "valid", "max_error_ratio",
                        "checked_elements"], key=["library", "threads", "n"], value="seconds", numeric=NUMERIC,
-                      host_only=True, compare=Compare("median", 0.10)),
-    "ncu_metrics": Kind(["variant", "launch"], key=["variant", "launch"], numeric=NUMERIC, compare=Compare("points", 5)),
-    "sass": Kind(_SASS, key=["variant"], numeric=NUMERIC, compare=Compare("exact")),
+                      host_only=True, compare=Compare("median", 0.10),
+                      run_keys={"n": Input("int"), "threads": Input("list[int|str]"), "repeats": Input("int", 3)}),
+    # A run profiles the matrix products at `n` or the applications at `size` (one of the two).
+    "ncu_metrics": Kind(["variant", "launch"], key=["variant", "launch"], numeric=NUMERIC, compare=Compare("points", 5),
+                        run_keys={"variants": _VARIANTS, "n": Input("int", None), "size": Input("str", None)},
+                        definition_keys={"metrics": Input("dict[str]")}),
+    "sass": Kind(_SASS, key=["variant"], numeric=NUMERIC, compare=Compare("exact"), run_keys={}),
     "app_bench": Kind(["experiment", "application", "variant", "size", "parameter", "part", "repeat", "ms", "work",
                        "work_unit", "rate", "valid", "check", *TIMING],
                       key=["application", "variant", "size", "parameter", "part", *CACHE_KEY], value="ms", numeric=NUMERIC,
-                      compare=Compare("median", 0.02, noise="noise_pct")),
-    "sass_mix": Kind(_MIX, key=["variant"], numeric=NUMERIC, compare=Compare("exact")),
+                      compare=Compare("median", 0.02, noise="noise_pct"),
+                      host_specific="the rows of variant cpu time the host's CPU (the applications' CPU versions)",
+                      run_keys={"application": Input("str"), "variants": _VARIANTS, "size": Input("str", "large"),
+                                "parts": Input("list[str]", ["kernel", "application", "transfer"]),
+                                "cpu_samples": Input("int", 3), "repeats": _REPEATS, "time_limit_s": _TIME_LIMIT,
+                                "options": Input("dict", {})}),
+    "sass_mix": Kind(_MIX, key=["variant"], numeric=NUMERIC, compare=Compare("exact"), run_keys={"variants": _VARIANTS}),
     "source_lines": Kind(["application", "files", "source_lines", "kernel_lines"], key=["application"], numeric=NUMERIC,
-                         host_only=True, compare=Compare("exact")),
+                         host_only=True, compare=Compare("exact"),
+                         run_keys={"application": Input("str"), "source": Input("list[str]"), "kernel": Input("list[str]")}),
 }
 
 
@@ -150,16 +171,11 @@ KERNEL_NAMES = "regex:^(ryoo_|mri_gather|coulomb_slice)"
 class Study(study.Study):
     KINDS = KINDS
     PROGRAM = "ryoo"
-    # Each prints its criterion (--print-criterion): the results record that. The application commands share
-    # one driver (src/ryoo/cuda/app_run.hpp).
-    TIMING_COMMANDS = ('bench', 'stream', 'elimination', 'tpacf', 'rc5', 'pns', 'h264', 'rpes', 'fdtd', 'lbm', 'fem',
-                       'matmul-app', 'mri-q', 'mri-fhd', 'cp')
     GPU_TESTS = ("tests/ryoo/ryoo_gpu_tests", "RYOO_GPU_RESULTS")
 
     def __init__(self, build, quick, devices, options):
         super().__init__(build, quick, devices, options)
         self.ryoo = self.program
-        self.default_repeats = 3 if quick else 5
         self._info = None
 
     def info(self):
@@ -172,48 +188,35 @@ class Study(study.Study):
                 self._info = {"cuda": False, "cpu_blas": False, "cpu_blas_library": f"no ryoo program: {e}"}
         return self._info
 
-    def _csv_job(self, d, key, args, needs_gpus=1, quiet=False):
-        name = d["name"]
-
-        def job(tmp):
-            part = tmp / f"{name}.csv"
-            r = self._run([self.ryoo] + args + ["--experiment", name, "--csv", part])
-            if not quiet:
-                print(r.stdout, end="", flush=True)
-            if not part.exists() or len(part.read_text().splitlines()) < 2:
-                raise RuntimeError(f"ryoo {args[0]} made no rows (exit {r.returncode}): {r.stderr.strip()[-400:]}")
-            if r.returncode != 0:
-                e = JobFailed(f"a checked result was wrong (rows marked invalid): {r.stderr.strip()[-300:]}")
-                e.outputs = {part.name: part}
-                raise e
-            return {part.name: part}
-        return Job(key, job, ["ryoo " + " ".join(map(str, args))], needs_gpus=needs_gpus)
-
     # ---- kinds --------------------------------------------------------------------------------------
+
+    def _job(self, d, key, args, needs_gpus=1):
+        """A `ryoo` command that writes rows (csv_job); the experiment's name follows the shown arguments."""
+        return self.csv_job(d, key, args, after=("--experiment", d["name"]), needs_gpus=needs_gpus)
 
     def kind_listing(self, d):
         def job(tmp):
             out = tmp / f"{d['name']}.csv"
-            r = self._run([self.ryoo, "variants", *d.get("args", [])])
+            r = self._run([self.ryoo, "variants", *d["args"]])
             if r.returncode != 0 or len(r.stdout.splitlines()) < 2:
                 raise RuntimeError(f"ryoo variants failed: {r.stderr.strip()[-300:]}")
             out.write_text(r.stdout)
             return {out.name: out}
-        yield Job("variants", job, ["ryoo variants " + " ".join(d.get("args", []))])
+        yield Job("variants", job, ["ryoo variants " + " ".join(d["args"])])
 
     def kind_gemm_bench(self, d):
         for run in d["runs"]:
             sizes = run["n"][:1] if self.quick else run["n"]
             for n in sizes:
                 args = ["bench", "--variants", ",".join(run["variants"]), "--n", n,
-                        "--min-samples", run.get("repeats", self.default_repeats), "--time-limit", run.get("time_limit_s", 2)]
-                yield self._csv_job(d, f"{','.join(run['variants'])}|n={n}", args)
+                        "--min-samples", run["repeats"], "--time-limit", run["time_limit_s"]]
+                yield self._job(d, f"{','.join(run['variants'])}|n={n}", args)
 
     def kind_stream_bench(self, d):
         for run in d["runs"]:
             args = ["stream", "--variants", ",".join(run["variants"]), "--count", run["count"],
-                    "--min-samples", run.get("repeats", self.default_repeats), "--time-limit", run.get("time_limit_s", 2)]
-            yield self._csv_job(d, f"{','.join(run['variants'])}|count={run['count']}", args)
+                    "--min-samples", run["repeats"], "--time-limit", run["time_limit_s"]]
+            yield self._job(d, f"{','.join(run['variants'])}|count={run['count']}", args)
 
     def kind_bench_cpu(self, d):
         for run in d["runs"]:
@@ -222,16 +225,19 @@ class Study(study.Study):
             if not self.info().get("cpu_blas"):
                 yield Job(key, None, [], skip=f"no CPU BLAS in this build ({self.info().get('cpu_blas_library')})")
                 continue
-            args = ["bench-cpu", "--n", run["n"], "--threads", ",".join(map(str, threads)), "--repeats", run.get("repeats", 3)]
-            yield self._csv_job(d, key, args, needs_gpus=0)
+            args = ["bench-cpu", "--n", run["n"], "--threads", ",".join(map(str, threads)), "--repeats", run["repeats"]]
+            yield self._job(d, key, args, needs_gpus=0)
 
     def kind_ncu_metrics(self, d):
         metrics = d["metrics"]
         for run in d["runs"]:
             variants = run["variants"]
             # The matrix products by size (`ryoo profile`), the applications by input (`ryoo profile-apps`).
-            n = run["n"] if "n" in run else run["size"]
-            program = ["profile", "--variants", ",".join(variants), "--n", str(n)] if "n" in run else \
+            if (run["n"] is None) == (run["size"] is None):
+                raise ValueError("an ncu_metrics run names `n` (the matrix products) or `size` (the applications), "
+                                 "one of the two")
+            n = run["n"] if run["n"] is not None else run["size"]
+            program = ["profile", "--variants", ",".join(variants), "--n", str(n)] if run["n"] is not None else \
                 ["profile-apps", "--variants", ",".join(variants), "--size", str(n)]
 
             def job(tmp, variants=variants, n=n, program=program):
@@ -286,15 +292,12 @@ class Study(study.Study):
 
     def kind_app_bench(self, d):
         for run in d["runs"]:
-            size = "small" if self.quick else run.get("size", "large")
+            size = "small" if self.quick else run["size"]
             args = [run["application"], "--size", size, "--variants", ",".join(run["variants"]),
-                    "--parts", ",".join(run.get("parts", ["kernel", "application", "transfer"])),
-                    "--cpu-samples", run.get("cpu_samples", 3),
-                    "--min-samples", run.get("repeats", self.default_repeats), "--time-limit", run.get("time_limit_s", 2)]
-            for option, value in run.get("options", {}).items():
-                args += [f"--{option.replace('_', '-')}", ",".join(map(str, value)) if isinstance(value, list) else value]
-            yield self._csv_job(d, f"{run['application']}|{','.join(run['variants'])}|{size}|"
-                                   f"{json.dumps(run.get('options', {}), sort_keys=True)}", args)
+                    "--parts", ",".join(run["parts"]), "--cpu-samples", run["cpu_samples"],
+                    "--min-samples", run["repeats"], "--time-limit", run["time_limit_s"], *self.flags(run["options"])]
+            yield self._job(d, f"{run['application']}|{','.join(run['variants'])}|{size}|"
+                               f"{json.dumps(run['options'], sort_keys=True)}", args)
 
     def kind_sass_mix(self, d):
         wanted = [v for run in d["runs"] for v in run["variants"]]

@@ -19,7 +19,7 @@ def main():
     known = {line.split()[1] for line in listed.stdout.splitlines()}
     study = ryoo.Study(build, False, [], {})
     problems = []
-    for d in runner.load_definitions("ryoo"):
+    for d in runner.load_definitions("ryoo", kinds=ryoo.Study.kinds()):  # checked, defaults filled in
         if not hasattr(study, "kind_" + d["kind"]):
             problems.append(f"{d['name']}: unknown kind {d['kind']}")
             continue

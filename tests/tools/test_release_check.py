@@ -112,5 +112,50 @@ class ChangesSinceRecording(unittest.TestCase):
         self.assertIn("not compared", self.tool.describe_changes("f" * 40))
 
 
+class ReleaseTags(unittest.TestCase):
+    """A release is a tag on HEAD, v<CITATION.cff's version>, and the README names no tag the repository lacks."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = pathlib.Path(self.tmp.name)
+        self.git("init", "-q")
+        self.git("config", "user.email", "t@example.invalid")
+        self.git("config", "user.name", "t")
+        (self.root / "CITATION.cff").write_text('cff-version: 1.2.0\ntitle: "t"\nversion: "1.2"\n')
+        (self.root / "README.md").write_text("# t\n\nReleases are tagged v<version>.\n")
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", "one")
+        self.tool = load_tool()
+        self.tool.ROOT = self.root
+        self.tool.README = self.root / "README.md"
+        self.tool.CITATION = self.root / "CITATION.cff"
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def git(self, *args):
+        return subprocess.run(["git", "-C", str(self.root), *args], check=True, capture_output=True, text=True).stdout
+
+    def test_head_without_a_release_tag(self):
+        self.assertEqual(self.tool.tag_findings(), ["HEAD has no release tag (v<version>): tag the commit once "
+                                                    "everything else here holds (docs/release.md)"])
+        self.git("tag", "not-a-release")
+        self.assertEqual(len(self.tool.tag_findings()), 1)
+
+    def test_a_tag_of_the_citation_version(self):
+        self.git("tag", "-a", "v1.2", "-m", "release")
+        self.assertEqual(self.tool.tag_findings(), [])
+        (self.root / "CITATION.cff").write_text('cff-version: 1.2.0\nversion: "1.3"\n')
+        self.assertEqual(self.tool.tag_findings(), ["HEAD's release tag v1.2 is not CITATION.cff's version 1.3 (v1.3)"])
+
+    def test_a_readme_naming_a_tag_the_repository_lacks(self):
+        self.git("tag", "v1.2")
+        (self.root / "README.md").write_text("The evaluated version is the tag `v1.0-ae`.\n")
+        self.assertEqual(self.tool.tag_findings(), ["the README names the tag v1.0-ae, which this repository does not "
+                                                    "have"])
+        self.git("tag", "v1.0-ae", "HEAD")
+        self.assertEqual(self.tool.tag_findings(), [])
+
+
 if __name__ == "__main__":
     unittest.main()

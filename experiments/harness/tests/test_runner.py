@@ -147,21 +147,28 @@ class RunnerTest(unittest.TestCase):
                                                 r"where they ran"):
             runner.run_study("fake", out, self.build)
 
-    def test_a_file_resumed_from_a_dirty_tree_stays_dirty(self):
-        """The rows of a run from a tree with uncommitted changes stay in a file a clean run resumes: its
-        provenance says dirty and lists both commits."""
+    def test_a_resume_from_another_source_tree_stops_before_any_job(self):
+        """The rows of one file come from one source tree: a run at another commit, or at the same commit with
+        other uncommitted changes, does not resume beside them; --redo records the experiment anew from this tree."""
         out = self.tmp / "out8"
         real = runner.prov.git_state
         try:
             runner.prov.git_state = lambda: ("1111111", True)
             runner.run_study("fake", out, self.build)                     # flaky fails, a is done
-            runner.prov.git_state = lambda: ("2222222", False)
-            self.assertEqual(runner.run_study("fake", out, self.build), 0)
+            for other in (("2222222", False), ("1111111", False)):
+                runner.prov.git_state = lambda other=other: other
+                before = list(FakeStudy.calls)
+                with self.assertRaisesRegex(SystemExit, r"fake/counts: 1 job\(s\) with rows in its file ran at commit "
+                                                        r"1111111 with uncommitted changes, a the first; this run is at "
+                                                        rf"commit {other[0]}\. Record them anew with --redo"):
+                    runner.run_study("fake", out, self.build)
+                self.assertEqual(FakeStudy.calls, before, "no job ran")
+            self.assertEqual(runner.run_study("fake", out, self.build, redo=["counts"]), 0)
         finally:
             runner.prov.git_state = real
         meta = json.loads((out / "fake" / "counts.meta.json").read_text())
-        self.assertIs(meta["git_dirty"], True)
-        self.assertEqual(meta["git_commits"], ["1111111", "2222222"])
+        self.assertIs(meta["git_dirty"], False)
+        self.assertEqual(meta["git_commits"], ["1111111"])
 
     def test_redo_records_an_experiment_anew(self):
         out = self.tmp / "out3"
@@ -191,7 +198,7 @@ class RunnerTest(unittest.TestCase):
     def test_a_definition_of_an_undeclared_kind_is_refused_before_any_job(self):
         FakeStudy.kinds = classmethod(lambda cls: {"bench": None})
         try:
-            with self.assertRaisesRegex(SystemExit, r"kind not declared by the study: counts \(host\)"):
+            with self.assertRaisesRegex(SystemExit, r"counts\.json: kind 'host' is not declared by the study"):
                 runner.run_study("fake", self.tmp / "out", self.build)
             self.assertEqual(FakeStudy.calls, [])
         finally:
@@ -218,7 +225,8 @@ class RunnerTest(unittest.TestCase):
     def test_a_manifest_of_bare_names_reads_as_the_first_study(self):
         out = self.tmp / "out5"
         out.mkdir()
-        (out / "manifest.json").write_text(json.dumps({"files": {"mwsep/x.csv": {"experiment": "x"}},
+        (out / "manifest.json").write_text(json.dumps({"files": {"mwsep/x.csv": {"experiment": "x", "kind": "bench",
+                                                                                  "commits": ["c"]}},
                                                        "experiments": {"x": {"jobs": {"k": "done"}}}}))
         m = runner.Manifest(out)
         self.assertEqual(m.status("mwsep/x", "k"), "done")
@@ -287,12 +295,20 @@ class CompareTest(unittest.TestCase):
 
     def folder(self, root, ms, extra=False):
         (root / "mwsep").mkdir(parents=True)
-        head = "variant,work_unit,kernel_ms,noise_pct\n"
-        (root / "mwsep" / "t.csv").write_text(head + "".join(f"v,u,{ms},0.1\n" for _ in range(3)))
+        # mwsep's bench columns: experiment, variant, work_unit, repeat, sm_count, kernel_ms, total_ms, likelihood,
+        # valid, sm_clock_mhz, throttled, noise_pct, samples, stop_reason
+        head = "experiment,variant,work_unit,repeat,sm_count,kernel_ms,total_ms,likelihood,valid,sm_clock_mhz," \
+               "throttled,noise_pct,samples,stop_reason\n"
+        (root / "mwsep" / "t.csv").write_text(head + "".join(f"t,v,u,{i},132,{ms},{ms},-3,true,1980,false,0.1,3,min\n"
+                                                             for i in range(3)))
         files = {"mwsep/t.csv": {"experiment": "mwsep/t", "kind": "bench", "commits": ["x"]}}
         if extra:
-            (root / "mwsep" / "u.csv").write_text(head + "v,u,1,0.1\n")
+            (root / "mwsep" / "u.csv").write_text(head + "u,v,u,0,132,1,1,-3,true,1980,false,0.1,1,min\n")
             files["mwsep/u.csv"] = {"experiment": "mwsep/u", "kind": "bench", "commits": ["x"]}
+        for rel in files:  # the provenance the results layer asks of every file
+            name = rel.split("/")[1][:-4]
+            (root / "mwsep" / f"{name}.meta.json").write_text(json.dumps(
+                {"experiment": name, "study": "mwsep", "kind": "bench", "git_commit": "x", "git_commits": ["x"]}))
         (root / "manifest.json").write_text(json.dumps({"files": files, "experiments": {
             "mwsep/t": {"status": "done", "jobs": {}}, "mwsep/u": {"status": "done", "jobs": {}}}}))
         return root

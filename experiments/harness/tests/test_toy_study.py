@@ -4,6 +4,7 @@ checked by the results check, compared, and written up by the report generator t
 (paper/toy/facts.py) and its chapter module, with no other edit; every step runs through the project's package
 tree (python -m ..., or the entry points the README names by path)."""
 import csv
+import hashlib
 import json
 import os
 import pathlib
@@ -17,7 +18,7 @@ EXPERIMENTS = pathlib.Path(__file__).resolve().parents[2]
 ROOT = EXPERIMENTS.parent
 TOY = pathlib.Path(__file__).resolve().parent / "toy_study"
 
-IGNORE = shutil.ignore_patterns("results", "reruns", "__pycache__", "_build", "_generated", "_preview", "out",
+IGNORE = shutil.ignore_patterns("results", "__pycache__", "_build", "_generated", "_preview", "out",
                                 "toy_study", "*.png", "*.svg")
 
 
@@ -36,9 +37,12 @@ class ToyStudy(unittest.TestCase):
         decl.write_text(json.dumps(data, indent=1, ensure_ascii=False))
         cls.build = cls.root / "build"
         (cls.build / "build_info.json").write_text('{"build_type": "toy", "cuda": "OFF"}')
-        state = cls.tmp / "git_state"
-        state.write_text("git_commit=0000000000000000000000000000000000000000 git_dirty=false")
-        cls.env = dict(os.environ, MWSEP_GIT_STATE=str(state), COMPARE="")
+        # A copy without .git names its commit in a source manifest (the copy lacks most of the tree, so its
+        # recordings are marked dirty: measured, not declared).
+        subprocess.run([sys.executable, str(ROOT / "tools" / "source_manifest.py"), "--out",
+                        str(cls.root / ".source-manifest.json")], check=True, capture_output=True)
+        cls.env = dict(os.environ, COMPARE="")
+        cls.env.pop("MWSEP_GIT_STATE", None)
         cls.results = cls.root / "experiments" / "results"
 
     @classmethod
@@ -79,6 +83,15 @@ class ToyStudy(unittest.TestCase):
             self.assertIn("3 configurations, columns sum; 0 differ", r.stdout)
             path = second / "toy" / "sums.csv"
             path.write_text(path.read_text().replace(",500500,", ",500501,"))
+            # A file edited after the runner wrote it is refused as data ...
+            r = self.py("experiments/compare.py", second, first, ok=False)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("| toy/sums.csv | unreadable |", r.stdout)
+            self.assertIn("changed since the runner wrote it", r.stdout)
+            # ... and a recording whose sum differs (its manifest records the file as written) differs.
+            manifest = json.loads((second / "manifest.json").read_text())
+            manifest["files"]["toy/sums.csv"]["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+            (second / "manifest.json").write_text(json.dumps(manifest))
             r = self.py("experiments/compare.py", second, first, ok=False)
             self.assertEqual(r.returncode, 1)
             self.assertIn("| toy/sums.csv | differs |", r.stdout)

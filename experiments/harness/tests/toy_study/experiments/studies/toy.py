@@ -4,14 +4,15 @@
 import sys
 
 from experiments.harness import study
-from experiments.harness.kinds import Compare, Kind
+from experiments.harness.kinds import Compare, Input, Kind
 from experiments.harness.runner import Job
 
 # [toy-kinds-begin]
 KINDS = {
-    # The sum is exact: two recordings agree when every n has the same sum.
+    # The sum is exact: two recordings agree when every n has the same sum. A run names its n and repeats.
     "sums": Kind(["experiment", "n", "repeat", "sum", "seconds"], key=["n"], value="sum",
-                 numeric={"n", "sum", "seconds"}, host_only=True, compare=Compare("exact", values=("sum",))),
+                 numeric={"n", "sum", "seconds"}, host_only=True, compare=Compare("exact", values=("sum",)),
+                 run_keys={"n": Input("list[int]"), "repeats": Input("int", 1)}),
 }
 # [toy-kinds-end]
 
@@ -24,9 +25,9 @@ class Study(study.Study):
     def kind_sums(self, d):
         for run in d["runs"]:
             for n in run["n"]:
-                def job(tmp, n=n):
+                def job(tmp, n=n, run=run):
                     part = tmp / f"{d['name']}.csv"
-                    r = self._run([sys.executable, self.program, "--n", n, "--repeats", run.get("repeats", 1),
+                    r = self._run([sys.executable, self.program, "--n", n, "--repeats", run["repeats"],
                                    "--experiment", d["name"], "--csv", part])
                     if r.returncode != 0:
                         raise RuntimeError(f"toy_sum.py failed: {r.stderr.strip()[-300:]}")
