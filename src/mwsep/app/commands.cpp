@@ -437,7 +437,7 @@ int command_skipping(const Args& args) {
     for (std::size_t i = 0; i < setup.areas.size(); ++i) {
         const auto& a = setup.areas[i];
         const auto los = geometry::fold_line_of_sight(a);
-        const auto active = cpu::active_stream_bins(setup, a, los, cpu::stream_skip_thresholds(setup, a, los));
+        const auto active = likelihood::active_stream_bins(setup, a, los, likelihood::stream_skip_thresholds(setup, a, los));
         const double terms = static_cast<double>(a.cells()) * static_cast<double>(los.r_point.size());
         for (std::size_t t = 0; t < active.size(); ++t) {
             const double evaluated = static_cast<double>(active[t]) * los.block;
