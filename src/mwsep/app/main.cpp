@@ -4,24 +4,6 @@
 #include "mwsep/app/evaluate.hpp"
 #include "mwsep/app/fit_command.hpp"
 
-namespace {
-
-const char* usage =
-    "usage: mwsep <command> [options]\n"
-    "\n"
-    "commands:\n"
-    "  run        evaluate the likelihood of a work unit and a star catalogue\n"
-    "  generate   sample a synthetic star catalogue from a work unit's model\n"
-    "  bench-cpu  measure quadrature points per second of the CPU integrators\n"
-    "  skipping   count the stream terms the rigorous bound skips\n"
-    "  variants   list the CUDA kernel variants with registers, spills and occupancy\n"
-    "  bench      time CUDA kernel variants (CUDA events, repeats) and check each run\n"
-    "  fit        fit the work unit's optimised parameters to a star catalogue\n"
-    "\n"
-    "'mwsep <command> --help' describes each command's options.\n";
-
-}  // namespace
-
 int main(int argc, char** argv) {
     using namespace mwsep::app;
     note_main_entry();  // the start of the process's own time line (`mwsep run --json` reports it)
@@ -30,9 +12,20 @@ int main(int argc, char** argv) {
 #else
     const auto run = [](const Args& args) { return command_run(args); };
 #endif
-    return harness::run_subcommand("mwsep", usage,
-                                   {{"run", run}, {"generate", command_generate}, {"bench-cpu", command_bench_cpu},
-                                    {"skipping", command_skipping}, {"variants", command_variants},
-                                    {"bench", command_bench}, {"fit", command_fit}},
-                                   argc, argv);
+#if defined(MWSEP_WITH_CUDA)
+    const std::string gpu_build;
+#else
+    const std::string gpu_build = harness::needs_cuda_build;
+#endif
+    const harness::Program program{
+        "mwsep",
+        "The MilkyWay@Home separation likelihood (Waters 2010), on the CPU and in CUDA.",
+        {{"run", run, "", "evaluate the likelihood of a work unit and a star catalogue"},
+         {"generate", command_generate, "", "sample a synthetic star catalogue from a work unit's model"},
+         {"bench-cpu", command_bench_cpu, "", "time the CPU integrators: quadrature points per second and per core"},
+         {"skipping", command_skipping, "", "count the stream terms the rigorous bound skips (CSV)"},
+         {"variants", command_variants, gpu_build, "list the CUDA kernel variants with registers, spills and occupancy"},
+         {"bench", command_bench, gpu_build, "time CUDA kernel variants, each evaluation checked against the CPU"},
+         {"fit", command_fit, fit_unavailable(), "fit the work unit's optimised parameters to a star catalogue"}}};
+    return harness::run_subcommand(program, argc, argv);
 }
