@@ -76,7 +76,7 @@ KINDS = {
 class Study(study.Study):
     KINDS = KINDS
     PROGRAM = "kirk_hwu"
-    TIMING_COMMANDS = ('bench', 'rates')  # each prints its criterion (--print-criterion): the results record that
+    TIMING_COMMANDS = ('bench', 'rates', 'cpu')  # each prints its criterion (--print-criterion): the results record that
     GPU_TESTS = ("tests/kirk_hwu/kirk_hwu_gpu_tests", "KIRK_HWU_GPU_RESULTS")
 
     def _rows_job(self, name, key, args, needs_gpus, invalid_message):
@@ -98,7 +98,7 @@ class Study(study.Study):
             for problem in run["problems"]:
                 for precision in run["precisions"]:
                     args = ["cpu", "--experiment", d["name"], "--problem", problem, "--precision", precision,
-                            "--size", run["size"], "--repeats", str(1 if self.quick else run.get("repeats", 2))]
+                            "--size", run["size"], "--min-samples", str(1 if self.quick else run.get("repeats", 2))]
                     yield self._rows_job(d["name"], f"{problem}|{precision}|{run['size']}", args, 0,
                                          "the CPU loop failed")
 
@@ -148,7 +148,7 @@ class Study(study.Study):
         name = d["name"]
         for run in d["runs"]:
             label, device = run["label"], run.get("device", "gpu")
-            args = ["reconstruct", "--experiment", name, "--device", device, "--size", run.get("size", "full"),
+            args = ["reconstruct", "--experiment", name, "--backend", "cuda" if device == "gpu" else "cpu", "--size", run.get("size", "full"),
                     "--lambda", str(run.get("lambda", 0.01)), "--iterations", str(run.get("iterations", 30)),
                     "--tolerance", "0", "--method", run.get("method", "both"), "--label", label]
             if device == "gpu":

@@ -150,7 +150,7 @@ KERNEL_NAMES = "regex:^(ryoo_|mri_gather|coulomb_slice)"
 class Study(study.Study):
     KINDS = KINDS
     PROGRAM = "ryoo"
-    TIMING_COMMANDS = ('bench', 'stream')  # each prints its criterion (--print-criterion): the results record that
+    TIMING_COMMANDS = ('bench', 'stream', 'bench-cpu')  # each prints its criterion (--print-criterion): the results record that
     GPU_TESTS = ("tests/ryoo/ryoo_gpu_tests", "RYOO_GPU_RESULTS")
 
     def __init__(self, build, quick, devices, options):
@@ -219,7 +219,7 @@ class Study(study.Study):
             if not self.info().get("cpu_blas"):
                 yield Job(key, None, [], skip=f"no CPU BLAS in this build ({self.info().get('cpu_blas_library')})")
                 continue
-            args = ["bench-cpu", "--n", run["n"], "--threads", ",".join(map(str, threads)), "--repeats", run.get("repeats", 3)]
+            args = ["bench-cpu", "--n", run["n"], "--threads", ",".join(map(str, threads)), "--min-samples", run.get("repeats", 3)]
             yield self._csv_job(d, key, args, needs_gpus=0)
 
     def kind_ncu_metrics(self, d):
