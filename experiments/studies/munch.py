@@ -139,7 +139,7 @@ class Study(study.Study):
 
     def kind_bench_cpu(self, d):
         for n, w, run, implementations in merged_cells(d["runs"], "implementations"):
-            args = ["bench-cpu", "--computation", run["computation"], "--implementations", ",".join(implementations),
+            args = ["bench-cpu", "--computation", run["computation"], "--variants", ",".join(implementations),
                     "--signal", str(n), "--filter", str(w), "--min-samples", str(run.get("repeats", 3)),
                     "--time-limit", str(run.get("time_limit", 1.0))]
             key = f"{run['computation']}|{','.join(implementations)}|{n}|{w}"
@@ -148,7 +148,7 @@ class Study(study.Study):
     def _matmul_jobs(self, d, gpus):
         for run in d["runs"]:
             for impl in run["implementations"]:
-                args = ["matmul", "--implementations", impl, "--sizes", *[str(n) for n in run["sizes"]],
+                args = ["matmul", "--variants", impl, "--sizes", *[str(n) for n in run["sizes"]],
                         "--min-samples", str(run.get("repeats", 3)), "--max-samples", str(run.get("max_samples", 20)),
                         "--time-limit", str(run.get("time_limit", 1.0))]
                 if "timings" in run:

@@ -1,5 +1,6 @@
 // kirk_hwu reconstruct: the iterative reconstruction the Q and F^H d kernels exist for, and the gridding
 // reconstruction beside it, on a phantom whose k-space data are exact; images, errors and times per stage.
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <thread>
@@ -7,6 +8,7 @@
 #include "harness/atomic_file.hpp"
 #include "harness/csv.hpp"
 #include "harness/options.hpp"
+#include "harness/progress.hpp"
 #include "harness/output_paths.hpp"
 #if defined(KIRK_HWU_WITH_CUDA)
 #include "harness/check.hpp"
@@ -45,6 +47,10 @@ std::vector<float> central_slices(const std::vector<double>& real, int g) {
         for (int j = 0; j < g; ++j) out.push_back(at(g / 2, j, l));
     return out;
 }
+
+/// A rough rate of the CPU's FP64 Q and F^H d sums [pairs per second and thread], for the estimate (measured
+/// as kirk_hwu cpu's loops on a 2-core x86 development machine; another CPU differs).
+constexpr double rough_pairs_per_second = 4e7;
 
 std::vector<double> real_part(const recon::ComplexVector& v) {
     std::vector<double> out;
@@ -137,6 +143,19 @@ int command_reconstruct(const std::vector<std::string>& args) {
     if (o.has("--history")) history = std::make_unique<harness::CsvAppender>(o.text("--history"), history_columns);
 
     const recon::ReconShape shape = recon::recon_shape(size);
+    if (device == "cpu" && settings.iterative) {
+        // What the CPU's part will cost, before the phantom's data are made: Q over the doubled grid (Toeplitz)
+        // or A and A^H at every iteration (direct), and F^H d, each a sum over every sample and voxel.
+        const double samples = shape.samples(), voxels = std::pow(double(shape.grid), 3);
+        const double pairs = samples * voxels +
+                             (settings.direct ? 2.0 * samples * voxels * settings.cg.max_iterations : samples * 8 * voxels);
+        const double seconds = pairs / (rough_pairs_per_second * settings.threads);
+        std::fprintf(stderr,
+                     "kirk_hwu reconstruct: about %.3g pair evaluations (%s and F^H d): about %s on %d threads at a "
+                     "rough %.0e pairs per second and thread\n",
+                     pairs, settings.direct ? "A and A^H at every iteration" : "Q", harness::duration_text(seconds).c_str(),
+                     settings.threads, rough_pairs_per_second);
+    }
     const recon::ReconProblem problem = recon::make_recon_problem(shape, recon::head_phantom());
     std::printf("reconstruct %s on the %s: %d³ voxels, %zu samples on %d radial spokes, lambda %g\n", size_text.c_str(),
                 device.c_str(), shape.grid, problem.samples(), shape.spokes, settings.lambda);

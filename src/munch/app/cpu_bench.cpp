@@ -52,7 +52,9 @@ int command_bench_cpu(const Args& args) {
     defaults.stop.time_limit_s = 5.0;
     std::vector<harness::OptionSpec> specs = {
         opt::value("--computation", "convolution|rolling-ball", "what to compute", "convolution"),
-        opt::value("--implementations", "LIST", "comma-separated: sequential, openmp", "sequential,openmp"),
+        opt::value("--variants", "LIST", "the implementations to time, comma-separated: sequential, openmp",
+                   "sequential,openmp"),
+        opt::renamed("--implementations", harness::OptionKind::value, "--variants LIST"),
         opt::value("--signal", "N", "the signal's length", "1000"),
         opt::value("--filter", "N", "the filter's width (odd for the rolling ball)", "9"),
         opt::value("--threads", "N", "threads of the OpenMP implementation", "all cores"),
@@ -70,7 +72,7 @@ int command_bench_cpu(const Args& args) {
     // A user's --time-limit bounds the whole command, counted from here.
     harness::Deadline deadline = o.has("--time-limit") ? harness::Deadline(measure.stop.time_limit_s) : harness::Deadline();
     const auto computation = o.choice("--computation", {"convolution", "rolling-ball"}, "convolution");
-    const auto implementations = o.choices("--implementations", {"sequential", "openmp"}, "sequential,openmp");
+    const auto implementations = o.choices("--variants", {"sequential", "openmp"}, "sequential,openmp");
     const auto n = static_cast<std::size_t>(o.integer("--signal", 1000, 1, 100'000'000));
     const auto w = static_cast<std::size_t>(o.integer("--filter", 9, 1, 10'000'000));
     const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

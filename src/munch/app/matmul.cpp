@@ -13,6 +13,7 @@
 #include "harness/options.hpp"
 #include "harness/output_paths.hpp"
 #include "harness/progress.hpp"
+#include "harness/subcommands.hpp"
 #include "munch/app/commands.hpp"
 #include "munch/cpu/matmul.hpp"
 
@@ -80,8 +81,10 @@ int command_matmul(const Args& args) {
     const harness::Options o(
         args,
         harness::with_measure_options(
-            {opt::value("--implementations", "LIST", "comma-separated: ikj, openmp, sdk-tiled-16, cublas-sgemm-fp32",
+            {opt::value("--variants", "LIST", "the implementations to time, comma-separated: ikj, openmp, sdk-tiled-16, "
+                                              "cublas-sgemm-fp32",
                         "ikj,openmp"),
+             opt::renamed("--implementations", harness::OptionKind::value, "--variants LIST"),
              sizes_option,
              opt::value("--threads", "N", "threads of the OpenMP product", "all cores"),
              opt::value("--timings", "LIST", "what the GPU samples time: kernel, with-transfers", "kernel,with-transfers"),
@@ -96,7 +99,7 @@ int command_matmul(const Args& args) {
         return 0;
     std::vector<std::string> all = cpu_names;
     all.insert(all.end(), gpu_names.begin(), gpu_names.end());
-    const auto implementations = o.choices("--implementations", all, "ikj,openmp");
+    const auto implementations = o.choices("--variants", all, "ikj,openmp");
     const auto timings = o.choices("--timings", {"kernel", "with-transfers"}, "kernel,with-transfers");
     std::vector<std::size_t> sizes;
     for (const auto& text : o.list("--sizes")) {
@@ -116,7 +119,7 @@ int command_matmul(const Args& args) {
         // What the CPU products will cost, before they start: each sample (and the checked first product) is
         // n^3 multiply-adds, at a rough rate of 1e9 per second and thread for the ikj loop.
         double seconds = 0;
-        for (const auto& impl : o.choices("--implementations", {"ikj", "openmp", "sdk-tiled-16", "cublas-sgemm-fp32"}, "ikj,openmp")) {
+        for (const auto& impl : o.choices("--variants", {"ikj", "openmp", "sdk-tiled-16", "cublas-sgemm-fp32"}, "ikj,openmp")) {
             if (impl != "ikj" && impl != "openmp") continue;
             const double rate = 1e9 * (impl == "openmp" ? std::max(1u, std::thread::hardware_concurrency()) : 1u);
             for (const auto n : sizes) seconds += (measure.stop.min_samples + 1) * double(n) * double(n) * double(n) / rate;
@@ -136,7 +139,7 @@ int command_matmul(const Args& args) {
     if (measure.cold && !std::all_of(implementations.begin(), implementations.end(), is_gpu))
         throw o.error("--cold", "flushes a GPU's cache; the CPU implementations time the host only");
 #ifndef MUNCH_WITH_CUDA
-    if (any_gpu) throw o.error("--implementations", "sdk-tiled-16 and cublas-sgemm-fp32 need the CUDA build (this one was built without CUDA)");
+    if (any_gpu) throw o.error("--variants", std::string("sdk-tiled-16 and cublas-sgemm-fp32 ") + harness::needs_cuda_build);
 #endif
 
     harness::CsvAppender csv(csv_path, matmul_columns);
