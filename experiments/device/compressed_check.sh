@@ -76,7 +76,7 @@ PY
 for u in stripe11 3s-large; do
   expect=$(python3 -c "import json,sys; print(repr(json.load(open(sys.argv[1]))['likelihood']))" "$out/run_${u}_modern-f64.json")
   "$mwsep" bench -a "${wu[$u]}" -s "${st[$u]}" --variants modern-f64,compressed-f64 --expect "$expect" \
-    --time-limit 10 --repeats 10 --work-unit "$u" --experiment compressed_check --csv "$out/bench_${u}.csv" \
+    --time-limit 10 --min-samples 10 --work-unit "$u" --experiment compressed_check --csv "$out/bench_${u}.csv" \
     > "$out/bench_${u}.log" 2>&1 || echo "bench on $u reported invalid runs" | tee -a "$out/summary.txt"
   cat "$out/bench_${u}.log" | tee -a "$out/summary.txt"
 done

@@ -102,7 +102,7 @@ class Study(study.Study):
             for problem in run["problems"]:
                 for precision in run["precisions"]:
                     args = ["cpu", "--experiment", d["name"], "--problem", problem, "--precision", precision,
-                            "--size", run["size"], "--repeats", str(1 if self.quick else run["repeats"])]
+                            "--size", run["size"], "--min-samples", str(1 if self.quick else run["repeats"])]
                     yield self._job(d, f"{problem}|{precision}|{run['size']}", args, 0, "the CPU loop failed")
 
     def kind_bench(self, d):
@@ -147,7 +147,7 @@ class Study(study.Study):
         name = d["name"]
         for run in d["runs"]:
             label, device = run["label"], run["device"]
-            args = ["reconstruct", "--experiment", name, "--device", device, "--size", run["size"],
+            args = ["reconstruct", "--experiment", name, "--backend", "cuda" if device == "gpu" else "cpu", "--size", run["size"],
                     "--lambda", str(run["lambda"]), "--iterations", str(run["iterations"]),
                     "--tolerance", "0", "--method", run["method"], "--label", label]
             if device == "gpu":

@@ -142,7 +142,7 @@ class Study(study.Study):
 
     def kind_bench_cpu(self, d):
         for n, w, run, implementations in merged_cells(d["runs"], "implementations"):
-            args = ["bench-cpu", "--computation", run["computation"], "--implementations", ",".join(implementations),
+            args = ["bench-cpu", "--computation", run["computation"], "--variants", ",".join(implementations),
                     "--signal", str(n), "--filter", str(w), "--min-samples", str(run["repeats"]),
                     "--time-limit", str(run["time_limit"])]
             key = f"{run['computation']}|{','.join(implementations)}|{n}|{w}"
@@ -151,7 +151,7 @@ class Study(study.Study):
     def _matmul_jobs(self, d, gpus):
         for run in d["runs"]:
             for impl in run["implementations"]:
-                args = ["matmul", "--implementations", impl, "--sizes", *[str(n) for n in run["sizes"]],
+                args = ["matmul", "--variants", impl, "--sizes", *[str(n) for n in run["sizes"]],
                         "--min-samples", str(run["repeats"]), "--max-samples", str(run["max_samples"]),
                         "--time-limit", str(run["time_limit"])]
                 if run["timings"] is not None:

@@ -225,7 +225,7 @@ class Study(study.Study):
             if not self.info().get("cpu_blas"):
                 yield Job(key, None, [], skip=f"no CPU BLAS in this build ({self.info().get('cpu_blas_library')})")
                 continue
-            args = ["bench-cpu", "--n", run["n"], "--threads", ",".join(map(str, threads)), "--repeats", run["repeats"]]
+            args = ["bench-cpu", "--n", run["n"], "--threads", ",".join(map(str, threads)), "--min-samples", run["repeats"]]
             yield self._job(d, key, args, needs_gpus=0)
 
     def kind_ncu_metrics(self, d):

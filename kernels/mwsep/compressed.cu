@@ -140,7 +140,7 @@ __global__ void __launch_bounds__(compressed_chunks) compressed_reduce_kernel(Co
     const int chunk = (area.cells + compressed_chunks - 1) / compressed_chunks;
     const int first = i * chunk;
     const int last = min(area.cells, first + chunk);
-    cpu::NeumaierSum sum;
+    math::NeumaierSum sum;
     double estimate = 0;
     for (int p = first; p < last; ++p) {
         sum.add(values[p]);

@@ -135,7 +135,7 @@ StarResults run(const geometry::IntegrationSetup& setup, const ResidentStars& rs
     a.n_streams = S;
     a.q_inv_sq = Real(setup.q_inv_sq);
     a.r0 = Real(setup.model.r0);
-    const auto mix = cpu::mixture_weights(setup.model);
+    const auto mix = likelihood::mixture_weights(setup.model);
     a.weight[0] = Real(mix.background / integrals.background / mix.sum);
     for (int s = 0; s < S; ++s) {
         const auto& g = setup.streams[s];

@@ -184,7 +184,7 @@ __global__ void __launch_bounds__(reduce_threads)
     const int first = i * chunk;
     const int last = min(cells, first + chunk);
     const int n = last > first ? (last - first) * pieces : 0;
-    cpu::NeumaierSum sum;
+    math::NeumaierSum sum;
     int p = first, piece = 0;  // the next value to load: cell p's piece
     for (int k0 = 0; k0 < n; k0 += reduce_batch) {
         double v[reduce_batch];

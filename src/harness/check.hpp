@@ -29,11 +29,55 @@ inline const char* shared_device_hint(cudaError_t status) {
     }
 }
 
-/// Throws CudaError if @p status is not cudaSuccess.
+/// No GPU can be used on this machine (no driver, no device, a driver too old for the runtime).
+class NoGpu : public CudaError {
+public:
+    using CudaError::CudaError;
+};
+
+/// Why no GPU can be used, in the words every program uses, when @p status (of the first CUDA call) says
+/// so; empty for any other status. No driver at all is told apart from an old one, so that a machine
+/// without a GPU is not sent to upgrade a driver it does not have.
+inline std::string no_gpu_reason(cudaError_t status) {
+    if (status == cudaErrorNoDevice) return "this machine has no CUDA GPU (the NVIDIA driver found none)";
+    if (status == cudaErrorInsufficientDriver || status == cudaErrorNotSupported || status == cudaErrorSystemNotReady ||
+        status == cudaErrorCompatNotSupportedOnDevice) {
+        int driver = 0, runtime = 0;
+        (void)cudaDriverGetVersion(&driver);
+        (void)cudaRuntimeGetVersion(&runtime);
+        if (driver == 0) return "no NVIDIA driver is installed on this machine, so no GPU can be used";
+        if (status == cudaErrorInsufficientDriver)
+            return "the NVIDIA driver supports CUDA " + std::to_string(driver / 1000) + "." +
+                   std::to_string(driver % 1000 / 10) + ", older than the CUDA " + std::to_string(runtime / 1000) + "." +
+                   std::to_string(runtime % 1000 / 10) + " this build uses: install a newer driver";
+        return std::string("the NVIDIA driver cannot run CUDA here (") + cudaGetErrorName(status) + ")";
+    }
+    return {};
+}
+
+/// Throws CudaError if @p status is not cudaSuccess; NoGpu, worded by no_gpu_reason(), when no GPU can be used.
 inline void check(cudaError_t status, const char* what) {
-    if (status != cudaSuccess)
-        throw CudaError(std::string("CUDA error while trying to ") + what + ": " + cudaGetErrorName(status) + " (" +
-                        cudaGetErrorString(status) + ")" + shared_device_hint(status));
+    if (status == cudaSuccess) return;
+    if (const std::string reason = no_gpu_reason(status); !reason.empty())
+        throw NoGpu("needs a CUDA GPU: " + reason);
+    throw CudaError(std::string("CUDA error while trying to ") + what + ": " + cudaGetErrorName(status) + " (" +
+                    cudaGetErrorString(status) + ")" + shared_device_hint(status));
+}
+
+/// Throws NoGpu (worded as check() words it) unless this machine has a CUDA GPU the build can use.
+inline void require_gpu() {
+    int count = 0;
+    const cudaError_t status = cudaGetDeviceCount(&count);
+    if (status == cudaSuccess && count == 0) throw NoGpu("needs a CUDA GPU: " + no_gpu_reason(cudaErrorNoDevice));
+    check(status, "count the CUDA devices");
+}
+
+/// Whether this machine has a CUDA GPU the build can use (no exception; clears the error it may leave).
+inline bool have_gpu() {
+    int count = 0;
+    const bool ok = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+    if (!ok) (void)cudaGetLastError();
+    return ok;
 }
 
 /// Makes @p device the calling thread's device unless it already is. cudaSetDevice() always makes the

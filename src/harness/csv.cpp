@@ -9,6 +9,8 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -78,8 +80,39 @@ std::string read_all(const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+/// The process's original standard output, taken over for a CSV once (`--csv -`): from then on descriptor 1
+/// is standard error, so that the rest of what the command prints keeps out of the CSV.
+int csv_standard_output() {
+    static const int fd = [] {
+        std::fflush(stdout);
+        const int saved = ::dup(STDOUT_FILENO);
+        if (saved < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+            throw std::runtime_error("cannot write the CSV to standard output: " + std::string(std::strerror(errno)));
+        return saved;
+    }();
+    return fd;
+}
+
+void write_all(int fd, const std::string& text) {
+    std::size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) throw std::runtime_error("cannot write the CSV to standard output: " + std::string(std::strerror(errno)));
+        done += static_cast<std::size_t>(n);
+    }
+}
+
+}  // namespace
+
 CsvAppender::CsvAppender(const std::string& path, std::vector<std::string> header)
     : path_(path), header_(std::move(header)) {
+    if (path_ == standard_output) {
+        stdout_fd_ = csv_standard_output();
+        return;
+    }
     // Refuses a directory, a device or a missing directory before reading: /dev/full, for one, reads as
     // an endless line of NULs.
     check_output_path(path_);
@@ -99,6 +132,12 @@ void CsvAppender::row(const std::vector<std::string>& values) {
     if (values.size() != header_.size())
         throw std::invalid_argument(path_ + ": a row has " + std::to_string(values.size()) + " values for " +
                                     std::to_string(header_.size()) + " columns");
+    if (stdout_fd_ >= 0) {
+        std::fflush(stdout);  // what the command printed before the row (now on standard error) comes first
+        write_all(stdout_fd_, (header_written_ ? "" : join(header_) + '\n') + join(values) + '\n');
+        header_written_ = true;
+        return;
+    }
     // Under the folder's lock: the file as it is now (another process may have added rows since), plus this
     // row, replaces the file as a whole; on failure the previous file stays.
     const FolderLock lock(path_);

@@ -4,6 +4,10 @@
 /// replaces the whole file atomically, so that an interruption leaves the header and complete rows only;
 /// each row is added under an exclusive lock on the file's folder to the file as it is then, so that two
 /// processes appending to one file keep both their rows. Nothing is written before the first row.
+///
+/// The path `-` is standard output: the header, then the rows as they come; from the moment such an
+/// appender is made, whatever else the process prints on standard output goes to standard error, so that
+/// standard output holds the CSV alone.
 #pragma once
 
 #include <string>
@@ -23,8 +27,13 @@ public:
     /// Appends one row; throws std::invalid_argument if it has not one value per column.
     void row(const std::vector<std::string>& values);
 
+    /// The path that means standard output.
+    static constexpr const char* standard_output = "-";
+
 private:
     std::string path_;
+    int stdout_fd_ = -1;      ///< for `-`: the process's original standard output
+    bool header_written_ = false;
     std::vector<std::string> header_;
     /// Throws unless @p content (a file's text) is empty or begins with this header.
     void check_header(const std::string& content) const;

@@ -8,13 +8,16 @@
 /// the timing columns of measure_options.hpp.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "harness/clock_monitor.hpp"  // ClockReading (the header needs no CUDA)
+#include "harness/progress.hpp"
 #include "harness/sampling.hpp"
 #include "harness/statistics.hpp"
 
@@ -99,16 +102,56 @@ inline double steady_seconds() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+namespace detail {
+
+/// Reports a long host measurement on stderr after each sample, once it has run two seconds: the samples
+/// taken, their mean time and the time left until the minimum is in. For the commands whose CPU work shows no
+/// progress of its own (a command that draws its own passes a Deadline to measure_host instead).
+class HostSampleProgress {
+public:
+    explicit HostSampleProgress(const StopCriterion& stop) : stop_(stop), t0_(steady_seconds()) {}
+    void sample_done(double ms) {
+        ++taken_;
+        total_ms_ += ms;
+        const double elapsed = steady_seconds() - t0_;
+        if (elapsed < 2.0 || elapsed - last_ < 1.0) return;
+        last_ = elapsed;
+        const double mean_s = total_ms_ / 1e3 / taken_;
+        const int left = std::max(0, stop_.min_samples - taken_);
+        const std::string& command = current_command_name();
+        std::fprintf(stderr, "%s%ssample %d done after %s (about %s each)%s\n", command.c_str(), command.empty() ? "" : ": ",
+                     taken_, duration_text(elapsed).c_str(), duration_text(mean_s).c_str(),
+                     left > 0 ? (", about " + duration_text(left * mean_s) + " left for the minimum of " +
+                                 std::to_string(stop_.min_samples)).c_str()
+                              : ", the minimum is in");
+    }
+
+private:
+    /// "<program> <command>" while a command of a program runs (harness::current_command, subcommands.hpp).
+    static const std::string& current_command_name();
+    StopCriterion stop_;
+    double t0_;
+    int taken_ = 0;
+    double total_ms_ = 0;
+    double last_ = -1e9;
+};
+
+}  // namespace detail
+
 /// The CPU engine: times @p work on the host's steady clock under the stop rule of @p options. The host
-/// has no clock monitor and no cache flush: every sample is kept, none is cold.
+/// has no clock monitor and no cache flush: every sample is kept, none is cold. A measurement that runs
+/// longer than two seconds reports each sample on stderr (detail::HostSampleProgress).
 inline Measurement measure_host(const MeasureOptions& options, const std::function<void()>& work) {
     MeasureOptions host = options;
     host.cold = false;
     host.throttle = Throttle::keep;
+    detail::HostSampleProgress progress(host.stop);
     return run_measurement(host, steady_seconds, [&] {
         const double t0 = steady_seconds();
         work();
-        return Sample{(steady_seconds() - t0) * 1e3, {}};
+        const double ms = (steady_seconds() - t0) * 1e3;
+        progress.sample_done(ms);
+        return Sample{ms, {}};
     });
 }
 
@@ -119,6 +162,33 @@ inline Measurement measure_host_samples(const MeasureOptions& options, const std
     host.cold = false;
     host.throttle = Throttle::keep;
     return run_measurement(host, steady_seconds, [&] { return Sample{sample_ms(), {}}; });
+}
+
+/// @p options with its time limit cut to what @p deadline leaves (never below a millisecond, so that the
+/// rule stays valid; the deadline itself stops the command).
+inline MeasureOptions within(MeasureOptions options, const Deadline& deadline) {
+    options.stop.time_limit_s = std::max(1e-3, std::min(options.stop.time_limit_s, deadline.left_s()));
+    return options;
+}
+
+/// measure_host_samples within a whole command's @p deadline, as measure_host below.
+inline Measurement measure_host_samples(const MeasureOptions& options, const std::function<double()>& sample_ms,
+                                        const Deadline& deadline) {
+    return measure_host_samples(within(options, deadline), [&] {
+        deadline.check();
+        return sample_ms();
+    });
+}
+
+/// measure_host within a whole command's @p deadline: the sampling ends at the deadline once the minimum is
+/// in, and no sample starts after it has passed (Deadline::check throws TimeLimitReached). The command shows
+/// its own progress: this one reports none.
+inline Measurement measure_host(const MeasureOptions& options, const std::function<void()>& work, const Deadline& deadline) {
+    return measure_host_samples(options, [&] {
+        const double t0 = steady_seconds();
+        work();
+        return (steady_seconds() - t0) * 1e3;
+    }, deadline);
 }
 
 }  // namespace harness

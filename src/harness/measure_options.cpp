@@ -9,21 +9,72 @@
 
 namespace harness {
 
+namespace {
+
+const char* const measurement_group = "measurement options";
+
+std::string number(double v) {
+    std::ostringstream out;
+    out << v;
+    return out.str();
+}
+
+}  // namespace
+
+std::vector<OptionSpec> measure_option_specs(const MeasureOptions& d) {
+    const bool with_defaults = d.stop.min_samples > 0;
+    const auto fallback = [&](const std::string& text) { return with_defaults ? text : std::string(); };
+    const StopCriterion& c = d.stop;
+    return option::grouped(
+        measurement_group,
+        {option::value("--min-samples", "N", "at least N timed samples", fallback(std::to_string(c.min_samples))),
+         option::value("--max-samples", "N", "at most N samples", fallback(std::to_string(c.max_samples))),
+         option::value("--min-time", "S", "the samples add up to S seconds before the noise is judged",
+                       fallback(number(c.min_time_s))),
+         option::value("--noise-target", "PCT",
+                       "stop once the relative standard deviation is at most PCT %, or has settled (over the last " +
+                           std::to_string(c.settle_window) + " samples within " + number(c.settle_band_pct) +
+                           " % of its mean)",
+                       fallback(number(c.noise_target_pct))),
+         option::value("--time-limit", "S", "stop sampling after S seconds, once the minimum is in",
+                       fallback(number(c.time_limit_s))),
+         option::flag("--cold", "flush the GPU's L2 cache before each sample (default: warm)"),
+         option::value("--throttle", "discard|keep",
+                       "drop a sample taken while the GPU was throttled and take it again, or keep it flagged",
+                       fallback(d.throttle == Throttle::keep ? "keep" : "discard")),
+         option::flag("--print-criterion", "print these settings as JSON and exit"),
+         option::renamed("--repeats", OptionKind::value, "--min-samples N (at least N samples, then the noise rule)")});
+}
+
 std::vector<OptionSpec> measure_option_specs() {
-    return {{"--min-samples", OptionKind::value}, {"--max-samples", OptionKind::value},
-            {"--min-time", OptionKind::value},    {"--noise-target", OptionKind::value},
-            {"--time-limit", OptionKind::value},  {"--cold", OptionKind::flag},
-            {"--throttle", OptionKind::value},    {"--print-criterion", OptionKind::flag},
-            {"--repeats", OptionKind::value}};
+    MeasureOptions none;
+    none.stop.min_samples = 0;  // no defaults in the help
+    return measure_option_specs(none);
+}
+
+std::vector<OptionSpec> host_measure_option_specs(const MeasureOptions& defaults) {
+    std::vector<OptionSpec> out;
+    for (auto& s : measure_option_specs(defaults)) {
+        if (s.name == "--cold" || s.name == "--throttle") continue;
+        if (s.name == "--time-limit") {
+            s.help = "stop the whole command after S seconds: the sampling ends there once the minimum is in, and "
+                     "the command stops there with a message saying what it finished (exit status 3)";
+            s.fallback = number(defaults.stop.time_limit_s) + " s of sampling per measurement, no limit on the command";
+        }
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+std::vector<OptionSpec> with_measure_options(std::vector<OptionSpec> own, const MeasureOptions& defaults) {
+    for (auto& s : measure_option_specs(defaults)) own.push_back(std::move(s));
+    return own;
 }
 
 MeasureOptions parse_measure_options(const Options& o, const MeasureOptions& defaults) {
     MeasureOptions m = defaults;
     StopCriterion& c = m.stop;
-    if (o.has("--repeats") && o.has("--min-samples"))
-        throw o.error("--repeats", "is the older name of --min-samples: give one of them");
-    const std::string min_name = o.has("--repeats") ? "--repeats" : "--min-samples";
-    c.min_samples = static_cast<int>(o.integer(min_name, c.min_samples, 1, 1000000));
+    c.min_samples = static_cast<int>(o.integer("--min-samples", c.min_samples, 1, 1000000));
     if (o.has("--max-samples")) {
         c.max_samples = static_cast<int>(o.integer("--max-samples", c.max_samples, 1, 1000000));
         if (c.max_samples < c.min_samples)
@@ -47,24 +98,7 @@ MeasureOptions parse_measure_options(const Options& o, const MeasureOptions& def
     return m;
 }
 
-std::string measure_options_help(const MeasureOptions& d) {
-    char buffer[4096];
-    std::snprintf(buffer, sizeof buffer,
-                  "  --min-samples N            at least N timed samples after one warm-up (default %d; --repeats N: the same)\n"
-                  "  --max-samples N            at most N samples (default %d)\n"
-                  "  --min-time S               the samples add up to S seconds before the noise is judged (default %g)\n"
-                  "  --noise-target PCT         stop once the relative standard deviation is <= PCT, or has settled:\n"
-                  "                             over the last %d samples within %g %% of its mean (default %g)\n"
-                  "  --time-limit S             stop after S seconds of sampling, once the minimum is in (default %g)\n"
-                  "  --cold                     flush the GPU's L2 cache before each sample (default: %s)\n"
-                  "  --throttle discard|keep    drop a sample taken while the GPU was throttled and take it again, or\n"
-                  "                             keep it flagged (default %s)\n"
-                  "  --print-criterion          print these settings as JSON and exit\n",
-                  d.stop.min_samples, d.stop.max_samples, d.stop.min_time_s, d.stop.settle_window, d.stop.settle_band_pct,
-                  d.stop.noise_target_pct, d.stop.time_limit_s, d.cold ? "cold" : "warm",
-                  d.throttle == Throttle::keep ? "keep" : "discard");
-    return buffer;
-}
+std::string measure_options_help(const MeasureOptions& d) { return option_lines(measure_option_specs(d)); }
 
 std::string criterion_json(const std::string& command, const MeasureOptions& m, const std::string& timer) {
     std::ostringstream out;
@@ -108,6 +142,24 @@ std::vector<std::string> timing_values(const Measurement& m, std::size_t i) {
             m.stop_reason,
             m.cold ? "cold" : "warm",
             std::to_string(m.discarded_throttled)};
+}
+
+const std::vector<std::string>& host_timing_columns() {
+    static const std::vector<std::string> columns = {"noise_pct", "samples", "stop_reason"};
+    return columns;
+}
+
+std::vector<std::string> with_host_timing_columns(std::vector<std::string> own) {
+    for (const auto& c : host_timing_columns()) own.push_back(c);
+    return own;
+}
+
+std::vector<std::string> with_host_timing_values(std::vector<std::string> own, const Measurement& m, std::size_t i) {
+    (void)m.samples.at(i);
+    own.push_back(csv_number(m.noise_pct));
+    own.push_back(std::to_string(m.samples.size()));
+    own.push_back(m.stop_reason);
+    return own;
 }
 
 std::vector<std::string> with_timing_columns(std::vector<std::string> own) {

@@ -3,7 +3,8 @@
 /// prints for the record (`--print-criterion`); and the timing columns every result row ends with.
 ///
 /// Options: `--min-samples N --max-samples N --min-time S --noise-target PCT --time-limit S --cold
-/// --throttle discard|keep --print-criterion`, and `--repeats N` as the older spelling of `--min-samples`.
+/// --throttle discard|keep --print-criterion`; the CPU commands take them without `--cold` and `--throttle`,
+/// which concern a GPU. `--repeats N`, an older spelling, is refused naming `--min-samples N`.
 #pragma once
 
 #include <string>
@@ -14,12 +15,21 @@
 
 namespace harness {
 
-/// The option specs of the measurement options, to append to a command's own.
+/// The option specs of the measurement options, to append to a command's own (their help names no default).
 std::vector<OptionSpec> measure_option_specs();
 
-/// The measurement options of @p o, starting from the command's @p defaults. `--repeats` is read as
-/// `--min-samples` (both given: an error); a minimum above the default maximum raises the maximum.
-/// OptionError for a value out of range.
+/// The measurement options with @p defaults in their help, under the heading "measurement options".
+std::vector<OptionSpec> measure_option_specs(const MeasureOptions& defaults);
+
+/// The measurement options of a command that times the host only: measure_option_specs(@p defaults)
+/// without `--cold` and `--throttle`; `--time-limit` bounds the whole command (Deadline, progress.hpp).
+std::vector<OptionSpec> host_measure_option_specs(const MeasureOptions& defaults);
+
+/// @p own followed by measure_option_specs(@p defaults).
+std::vector<OptionSpec> with_measure_options(std::vector<OptionSpec> own, const MeasureOptions& defaults);
+
+/// The measurement options of @p o, starting from the command's @p defaults; a minimum above the default
+/// maximum raises the maximum. OptionError for a value out of range.
 MeasureOptions parse_measure_options(const Options& o, const MeasureOptions& defaults);
 
 /// The help lines of the measurement options with @p defaults.
@@ -41,6 +51,14 @@ const std::vector<std::string>& timing_columns();
 /// The values of timing_columns() for sample @p i of @p m (an unmonitored clock: empty clock and
 /// throttle fields).
 std::vector<std::string> timing_values(const Measurement& m, std::size_t i);
+
+/// The timing columns of a row timed on the host, where no GPU clock, throttling or cache applies:
+/// noise_pct, samples, stop_reason.
+const std::vector<std::string>& host_timing_columns();
+
+/// @p own followed by host_timing_columns() / their values for sample @p i of @p m.
+std::vector<std::string> with_host_timing_columns(std::vector<std::string> own);
+std::vector<std::string> with_host_timing_values(std::vector<std::string> own, const Measurement& m, std::size_t i);
 
 /// @p own followed by timing_columns().
 std::vector<std::string> with_timing_columns(std::vector<std::string> own);

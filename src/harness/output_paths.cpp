@@ -39,12 +39,18 @@ void check_outputs(const std::string& command, const std::vector<NamedPath>& inp
     for (std::size_t i = 0; i < outputs.size(); ++i) {
         const NamedPath& out = outputs[i];
         if (out.path.empty()) throw fail(out, "is empty: expected the name of a file to write");
+        if (out.path == "-") {  // standard output (a CSV's `-`): no file to check, but only one output may take it
+            for (std::size_t j = 0; j < i; ++j)
+                if (outputs[j].path == "-")
+                    throw fail(out, "is standard output, which " + outputs[j].option + " writes already");
+            continue;
+        }
         for (const NamedPath& in : inputs)
             if (!in.path.empty() && same_file(out.path, in.path))
                 throw fail(out, "is the same file as the input '" + in.path + "' (" + in.option +
                                     "): an output never replaces an input; name another file");
         for (std::size_t j = 0; j < i; ++j)
-            if (same_file(out.path, outputs[j].path))
+            if (outputs[j].path != "-" && same_file(out.path, outputs[j].path))
                 throw fail(out, "is the same file as the output of " + outputs[j].option + " ('" + outputs[j].path +
                                     "'): each output needs a file of its own");
         try {

@@ -25,7 +25,8 @@ bool same_file(const std::string& a, const std::string& b);
 
 /// Throws OptionError ("<command>: <option>: ...") when an output of @p outputs is one of @p inputs, the
 /// same file as an earlier output, or cannot be written (see check_output_path). Entries with an empty
-/// path in @p inputs are skipped (an input not given); every entry of @p outputs is checked. Writes nothing.
+/// path in @p inputs are skipped (an input not given); every entry of @p outputs is checked, `-` (standard
+/// output, for a CSV) only against another `-`. Writes nothing.
 void check_outputs(const std::string& command, const std::vector<NamedPath>& inputs,
                    const std::vector<NamedPath>& outputs);
 

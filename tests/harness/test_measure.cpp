@@ -2,6 +2,10 @@
 // out by hand; and the measurement options every timing command parses.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
 #include <deque>
 #include <string>
 #include <vector>
@@ -200,8 +204,8 @@ TEST(MeasureEngine, TheTimeLimitCountsDiscardedSamplesToo) {
 
 std::vector<OptionSpec> specs() { return measure_option_specs(); }
 
-TEST(MeasureOptionsParsing, ReadsEveryOptionAndTheOlderSpelling) {
-    const Options o({"--repeats", "7", "--min-time", "0.5", "--noise-target", "2", "--time-limit", "9", "--cold",
+TEST(MeasureOptionsParsing, ReadsEveryOption) {
+    const Options o({"--min-samples", "7", "--min-time", "0.5", "--noise-target", "2", "--time-limit", "9", "--cold",
                      "--throttle", "keep"},
                     specs(), "prog bench");
     MeasureOptions d;
@@ -228,7 +232,10 @@ TEST(MeasureOptionsParsing, RefusesContradictionsWithTheOptionNamed) {
         }
         return std::string("no error");
     };
-    EXPECT_NE(message({"--repeats", "3", "--min-samples", "3"}).find("--repeats"), std::string::npos);
+    // The older spelling names the one to write: --repeats meant "exactly N" in some commands and "at least N"
+    // in others, so it is refused rather than read either way.
+    EXPECT_EQ(message({"--repeats", "3"}),
+              "prog bench: --repeats is an old spelling: write --min-samples N (at least N samples, then the noise rule)");
     EXPECT_NE(message({"--min-samples", "9", "--max-samples", "4"}).find("--max-samples must be at least"), std::string::npos);
     EXPECT_NE(message({"--throttle", "sometimes"}).find("--throttle must be one of discard, keep"), std::string::npos);
     EXPECT_NE(message({"--time-limit", "0"}).find("--time-limit must be positive"), std::string::npos);
@@ -264,6 +271,63 @@ TEST(TimingColumns, OneValuePerColumnAndBlankForAnUnmonitoredClock) {
     EXPECT_EQ(timing_values(m, 1), (std::vector<std::string>{"", "", "0.25", "2", "noise", "cold", "3"}));
     EXPECT_EQ(timing_values(m, 0).size(), timing_columns().size());
     EXPECT_EQ(with_timing_columns({"a"}).front(), "a");
+}
+
+}  // namespace
+
+namespace {
+
+// The host's timing columns: the engine's without the GPU's clock, throttling and cache.
+TEST(TimingColumns, TheHostColumnsLeaveOutWhatOnlyAGpuHas) {
+    Measurement m;
+    m.samples = {Sample{1.5, ClockReading{}}, Sample{2.0, ClockReading{}}};
+    m.stop_reason = "max_samples";
+    m.noise_pct = 0.5;
+    EXPECT_EQ(host_timing_columns(), (std::vector<std::string>{"noise_pct", "samples", "stop_reason"}));
+    EXPECT_EQ(with_host_timing_values({"x"}, m, 1), (std::vector<std::string>{"x", "0.5", "2", "max_samples"}));
+    for (const auto& c : host_timing_columns())
+        EXPECT_NE(std::find(timing_columns().begin(), timing_columns().end(), c), timing_columns().end()) << c;
+}
+
+// A command's deadline (a user's --time-limit): the measurement's limit is cut to what is left, and no sample
+// starts once it has passed; the message says what the command had finished.
+TEST(Deadline, CutsTheSamplingAndStopsTheCommand) {
+    harness::Deadline none;
+    EXPECT_FALSE(none.set());
+    EXPECT_NO_THROW(none.check());
+    MeasureOptions o;
+    o.stop = criterion(3, 3, 0.0, 3600.0);
+    EXPECT_EQ(harness::within(o, none).stop.time_limit_s, 3600.0);
+    harness::Deadline soon(1.0);
+    EXPECT_LE(harness::within(o, soon).stop.time_limit_s, 1.0);
+    soon.note("alpha (its rows are in the CSV)");
+    int taken = 0;
+    try {
+        (void)harness::measure_host(o, [&] {
+            ++taken;
+            std::this_thread::sleep_for(std::chrono::milliseconds(600));
+        }, soon);
+        ADD_FAILURE() << "no stop";
+    } catch (const harness::TimeLimitReached& e) {
+        EXPECT_EQ(std::string(e.what()).find("stopped at --time-limit 1 s"), 0u) << e.what();
+        EXPECT_NE(std::string(e.what()).find("finished: alpha (its rows are in the CSV)"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(taken, 2) << "the second sample starts before the limit, the third does not";
+}
+
+// The measurement options' help names every option with its default, and the host's leave out the GPU's.
+TEST(MeasureOptionsHelp, EveryOptionWithItsDefault) {
+    MeasureOptions d;
+    d.stop.min_samples = 4;
+    const std::string text = measure_options_help(d);
+    EXPECT_NE(text.find("--min-samples N"), std::string::npos) << text;
+    EXPECT_NE(text.find("(default: 4)"), std::string::npos) << text;
+    EXPECT_EQ(text.find("--repeats"), std::string::npos) << "an old spelling is not offered";
+    std::string host;
+    for (const auto& s : host_measure_option_specs(d)) host += s.name + " ";
+    EXPECT_EQ(host.find("--cold"), std::string::npos) << host;
+    EXPECT_EQ(host.find("--throttle"), std::string::npos) << host;
+    EXPECT_NE(host.find("--time-limit"), std::string::npos) << host;
 }
 
 }  // namespace

@@ -81,6 +81,53 @@ TEST(Options, ChoicesMatchExactly) {
     EXPECT_THROW((void)empty.choices("--list", {"fast1"}, ""), OptionError);
 }
 
+// The help is made from the declarations: every option on a line of its own with its description, its
+// default or "(required)", the groups under their headings, an old spelling left out; the description column
+// is wrapped at 100 characters.
+TEST(Options, HelpIsGeneratedFromTheDeclarations) {
+    namespace opt = harness::option;
+    const std::vector<harness::OptionSpec> declared = {
+        opt::required("-a", "FILE", "the input"),
+        opt::value("--backend", "cpu|cuda", "where to compute", "cpu"),
+        opt::flag("--json", "print JSON"),
+        opt::list("-p", "V", "values", "none"),
+        opt::renamed("--device", OptionKind::value, "--backend cpu|cuda"),
+        opt::value("--long", "N", std::string(60, 'x') + " yy", "3")};
+    std::vector<harness::OptionSpec> specs = declared;
+    for (auto& s : opt::grouped("more options", {opt::value("--z", "S", "zed", "1")})) specs.push_back(s);
+    harness::CommandHelp about;
+    about.about = "Does a thing.";
+    about.notes = "A note.";
+    const std::string help = harness::help_text("tool run", about, specs);
+    const std::string expected_start =
+        "usage: tool run -a FILE [options]\n"
+        "Does a thing.\n"
+        "\n"
+        "options:\n"
+        "  -a FILE                     the input (required)\n"
+        "  --backend cpu|cuda          where to compute (default: cpu)\n"
+        "  --json                      print JSON\n"
+        "  -p V ...                    values (default: none)\n";
+    EXPECT_EQ(help.substr(0, expected_start.size()), expected_start) << help;
+    EXPECT_EQ(help.find("--device"), std::string::npos) << help;
+    EXPECT_NE(help.find(std::string(60, 'x') + " yy\n                              (default: 3)\n"), std::string::npos) << help;
+    EXPECT_NE(help.find("  -h, --help                  print this help and exit\n\nmore options:\n  --z S"), std::string::npos)
+        << help;
+    EXPECT_NE(help.find("\nA note.\n\nexit status:"), std::string::npos) << help;
+    for (std::size_t start = 0, end; (end = help.find('\n', start)) != std::string::npos; start = end + 1)
+        EXPECT_LE(end - start, 100u) << help.substr(start, end - start);
+    // --help anywhere wins, before any other word is judged; the old spelling is refused naming the new one.
+    try {
+        Options({"--bogus", "--help"}, declared, "tool run", about);
+        ADD_FAILURE() << "no help";
+    } catch (const harness::HelpRequested& h) {
+        EXPECT_EQ(std::string(h.what()), help.substr(0, help.find("more options:") - 1) + help.substr(help.find("\nA note.")))
+            << h.what();
+    }
+    EXPECT_EQ(option_error([&] { Options({"--device", "gpu"}, declared, "tool run"); }),
+              "tool run: --device is an old spelling: write --backend cpu|cuda");
+}
+
 struct Entry {
     std::string name;
     int value;

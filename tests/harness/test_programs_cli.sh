@@ -16,29 +16,32 @@ refuse() {
   [ $((SECONDS - t0)) -le 2 ] || fail "'${args[*]}' took $((SECONDS - t0)) s to refuse"
   [ -z "$(ls)" ] || fail "'${args[*]}' left $(ls)"
 }
-for p in mwsep ryoo kirk_hwu munch; do
-  for c in $("$build/$p" --help | grep -oE "^  [a-z][a-z0-9-]+" | awk '{print $1}' | sort -u); do
+# The programs the study declaration names, and each program's commands as its own help lists them.
+programs=$(python3 -c 'import json, sys; print(" ".join(s["program"] for s in json.load(open(sys.argv[1]))["studies"]))' \
+           "$(dirname "$0")/../../experiments/studies.json")
+for p in $programs; do
+  for c in $("$build/$p" --help | sed -n '/^commands:/,/^$/p' | grep -oE "^  [a-z][a-z0-9-]+" | awk '{print $1}' | sort -u); do
     # A command this build cannot run (no CUDA) may say so instead; any other failure is a finding.
     if timeout 10 "$build/$p" "$c" --help > help.txt 2>&1; then
       grep -qiE "usage|$p $c" help.txt || fail "$p $c --help printed no usage: $(cat help.txt)"
     else
-      grep -qiE "no CUDA|needs the CUDA build|without CUDA" help.txt || fail "$p $c --help: $(cat help.txt)"
+      grep -qiE "needs a build with CUDA" help.txt || fail "$p $c --help: $(cat help.txt)"
     fi
   done
 done
 rm -f help.txt
 # ryoo: list items and thread counts named with the option; the CSV checked before the matrices; work limit.
-refuse ryoo bench-cpu --n 64 --repeats 1 --threads 1,,2 -- "--threads: an empty item in '1,,2'"
-refuse ryoo bench-cpu --n 64 --repeats 1 --threads '' -- "--threads: no items given"
+refuse ryoo bench-cpu --n 64 --min-samples 1 --threads 1,,2 -- "--threads: an empty item in '1,,2'"
+refuse ryoo bench-cpu --n 64 --min-samples 1 --threads '' -- "--threads: no items given"
 if "$build/ryoo" info | grep -q "MAX_THREADS=64"; then
-  refuse ryoo bench-cpu --n 64 --repeats 1 --threads 65 -- "above the 64 threads the linked OpenBLAS runs at most"
+  refuse ryoo bench-cpu --n 64 --min-samples 1 --threads 65 -- "above the 64 threads the linked OpenBLAS runs at most"
 fi
-refuse ryoo bench-cpu --n 16384 --repeats 1 --csv /dev/full -- "--csv: cannot write /dev/full"
-refuse ryoo bench-cpu --n 16384 --repeats 100 --threads 1,2 -- "above the limit of 1e15"
+refuse ryoo bench-cpu --n 16384 --min-samples 1 --csv /dev/full -- "--csv: cannot write /dev/full"
+refuse ryoo bench-cpu --n 16384 --min-samples 100 --threads 1,2 -- "above the limit of 1e15"
 if ! nvidia-smi -L > /dev/null 2>&1 && "$build/ryoo" info | grep -q '"cuda": true'; then
-  # Without a GPU the device is looked for before any host array or CPU reference.
-  refuse ryoo stream --count 4294967296 -- "device"
-  refuse ryoo bench --n 16384 -- "device"
+  # Without a GPU the device is looked for before any host array or CPU reference, in the shared words.
+  refuse ryoo stream --count 4294967296 -- "needs a CUDA GPU"
+  refuse ryoo bench --n 16384 -- "needs a CUDA GPU"
 fi
 if "$build/ryoo" info | grep -q '"cuda": true'; then
   refuse ryoo bench --n 64 --sample 9000000000000000000 -- "--sample must be between 4 and 4096"
@@ -56,10 +59,10 @@ fi
 if "$build/ryoo" info | grep -q '"cuda": true'; then  # the GPU commands exist in a CUDA build only
   refuse kirk_hwu bench -- "--variants name at least one variant"
 fi
-refuse kirk_hwu cpu --size full --repeats 1000 -- "above the limit of 1e13"
+refuse kirk_hwu cpu --size full --min-samples 1000 -- "above the limit of 1e13"
 # (4096 thread stacks do not fit in 4 GB of address space; a sanitizer build cannot start under the limit at all.)
 if (ulimit -v 4000000; "$build/kirk_hwu" --help > /dev/null 2>&1) 2> /dev/null; then
-  out=$( (ulimit -v 4000000; "$build/kirk_hwu" cpu --size tiny --repeats 1 --threads 4096) 2>&1) ||
+  out=$( (ulimit -v 4000000; "$build/kirk_hwu" cpu --size tiny --min-samples 1 --threads 4096) 2>&1) ||
     fail "kirk_hwu cpu with more threads than can start: $out"
   grep -q "could start only" <<< "$out" || fail "no thread was refused under the limit: $out"
 else

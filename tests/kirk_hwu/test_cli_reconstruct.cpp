@@ -37,17 +37,20 @@ TEST(KirkHwuReconstructCommand, BadOptionsAreRefusedWithTheirName) {
     expect_refused("reconstruct --lambda -1", "--lambda");
     expect_refused("reconstruct --iterations 0", "--iterations");
     expect_refused("reconstruct --method fourier", "--method");
-    expect_refused("reconstruct --device cpu --size full", "--size");
-    expect_refused("reconstruct --device cpu --q-variant q-constaos-regs-sfu-u4-f32", "--q-variant");
-    expect_refused("reconstruct --device gpu --operator direct", "--operator");
+    expect_refused("reconstruct --backend cpu --size full", "--size");
+    expect_refused("reconstruct --backend cpu --q-variant q-constaos-regs-sfu-u4-f32", "--q-variant");
+    expect_refused("reconstruct --backend cuda --operator direct", "--operator");
     expect_refused("reconstruct --size tiny --out /nonexistent/folder", "/nonexistent/folder");
+    // The old spelling of the backend is refused naming the new one (--device names a GPU's index everywhere).
+    expect_refused("reconstruct --device gpu", "--device is an old spelling: write --backend cpu|cuda");
+    expect_refused("reconstruct --backend gpu", "--backend must be one of cpu, cuda, found 'gpu'");
 }
 
 TEST(KirkHwuReconstructCommand, ATinyRunWritesRowsIterationsAndImages) {
     const std::string dir = testing::TempDir() + "kirk_hwu_reconstruct";
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
-    const Outcome o = run("reconstruct --device cpu --size tiny --iterations 5 --tolerance 0 --threads 2 --csv " + dir +
+    const Outcome o = run("reconstruct --backend cpu --size tiny --iterations 5 --tolerance 0 --threads 2 --csv " + dir +
                           "/r.csv --history " + dir + "/h.csv --out " + dir + " --label t");
     ASSERT_EQ(o.status, 0) << o.output;
     EXPECT_EQ(lines_of(dir + "/r.csv"), 3);  // header, iterative, gridding

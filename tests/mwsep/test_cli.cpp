@@ -25,10 +25,11 @@ Outcome mwsep(const std::string& arguments) { return shell(std::string(MWSEP_BIN
 /// The options every input-reading command needs; the files need not exist, since parsing comes first.
 const std::string inputs = "-a no-such-unit.txt -s no-such-stars.txt";
 
-/// Expects @p arguments to stop with status 1 and a message containing @p message.
-void expect_refused(const std::string& arguments, const std::string& message) {
+/// Expects @p arguments to stop with @p status (2: a usage error, 3: the work could not be done; docs/cli.md)
+/// and a message containing @p message.
+void expect_refused(const std::string& arguments, const std::string& message, int status = 2) {
     const Outcome o = mwsep(arguments);
-    EXPECT_EQ(o.status, 1) << arguments << "\n" << o.output;
+    EXPECT_EQ(o.status, status) << arguments << "\n" << o.output;
     EXPECT_NE(o.output.find(message), std::string::npos) << arguments << "\nprinted: " << o.output;
     EXPECT_EQ(o.output.find("stoi"), std::string::npos) << o.output;
 }
@@ -43,25 +44,25 @@ bool cuda_built() {
 }
 
 TEST(CommandLine, RunRefusesUnknownOptionsAndMalformedNumbers) {
-    expect_refused("run " + inputs + " --bogus", "mwsep run: unknown option '--bogus'");
-    expect_refused("run " + inputs + " --threads abc", "mwsep run: --threads expects an integer, found 'abc'");
-    expect_refused("run " + inputs + " --threads -2", "mwsep run: --threads must be at least 0, found '-2'");
-    expect_refused("run " + inputs + " --cpu fastx", "mwsep run: --cpu must be one of reference, fast, extended, compressed, found 'fastx'");
+    expect_refused("run " + inputs + " --bogus", "mwsep run: error: unknown option '--bogus'");
+    expect_refused("run " + inputs + " --threads abc", "mwsep run: error: --threads expects an integer, found 'abc'");
+    expect_refused("run " + inputs + " --threads -2", "mwsep run: error: --threads must be at least 0, found '-2'");
+    expect_refused("run " + inputs + " --cpu fastx", "mwsep run: error: --cpu must be one of reference, fast, extended, compressed, found 'fastx'");
 }
 
 // Options that would be ignored or overridden without a word are refused (probe finding F12): a second -a,
 // a GPU option on the CPU backend and a CPU option on the GPU backend.
 TEST(CommandLine, RunRefusesRepeatedAndInapplicableOptions) {
-    expect_refused("run " + inputs + " -a other.txt", "mwsep run: -a is given twice");
-    expect_refused("run " + inputs + " --variant modern-f64", "mwsep run: --variant applies to --backend cuda only");
-    expect_refused("run " + inputs + " --device 0", "mwsep run: --device applies to --backend cuda only");
-    expect_refused("run " + inputs + " --backend cuda --threads 2", "mwsep run: --threads applies to --backend cpu only");
+    expect_refused("run " + inputs + " -a other.txt", "mwsep run: error: -a is given twice");
+    expect_refused("run " + inputs + " --variant modern-f64", "mwsep run: error: --variant applies to --backend cuda only");
+    expect_refused("run " + inputs + " --device 0", "mwsep run: error: --device applies to --backend cuda only");
+    expect_refused("run " + inputs + " --backend cuda --threads 2", "mwsep run: error: --threads applies to --backend cpu only");
 }
 
 TEST(CommandLine, GenerateRefusesUnknownOptionsAndMalformedNumbers) {
-    expect_refused("generate -a x.txt -o y.txt --bogus 1", "mwsep generate: unknown option '--bogus'");
-    expect_refused("generate -a x.txt -o y.txt --count 1e3", "mwsep generate: --count expects an integer, found '1e3'");
-    expect_refused("generate -a x.txt -o y.txt --count 0", "mwsep generate: --count must be at least 1, found '0'");
+    expect_refused("generate -a x.txt -o y.txt --bogus 1", "mwsep generate: error: unknown option '--bogus'");
+    expect_refused("generate -a x.txt -o y.txt --count 1e3", "mwsep generate: error: --count expects an integer, found '1e3'");
+    expect_refused("generate -a x.txt -o y.txt --count 0", "mwsep generate: error: --count must be at least 1, found '0'");
 }
 
 // --envelope is three plain positive sizes: no sign, no overflow, nothing after them, within the limits.
@@ -70,7 +71,7 @@ TEST(CommandLine, GenerateParsesTheEnvelopeStrictly) {
     for (const char* bad : {"99999999999x1x1", "2147483647x1x1", "4294967297x1x1", "-1x16x70", "+5x16x70", "160x16x70x",
                             "160x16x70junk", "160x16", "160xx70", "x16x70", "0x16x70", "100001x1x1", "100000x100000x1",
                             " 160x16x70"})
-        expect_refused(base + "'" + bad + "'", "mwsep generate: --envelope must look like 160x16x70");
+        expect_refused(base + "'" + bad + "'", "mwsep generate: error: --envelope must look like 160x16x70");
 }
 
 // generate -o onto one of its inputs would destroy it: refused before any work, the input left intact.
@@ -98,18 +99,18 @@ TEST(CommandLine, GenerateRefusesToWriteOverItsInput) {
 // A directory or a device given as an input is named as such, before anything is read from it.
 TEST(CommandLine, DirectoriesAndDevicesAreNotReadAsInputs) {
     const std::string tiny = testsupport::workunit("tiny").string();
-    expect_refused("run -a /tmp -s no-such-stars.txt", "/tmp: is a directory");
-    expect_refused("run -a /dev/null -s no-such-stars.txt", "/dev/null: is not a regular file");
-    expect_refused("run -a " + tiny + " -s /tmp", "/tmp: is a directory");
-    expect_refused("run -a " + tiny + " -s /dev/null", "/dev/null: is not a regular file");
-    expect_refused("run -a " + tiny + " --search-parameters /tmp -s no-such-stars.txt", "/tmp: is a directory");
+    expect_refused("run -a /tmp -s no-such-stars.txt", "/tmp: is a directory", 3);
+    expect_refused("run -a /dev/null -s no-such-stars.txt", "/dev/null: is not a regular file", 3);
+    expect_refused("run -a " + tiny + " -s /tmp", "/tmp: is a directory", 3);
+    expect_refused("run -a " + tiny + " -s /dev/null", "/dev/null: is not a regular file", 3);
+    expect_refused("run -a " + tiny + " --search-parameters /tmp -s no-such-stars.txt", "/tmp: is a directory", 3);
 }
 
 // Offending text is quoted up to 80 characters, then cut with an ellipsis: a huge value gives a short message.
 TEST(CommandLine, LongOffendingTextIsCutInMessages) {
     const std::string junk(5000, '7');
     const Outcome o = mwsep("run " + inputs + " --threads 1" + junk + "x");
-    EXPECT_EQ(o.status, 1) << o.output;
+    EXPECT_EQ(o.status, 2) << o.output;
     EXPECT_NE(o.output.find("--threads expects an integer, found '1" + junk.substr(0, 79) + "...'"), std::string::npos)
         << o.output.substr(0, 300);
     EXPECT_LT(o.output.size(), 300u) << o.output.substr(0, 300);
@@ -129,7 +130,7 @@ TEST(CommandLine, AHugeDeclaredStarCountIsNotReservedUpFront) {
     const Outcome o = shell("ulimit -v 4000000; " + std::string(MWSEP_BINARY) + " run --threads 1 -a " +
                             testsupport::workunit("tiny").string() + " -s " + stars.string());
     fs::remove(stars);
-    EXPECT_EQ(o.status, 1) << o.output;
+    EXPECT_EQ(o.status, 3) << o.output;
     EXPECT_NE(o.output.find("declares 2000000000 stars but the file has 1"), std::string::npos) << o.output;
 }
 
@@ -191,7 +192,7 @@ TEST(CommandLine, GenerateKeepsThePreviousCatalogueWhenTheWriteFails) {
     const std::string before = testsupport::read_text(out);
     // With SIGXFSZ ignored, a write beyond `ulimit -f` fails with EFBIG instead of killing the process.
     const Outcome o = shell("trap '' XFSZ; ulimit -f 16; " + generate + " --count 20000");
-    EXPECT_EQ(o.status, 1) << o.output;
+    EXPECT_EQ(o.status, 3) << o.output;
     EXPECT_NE(o.output.find("cannot write " + out.string()), std::string::npos) << o.output;
     EXPECT_EQ(testsupport::read_text(out), before);
     EXPECT_EQ(listing(dir), std::vector<std::string>{"stars.txt"});
@@ -217,7 +218,7 @@ TEST(CommandLine, OverlongLinesAreRefusedWithFileAndLine) {
              {"run -a " + tiny + " --search-parameters " + (dir / "search.txt").string() + " -s x",
               (dir / "search.txt").string() + ":2: line longer than 1048576 bytes"}}) {
         const Outcome o = shell("ulimit -v 4000000; " + std::string(MWSEP_BINARY) + " " + arguments);
-        EXPECT_EQ(o.status, 1) << arguments << "\n" << o.output.substr(0, 300);
+        EXPECT_EQ(o.status, 3) << arguments << "\n" << o.output.substr(0, 300);
         EXPECT_NE(o.output.find(where), std::string::npos) << o.output.substr(0, 300);
         EXPECT_LT(o.output.size(), 400u) << o.output.substr(0, 300);
     }
@@ -227,11 +228,11 @@ TEST(CommandLine, OverlongLinesAreRefusedWithFileAndLine) {
 // bench-cpu --csv on a device is refused before reading it (/dev/full reads as an endless line of NULs).
 TEST(CommandLine, BenchCpuRefusesANonRegularCsv) {
     const std::string tiny = testsupport::workunit("tiny").string();
-    const Outcome o = shell("timeout 20 " + std::string(MWSEP_BINARY) + " bench-cpu --integrators fast1 --repeats 1 -a " +
+    const Outcome o = shell("timeout 20 " + std::string(MWSEP_BINARY) + " bench-cpu --integrators fast1 --min-samples 1 -a " +
                             tiny + " --csv /dev/full");
-    EXPECT_EQ(o.status, 1) << o.output;
+    EXPECT_EQ(o.status, 2) << o.output;
     EXPECT_NE(o.output.find("cannot write /dev/full: it is not a regular file"), std::string::npos) << o.output;
-    expect_refused("bench-cpu --integrators fast1 --repeats 1 -a " + tiny + " --csv /nonexistent-dir/r.csv",
+    expect_refused("bench-cpu --integrators fast1 --min-samples 1 -a " + tiny + " --csv /nonexistent-dir/r.csv",
                    "cannot write /nonexistent-dir/r.csv: the directory /nonexistent-dir does not exist");
 }
 
@@ -274,19 +275,19 @@ TEST(CommandLine, OversizedWorkIsRefusedUnlessForced) {
     const std::string grid = "the integral has 1.2e+15 quadrature points per component, above the limit of 1e+12 "
                              "(the wedge: mu steps 100000 x nu steps 100000 x r steps 1000; convolve 120); give --force";
     for (const std::string& command : {"skipping -a " + u, "generate --count 5 -o " + (dir / "o.txt").string() + " -a " + u,
-                                       "bench-cpu --repeats 1 -a " + u, "run -a " + u + " -s " + stars}) {
+                                       "bench-cpu --min-samples 1 -a " + u, "run -a " + u + " -s " + stars}) {
         const auto t0 = std::chrono::steady_clock::now();
         // Under 4 GB of address space: the tables of this grid would be 300 GB; the check comes first.
         const Outcome o = shell("ulimit -v 4000000; " + std::string(MWSEP_BINARY) + " " + command);
-        EXPECT_EQ(o.status, 1) << command << "\n" << o.output;
+        EXPECT_EQ(o.status, 3) << command << "\n" << o.output;
         EXPECT_NE(o.output.find(grid), std::string::npos) << command << "\n" << o.output;
         EXPECT_EQ(o.output.find("bad_alloc"), std::string::npos) << o.output;
         EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0) << command;
     }
-    expect_refused("skipping -a " + conv.string(), "convolve 100000 is above the limit of 4096");
+    expect_refused("skipping -a " + conv.string(), "convolve 100000 is above the limit of 4096", 3);
     // With --force the limit is lifted: a convolve of 5000 on the tiny grid takes about a second.
     write_text(conv, tiny_with("convolve:", "convolve: 5000"));
-    expect_refused("skipping -a " + conv.string(), "convolve 5000 is above the limit of 4096");
+    expect_refused("skipping -a " + conv.string(), "convolve 5000 is above the limit of 4096", 3);
     const Outcome forced = mwsep("skipping --force -a " + conv.string());
     EXPECT_EQ(forced.status, 0) << forced.output;
     EXPECT_NE(forced.output.find("work_unit,area,stream"), std::string::npos) << forced.output;
@@ -294,41 +295,43 @@ TEST(CommandLine, OversizedWorkIsRefusedUnlessForced) {
 }
 
 TEST(CommandLine, SkippingRefusesUnknownOptionsAndMalformedNumbers) {
-    expect_refused("skipping -a x.txt --bogus", "mwsep skipping: unknown option '--bogus'");
-    expect_refused("skipping -a x.txt --np 2x -p 1 2", "mwsep skipping: --np expects an integer, found '2x'");
+    expect_refused("skipping -a x.txt --bogus", "mwsep skipping: error: unknown option '--bogus'");
+    expect_refused("skipping -a x.txt --np 2x -p 1 2", "mwsep skipping: error: --np expects an integer, found '2x'");
 }
 
 TEST(CommandLine, BenchCpuRefusesUnknownOptionsMalformedNumbersAndUnknownIntegrators) {
-    expect_refused("bench-cpu -a x.txt --bogus", "mwsep bench-cpu: unknown option '--bogus'");
-    expect_refused("bench-cpu -a x.txt --repeats abc", "mwsep bench-cpu: --repeats expects an integer, found 'abc'");
+    expect_refused("bench-cpu -a x.txt --bogus", "mwsep bench-cpu: error: unknown option '--bogus'");
+    expect_refused("bench-cpu -a x.txt --min-samples abc", "mwsep bench-cpu: error: --min-samples expects an integer, found 'abc'");
+    expect_refused("bench-cpu -a x.txt --repeats 3",
+                   "mwsep bench-cpu: error: --repeats is an old spelling: write --min-samples N");
     expect_refused("bench-cpu -a x.txt --integrators fastx",
-                   "mwsep bench-cpu: --integrators names 'fastx', which is not one of reference, fast1, fastN");
+                   "mwsep bench-cpu: error: --integrators names 'fastx', which is not one of reference, fast1, fastN");
     expect_refused("bench-cpu -a " + testsupport::workunit("tiny").string() + " --slice-load",
                    "--slice-load needs --slices 2 or more");
 }
 
 TEST(CommandLine, VariantsRefusesUnknownOptionsAndMalformedNumbers) {
     if (!cuda_built()) {
-        expect_refused("variants --bogus", "this build has no CUDA backend");
+        expect_refused("variants --bogus", "mwsep variants: error: needs a build with CUDA", 3);
         return;
     }
-    expect_refused("variants --bogus", "mwsep variants: unknown option '--bogus'");
-    expect_refused("variants --streams abc", "mwsep variants: --streams expects an integer, found 'abc'");
-    expect_refused("variants --streams 5", "mwsep variants: --streams must be between 0 and 4, found '5'");
+    expect_refused("variants --bogus", "mwsep variants: error: unknown option '--bogus'");
+    expect_refused("variants --streams abc", "mwsep variants: error: --streams expects an integer, found 'abc'");
+    expect_refused("variants --streams 5", "mwsep variants: error: --streams must be between 0 and 4, found '5'");
 }
 
 TEST(CommandLine, BenchRefusesUnknownOptionsMalformedNumbersAndSlicesOfThesisVariants) {
     if (!cuda_built()) {
-        expect_refused("bench " + inputs + " --bogus", "this build has no CUDA backend");
+        expect_refused("bench " + inputs + " --bogus", "mwsep bench: error: needs a build with CUDA", 3);
         return;
     }
-    expect_refused("bench " + inputs + " --bogus", "mwsep bench: unknown option '--bogus'");
-    expect_refused("bench " + inputs + " --repeats abc", "mwsep bench: --repeats expects an integer, found 'abc'");
-    expect_refused("bench " + inputs + " --expect 1.2.3", "mwsep bench: --expect expects a finite number, found '1.2.3'");
+    expect_refused("bench " + inputs + " --bogus", "mwsep bench: error: unknown option '--bogus'");
+    expect_refused("bench " + inputs + " --min-samples abc", "mwsep bench: error: --min-samples expects an integer, found 'abc'");
+    expect_refused("bench " + inputs + " --expect 1.2.3", "mwsep bench: error: --expect expects a finite number, found '1.2.3'");
     expect_refused("bench " + inputs + " --variants shared-fast-unrolled-f64 --slices 2",
-                   "mwsep bench: --slices applies to the modern variants only; shared-fast-unrolled-f64");
+                   "mwsep bench: error: --slices applies to the modern variants only; shared-fast-unrolled-f64");
     expect_refused("bench " + inputs + " --variants modern-f64,nope",
-                   "mwsep bench: --variants: unknown kernel variant 'nope'");
+                   "mwsep bench: error: --variants: unknown kernel variant 'nope'");
 }
 
 // The measurement options are the harness's: checked before any file is read, printed on request as the
@@ -341,25 +344,27 @@ TEST(CommandLine, BenchTakesTheHarnesssMeasurementOptions) {
                               "\"command\": \"mwsep bench\""})
         EXPECT_NE(printed.output.find(field), std::string::npos) << field << " in " << printed.output;
     expect_refused("bench " + inputs + " --min-samples 9 --max-samples 3",
-                   "mwsep bench: --max-samples must be at least the minimum (9), found '3'");
-    expect_refused("bench " + inputs + " --repeats 3 --min-samples 3", "mwsep bench: --repeats is the older name of --min-samples");
-    expect_refused("bench " + inputs + " --throttle never", "mwsep bench: --throttle must be one of discard, keep, found 'never'");
+                   "mwsep bench: error: --max-samples must be at least the minimum (9), found '3'");
+    expect_refused("bench " + inputs + " --repeats 3", "mwsep bench: error: --repeats is an old spelling: write --min-samples N");
+    expect_refused("bench " + inputs + " --throttle never", "mwsep bench: error: --throttle must be one of discard, keep, found 'never'");
     expect_refused("bench " + inputs + " --variants '*-fast-unrolled-f16'",
-                   "mwsep bench: --variants: no kernel variant matches '*-fast-unrolled-f16'");
+                   "mwsep bench: error: --variants: no kernel variant matches '*-fast-unrolled-f16'");
     // A pattern that matches: parsing passes and the missing file is the error.
-    expect_refused("bench " + inputs + " --variants '*-fast-unrolled-f64'", "no-such-unit.txt");
-    expect_refused("bench-cpu -a x.txt --cold", "mwsep bench-cpu: --cold flushes a GPU's cache");
+    expect_refused("bench " + inputs + " --variants '*-fast-unrolled-f64'", "no-such-unit.txt", 3);
+    // A command that times the host only takes no GPU option.
+    expect_refused("bench-cpu -a x.txt --cold", "mwsep bench-cpu: error: unknown option '--cold'");
+    expect_refused("bench-cpu -a x.txt --throttle keep", "mwsep bench-cpu: error: unknown option '--throttle'");
 }
 
 // bench reads its inputs as run does: the parameter-vector options are accepted (and checked) there too.
 TEST(CommandLine, BenchTakesTheInputOptionsOfRun) {
     if (!cuda_built()) GTEST_SKIP() << "no CUDA backend in this build";
-    expect_refused("bench " + inputs + " --np 2 --variants modern-f64", "mwsep bench: --np and -p v1 ... vN go together");
+    expect_refused("bench " + inputs + " --np 2 --variants modern-f64", "mwsep bench: error: --np and -p v1 ... vN go together");
     expect_refused("bench " + inputs + " --r-binning foo --variants modern-f64",
-                   "mwsep bench: --r-binning must be one of magnitude, kpc, found 'foo'");
+                   "mwsep bench: error: --r-binning must be one of magnitude, kpc, found 'foo'");
     // Valid options: parsing passes and the missing file is the error.
     expect_refused("bench " + inputs + " --r-binning kpc --search-parameters s.txt --variants modern-f64",
-                   "no-such-unit.txt");
+                   "no-such-unit.txt", 3);
 }
 
 }  // namespace
@@ -372,8 +377,8 @@ TEST(CommandLine, GenerateRefusesACountWhoseCatalogueCannotFit) {
     const auto o = mwsep("generate -a " + testsupport::workunit("tiny").string() + " -o " +
                          (std::filesystem::temp_directory_path() / "mwsep-never-written.txt").string() +
                          " --count 1000000000000");
-    EXPECT_EQ(o.status, 1) << o.output;
-    EXPECT_NE(o.output.find("mwsep generate: --count needs"), std::string::npos) << o.output;
+    EXPECT_EQ(o.status, 2) << o.output;
+    EXPECT_NE(o.output.find("mwsep generate: error: --count needs"), std::string::npos) << o.output;
     EXPECT_EQ(o.output.find("bad_alloc"), std::string::npos) << o.output;
 }
 

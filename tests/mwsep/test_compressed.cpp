@@ -283,17 +283,17 @@ TEST(CompressedCommandLine, ExtendedPrecisionRunsAndTakesNoCheckpoint) {
     EXPECT_EQ(j["settings"]["engine"].str, "cpu extended");
     EXPECT_GT(j["background_integral"].num, 0);
     const auto c = mwsep_cli("run -a " + unit + " -s " + stars + " --cpu extended --checkpoint /tmp/no-such-dir/x.ck 2>&1");
-    EXPECT_EQ(c.status, 1) << c.output;
+    EXPECT_EQ(c.status, 2) << c.output;  // a usage error (docs/cli.md)
     EXPECT_NE(c.output.find("takes no checkpoint"), std::string::npos) << c.output;
 }
 
 TEST(CompressedCommandLine, ToleranceIsCheckedBeforeAnyWork) {
     const std::string inputs = "-a no-such-unit.txt -s no-such-stars.txt";
     auto o = mwsep_cli("run " + inputs + " --tolerance 1e-12 2>&1");
-    EXPECT_EQ(o.status, 1);
+    EXPECT_EQ(o.status, 2);
     EXPECT_NE(o.output.find("--tolerance applies to --cpu compressed only"), std::string::npos) << o.output;
     o = mwsep_cli("run " + inputs + " --cpu compressed --tolerance 0 2>&1");
-    EXPECT_EQ(o.status, 1);
+    EXPECT_EQ(o.status, 2);
     EXPECT_NE(o.output.find("--tolerance must lie in (0, 1e-3]"), std::string::npos) << o.output;
 }
 

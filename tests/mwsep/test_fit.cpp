@@ -430,10 +430,10 @@ TEST(FitSkipThresholds, EveryThreadCountGivesTheSerialValues) {
     for (const auto& a : s.areas) {
         ASSERT_GE(a.cells(), 3u * 4096u) << "too few cells to split";
         const auto los = mwsep::geometry::fold_line_of_sight(a);
-        const auto serial = mwsep::cpu::stream_skip_thresholds(s, a, los);
+        const auto serial = mwsep::likelihood::stream_skip_thresholds(s, a, los);
         for (const double t : serial) EXPECT_GT(t, 0.0);
         for (const unsigned threads : {2u, 3u, 7u, 16u, 1000u}) {
-            const auto parallel = mwsep::cpu::stream_skip_thresholds(s, a, los, threads);
+            const auto parallel = mwsep::likelihood::stream_skip_thresholds(s, a, los, threads);
             ASSERT_EQ(parallel.size(), serial.size());
             for (std::size_t t = 0; t < serial.size(); ++t) EXPECT_EQ(parallel[t], serial[t]) << threads << " threads, stream " << t;
         }

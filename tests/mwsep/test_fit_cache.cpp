@@ -195,16 +195,16 @@ TEST(FitIntegralCache, AStreamsSkipThresholdsAreTheSameBitsWithoutTheOtherStream
         ASSERT_GE(setup.streams.size(), 2u);
         for (const auto& area : setup.areas) {
             const auto los = mwsep::geometry::fold_line_of_sight(area);
-            const auto together = mwsep::cpu::stream_skip_thresholds(setup, area, los, 2);
+            const auto together = mwsep::likelihood::stream_skip_thresholds(setup, area, los, 2);
             for (std::size_t s = 0; s < setup.streams.size(); ++s) {
-                const auto alone = mwsep::cpu::stream_skip_thresholds({setup.streams[s]}, area, los, 1);
+                const auto alone = mwsep::likelihood::stream_skip_thresholds({setup.streams[s]}, area, los, 1);
                 ASSERT_EQ(alone.size(), 1u);
                 EXPECT_GT(together[s], 0.0) << unit << " stream " << s;
                 EXPECT_EQ(std::bit_cast<std::uint64_t>(alone[0]), std::bit_cast<std::uint64_t>(together[s]))
                     << unit << " stream " << s;
             }
             // In the other order, too.
-            const auto reversed = mwsep::cpu::stream_skip_thresholds({setup.streams.rbegin(), setup.streams.rend()}, area, los, 3);
+            const auto reversed = mwsep::likelihood::stream_skip_thresholds({setup.streams.rbegin(), setup.streams.rend()}, area, los, 3);
             for (std::size_t s = 0; s < setup.streams.size(); ++s)
                 EXPECT_EQ(std::bit_cast<std::uint64_t>(reversed[setup.streams.size() - 1 - s]),
                           std::bit_cast<std::uint64_t>(together[s]));

@@ -18,13 +18,14 @@ base=(fit -a unit.txt -s stars.txt --search-parameters start.txt --truth start.t
 sums() { md5sum unit.txt stars.txt start.txt; }
 before=$(sums)
 
-# refuse ARGS... -- MESSAGE: exit 1 within a second, MESSAGE printed, every input unchanged.
+# refuse ARGS... -- MESSAGE: exit 2 (a usage error) or 3 (work that cannot be done; docs/cli.md) within a
+# second, MESSAGE printed, every input unchanged.
 refuse() {
   local args=() message
   while [ "$1" != -- ]; do args+=("$1"); shift; done; message=$2
   local out rc=0 t0=$SECONDS
   out=$("$mwsep" "${args[@]}" 2>&1) || rc=$?
-  [ "$rc" = 1 ] || fail "exit $rc for ${args[*]}: $out"
+  [ "$rc" = 2 ] || [ "$rc" = 3 ] || fail "exit $rc for ${args[*]}: $out"
   grep -qF -- "$message" <<< "$out" || fail "'${args[*]}' printed '$out', expected '$message'"
   [ $((SECONDS - t0)) -le 2 ] || fail "'${args[*]}' took $((SECONDS - t0)) s to refuse"
   [ "$(sums)" = "$before" ] || fail "'${args[*]}' changed an input"
@@ -48,6 +49,8 @@ refuse "${base[@]}" --devices 0 -- "--devices applies to --backend cuda or auto 
 refuse "${base[@]}" --variant nonsense -- "--variant applies to --backend cuda or auto only"
 refuse fit -a unit.txt -s stars.txt --box 0.05 --algorithm pso --checkpoint c.ck -- "--checkpoint needs --algorithm de or cmaes"
 refuse fit -a unit.txt -s stars.txt --box 0.05 --algorithm cmaes --population 4 -- "--population must be at least 5 for cmaes"
+# A start outside its bounds (the committed units' angles) without --box: the refusal names the option to use.
+refuse fit -a unit.txt -s stars.txt --backend cpu --threads 1 -- "search a box around the start: --box F"
 # The work estimate: a population of 100000 over 30 generations is refused without --force.
 refuse fit -a unit.txt -s stars.txt --box 0.05 --backend cpu --threads 1 --population 100000 -- "give --force"
 # Bounds whose width is not finite, or so wide that the start is lost, are refused with the key.

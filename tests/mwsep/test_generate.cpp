@@ -67,7 +67,7 @@ TEST(Generate, ComponentsFollowTheMixtureWeights) {
     const auto s = mwsep::geometry::make_setup(mwsep::model::build_model(tiny()));
     const std::size_t n = 20000;
     const auto rep = mwsep::generate::generate_catalogue(s, small_options(n, 5));
-    const auto w = mwsep::cpu::mixture_weights(s.model);
+    const auto w = mwsep::likelihood::mixture_weights(s.model);
     const double p_bg = w.background / w.sum;
     const double sd = std::sqrt(n * p_bg * (1 - p_bg));
     EXPECT_NEAR(static_cast<double>(rep.per_component[0]), n * p_bg, 5 * sd);

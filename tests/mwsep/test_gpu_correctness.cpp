@@ -379,7 +379,7 @@ TEST(GpuModernReduction, ChunkSumsAreTheHostsNeumaierSumsInCellOrder) {
                     ASSERT_EQ(got[at], -7.0) << "a chunk outside the slice was written";
                     continue;
                 }
-                mwsep::cpu::NeumaierSum sum;
+                mwsep::math::NeumaierSum sum;
                 for (int p = i * chunk; p < std::min(cells, (i + 1) * chunk); ++p)
                     for (int piece = 0; piece < pieces; ++piece)
                         sum.add(values[(static_cast<std::size_t>(c) * pieces + piece) * padded + p]);

@@ -139,9 +139,9 @@ TEST(Integrators, ActiveStreamBinsCountWhatTheBoundKeeps) {
     const auto los = mwsep::geometry::fold_line_of_sight(a);
     const std::size_t all = a.cells() * los.block_weight.size();
     const std::vector<double> zero(s.streams.size(), 0.0), infinite(s.streams.size(), INFINITY);
-    for (auto n : mwsep::cpu::active_stream_bins(s, a, los, zero)) EXPECT_EQ(n, all);
-    for (auto n : mwsep::cpu::active_stream_bins(s, a, los, infinite)) EXPECT_EQ(n, 0u);
-    for (auto n : mwsep::cpu::active_stream_bins(s, a, los, mwsep::cpu::stream_skip_thresholds(s, a, los)))
+    for (auto n : mwsep::likelihood::active_stream_bins(s, a, los, zero)) EXPECT_EQ(n, all);
+    for (auto n : mwsep::likelihood::active_stream_bins(s, a, los, infinite)) EXPECT_EQ(n, 0u);
+    for (auto n : mwsep::likelihood::active_stream_bins(s, a, los, mwsep::likelihood::stream_skip_thresholds(s, a, los)))
         EXPECT_LE(n, all);
 }
 
@@ -254,13 +254,13 @@ TEST(Likelihoods, TheLikelihoodAloneIsTheFullAssemblysLikelihood) {
     const auto s = setup_of(tiny());
     const auto integrals = mwsep::cpu::integrate_fast(s, 2);
     const auto stars = three_stars(15.0);
-    const auto w = mwsep::cpu::mixture_weights(s.model);
-    mwsep::cpu::LikelihoodAssembly<mwsep::cpu::PlainSum> full(w, integrals), alone(w, integrals);
+    const auto w = mwsep::likelihood::mixture_weights(s.model);
+    mwsep::likelihood::LikelihoodAssembly<mwsep::likelihood::PlainSum> full(w, integrals), alone(w, integrals);
     std::vector<double> dens(1 + s.streams.size());
     for (std::size_t i = 0; i < stars.size(); ++i) {
-        mwsep::cpu::star_densities(s, stars.l[i], stars.b[i], stars.r[i], dens.data());
+        mwsep::likelihood::star_densities(s, stars.l[i], stars.b[i], stars.r[i], dens.data());
         bool zero = false;
-        const double lp = mwsep::cpu::star_log_probability(w, integrals, dens.data(), zero);
+        const double lp = mwsep::likelihood::star_log_probability(w, integrals, dens.data(), zero);
         full.add_star(lp, zero, dens.data());
         alone.add_star(lp, zero, nullptr);
     }
@@ -330,5 +330,5 @@ TEST(Integrators, ANaNStreamExponentGivesANaNIntegralInBoth) {
     EXPECT_TRUE(std::isnan(ref.streams.front())) << ref.streams.front();
     EXPECT_TRUE(std::isnan(fast.streams.front())) << fast.streams.front();
     EXPECT_TRUE(std::isfinite(fast.background));
-    EXPECT_THROW(mwsep::cpu::check_integrals(fast), std::runtime_error);
+    EXPECT_THROW(mwsep::likelihood::check_integrals(fast), std::runtime_error);
 }

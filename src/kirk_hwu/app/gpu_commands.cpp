@@ -37,11 +37,7 @@ const std::vector<std::string> rate_columns = harness::with_timing_columns(
 
 std::string pci_bus_id_of_current_device() { return harness::current_pci_bus_id(); }
 
-/// The measurement options of a timing command: the harness's, with @p extra before them.
-std::vector<harness::OptionSpec> with_measure_options(std::vector<harness::OptionSpec> extra) {
-    for (auto& s : harness::measure_option_specs()) extra.push_back(std::move(s));
-    return extra;
-}
+namespace opt = harness::option;
 
 /// The input of one problem at one size on the device, with its FP64 reference at the check points.
 struct Prepared {
@@ -89,16 +85,23 @@ std::vector<double> result_at_check_points(const gpu::Variant& v, const Prepared
 }  // namespace
 
 int command_variants(const std::vector<std::string>& args) {
-    const harness::Options o(args, {{"--csv"}, {"--experiment"}}, "kirk_hwu variants");
-    int count = 0;
+    harness::CommandHelp help;
+    help.about = "Lists every GPU variant with its step, tolerance and what it changes and, on a machine with a GPU, "
+                 "its kernel's registers, local memory and occupancy (n/a without one).";
+    const harness::Options o(args,
+                             {opt::csv("one row per variant (needs a GPU: the registers and occupancy)"),
+                              opt::value("--experiment", "NAME",
+                                         "the experiment's name (taken as every CSV command takes it; this CSV has no "
+                                         "column for it)",
+                                         "variants")},
+                             "kirk_hwu variants", help);
+    const bool gpu = harness::have_gpu();
     cudaDeviceProp prop{};
-    const bool gpu = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
     if (gpu) {
         harness::check(cudaGetDeviceProperties(&prop, 0), "read the device's properties");
         std::printf("GPU: %s (%d SMs)\n", prop.name, prop.multiProcessorCount);
     } else {
-        (void)cudaGetLastError();
-        std::printf("GPU: none (registers and occupancy need one)\n");
+        std::printf("GPU: none (registers, local memory and occupancy need one: n/a below)\n");
     }
     if (o.has("--csv") && !gpu) throw o.error("--csv", "the registers and occupancy of the kernels need a GPU");
     std::unique_ptr<harness::CsvAppender> csv;
@@ -116,8 +119,15 @@ int command_variants(const std::vector<std::string>& args) {
                            "compute a kernel's occupancy");
         }
         const double occupancy = gpu ? 100.0 * blocks * v.default_threads / prop.maxThreadsPerMultiProcessor : 0;
-        std::printf("%-34s %-8s %-6s %-9.0e %5d %6zu %5.0f  %s\n", v.name.c_str(), gpu::problem_name(v.problem).c_str(),
-                    v.step.c_str(), v.tolerance, a.numRegs, a.localSizeBytes, occupancy, v.description.c_str());
+        // Without a GPU the counts are unknown, not zero.
+        char regs[16] = "n/a", local[24] = "n/a", occ[16] = "n/a";
+        if (gpu) {
+            std::snprintf(regs, sizeof regs, "%d", a.numRegs);
+            std::snprintf(local, sizeof local, "%zu", a.localSizeBytes);
+            std::snprintf(occ, sizeof occ, "%.0f", occupancy);
+        }
+        std::printf("%-34s %-8s %-6s %-9.0e %5s %6s %5s  %s\n", v.name.c_str(), gpu::problem_name(v.problem).c_str(),
+                    v.step.c_str(), v.tolerance, regs, local, occ, v.description.c_str());
         if (csv)
             csv->row({v.name, gpu::problem_name(v.problem), v.step, harness::csv_number(v.tolerance),
                       std::to_string(a.numRegs), std::to_string(a.localSizeBytes), std::to_string(v.default_threads),
@@ -127,14 +137,25 @@ int command_variants(const std::vector<std::string>& args) {
 }
 
 int command_bench(const std::vector<std::string>& args) {
-    const harness::Options o(args,
-                             with_measure_options({{"--variants"}, {"--size"}, {"--experiment"}, {"--csv"},
-                                                   {"--threads-per-block"}, {"--chunk"}, {"--check-points"}}),
-                             "kirk_hwu bench");
     harness::MeasureOptions defaults;
     defaults.stop.min_samples = 3;
     defaults.stop.max_samples = 20;
     defaults.stop.time_limit_s = 2.0;
+    harness::CommandHelp help;
+    help.about = "Checks each named GPU variant against the FP64 reference at a spread subset of outputs, then times "
+                 "it (CUDA events). Exit status 1 when a variant lies outside its tolerance.";
+    const harness::Options o(
+        args,
+        harness::with_measure_options(
+            {opt::required("--variants", "LIST", "comma-separated variants ('kirk_hwu variants' lists them)"),
+             opt::value("--size", "tiny|small|medium|full", "the input", "full"),
+             opt::value("--threads-per-block", "N", "threads per block", "0: each variant's own"),
+             opt::value("--chunk", "N", "samples (atoms) per chunk, at most the variant's own", "0: each variant's own"),
+             opt::value("--check-points", "N", "outputs compared with the FP64 reference", "2048"),
+             opt::value("--experiment", "NAME", "the experiment's name written in the CSV", "bench"),
+             opt::csv("one row per sample")},
+            defaults),
+        "kirk_hwu bench", help);
     const harness::MeasureOptions measure = harness::parse_measure_options(o, defaults);
     if (harness::print_criterion_if_asked(o, "kirk_hwu bench", measure, "one kernel run, CUDA events")) return 0;
     if (!o.has("--variants")) throw o.error("--variants", "name at least one variant ('kirk_hwu variants' lists them)");
@@ -208,11 +229,19 @@ int command_bench(const std::vector<std::string>& args) {
 }
 
 int command_rates(const std::vector<std::string>& args) {
-    const harness::Options o(args, with_measure_options({{"--experiment"}, {"--csv"}}), "kirk_hwu rates");
     harness::MeasureOptions defaults;
     defaults.stop.min_samples = 5;
     defaults.stop.max_samples = 5;
     defaults.stop.time_limit_s = 30;
+    harness::CommandHelp help;
+    help.about = "The FMA, sin+cos and rsqrt rate microbenchmark behind the throughput bounds: operations per second "
+                 "of each, with the SM clock of every sample.";
+    const harness::Options o(args,
+                             harness::with_measure_options(
+                                 {opt::value("--experiment", "NAME", "the experiment's name written in the CSV", "rates"),
+                                  opt::csv("one row per sample")},
+                                 defaults),
+                             "kirk_hwu rates", help);
     const harness::MeasureOptions measure = harness::parse_measure_options(o, defaults);
     if (measure.cold) throw o.error("--cold", "does not apply: the rate kernels read no memory");
     if (harness::print_criterion_if_asked(o, "kirk_hwu rates", measure, "one rate kernel, CUDA events")) return 0;

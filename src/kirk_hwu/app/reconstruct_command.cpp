@@ -1,5 +1,6 @@
 // kirk_hwu reconstruct: the iterative reconstruction the Q and F^H d kernels exist for, and the gridding
 // reconstruction beside it, on a phantom whose k-space data are exact; images, errors and times per stage.
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <thread>
@@ -7,6 +8,11 @@
 #include "harness/atomic_file.hpp"
 #include "harness/csv.hpp"
 #include "harness/options.hpp"
+#include "harness/progress.hpp"
+#include "harness/output_paths.hpp"
+#if defined(KIRK_HWU_WITH_CUDA)
+#include "harness/check.hpp"
+#endif
 #include "kirk_hwu/app/commands.hpp"
 #include "kirk_hwu/recon/npy.hpp"
 #include "kirk_hwu/recon/pipeline.hpp"
@@ -42,6 +48,10 @@ std::vector<float> central_slices(const std::vector<double>& real, int g) {
     return out;
 }
 
+/// A rough rate of the CPU's FP64 Q and F^H d sums [pairs per second and thread], for the estimate (measured
+/// as kirk_hwu cpu's loops on a 2-core x86 development machine; another CPU differs).
+constexpr double rough_pairs_per_second = 4e7;
+
 std::vector<double> real_part(const recon::ComplexVector& v) {
     std::vector<double> out;
     for (const auto& c : v) out.push_back(c.real());
@@ -51,13 +61,40 @@ std::vector<double> real_part(const recon::ComplexVector& v) {
 }  // namespace
 
 int command_reconstruct(const std::vector<std::string>& args) {
-    const harness::Options o(args,
-                             {{"--device"}, {"--size"}, {"--lambda"}, {"--iterations"}, {"--tolerance"}, {"--threads"},
-                              {"--operator"}, {"--method"}, {"--q-variant"}, {"--fhd-variant"}, {"--q-threads-per-block"},
-                              {"--q-chunk"}, {"--fhd-threads-per-block"}, {"--fhd-chunk"},
-                              {"--csv"}, {"--history"}, {"--out"}, {"--label"}, {"--experiment"}},
-                             "kirk_hwu reconstruct");
-    const std::string device = o.choice("--device", {"cpu", "gpu"}, "cpu");
+    namespace opt = harness::option;
+    harness::CommandHelp help;
+    help.about = "The iterative (conjugate-gradient) reconstruction the Q and F^H d kernels exist for, and the "
+                 "gridding reconstruction beside it, on a phantom whose k-space data are exact: images, errors and "
+                 "times per stage.";
+    const harness::Options o(
+        args,
+        {opt::value("--backend", "cpu|cuda", "where Q and F^H d are computed (the CPU in FP64)", "cpu"),
+         opt::renamed("--device", harness::OptionKind::value,
+                      "--backend cpu|cuda (--device names a GPU's index in every program; --device gpu is --backend cuda)"),
+         opt::value("--size", "tiny|small|medium|full", "the phantom's grid and samples (full: on the GPU only, unless "
+                                                        "--method gridding)", "small"),
+         opt::value("--method", "both|gridding", "both reconstructions, or the gridding one alone", "both"),
+         opt::value("--operator", "toeplitz|direct", "how A^H A is applied (direct: the CPU only)", "toeplitz"),
+         opt::value("--lambda", "L", "the regularisation weight, zero or positive", "1e-2"),
+         opt::value("--iterations", "N", "most conjugate-gradient iterations", "30"),
+         opt::value("--tolerance", "T", "stop when the relative residual is at most T (0: run every iteration)", "1e-6"),
+         opt::value("--threads", "N", "CPU threads", "all cores"),
+         opt::value("--q-variant", "NAME", "the Q kernel ('kirk_hwu variants' lists them; --backend cuda)", "the "
+                                                                                                          "pipeline's"),
+         opt::value("--fhd-variant", "NAME", "the F^H d kernel (--backend cuda)", "the pipeline's"),
+         opt::value("--q-threads-per-block", "N", "threads per block of the Q kernel (--backend cuda)", "0: the variant's"),
+         opt::value("--q-chunk", "N", "samples per chunk of the Q kernel (--backend cuda)", "0: the variant's"),
+         opt::value("--fhd-threads-per-block", "N", "threads per block of the F^H d kernel (--backend cuda)",
+                    "0: the variant's"),
+         opt::value("--fhd-chunk", "N", "samples per chunk of the F^H d kernel (--backend cuda)", "0: the variant's"),
+         opt::csv("one row per reconstruction (iterative, gridding)"),
+         opt::value("--history", "FILE", "append one row per conjugate-gradient iteration to the CSV file FILE", "none"),
+         opt::value("--out", "DIR", "write three central slices of each image there as .npy files", "none"),
+         opt::value("--label", "NAME", "the images' file-name prefix", "cpu or gpu"),
+         opt::value("--experiment", "NAME", "the experiment's name written in the CSVs", "reconstruct")},
+        "kirk_hwu reconstruct", help);
+    // The backend; the CSV's device column keeps the names it has always had (cpu, gpu).
+    const std::string device = o.choice("--backend", {"cpu", "cuda"}, "cpu") == "cuda" ? "gpu" : "cpu";
     const std::string size_text = o.choice("--size", {"tiny", "small", "medium", "full"}, "small");
     recon::ReconSettings settings;
     settings.lambda = o.real("--lambda", 1e-2);
@@ -77,12 +114,13 @@ int command_reconstruct(const std::vector<std::string>& args) {
     settings.iterative = o.choice("--method", {"both", "gridding"}, "both") == "both";
     const Size size = parse_size(size_text);
     if (device == "cpu" && size == Size::full && settings.iterative)
-        throw o.error("--size", "full with the iterative solve (Q over 256³ voxels × 10⁵ samples) is for --device gpu; "
+        throw o.error("--size", "full with the iterative solve (Q over 256³ voxels × 10⁵ samples) is for --backend cuda; "
                                 "the CPU takes tiny, small or medium, or full with --method gridding");
     if (device == "gpu" && settings.direct) throw o.error("--operator", "direct is CPU only; the GPU applies AᴴA through Toeplitz");
     for (const char* gpu_only : {"--q-variant", "--fhd-variant", "--q-threads-per-block", "--q-chunk",
                                  "--fhd-threads-per-block", "--fhd-chunk"})
-        if (device == "cpu" && o.has(gpu_only)) throw o.error(gpu_only, "names a GPU choice; the CPU computes Q and F^H d in FP64");
+        if (device == "cpu" && o.has(gpu_only))
+            throw o.error(gpu_only, "applies to --backend cuda; the CPU computes Q and F^H d in FP64");
     const std::string label = o.text("--label", device);
     const std::string experiment = o.text("--experiment", "reconstruct");
     const std::string out_dir = o.text("--out", "");
@@ -92,10 +130,32 @@ int command_reconstruct(const std::vector<std::string>& args) {
     if (!out_dir.empty())
         for (const auto& name : images) harness::check_output_path(out_dir + "/" + label + "_" + name + ".npy");
     std::unique_ptr<harness::CsvAppender> csv, history;
+    {
+        std::vector<harness::NamedPath> outputs;
+        for (const char* option : {"--csv", "--history"})
+            if (o.has(option)) outputs.push_back({option, o.text(option)});
+        harness::check_outputs("kirk_hwu reconstruct", {}, outputs);
+    }
+#if defined(KIRK_HWU_WITH_CUDA)
+    if (device == "gpu") harness::require_gpu();  // before the phantom's data are made on the host
+#endif
     if (o.has("--csv")) csv = std::make_unique<harness::CsvAppender>(o.text("--csv"), reconstruct_columns);
     if (o.has("--history")) history = std::make_unique<harness::CsvAppender>(o.text("--history"), history_columns);
 
     const recon::ReconShape shape = recon::recon_shape(size);
+    if (device == "cpu" && settings.iterative) {
+        // What the CPU's part will cost, before the phantom's data are made: Q over the doubled grid (Toeplitz)
+        // or A and A^H at every iteration (direct), and F^H d, each a sum over every sample and voxel.
+        const double samples = shape.samples(), voxels = std::pow(double(shape.grid), 3);
+        const double pairs = samples * voxels +
+                             (settings.direct ? 2.0 * samples * voxels * settings.cg.max_iterations : samples * 8 * voxels);
+        const double seconds = pairs / (rough_pairs_per_second * settings.threads);
+        std::fprintf(stderr,
+                     "kirk_hwu reconstruct: about %.3g pair evaluations (%s and F^H d): about %s on %d threads at a "
+                     "rough %.0e pairs per second and thread\n",
+                     pairs, settings.direct ? "A and A^H at every iteration" : "Q", harness::duration_text(seconds).c_str(),
+                     settings.threads, rough_pairs_per_second);
+    }
     const recon::ReconProblem problem = recon::make_recon_problem(shape, recon::head_phantom());
     std::printf("reconstruct %s on the %s: %d³ voxels, %zu samples on %d radial spokes, lambda %g\n", size_text.c_str(),
                 device.c_str(), shape.grid, problem.samples(), shape.spokes, settings.lambda);

@@ -2,34 +2,35 @@
 #include "harness/subcommands.hpp"
 #include "munch/app/commands.hpp"
 
-namespace {
-
-const char* usage =
-    "usage: munch <command> [options]\n"
-    "\n"
-    "commands:\n"
-    "  bench-cpu  time the CPU convolution or rolling ball (sequential, OpenMP), checked\n"
-    "  matmul     time square float matrix products: CPU ikj (sequential, OpenMP), GPU SDK kernel and cuBLAS, checked\n"
-    "  variants   list the GPU variants\n"
-    "  bench      time GPU variants on one input, each checked against the CPU first\n"
-    "  launch     empty-kernel launch cost: synchronised, asynchronous, CUDA graph\n"
-    "  pattern    a number of synchronised launches per evaluation, replayed\n"
-    "  copy       copy bandwidth against size: pageable, pinned, mapped, device to device\n"
-    "  roofline   measured float and double peaks and streaming bandwidth\n"
-    "  ieee       float division, square root, multiply-add and denormals: four builds against the CPU\n";
-
-}  // namespace
+// A GPU command: the function in a CUDA build; in a build without CUDA none (the command is listed all the
+// same, and says what it needs when run).
+#ifdef MUNCH_WITH_CUDA
+#define GPU_COMMAND(f) f
+#else
+#define GPU_COMMAND(f) nullptr
+#endif
 
 int main(int argc, char** argv) {
     using namespace munch::app;
-    std::vector<harness::Subcommand> commands = {{"bench-cpu", command_bench_cpu}, {"matmul", command_matmul}};
 #ifdef MUNCH_WITH_CUDA
-    commands.insert(commands.end(), {{"variants", command_variants}, {"bench", command_bench}, {"launch", command_launch},
-                                     {"pattern", command_pattern}, {"copy", command_copy}, {"roofline", command_roofline},
-                                     {"ieee", command_ieee}});
+    const std::string gpu_build;
 #else
-    for (const char* name : {"variants", "bench", "launch", "pattern", "copy", "roofline", "ieee"})
-        commands.push_back({name, {}, "needs the CUDA build (this one was built without CUDA)"});
+    const std::string gpu_build = harness::needs_cuda_build;
 #endif
-    return harness::run_subcommand("munch", usage, commands, argc, argv);
+    const harness::Program program{
+        "munch",
+        "Münch (2009) rebuilt: convolution, the rolling ball, matrix products and the limits of CUDA, each result "
+        "checked before it is timed.",
+        {{"bench-cpu", command_bench_cpu, "", "time the CPU convolution or rolling ball (sequential, OpenMP), checked"},
+         {"matmul", command_matmul, "",
+          "time square float matrix products: CPU ikj (sequential, OpenMP), GPU SDK kernel and cuBLAS, checked"},
+         {"variants", GPU_COMMAND(command_variants), gpu_build, "list the GPU variants of both computations"},
+         {"bench", GPU_COMMAND(command_bench), gpu_build, "time GPU variants on one input, each checked against the CPU first"},
+         {"launch", GPU_COMMAND(command_launch), gpu_build, "empty-kernel launch cost: synchronised, asynchronous, CUDA graph"},
+         {"pattern", GPU_COMMAND(command_pattern), gpu_build, "a number of synchronised launches per evaluation, replayed"},
+         {"copy", GPU_COMMAND(command_copy), gpu_build, "copy bandwidth against size: pageable, pinned, mapped, device to device"},
+         {"roofline", GPU_COMMAND(command_roofline), gpu_build, "measured float and double peaks and streaming bandwidth"},
+         {"ieee", GPU_COMMAND(command_ieee), gpu_build,
+          "float division, square root, multiply-add and denormals: four builds against the CPU"}}};
+    return harness::run_subcommand(program, argc, argv);
 }

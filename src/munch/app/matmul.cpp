@@ -12,6 +12,8 @@
 #include "harness/measure_options.hpp"
 #include "harness/options.hpp"
 #include "harness/output_paths.hpp"
+#include "harness/progress.hpp"
+#include "harness/subcommands.hpp"
 #include "munch/app/commands.hpp"
 #include "munch/cpu/matmul.hpp"
 
@@ -63,14 +65,34 @@ void write_rows(harness::CsvAppender& csv, const std::string& experiment, const 
 }  // namespace
 
 int command_matmul(const Args& args) {
-    std::vector<harness::OptionSpec> specs = {{"--implementations"}, {"--sizes", harness::OptionKind::list}, {"--threads"},
-                                              {"--timings"}, {"--experiment"}, {"--csv"}, {"--check-budget"}};
-    for (auto& s : harness::measure_option_specs()) specs.push_back(std::move(s));
-    const harness::Options o(args, specs, "munch matmul");
+    namespace opt = harness::option;
     harness::MeasureOptions defaults;
     defaults.stop.min_samples = 3;
     defaults.stop.max_samples = 20;
     defaults.stop.time_limit_s = 2.0;
+    auto csv_option = opt::csv("one row per sample");
+    csv_option.required = true;
+    auto sizes_option = opt::list("--sizes", "N", "the matrix orders, 1 to 16384 (--sizes 16 32 64)", "");
+    sizes_option.required = true;
+    harness::CommandHelp help;
+    help.about = "Times square float matrix products (the thesis's chapter 3): the CPU's ikj loop, sequential and "
+                 "OpenMP, and in the CUDA build the SDK-style tiled kernel and cuBLAS SGEMM (FP32), the GPU ones for "
+                 "the kernel alone and with allocation and copies. Every product is checked against double precision "
+                 "before it is timed; exit status 1 when one disagreed.";
+    const harness::Options o(
+        args,
+        harness::with_measure_options(
+            {opt::value("--variants", "LIST", "the implementations to time, comma-separated: ikj, openmp, sdk-tiled-16, "
+                                              "cublas-sgemm-fp32",
+                        "ikj,openmp"),
+             opt::renamed("--implementations", harness::OptionKind::value, "--variants LIST"),
+             sizes_option,
+             opt::value("--threads", "N", "threads of the OpenMP product", "all cores"),
+             opt::value("--timings", "LIST", "what the GPU samples time: kernel, with-transfers", "kernel,with-transfers"),
+             opt::value("--check-budget", "M", "most multiply-adds of the double-precision check per product", "2e9"),
+             opt::value("--experiment", "NAME", "the experiment's name written in the CSV", "matmul"), csv_option},
+            defaults),
+        "munch matmul", help);
     const harness::MeasureOptions measure = harness::parse_measure_options(o, defaults);
     if (harness::print_criterion_if_asked(o, "munch matmul", measure,
                                           "one product: CPU on the host clock; GPU kernel between CUDA events, "
@@ -78,7 +100,7 @@ int command_matmul(const Args& args) {
         return 0;
     std::vector<std::string> all = cpu_names;
     all.insert(all.end(), gpu_names.begin(), gpu_names.end());
-    const auto implementations = o.choices("--implementations", all, "ikj,openmp");
+    const auto implementations = o.choices("--variants", all, "ikj,openmp");
     const auto timings = o.choices("--timings", {"kernel", "with-transfers"}, "kernel,with-transfers");
     std::vector<std::size_t> sizes;
     for (const auto& text : o.list("--sizes")) {
@@ -94,6 +116,19 @@ int command_matmul(const Args& args) {
         sizes.push_back(static_cast<std::size_t>(v));
     }
     if (sizes.empty()) throw o.error("--sizes", "expected at least one matrix order (--sizes 16 32 64)");
+    {
+        // What the CPU products will cost, before they start: each sample (and the checked first product) is
+        // n^3 multiply-adds, at a rough rate of 1e9 per second and thread for the ikj loop.
+        double seconds = 0;
+        for (const auto& impl : o.choices("--variants", {"ikj", "openmp", "sdk-tiled-16", "cublas-sgemm-fp32"}, "ikj,openmp")) {
+            if (impl != "ikj" && impl != "openmp") continue;
+            const double rate = 1e9 * (impl == "openmp" ? std::max(1u, std::thread::hardware_concurrency()) : 1u);
+            for (const auto n : sizes) seconds += (measure.stop.min_samples + 1) * double(n) * double(n) * double(n) / rate;
+        }
+        if (seconds > 5)
+            std::fprintf(stderr, "munch matmul: the CPU products take about %s or more (at 1e9 multiply-adds per second "
+                                 "and thread)\n", harness::duration_text(seconds).c_str());
+    }
     const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int threads = static_cast<int>(o.integer("--threads", hw, 1, 4096));
     const double budget = o.real("--check-budget", 2e9);
@@ -105,7 +140,7 @@ int command_matmul(const Args& args) {
     if (measure.cold && !std::all_of(implementations.begin(), implementations.end(), is_gpu))
         throw o.error("--cold", "flushes a GPU's cache; the CPU implementations time the host only");
 #ifndef MUNCH_WITH_CUDA
-    if (any_gpu) throw o.error("--implementations", "sdk-tiled-16 and cublas-sgemm-fp32 need the CUDA build (this one was built without CUDA)");
+    if (any_gpu) throw o.error("--variants", std::string("sdk-tiled-16 and cublas-sgemm-fp32 ") + harness::needs_cuda_build);
 #endif
 
     harness::CsvAppender csv(csv_path, matmul_columns);

@@ -51,22 +51,44 @@ double least_bytes(bool conv, double n, double w) { return 4.0 * (conv ? n + w +
 }  // namespace
 
 int command_variants(const Args& args) {
-    const harness::Options o(args, {}, "munch variants");
-    const auto d = current_device();
-    std::printf("GPU: %s (%d SMs)\n", d.name.c_str(), d.sm_count);
+    harness::CommandHelp help;
+    help.about = "Lists the GPU variants of the convolution and of the rolling ball, one line each; the GPU is named "
+                 "when there is one (none is needed).";
+    const harness::Options o(args, {}, "munch variants", help);
+    if (harness::have_gpu()) {
+        const auto d = current_device();
+        std::printf("GPU: %s (%d SMs)\n", d.name.c_str(), d.sm_count);
+    } else {
+        std::printf("GPU: none (the list needs none)\n");
+    }
     for (const auto& e : gpu::convolution_variants()) std::printf("convolution   %-20s %s\n", e.name.c_str(), e.description.c_str());
     for (const auto& e : gpu::rolling_ball_variants()) std::printf("rolling-ball  %-20s %s\n", e.name.c_str(), e.description.c_str());
     return 0;
 }
 
 int command_bench(const Args& args) {
-    std::vector<harness::OptionSpec> specs = {{"--computation"}, {"--variants"}, {"--signal"}, {"--filter"},
-                                              {"--experiment"}, {"--csv"}, {"--with-overhead", harness::OptionKind::flag}};
-    for (auto& s : harness::measure_option_specs()) specs.push_back(std::move(s));
-    const harness::Options o(args, specs, "munch bench");
+    namespace opt = harness::option;
     harness::MeasureOptions defaults;
     defaults.stop.max_samples = 20;
     defaults.stop.time_limit_s = 2.0;
+    auto csv_option = opt::csv("one row per sample");
+    csv_option.required = true;
+    harness::CommandHelp help;
+    help.about = "Times GPU variants of the convolution or the rolling ball on one input, each variant's output "
+                 "checked against the CPU reference first. Exit status 1 when a variant disagreed.";
+    const harness::Options o(
+        args,
+        harness::with_measure_options(
+            {opt::value("--computation", "convolution|rolling-ball", "what to compute", "convolution"),
+             opt::value("--variants", "LIST", "comma-separated variants ('munch variants' lists them)",
+                        "the computation's first"),
+             opt::value("--signal", "N", "the signal's length", "100000"),
+             opt::value("--filter", "N", "the filter's width (odd for the rolling ball)", "999"),
+             opt::flag("--with-overhead", "also time each run with its allocation, uploads and download (the thesis's "
+                                          "GPU time with overhead)"),
+             opt::value("--experiment", "NAME", "the experiment's name written in the CSV", "bench"), csv_option},
+            defaults),
+        "munch bench", help);
     const harness::MeasureOptions measure = harness::parse_measure_options(o, defaults);
     if (harness::print_criterion_if_asked(o, "munch bench", measure, "one run of the variant, CUDA events")) return 0;
     const auto computation = o.choice("--computation", {"convolution", "rolling-ball"}, "convolution");

@@ -43,7 +43,16 @@ struct Tally {
 }  // namespace
 
 int command_ieee(const Args& args) {
-    const harness::Options o(args, {{"--csv"}, {"--experiment"}, {"--count"}}, "munch ieee");
+    namespace opt = harness::option;
+    auto csv_option = opt::csv("one row per build, operation and CPU reference");
+    csv_option.required = true;
+    harness::CommandHelp help;
+    help.about = "Float division, square root, multiply-add and denormals computed by four builds of one kernel "
+                 "(IEEE and fast-math flags) and compared bit for bit with the CPU.";
+    const harness::Options o(args,
+                             {csv_option, opt::value("--experiment", "NAME", "the experiment's name written in the CSV", "ieee"),
+                              opt::value("--count", "N", "random inputs per operation, 16 to 2^26", "1048576")},
+                             "munch ieee", help);
     const auto csv_path = o.require("--csv");
     const auto experiment = o.text("--experiment", "ieee");
     const auto n = static_cast<std::size_t>(o.integer("--count", 1 << 20, 16, 1 << 26));

@@ -29,21 +29,29 @@ std::string module_loading() {
     return v && *v ? v : "default";
 }
 
-/// The options of a measuring command: @p own, then the harness's measurement options.
-std::vector<harness::OptionSpec> with_measure_options(std::vector<harness::OptionSpec> own) {
-    for (auto& s : harness::measure_option_specs()) own.push_back(std::move(s));
-    return own;
-}
+namespace opt = harness::option;
 
-/// The measurement options of @p o with this program's defaults for the limits: 5 to 20 samples, 1 %,
-/// @p limit_s seconds.
-harness::MeasureOptions limits_measure(const harness::Options& o, double limit_s) {
+/// This program's measurement defaults for the limits: 5 to 20 samples, 1 %, @p limit_s seconds.
+harness::MeasureOptions limits_defaults(double limit_s) {
     harness::MeasureOptions d;
     d.stop.min_samples = 5;
     d.stop.max_samples = 20;
     d.stop.noise_target_pct = 1.0;
     d.stop.time_limit_s = limit_s;
-    return harness::parse_measure_options(o, d);
+    return d;
+}
+
+/// The CSV and experiment options every limits command has.
+std::vector<harness::OptionSpec> output_options(const std::string& experiment) {
+    auto csv = opt::csv("one row per sample");
+    csv.required = true;
+    return {csv, opt::value("--experiment", "NAME", "the experiment's name written in the CSV", experiment)};
+}
+
+/// @p a followed by @p b.
+std::vector<harness::OptionSpec> joined(std::vector<harness::OptionSpec> a, const std::vector<harness::OptionSpec>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
 }
 
 /// How a batch of launches is issued.
@@ -89,11 +97,32 @@ std::string dims(dim3 d) { return std::to_string(d.x) + "x" + std::to_string(d.y
 }  // namespace
 
 int command_launch(const Args& args) {
-    const harness::Options o(args,
-                             with_measure_options({{"--csv"}, {"--experiment"}, {"--launches"},
-                                                   {"--first-only", harness::OptionKind::flag}}),
-                             "munch launch");
-    const harness::MeasureOptions measure = limits_measure(o, 5.0);
+    const harness::MeasureOptions defaults = limits_defaults(5.0);
+    harness::CommandHelp help;
+    help.about = "The cost of launching an empty kernel, per launch: synchronised after each launch (minus the "
+                 "synchronisations alone), back to back, and replayed from a CUDA graph, over the thesis's grids and "
+                 "blocks. --first-only instead times the context's creation and the first two launches of a fresh "
+                 "process (one sample each).";
+    const harness::Options o(
+        args,
+        harness::with_measure_options(
+            joined(output_options("launch"),
+                   {opt::value("--launches", "N", "launches per sample", "2000"),
+                    opt::flag("--first-only", "time the context's creation and the first two launches of this process "
+                                              "(one sample each) and nothing else")}),
+            defaults),
+        "munch launch", help);
+    const harness::MeasureOptions measure = harness::parse_measure_options(o, defaults);
+    if (o.has("--first-only") && o.has("--print-criterion")) {
+        // One sample each, in a fresh process: the criterion says so rather than the engine's defaults.
+        harness::MeasureOptions single = measure;
+        single.stop.min_samples = single.stop.max_samples = 1;
+        std::printf("%s\n", harness::criterion_json("munch launch --first-only", single,
+                                                    "one sample per process of the context's creation and of the first "
+                                                    "and second launch, host steady clock; a new process repeats it")
+                                .c_str());
+        return 0;
+    }
     if (harness::print_criterion_if_asked(o, "munch launch", measure,
                                           "a batch of --launches empty launches, host steady clock"))
         return 0;
@@ -163,9 +192,19 @@ int command_launch(const Args& args) {
 }
 
 int command_pattern(const Args& args) {
-    const harness::Options o(args, with_measure_options({{"--csv"}, {"--experiment"}, {"--launches-per-evaluation"}}),
-                             "munch pattern");
-    const harness::MeasureOptions measure = limits_measure(o, 10.0);
+    const harness::MeasureOptions defaults = limits_defaults(10.0);
+    harness::CommandHelp help;
+    help.about = "The likelihood thesis's launch pattern (a number of synchronised launches per evaluation, one "
+                 "block of 256 threads per SM each) replayed with empty kernels, against asynchronous launches and a "
+                 "CUDA graph.";
+    const harness::Options o(
+        args,
+        harness::with_measure_options(
+            joined(output_options("launch_pattern"),
+                   {opt::value("--launches-per-evaluation", "N", "launches per evaluation", "22400")}),
+            defaults),
+        "munch pattern", help);
+    const harness::MeasureOptions measure = harness::parse_measure_options(o, defaults);
     if (harness::print_criterion_if_asked(o, "munch pattern", measure,
                                           "one evaluation's launches, host steady clock"))
         return 0;
@@ -197,9 +236,19 @@ int command_pattern(const Args& args) {
 }
 
 int command_copy(const Args& args) {
-    const harness::Options o(args, with_measure_options({{"--csv"}, {"--experiment"}, {"--min-bytes"}, {"--max-bytes"}}),
-                             "munch copy");
-    const harness::MeasureOptions measure = limits_measure(o, 2.0);
+    const harness::MeasureOptions defaults = limits_defaults(2.0);
+    harness::CommandHelp help;
+    help.about = "Copy bandwidth against size, in steps of 4x: pageable, pinned and mapped host memory to and from "
+                 "the device, and device to device.";
+    const harness::Options o(
+        args,
+        harness::with_measure_options(
+            joined(output_options("copy_bandwidth"),
+                   {opt::value("--min-bytes", "N", "the smallest copy, a multiple of 16", "1024"),
+                    opt::value("--max-bytes", "N", "the largest copy", "268435456")}),
+            defaults),
+        "munch copy", help);
+    const harness::MeasureOptions measure = harness::parse_measure_options(o, defaults);
     if (harness::print_criterion_if_asked(o, "munch copy", measure, "one copy, host steady clock")) return 0;
     const auto csv_path = o.require("--csv");
     const auto experiment = o.text("--experiment", "copy_bandwidth");
@@ -272,8 +321,13 @@ int command_copy(const Args& args) {
 }
 
 int command_roofline(const Args& args) {
-    const harness::Options o(args, with_measure_options({{"--csv"}, {"--experiment"}}), "munch roofline");
-    const harness::MeasureOptions options = limits_measure(o, 10.0);
+    const harness::MeasureOptions defaults = limits_defaults(10.0);
+    harness::CommandHelp help;
+    help.about = "The measured float and double multiply-add peaks and the streaming bandwidth of this GPU: the "
+                 "roof of the roofline the thesis's kernels are set against.";
+    const harness::Options o(args, harness::with_measure_options(output_options("roofline"), defaults), "munch roofline",
+                             help);
+    const harness::MeasureOptions options = harness::parse_measure_options(o, defaults);
     if (harness::print_criterion_if_asked(o, "munch roofline", options, "one peak or stream kernel, CUDA events")) return 0;
     const auto csv_path = o.require("--csv");
     const auto experiment = o.text("--experiment", "roofline");

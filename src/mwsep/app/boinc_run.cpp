@@ -1,19 +1,29 @@
 // `mwsep run` as a BOINC application (built with MWSEP_BOINC): the runtime's hooks around command_run.
 #include <cstdio>
 #include <exception>
+#include <string>
 
+#include "harness/options.hpp"
+#include "harness/subcommands.hpp"
 #include "mwsep/app/commands.hpp"
 #include "mwsep/boinc/client.hpp"
 
 namespace mwsep::app {
 
 int command_run_boinc(const Args& args) {
+    // The help needs no runtime: it is the ordinary program's, with the BOINC application's --result.
+    for (const auto& a : args)
+        if (a == "--help" || a == "-h") {
+            RunHooks help;
+            help.resolve = [](const std::string& name) { return name; };
+            return command_run(args, help);  // throws harness::HelpRequested, which the entry point prints
+        }
     try {
         boinc::start();
     } catch (const std::exception& e) {
         // Without a runtime there is no boinc_finish to call: an ordinary failing exit.
-        std::fprintf(stderr, "mwsep: error: %s\n", e.what());
-        return 1;
+        std::fprintf(stderr, "mwsep run: error: %s\n", e.what());
+        return harness::exit_status::not_done;
     }
     // [boinc-hooks-begin]
     RunHooks hooks;
@@ -22,12 +32,16 @@ int command_run_boinc(const Args& args) {
     hooks.checkpoint_due = boinc::time_to_checkpoint;
     hooks.checkpoint_saved = boinc::checkpoint_completed;
     // [boinc-hooks-end]
-    int status = 1;
+    int status = harness::exit_status::not_done;
     try {
         status = command_run(args, hooks);
+    } catch (const harness::OptionError& e) {
+        // As the entry point words and numbers it (docs/cli.md), then through boinc_finish.
+        std::fprintf(stderr, "mwsep run: error: %s\n", harness::error_message("mwsep", "mwsep run", e.what()).c_str());
+        status = harness::exit_status::usage;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "mwsep: error: %s\n", e.what());
-        status = 1;
+        std::fprintf(stderr, "mwsep run: error: %s\n", harness::error_message("mwsep", "mwsep run", e.what()).c_str());
+        status = harness::exit_status::not_done;
     }
     // [boinc-finish-begin]
     // Stopped by SIGINT or SIGTERM after saving the checkpoint: not a result, neither success nor failure;

@@ -21,7 +21,7 @@
 #include "harness/excerpt.hpp"
 #include "mwsep/likelihood/stream_skipping.hpp"
 #include "harness/json.hpp"
-#include "mwsep/app/progress_bar.hpp"
+#include "harness/progress.hpp"
 #include "harness/atomic_file.hpp"
 #include "harness/host_memory.hpp"
 #include "harness/output_paths.hpp"
@@ -30,6 +30,7 @@
 #include "harness/measure_options.hpp"
 #include "harness/registry.hpp"
 #include "harness/statistics.hpp"
+#include "harness/subcommands.hpp"
 #include "mwsep/cpu/thread_pool.hpp"
 #include "mwsep/cpu/integrators.hpp"
 #include "mwsep/generate/catalogue.hpp"
@@ -43,6 +44,7 @@
 #if defined(MWSEP_WITH_CUDA)
 #include "harness/registry.hpp"
 #include "mwsep/cuda/commands.hpp"
+#include "mwsep/cuda/devices.hpp"
 #endif
 
 namespace mwsep::app {
@@ -60,24 +62,27 @@ std::vector<harness::NamedPath> input_paths(const RunOptions& o) {
 using harness::OptionKind;
 using harness::Options;
 using harness::OptionSpec;
+namespace opt = harness::option;
 
-/// The input options every command that reads a work unit takes, plus @p extra.
-std::vector<OptionSpec> input_options(std::vector<OptionSpec> extra) {
-    std::vector<OptionSpec> out = {{"-a", OptionKind::value},
-                                   {"-s", OptionKind::value},
-                                   {"--search-parameters", OptionKind::value},
-                                   {"--np", OptionKind::value},
-                                   {"-p", OptionKind::list},
-                                   {"--r-binning", OptionKind::value},
-                                   {"--force", OptionKind::flag},
-                                   {"--help", OptionKind::flag},
-                                   {"-h", OptionKind::flag}};
+/// The input options of every command that reads a work unit (with -s: a star catalogue too), then @p extra.
+std::vector<OptionSpec> input_options(bool stars, std::vector<OptionSpec> extra) {
+    std::vector<OptionSpec> out = {opt::required("-a", "FILE", "the work unit: its astronomy_parameters.txt")};
+    if (stars) out.push_back(opt::required("-s", "FILE", "the star catalogue: the count, then 'l b r' per line"));
+    for (auto& s : std::vector<OptionSpec>{
+             opt::value("--search-parameters", "FILE", "the parameter vector from a 2009 search_parameters.txt",
+                        "the work unit's own values"),
+             opt::value("--np", "N", "the number of values given with -p (a parameter vector on the command line)",
+                        "none"),
+             opt::list("-p", "V", "the parameter vector's values, with --np", "none"),
+             opt::value("--r-binning", "magnitude|kpc",
+                        "r bins uniform in magnitude (as the thesis's CUDA code) or in kpc (the December 2009 CPU code)",
+                        "magnitude"),
+             opt::flag("--force", "compute even a work unit above the size limits (quadrature points, tables, "
+                                  "convolve), which are refused otherwise")})
+        out.push_back(std::move(s));
     out.insert(out.end(), extra.begin(), extra.end());
     return out;
 }
-
-/// Whether --help or -h was given.
-bool wants_help(const Options& opt) { return opt.has("--help") || opt.has("-h"); }
 
 /// Fills the input part of RunOptions shared by run, generate, skipping, bench-cpu and bench; reads no file.
 RunOptions input_run_options(const Options& opt, bool need_stars) {
@@ -94,15 +99,6 @@ RunOptions input_run_options(const Options& opt, bool need_stars) {
     o.force = opt.has("--force");
     return o;
 }
-
-const char* input_help =
-    "  -a FILE                    astronomy_parameters.txt (the work unit)\n"
-    "  --search-parameters FILE   2009 search_parameters.txt: the parameter vector\n"
-    "  --np N -p v1 ... vN        the parameter vector on the command line (instead of the file)\n"
-    "  --r-binning magnitude|kpc  r bins uniform in magnitude (default, as the thesis's CUDA code) or in kpc\n"
-    "                             (the December 2009 CPU code)\n"
-    "  --force                    compute even a work unit above the size limits (quadrature points, tables,\n"
-    "                             convolve), which are refused by default\n";
 
 /// One size of --envelope: decimal digits only, 1 to @p max (no sign, no overflow, no trailing text).
 bool envelope_size(std::string_view text, int max, int& out) {
@@ -145,44 +141,36 @@ std::size_t quadrature_points(const geometry::IntegrationSetup& s) {
 }  // namespace
 
 int command_run(const Args& args, const RunHooks& hooks) {
-    std::vector<OptionSpec> specs = input_options({{"--backend", OptionKind::value},
-                                                   {"--cpu", OptionKind::value},
-                                                   {"--threads", OptionKind::value},
-                                                   {"--json", OptionKind::flag},
-                                                   {"--variant", OptionKind::value},
-                                                   {"--device", OptionKind::value},
-                                                   {"--checkpoint", OptionKind::value},
-                                                   {"--checkpoint-interval", OptionKind::value},
-                                                   {"--tolerance", OptionKind::value}});
-    if (hooks.resolve) specs.push_back({"--result", OptionKind::value});
-    const Options opt(args, specs, "mwsep run");
-    if (wants_help(opt)) {
-        std::printf(
-            "usage: mwsep run -a astronomy_parameters.txt -s stars.txt [options]\n%s"
-            "  -s FILE                    star catalogue (count, then 'l b r' per line)\n"
-            "  --backend cpu|cuda         where to compute (default cpu)\n"
-            "  --cpu reference|fast|extended|compressed  CPU integrator (default fast; extended: every point and sum\n"
-            "                             in long double, an accuracy reference, several times slower than fast;\n"
-            "                             compressed is a different algorithm: Gauss rules of the line of sight with\n"
-            "                             an error controller)\n"
-            "  --tolerance T              the compressed integrator's relative tolerance per cell (default 1e-14)\n"
-            "  --threads N                threads of the fast, extended and compressed CPU integrators (default: all\n"
-            "                             cores)\n"
-            "  --variant NAME             CUDA kernel variant (default shared-fast-unrolled-f64; see 'mwsep variants')\n"
-            "  --device N                 CUDA device (default: the fastest one with double precision; the modern\n"
-            "                             variants split the work over every such device unless one is named)\n"
-            "  --json                     print one JSON object instead of text\n"
-            "  --checkpoint FILE          save the integral's progress in FILE (every --checkpoint-interval seconds\n"
-            "                             and on SIGINT/SIGTERM) and resume from it when the same command runs again;\n"
-            "                             the result is bit-identical to an uninterrupted run (CPU integrators;\n"
-            "                             on the GPU the modern variants, run in 64 groups on one device)\n"
-            "  --checkpoint-interval S    seconds between checkpoints (default 60)\n%s",
-            input_help,
-            hooks.resolve ? "  --result FILE              also write the --json object to FILE (a BOINC output file)\n"
-                            "BOINC application: every file name is resolved by the BOINC runtime (standalone: as given)\n"
-                          : "");
-        return 0;
-    }
+    std::vector<OptionSpec> specs = input_options(
+        true,
+        {opt::value("--backend", "cpu|cuda", "where to compute", "cpu"),
+         opt::value("--cpu", "reference|fast|extended|compressed",
+                    "the CPU integrator: reference (serial, the original order), fast (threaded), extended (every "
+                    "point and sum in long double: an accuracy reference, several times slower than fast) or "
+                    "compressed (a different algorithm: Gauss rules of the line of sight with an error controller)",
+                    "fast"),
+         opt::value("--tolerance", "T", "the compressed integrator's relative tolerance per cell", "1e-14"),
+         opt::value("--threads", "N", "threads of the fast, extended and compressed CPU integrators", "all cores"),
+         opt::value("--variant", "NAME", "the CUDA kernel variant ('mwsep variants' lists them)", "shared-fast-unrolled-f64"),
+         opt::value("--device", "N",
+                    "the CUDA device (the modern variants split the work over every device with double precision "
+                    "unless one is named)",
+                    "the fastest one with double precision"),
+         opt::flag("--json", "print the result as one JSON object on standard output instead of text"),
+         opt::value("--checkpoint", "FILE",
+                    "save the integral's progress in FILE (every --checkpoint-interval seconds and on SIGINT or "
+                    "SIGTERM) and resume from it when the same command runs again; the result is bit-identical to "
+                    "an uninterrupted run (CPU integrators reference and fast; on the GPU the modern variants)",
+                    "none"),
+         opt::value("--checkpoint-interval", "S", "seconds between checkpoints", "60")});
+    if (hooks.resolve)
+        specs.push_back(opt::value("--result", "FILE", "also write the --json object to FILE (a BOINC output file)", "none"));
+    harness::CommandHelp help;
+    help.about = "Evaluates the likelihood of a work unit and a star catalogue on the CPU or a GPU: the background "
+                 "and stream integrals, the diagnostic likelihoods, the likelihood and the time.";
+    if (hooks.resolve)
+        help.notes = "BOINC application: every file name is resolved by the BOINC runtime (standalone: as given).";
+    const Options opt(args, specs, "mwsep run", help);
     RunOptions o = input_run_options(opt, true);
     // A host runtime's logical file names become the files to open before anything checks or reads them.
     const auto physical = [&](const std::string& name) { return hooks.resolve ? hooks.resolve(name) : name; };
@@ -237,6 +225,14 @@ int command_run(const Args& args, const RunHooks& hooks) {
     // and the checkpoint are still being read is kept, and honoured at the integral's first save.
     if (o.checkpoint_path) resume::install_stop_handlers();
 
+    // A GPU run where no GPU can be used says so before it estimates a time on a GPU.
+    if (o.backend == "cuda") {
+#if defined(MWSEP_WITH_CUDA)
+        (void)cuda::device_count();
+#else
+        throw std::runtime_error(std::string("--backend cuda ") + harness::needs_cuda_build);
+#endif
+    }
     // What the run will cost, before anything long starts (the work unit alone is read twice: it is small).
     std::fprintf(stderr, "mwsep: %s\n",
                  work_summary(model::build_model(read_work_unit(o), o.r_binning), o).c_str());
@@ -252,7 +248,7 @@ int command_run(const Args& args, const RunHooks& hooks) {
     const auto t2 = std::chrono::steady_clock::now();
     backend_ready.get();
     const double wait_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t2).count();
-    ProgressBar bar("integrating");
+    harness::ProgressBar bar("integrating");
     RunResult r;
     try {
         r = evaluate(in, o, [&](std::size_t done, std::size_t total) {
@@ -353,24 +349,18 @@ int command_run(const Args& args, const RunHooks& hooks) {
 }
 
 int command_generate(const Args& args) {
-    const Options opt(args,
-                      input_options({{"-o", OptionKind::value},
-                                     {"--count", OptionKind::value},
-                                     {"--seed", OptionKind::value},
-                                     {"--threads", OptionKind::value},
-                                     {"--envelope", OptionKind::value}}),
-                      "mwsep generate");
-    if (wants_help(opt)) {
-        std::printf(
-            "usage: mwsep generate -a astronomy_parameters.txt -o stars.txt [options]\n%s"
-            "  -o FILE                    where to write the catalogue\n"
-            "  --count N                  number of stars (default 100000)\n"
-            "  --seed N                   random seed (default 1); the same seed gives the same file\n"
-            "  --envelope MUxNUxR         rejection-sampling envelope grid (default 160x16x70)\n"
-            "  --threads N                threads for the envelope (default: all cores; no effect on the result)\n",
-            input_help);
-        return 0;
-    }
+    harness::CommandHelp help;
+    help.about = "Samples a synthetic star catalogue from the work unit's model (background and streams, by rejection "
+                 "under an envelope grid); the same seed gives the same file.";
+    const Options opt(
+        args,
+        input_options(false,
+                      {opt::required("-o", "FILE", "where to write the catalogue"),
+                       opt::value("--count", "N", "the number of stars", "100000"),
+                       opt::value("--seed", "N", "the random seed", "1"),
+                       opt::value("--envelope", "MUxNUxR", "the rejection-sampling envelope grid", "160x16x70"),
+                       opt::value("--threads", "N", "threads for the envelope (no effect on the result)", "all cores")}),
+        "mwsep generate", help);
     const RunOptions o = input_run_options(opt, false);
     const std::string out_path = opt.require("-o");
     generate::Options g;
@@ -420,16 +410,12 @@ double thread_cpu_seconds() {
 }  // namespace
 
 int command_skipping(const Args& args) {
-    const Options opt(args, input_options({{"--work-unit", OptionKind::value}}), "mwsep skipping");
-    if (wants_help(opt)) {
-        std::printf(
-            "usage: mwsep skipping -a astronomy_parameters.txt [options]\n%s"
-            "  --work-unit NAME           name written in the CSV (default: the file name)\n"
-            "Prints, per area and stream, how many stream terms the rigorous bound lets the fast integrator\n"
-            "and the modern kernels skip (CSV on standard output).\n",
-            input_help);
-        return 0;
-    }
+    harness::CommandHelp help;
+    help.about = "Prints, per area and stream, how many stream terms the rigorous bound lets the fast integrator and "
+                 "the modern kernels skip, as CSV on standard output.";
+    const Options opt(args,
+                      input_options(false, {opt::value("--work-unit", "NAME", "the name written in the CSV", "the -a file")}),
+                      "mwsep skipping", help);
     const RunOptions o = input_run_options(opt, false);
     const std::string wu = opt.text("--work-unit", o.astronomy_path);
     const auto setup = checked_setup(read_work_unit(o), o);
@@ -437,7 +423,7 @@ int command_skipping(const Args& args) {
     for (std::size_t i = 0; i < setup.areas.size(); ++i) {
         const auto& a = setup.areas[i];
         const auto los = geometry::fold_line_of_sight(a);
-        const auto active = cpu::active_stream_bins(setup, a, los, cpu::stream_skip_thresholds(setup, a, los));
+        const auto active = likelihood::active_stream_bins(setup, a, los, likelihood::stream_skip_thresholds(setup, a, los));
         const double terms = static_cast<double>(a.cells()) * static_cast<double>(los.r_point.size());
         for (std::size_t t = 0; t < active.size(); ++t) {
             const double evaluated = static_cast<double>(active[t]) * los.block;
@@ -447,85 +433,130 @@ int command_skipping(const Args& args) {
     return 0;
 }
 
+/// The progress of bench-cpu over all its samples, in quadrature points: the finished samples' points plus
+/// the running sample's share, which the integrator reports as it goes. The total grows should the stop rule
+/// take more samples than the minimum the estimate counted.
+class PointsProgress {
+public:
+    PointsProgress(std::string label, double planned_points) : bar_(std::move(label), true), planned_(planned_points) {}
+    /// The running sample has done @p fraction of its @p points.
+    void running(double fraction, double points) {
+        const double done = finished_ + fraction * points;
+        const double total = std::max(planned_, finished_ + points);
+        bar_.update(static_cast<std::size_t>(1e6 * done / total), 1000000);
+    }
+    /// A sample of @p points has finished.
+    void finished(double points) {
+        finished_ += points;
+        running(0, 0);
+    }
+
+private:
+    harness::ProgressBar bar_;
+    double planned_;
+    double finished_ = 0;
+};
+
 /// bench-cpu --slice-load: the cost of running single-core slices concurrently. Slice 0 runs alone on one
-/// thread, then again while every other slice runs on a thread of its own; its thread CPU time and wall
-/// time in both modes show how much a loaded host (shared caches, memory bandwidth, turbo) slows one slice,
-/// which the sum of loaded slices' CPU times (the "one core" baseline of cpu_vs_gpu_cpu) includes.
-int slice_load(const Options& opt, const std::vector<std::string>& which, const std::vector<geometry::IntegrationSetup>& parts,
-               const std::string& wu, const std::string& experiment, int repeats, const std::string& cpu_name) {
+/// thread, then while every other slice runs on a thread of its own (one measurement each, on the engine);
+/// its thread CPU time and wall time in both modes show how much a loaded host (shared caches, memory
+/// bandwidth, turbo) slows one slice, which the sum of loaded slices' CPU times (the "one core" baseline of
+/// cpu_vs_gpu_cpu) includes. The engine times the wall time of slice 0; its CPU time is kept beside it.
+int slice_load(const Options& opt, const harness::MeasureOptions& measure, harness::Deadline& deadline,
+               const std::vector<std::string>& which, const std::vector<geometry::IntegrationSetup>& parts,
+               const std::string& wu, const std::string& experiment, const std::string& cpu_name, double slice_points) {
     std::unique_ptr<harness::CsvAppender> csv;
     if (opt.has("--csv"))
         csv = std::make_unique<harness::CsvAppender>(
-            opt.text("--csv"), std::vector<std::string>{"experiment", "integrator", "mode", "slice", "slices", "work_unit",
-                                                         "repeat", "seconds", "cpu_seconds", "host_cpu"});
+            opt.text("--csv"), harness::with_host_timing_columns({"experiment", "integrator", "mode", "slice", "slices",
+                                                                  "work_unit", "repeat", "seconds", "cpu_seconds", "host_cpu"}));
     const int slices = static_cast<int>(parts.size());
-    std::printf("%-10s %-7s %7s %12s %12s\n", "integrator", "mode", "slices", "wall_s", "cpu_s");
+    const auto single = std::count_if(which.begin(), which.end(), [](const std::string& n) { return n != "fastN"; });
+    PointsProgress progress("mwsep bench-cpu --slice-load", 2.0 * static_cast<double>(single) * measure.stop.min_samples * slice_points);
+    std::string finished;
+    std::printf("%-10s %-7s %7s %12s %12s %8s\n", "integrator", "mode", "slices", "wall_s", "cpu_s", "samples");
     for (const std::string& name : which) {
         if (name == "fastN") continue;  // a multithreaded run has no single-core slices
-        const auto run = [&](const geometry::IntegrationSetup& s) {
-            return name == "reference" ? cpu::integrate_reference(s) : cpu::integrate_fast(s, 1);
+        const auto run = [&](const geometry::IntegrationSetup& s, const model::ProgressFn& p) {
+            return name == "reference" ? cpu::integrate_reference(s, p) : cpu::integrate_fast(s, 1, p);
         };
-        for (int rep = 0; rep < repeats; ++rep) {
-            for (const char* mode : {"alone", "loaded"}) {
-                double wall = 0, cpu_seconds = 0;
+        for (const std::string mode : {"alone", "loaded"}) {
+            struct Taken { double wall, cpu; };
+            std::vector<Taken> taken;
+            const harness::Measurement m = harness::measure_host_samples(measure, [&] {
+                Taken t{0, 0};
                 const auto time_slice = [&](std::size_t i) {
                     const auto t0 = std::chrono::steady_clock::now();
                     const double c0 = thread_cpu_seconds();
-                    (void)run(parts[i]);
+                    // Slice 0's own progress stands for the sample's (the slices are of one size).
+                    (void)run(parts[i], i == 0 ? model::ProgressFn([&](std::size_t d, std::size_t n) {
+                        progress.running(n ? double(d) / double(n) : 0.0, slice_points);
+                    }) : model::ProgressFn());
                     if (i == 0) {
-                        cpu_seconds = thread_cpu_seconds() - c0;
-                        wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                        t.cpu = thread_cpu_seconds() - c0;
+                        t.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                     }
                 };
-                if (std::string(mode) == "alone") time_slice(0);
+                if (mode == "alone") time_slice(0);
                 else cpu::parallel_for(static_cast<std::size_t>(slices), slices, time_slice);
+                progress.finished(slice_points);
+                taken.push_back(t);
+                return t.wall * 1e3;
+            }, deadline);
+            std::vector<double> cpu_times;
+            for (std::size_t i = 0; i < m.samples.size(); ++i) {
+                const Taken& t = taken.at(static_cast<std::size_t>(m.samples[i].attempt));
+                cpu_times.push_back(t.cpu);
                 if (csv)
-                    csv->row({experiment, name == "fast1" ? "fast" : name, mode, "0", std::to_string(slices), wu,
-                              std::to_string(rep), harness::csv_number(wall), harness::csv_number(cpu_seconds), cpu_name});
-                std::printf("%-10s %-7s %7d %12.4f %12.4f\n", name.c_str(), mode, slices, wall, cpu_seconds);
+                    csv->row(harness::with_host_timing_values(
+                        {experiment, name == "fast1" ? "fast" : name, mode, "0", std::to_string(slices), wu,
+                         std::to_string(i), harness::csv_number(t.wall), harness::csv_number(t.cpu), cpu_name},
+                        m, i));
             }
+            std::printf("%-10s %-7s %7d %12.4f %12.4f %8zu\n", name.c_str(), mode.c_str(), slices, m.summary().median / 1e3,
+                        harness::summarize(cpu_times).median, m.samples.size());
+            std::fflush(stdout);
+            finished += (finished.empty() ? "" : ", ") + name + " " + mode;
+            deadline.note(finished + (csv ? " (their rows are in the CSV)" : ""));
         }
     }
     return 0;
 }
 
 int command_bench_cpu(const Args& args) {
-    std::vector<harness::OptionSpec> specs = input_options({{"--threads", OptionKind::value},
-                                                            {"--integrators", OptionKind::value},
-                                                            {"--csv", OptionKind::value},
-                                                            {"--work-unit", OptionKind::value},
-                                                            {"--experiment", OptionKind::value},
-                                                            {"--slices", OptionKind::value},
-                                                            {"--slice-load", OptionKind::flag}});
-    for (auto& s : harness::measure_option_specs()) specs.push_back(std::move(s));
-    const Options opt(args, specs, "mwsep bench-cpu");
     // An evaluation takes seconds to minutes: three samples unless more are asked for.
     harness::MeasureOptions defaults;
     defaults.stop.min_samples = 3;
     defaults.stop.max_samples = 3;
     defaults.stop.time_limit_s = 3600;
-    if (wants_help(opt)) {
-        std::printf(
-            "usage: mwsep bench-cpu -a astronomy_parameters.txt [options]\n%s"
-            "%s"
-            "  --threads N                thread count of the multithreaded configuration (default: all cores)\n"
-            "  --integrators LIST         comma-separated subset of reference,fast1,fastN (default all three)\n"
-            "  --slices N                 run each single-core integrator as N concurrent single-threaded slices\n"
-            "                             of the mu range and report the sum of their CPU times (default 1)\n"
-            "  --slice-load               instead: time slice 0 of --slices N alone, then while all N slices run\n"
-            "                             together, --min-samples times (what the summed CPU time of loaded slices\n"
-            "                             costs per slice)\n"
-            "  --work-unit NAME           name written in the CSV (default: the file name)\n"
-            "  --experiment NAME          experiment name written in the CSV (default bench_cpu)\n"
-            "  --csv FILE                 append one row per sample to FILE (header written if new)\n",
-            input_help, harness::measure_options_help(defaults).c_str());
-        return 0;
-    }
+    std::vector<OptionSpec> specs = input_options(
+        false,
+        {opt::value("--integrators", "LIST",
+                    "the configurations to time: a comma-separated subset of reference (the reference integrator), "
+                    "fast1 (the fast one on one thread) and fastN (the fast one on --threads threads)",
+                    "reference,fast1,fastN"),
+         opt::value("--threads", "N", "the thread count of fastN", "all cores"),
+         opt::value("--slices", "N",
+                    "run each single-thread configuration as N concurrent single-threaded slices of the mu range; its "
+                    "cost is then the sum of their CPU times",
+                    "1"),
+         opt::flag("--slice-load", "instead: time slice 0 of --slices N alone, then while all N slices run together "
+                                   "(what the summed CPU time of loaded slices costs per slice)"),
+         opt::value("--work-unit", "NAME", "the work unit's name written in the CSV", "the -a file"),
+         opt::value("--experiment", "NAME", "the experiment's name written in the CSV", "bench_cpu"),
+         opt::csv("one row per sample")});
+    for (auto& s : harness::host_measure_option_specs(defaults)) specs.push_back(std::move(s));
+    harness::CommandHelp help;
+    help.about = "Times the CPU integrators on a work unit: quadrature points per second, and per core, of the "
+                 "reference integrator and the fast one on one thread and on every core. It prints its estimate "
+                 "first and its progress while it runs.";
+    const Options opt(args, specs, "mwsep bench-cpu", help);
     const harness::MeasureOptions measure = harness::parse_measure_options(opt, defaults);
-    if (opt.has("--cold")) throw opt.error("--cold", "flushes a GPU's cache; bench-cpu times the host only");
     if (harness::print_criterion_if_asked(opt, "mwsep bench-cpu", measure,
                                           "one CPU evaluation of the integrals, host steady clock (wall time)"))
         return 0;
+    // A user's --time-limit bounds the whole command, counted from here.
+    harness::Deadline deadline = opt.has("--time-limit") ? harness::Deadline(measure.stop.time_limit_s) : harness::Deadline();
     const RunOptions o = input_run_options(opt, false);
     const int slices = static_cast<int>(opt.integer("--slices", 1, 1, INT_MAX));
     const int threads = static_cast<int>(opt.integer("--threads", 0, 0, INT_MAX));
@@ -533,6 +564,7 @@ int command_bench_cpu(const Args& args) {
                                                        "reference,fast1,fastN");
     const std::string wu = opt.text("--work-unit", o.astronomy_path);
     const std::string experiment = opt.text("--experiment", "bench_cpu");
+    if (opt.has("--slice-load") && slices < 2) throw opt.error("--slice-load", "needs --slices 2 or more");
     // Before the tables are built: the CSV is no input and can be written.
     if (opt.has("--csv")) harness::check_outputs("mwsep bench-cpu", input_paths(o), {{"--csv", opt.text("--csv")}});
     const model::Model m = model::build_model(read_work_unit(o), o.r_binning);
@@ -542,24 +574,12 @@ int command_bench_cpu(const Args& args) {
                                         std::to_string(m.areas[0].mu.steps) + "), found '" + opt.text("--slices") + "'");
     const auto setup = geometry::make_setup(m);
     const int all = cpu::resolve_threads(threads);
+    const int cores = cpu::resolve_threads(0);
     const std::size_t points = quadrature_points(setup);
     const std::string cpu_name = host_cpu_name();
     std::vector<geometry::IntegrationSetup> parts;
     for (int i = 0; slices > 1 && i < slices; ++i) parts.push_back(geometry::make_setup(mu_slice(m, i, slices)));
 
-    if (opt.has("--slice-load")) {
-        if (slices < 2) throw opt.error("--slice-load", "needs --slices 2 or more");
-        return slice_load(opt, which, parts, wu, experiment, measure.stop.min_samples, cpu_name);
-    }
-    std::unique_ptr<harness::CsvAppender> csv;
-    if (opt.has("--csv"))
-        csv = std::make_unique<harness::CsvAppender>(
-            opt.text("--csv"),
-            harness::with_timing_columns({"experiment", "integrator", "threads", "slices", "work_unit", "repeat",
-                                          "seconds", "cpu_seconds", "quadrature_points", "points_per_second",
-                                          "points_per_second_per_core", "background_integral", "host_cpu"}));
-    std::printf("%-10s %7s %7s %12s %12s %14s %18s\n", "integrator", "threads", "slices", "median_s", "cpu_s",
-                "points/s", "points/s/core");
     struct Config { std::string name; int threads; };
     std::vector<Config> configs;
     // The configurations run in the fixed order reference, fast1, fastN, whatever the order given.
@@ -567,14 +587,53 @@ int command_bench_cpu(const Args& args) {
     if (chosen("reference")) configs.push_back({"reference", 1});
     if (chosen("fast1")) configs.push_back({"fast", 1});
     if (chosen("fastN")) configs.push_back({"fast", all});
+    {
+        // What the command will cost, before it starts: the minimum samples of every configuration at the
+        // rates of the committed host (a slice runs alone on a core while there is one for each).
+        const double samples = measure.stop.min_samples;
+        const double concurrent = std::min(slices, cores);
+        double seconds = 0;
+        for (const auto& c : configs) {
+            const double rate = c.name == "reference" ? reference_points_per_second
+                                                      : fast_points_per_second_per_thread * std::min(c.threads, cores);
+            if (opt.has("--slice-load")) {
+                if (c.threads == 1) seconds += samples * (1.0 / slices + 1.0 / concurrent) * double(points) / rate;
+            } else {
+                seconds += samples * double(points) / (c.threads == 1 && slices > 1 ? rate * concurrent : rate);
+            }
+        }
+        std::fprintf(stderr,
+                     "mwsep bench-cpu: %zu configuration(s) x %d samples or more of %.3g quadrature points per component: "
+                     "about %s at the committed host's rates (reference %.2g, fast %.2g points/s per "
+                     "thread)%s\n",
+                     configs.size(), measure.stop.min_samples, double(points), harness::duration_text(seconds).c_str(),
+                     reference_points_per_second, fast_points_per_second_per_thread,
+                     deadline.set() && seconds > deadline.limit_s() ? "; --time-limit stops it before" : "");
+    }
+    if (opt.has("--slice-load"))
+        return slice_load(opt, measure, deadline, which, parts, wu, experiment, cpu_name, double(points) / slices);
+    std::unique_ptr<harness::CsvAppender> csv;
+    if (opt.has("--csv"))
+        csv = std::make_unique<harness::CsvAppender>(
+            opt.text("--csv"),
+            harness::with_host_timing_columns({"experiment", "integrator", "threads", "slices", "work_unit", "repeat",
+                                               "seconds", "cpu_seconds", "quadrature_points", "points_per_second",
+                                               "points_per_second_per_core", "background_integral", "host_cpu"}));
+    PointsProgress progress("mwsep bench-cpu", double(configs.size()) * measure.stop.min_samples * double(points));
+    std::printf("%-10s %7s %7s %12s %12s %14s %18s\n", "integrator", "threads", "slices", "median_s", "cpu_s",
+                "points/s", "points/s/core");
+    std::string finished;
     for (const auto& c : configs) {
         // A single-core configuration may be split into concurrent single-threaded slices; its cost is
         // then the sum of the slices' CPU times, each measured, never extrapolated.
         const bool sliced = c.threads == 1 && slices > 1;
         struct Taken { double seconds, cpu_seconds, background; };
         std::vector<Taken> taken;
-        const auto run = [&](const geometry::IntegrationSetup& s) {
-            return c.name == "reference" ? cpu::integrate_reference(s) : cpu::integrate_fast(s, c.threads);
+        const auto run = [&](const geometry::IntegrationSetup& s, const model::ProgressFn& p) {
+            return c.name == "reference" ? cpu::integrate_reference(s, p) : cpu::integrate_fast(s, c.threads, p);
+        };
+        const model::ProgressFn report = [&](std::size_t d, std::size_t n) {
+            progress.running(n ? double(d) / double(n) : 0.0, double(points));
         };
         // The engine times the wall clock of each sample; the CPU times are kept beside it.
         const harness::Measurement meas = harness::measure_host_samples(measure, [&] {
@@ -584,19 +643,20 @@ int command_bench_cpu(const Args& args) {
                 std::vector<double> slice_cpu(slices), slice_bg(slices);
                 cpu::parallel_for(static_cast<std::size_t>(slices), slices, [&](std::size_t i) {
                     const double c0 = thread_cpu_seconds();
-                    slice_bg[i] = run(parts[i]).background;
+                    slice_bg[i] = run(parts[i], {}).background;
                     slice_cpu[i] = thread_cpu_seconds() - c0;
                 });
                 for (int i = 0; i < slices; ++i) cpu_seconds += slice_cpu[i], background += slice_bg[i];
             } else {
                 const double c0 = thread_cpu_seconds();
-                background = run(setup).background;
+                background = run(setup, report).background;
                 cpu_seconds = c.threads == 1 ? thread_cpu_seconds() - c0 : NAN;
             }
             const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            progress.finished(double(points));
             taken.push_back({sec, cpu_seconds, background});
             return sec * 1e3;
-        });
+        }, deadline);
         std::vector<double> wall, cpu_times;
         for (std::size_t rep = 0; rep < meas.samples.size(); ++rep) {
             const Taken& k = taken.at(static_cast<std::size_t>(meas.samples[rep].attempt));
@@ -605,7 +665,7 @@ int command_bench_cpu(const Args& args) {
             wall.push_back(k.seconds);
             cpu_times.push_back(sliced ? k.cpu_seconds : k.seconds);
             if (csv)
-                csv->row(harness::with_timing_values(
+                csv->row(harness::with_host_timing_values(
                     {experiment, c.name, std::to_string(c.threads), std::to_string(sliced ? slices : 1), wu,
                      std::to_string(rep), harness::csv_number(k.seconds), harness::csv_number(k.cpu_seconds),
                      std::to_string(points), harness::csv_number(points / k.seconds),
@@ -617,27 +677,26 @@ int command_bench_cpu(const Args& args) {
         const double per_core = sliced ? points / cs.median : points / w.median / c.threads;
         std::printf("%-10s %7d %7d %12.4f %12.4f %14.4g %18.4g\n", c.name.c_str(), c.threads, sliced ? slices : 1,
                     w.median, cs.median, points / w.median, per_core);
+        std::fflush(stdout);
+        finished += (finished.empty() ? "" : ", ") + c.name + (c.name == "fast" ? std::to_string(c.threads) : "");
+        deadline.note(finished + (csv ? " (their rows are in the CSV)" : ""));
     }
-    std::printf("quadrature points per evaluation: %zu (all components together); CPU: %s\n", points, cpu_name.c_str());
+    std::printf("quadrature points per component: %zu; CPU: %s\n", points, cpu_name.c_str());
     return 0;
 }
 
 int command_variants(const Args& args) {
 #if defined(MWSEP_WITH_CUDA)
+    harness::CommandHelp help;
+    help.about = "Lists every kernel variant: registers, spills and stack from the compiler's report for the build's "
+                 "architecture and, on a machine with a GPU, registers, local and shared memory and theoretical "
+                 "occupancy. Without a GPU the GPU columns are left out.";
     const Options opt(args,
-                      {{"--streams", OptionKind::value},
-                       {"--threads", OptionKind::value},
-                       {"--report", OptionKind::value},
-                       {"--help", OptionKind::flag},
-                       {"-h", OptionKind::flag}},
-                      "mwsep variants");
-    if (wants_help(opt)) {
-        std::printf("usage: mwsep variants [--streams S] [--threads T] [--report FILE]\n"
-                    "Lists every kernel variant for S streams (default 3) at T threads per block (default 64):\n"
-                    "registers, spills and stack from the compiler's report for the build's architecture and,\n"
-                    "on a machine with a GPU, registers, local and shared memory and theoretical occupancy.\n");
-        return 0;
-    }
+                      {opt::value("--streams", "S", "the stream count of the kernel instances listed", "3"),
+                       opt::value("--threads", "T", "threads per block, for shared memory and occupancy", "64"),
+                       opt::value("--report", "FILE", "the compiler's resource report",
+                                  "kernel_resources.txt beside the program")},
+                      "mwsep variants", help);
     cuda::VariantsOptions v;
     v.streams = static_cast<int>(opt.integer("--streams", 3, 0, constants::max_gpu_streams));
     v.threads = static_cast<int>(opt.integer("--threads", 64, 1, 1024));
@@ -645,47 +704,37 @@ int command_variants(const Args& args) {
     return cuda::list_variants(v);
 #else
     (void)args;
-    throw std::runtime_error("this build has no CUDA backend (configure with a CUDA compiler to list kernel variants)");
+    throw std::runtime_error(harness::needs_cuda_build);
 #endif
 }
 
 int command_bench(const Args& args) {
 #if defined(MWSEP_WITH_CUDA)
-    std::vector<harness::OptionSpec> specs = input_options({{"--csv", OptionKind::value},
-                                                            {"--meta", OptionKind::value},
-                                                            {"--work-unit", OptionKind::value},
-                                                            {"--experiment", OptionKind::value},
-                                                            {"--variants", OptionKind::value},
-                                                            {"--expect", OptionKind::value},
-                                                            {"--sm-count", OptionKind::value},
-                                                            {"--threads-per-block", OptionKind::value},
-                                                            {"--blocks-per-launch", OptionKind::value},
-                                                            {"--register-cap", OptionKind::flag},
-                                                            {"--aos", OptionKind::flag},
-                                                            {"--all-devices", OptionKind::flag},
-                                                            {"--slices", OptionKind::value}});
-    for (auto& s : harness::measure_option_specs()) specs.push_back(std::move(s));
-    const Options opt(args, specs, "mwsep bench");
     const harness::MeasureOptions defaults;  // 5 to 50 samples, 0.5 %, 30 s, warm, throttled samples dropped
-    if (wants_help(opt)) {
-        std::printf(
-            "usage: mwsep bench -a astronomy_parameters.txt -s stars.txt [options]\n%s"
-            "  -s FILE                    star catalogue (count, then 'l b r' per line)\n"
-            "  --variants LIST            comma-separated variant names or patterns (*-fast-unrolled-f64), or all (default);\n"
-            "                             all and patterns select the exact-sum variants: compressed-f64, a\n"
-            "                             different algorithm, only when named\n"
-            "%s"
-            "  --expect L                 the CPU likelihood to check against (default: computed here)\n"
-            "  --threads-per-block N      (default 64)   --blocks-per-launch N (default 0: all blocks)\n"
-            "  --register-cap             the 48-register builds   --aos  array-of-structures star layout\n"
-            "  --sm-count N               run on N SMs only (CUDA green context; an emulation of a smaller GPU)\n"
-            "  --all-devices              modern variants: split the mu range over every GPU (sm_count: their sum)\n"
-            "  --slices N                 modern variants only: split each area into N slices (default: one per GPU)\n"
-            "  --work-unit NAME --experiment NAME   labels written in every row\n"
-            "  --csv FILE                 append one row per sample   --meta FILE  write the device record\n",
-            input_help, harness::measure_options_help(defaults).c_str());
-        return 0;
-    }
+    std::vector<harness::OptionSpec> specs = input_options(
+        true,
+        {opt::value("--variants", "LIST",
+                    "comma-separated variant names or patterns (*-fast-unrolled-f64), or all; all and patterns select "
+                    "the exact-sum variants (compressed-f64, a different algorithm, only when named)",
+                    "all"),
+         opt::value("--expect", "L", "the CPU likelihood every timed run is checked against", "computed here"),
+         opt::value("--threads-per-block", "N", "threads per block of the kernels", "64"),
+         opt::value("--blocks-per-launch", "N", "blocks per launch", "0: all blocks"),
+         opt::flag("--register-cap", "time the 48-register builds"),
+         opt::flag("--aos", "the array-of-structures star layout (default: structure of arrays)"),
+         opt::value("--sm-count", "N", "run on N SMs only (a CUDA green context: an emulation of a smaller GPU)",
+                    "0: the whole GPU"),
+         opt::flag("--all-devices", "modern variants: split the mu range over every GPU (sm_count: their sum)"),
+         opt::value("--slices", "N", "modern variants only: split each area into N slices", "one per GPU"),
+         opt::value("--work-unit", "NAME", "the work unit's name written in every row", "the -a file"),
+         opt::value("--experiment", "NAME", "the experiment's name written in every row", "bench"),
+         opt::csv("one row per sample"),
+         opt::value("--meta", "FILE", "write the device record (GPU, clocks, driver) as JSON to FILE", "none")});
+    for (auto& s : harness::measure_option_specs(defaults)) specs.push_back(std::move(s));
+    harness::CommandHelp help;
+    help.about = "Times CUDA kernel variants: after one warm-up per variant, samples under the stop rule, each "
+                 "evaluation's likelihood checked against the CPU's. Exit status 1 when a timed run disagreed.";
+    const Options opt(args, specs, "mwsep bench", help);
     cuda::BenchOptions b;
     b.measure = harness::parse_measure_options(opt, defaults);
     if (harness::print_criterion_if_asked(opt, "mwsep bench", b.measure,
@@ -727,7 +776,7 @@ int command_bench(const Args& args) {
     return cuda::run_bench(b, in.setup, in.stars);
 #else
     (void)args;
-    throw std::runtime_error("this build has no CUDA backend (configure with a CUDA compiler to benchmark kernels)");
+    throw std::runtime_error(harness::needs_cuda_build);
 #endif
 }
 

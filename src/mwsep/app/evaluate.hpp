@@ -65,6 +65,10 @@ void check_work(const model::Model& m, bool force);
 inline constexpr double fast_points_per_second_per_thread = 2.7e8;  ///< fast CPU integrator, per thread
 inline constexpr double extended_points_per_second_per_thread = 3e7;  ///< extended-precision CPU integrator, per thread (this machine's 3s-small run, background dominating)
 inline constexpr double reference_points_per_second = 2.4e7;        ///< reference CPU integrator (one thread)
+/// The CPU likelihood's stars per second and thread (the 2-stream small units, convolve 120, on a 2-core x86
+/// development machine; every star's densities are a convolution over r, so a catalogue of 1e5 stars costs
+/// about a second, more than the small units' integrals).
+inline constexpr double likelihood_stars_per_second_per_thread = 1e5;
 inline constexpr double modern_gpu_points_per_second = 3.2e11;      ///< modern-f64 on one H200
 inline constexpr double thesis_gpu_points_per_second = 9e10;        ///< the thesis's variants on one H200
 

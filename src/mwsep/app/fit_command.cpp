@@ -2,12 +2,17 @@
 
 #include <cstdlib>
 #include <climits>
+#include <limits>
+#include <utility>
 #include <cmath>
 #include <cstdio>
+#include <iostream>
 #include <optional>
 #include <stdexcept>
 
 #include "harness/options.hpp"
+#include "harness/progress.hpp"
+#include "harness/subcommands.hpp"
 
 #if defined(MWSEP_WITH_FIT)
 #include "harness/atomic_file.hpp"
@@ -15,6 +20,7 @@
 #include "mwsep/app/evaluate.hpp"
 #include "mwsep/cpu/integrators.hpp"
 #include "mwsep/model/build_model.hpp"
+#include "mwsep/model/input_error.hpp"
 #include "mwsep/resume/checkpoint.hpp"
 #include "mwsep/fit/evaluator.hpp"
 #include "mwsep/fit/optimizer.hpp"
@@ -34,53 +40,71 @@ namespace mwsep::app {
 #if defined(MWSEP_WITH_FIT)
 namespace {
 
-using harness::OptionKind;
 
-const char* fit_help =
-    "usage: mwsep fit -a astronomy_parameters.txt -s stars.txt [options]\n"
-    "Fits the parameters the work unit marks as optimised (optimize_parameter, optimize_weight) within\n"
-    "their min/max bounds: a global search (pagmo2), then a local polish (NLopt BOBYQA), then the\n"
-    "uncertainties from the numerical Hessian of the likelihood at the optimum.\n"
-    "  -a FILE                    the work unit\n"
-    "  -s FILE                    the star catalogue\n"
-    "  --search-parameters FILE   the start vector (default: the work unit's values)\n"
-    "  --truth FILE               the true vector (search-parameters file), reported beside the fit\n"
-    "  --box F                    search start +- F x each parameter's range, within its bounds (default 1: the bounds)\n"
-    "  --r-binning magnitude|kpc  r bins uniform in magnitude (default) or in kpc\n"
-    "  --backend auto|cpu|cuda    where candidates are evaluated (default auto: every GPU if there is one)\n"
-    "  --variant NAME             CUDA kernel variant (default modern-f64; compressed-f64 with --integrator compressed;\n"
-    "                             modern-f32 fits in single precision, and its optimum is then evaluated again\n"
-    "                             in double precision with modern-f64)\n"
-    "  --integrator exact|compressed  the exact sum (default) or the compressed line-of-sight quadrature, a\n"
-    "                             different algorithm with a controlled error; the optimum is then evaluated\n"
-    "                             again with the exact sum (modern-f64 or the fast CPU integrator)\n"
-    "  --devices LIST             comma-separated CUDA devices, or local-rank: one device per MPI rank, the\n"
-    "                             node-local rank mod the device count (the default under mpirun with\n"
-    "                             several ranks; otherwise every device with double precision)\n"
-    "  --threads N                CPU threads (default 0: all cores)\n"
-    "  --algorithm pso|de|cmaes   the global search (default pso: one batch per generation)\n"
-    "  --population N             candidates per generation (default 24)\n"
-    "  --generations N            generations (default 30)\n"
-    "  --seed N                   the same seed gives the same fit for any split of the batches (default 1)\n"
-    "  --polish N                 most evaluations of each local polish (default 300; 0: none); one polish\n"
-    "                             starts from the global search's best, one from the start vector\n"
-    "  --no-polish-from-start     polish from the global search's best only\n"
-    "  --hessian-step F           first finite-difference step as a fraction of each box width (default\n"
-    "                             1e-3); the Hessian then steps one sigma of each parameter\n"
-    "  --no-uncertainties         skip the Hessian\n"
-    "  --no-integral-cache        integrate every component of every candidate; by default a component\n"
-    "                             (background, or one stream) whose parameters an earlier candidate had, bit\n"
-    "                             for bit, is taken from that candidate (the same value; the exact integrator)\n"
-    "  --checkpoint FILE          write the search's state after every generation   --resume  continue from it\n"
-    "  --stop-after N             stop after N generations of this run (tests of resuming; needs --checkpoint)\n"
-    "                             a completed fit removes its checkpoint\n"
-    "  --force                    run even when the estimated work exceeds the limit (2 hours)\n"
-    "  -o FILE                    write the best vector as search_parameters.txt\n"
-    "  --report FILE              write the JSON report   --progress FILE  the per-generation CSV\n"
-    "  --work-unit NAME --experiment NAME   labels written in the report\n"
-    "  --quiet                    no progress lines\n"
-    "  --print-vector             print the search vector (name value lower upper per line) and exit; -s not needed\n"
-    "Under mpirun, rank 0 drives the search and every rank evaluates its share of each batch.\n";
+namespace opt = harness::option;
+
+/// The options of `mwsep fit`.
+std::vector<harness::OptionSpec> fit_specs() {
+    return {
+        opt::required("-a", "FILE", "the work unit: its astronomy_parameters.txt"),
+        opt::value("-s", "FILE", "the star catalogue (required, except with --print-vector)", ""),
+        opt::value("--search-parameters", "FILE", "the start vector", "the work unit's values"),
+        opt::value("--truth", "FILE", "the true vector (a search-parameters file), reported beside the fit", "none"),
+        opt::value("--box", "F",
+                   "search start +- F x each parameter's range, within its bounds; F < 1 also accepts a start outside "
+                   "the bounds, as the angles of some committed units are",
+                   "1: the bounds"),
+        opt::value("--r-binning", "magnitude|kpc", "r bins uniform in magnitude or in kpc", "magnitude"),
+        opt::value("--backend", "auto|cpu|cuda", "where candidates are evaluated (auto: every GPU if there is one)", "auto"),
+        opt::value("--variant", "NAME",
+                   "the CUDA kernel variant (compressed-f64 with --integrator compressed; modern-f32 fits in single "
+                   "precision, and its optimum is then evaluated again with modern-f64)",
+                   "modern-f64"),
+        opt::value("--integrator", "exact|compressed",
+                   "the exact sum, or the compressed line-of-sight quadrature (a different algorithm with a "
+                   "controlled error; the optimum is then evaluated again with the exact sum)",
+                   "exact"),
+        opt::value("--devices", "LIST",
+                   "comma-separated CUDA devices, or local-rank: one device per MPI rank (the node-local rank mod the "
+                   "device count)",
+                   "local-rank under mpirun with several ranks, else every device with double precision"),
+        opt::value("--threads", "N", "CPU threads", "all cores"),
+        opt::value("--algorithm", "pso|de|cmaes", "the global search (pso: one batch per generation)", "pso"),
+        opt::value("--population", "N", "candidates per generation", "24"),
+        opt::value("--generations", "N", "generations", "30"),
+        opt::value("--seed", "N", "the same seed gives the same fit for any split of the batches", "1"),
+        opt::value("--polish", "N",
+                   "most evaluations of each local polish (0: none); one starts from the global search's best, one "
+                   "from the start vector",
+                   "300"),
+        opt::flag("--no-polish-from-start", "polish from the global search's best only"),
+        opt::value("--hessian-step", "F",
+                   "the first finite-difference step as a fraction of each box width; the Hessian then steps one "
+                   "sigma of each parameter",
+                   "1e-3"),
+        opt::flag("--no-uncertainties", "skip the Hessian"),
+        opt::flag("--no-integral-cache",
+                  "integrate every component of every candidate (by default a component whose parameters an earlier "
+                  "candidate had, bit for bit, is taken from that candidate: the same value)"),
+        opt::value("--checkpoint", "FILE",
+                   "write the search's state after every generation (de and cmaes); a completed fit removes it", "none"),
+        opt::flag("--resume", "continue from --checkpoint"),
+        opt::value("--stop-after", "N", "stop after N generations of this run (needs --checkpoint)", "0: none"),
+        opt::value("--time-limit", "S",
+                   "stop after the generation during which S seconds have passed (exit status 3; with --checkpoint, "
+                   "resumable with --resume)",
+                   "none"),
+        opt::flag("--force", "run even when the estimated time exceeds the limit (2 hours)"),
+        opt::value("-o", "FILE", "write the best vector as search_parameters.txt", "none"),
+        opt::value("--report", "FILE", "write the JSON report", "none"),
+        opt::flag("--json", "print the JSON report on standard output (the text result then goes to standard error)"),
+        opt::value("--progress", "FILE", "write the per-generation CSV", "none"),
+        opt::value("--work-unit", "NAME", "the work unit's name written in the report", "the -a file"),
+        opt::value("--experiment", "NAME", "the experiment's name written in the report", "fit"),
+        opt::flag("--quiet", "no estimate and no progress lines"),
+        opt::flag("--print-vector",
+                  "print the search vector (name, value, lower, upper per line) and exit; -s is not needed")};
+}
 
 std::vector<int> parse_devices(const harness::Options& opt) {
     std::vector<int> out;
@@ -123,30 +147,15 @@ std::vector<std::pair<std::string, std::string>> fit_identity(const RunOptions& 
 }
 
 int run_fit_command(const Args& args) {
-    const harness::Options opt(args,
-                               {{"-a", OptionKind::value},           {"-s", OptionKind::value},
-                                {"--search-parameters", OptionKind::value}, {"--truth", OptionKind::value},
-                                {"--box", OptionKind::value},        {"--r-binning", OptionKind::value},
-                                {"--backend", OptionKind::value},    {"--variant", OptionKind::value},
-                                {"--devices", OptionKind::value},    {"--threads", OptionKind::value},
-                                {"--algorithm", OptionKind::value},  {"--population", OptionKind::value},
-                                {"--generations", OptionKind::value}, {"--seed", OptionKind::value},
-                                {"--polish", OptionKind::value},     {"--hessian-step", OptionKind::value},
-                                {"--no-polish-from-start", OptionKind::flag},
-                                {"--no-uncertainties", OptionKind::flag}, {"--checkpoint", OptionKind::value},
-                                {"--no-integral-cache", OptionKind::flag},
-                                {"--resume", OptionKind::flag},      {"--stop-after", OptionKind::value},
-                                {"-o", OptionKind::value},           {"--report", OptionKind::value},
-                                {"--progress", OptionKind::value},   {"--work-unit", OptionKind::value},
-                                {"--experiment", OptionKind::value}, {"--quiet", OptionKind::flag},
-                                {"--print-vector", OptionKind::flag}, {"--force", OptionKind::flag},
-                                {"--integrator", OptionKind::value},
-                                {"--help", OptionKind::flag},        {"-h", OptionKind::flag}},
-                               "mwsep fit");
-    if (opt.has("--help") || opt.has("-h")) {
-        std::fputs(fit_help, stdout);
-        return 0;
-    }
+    harness::CommandHelp help;
+    help.about = "Fits the parameters the work unit marks as optimised (optimize_parameter, optimize_weight) within "
+                 "their min/max bounds: a global search (pagmo2), then a local polish (NLopt BOBYQA), then the "
+                 "uncertainties from the numerical Hessian of the likelihood at the optimum. It prints its estimate "
+                 "first and one line per generation with the time left.";
+    help.notes = "Under mpirun, rank 0 drives the search and every rank evaluates its share of each batch.\n"
+                 "Example (the CPU, a few minutes): mwsep fit -a data/workunits/tiny/astronomy_parameters.txt -s "
+                 "data/stars/tiny.txt --box 0.2 --population 8 --generations 3 --polish 20 --no-uncertainties";
+    const harness::Options opt(args, fit_specs(), "mwsep fit", help);
     // Every option is checked, and every output path, before the inputs are read or a device is touched.
     RunOptions ro;
     ro.astronomy_path = opt.require("-a");
@@ -221,6 +230,9 @@ int run_fit_command(const Args& args) {
         harness::check_outputs("mwsep fit", inputs, outputs);
     }
     const bool quiet = opt.has("--quiet");
+    const double time_limit = opt.real("--time-limit", std::numeric_limits<double>::infinity());
+    if (!(time_limit > 0)) throw opt.error("--time-limit", "must be positive, found '" + opt.text("--time-limit") + "'");
+    const harness::Deadline deadline(time_limit);  // the whole fit, counted from here
 
     const fit::RankSession ranks;
     try {
@@ -234,7 +246,22 @@ int run_fit_command(const Args& args) {
         data.work_unit = read_work_unit(ro);
         ro.force = opt.has("--force");
         const geometry::IntegrationSetup start_setup = checked_setup(data.work_unit, ro);  // bad values and sizes stop here
-        const fit::FitSpace full = fit::fit_space(data.work_unit, box < 1);
+        const fit::FitSpace full = [&] {
+            try {
+                return fit::fit_space(data.work_unit, box < 1);
+            } catch (const model::InputError& e) {
+                // A start outside its bounds (the angles of some committed units): a box around the start is the
+                // way to fit it, and the message says so.
+                const fit::FitSpace loose = fit::fit_space(data.work_unit, true);
+                for (std::size_t i = 0; i < loose.size(); ++i)
+                    if (loose.start[i] < loose.lower[i] || loose.start[i] > loose.upper[i])
+                        throw std::runtime_error(std::string(e.what()) +
+                                                 "; to fit a unit whose start lies outside its bounds, search a box "
+                                                 "around the start: --box F (F < 1, e.g. --box 0.2: start +- 0.2 x each "
+                                                 "parameter's range)");
+                throw;
+            }
+        }();
         const fit::FitSpace space = box < 1 ? fit::narrowed(full, box) : full;
         data.stars = model::read_stars(ro.stars_path);
         data.r_binning = ro.r_binning;
@@ -266,8 +293,10 @@ int run_fit_command(const Args& args) {
             }
         }
         if (!local) local = fit::make_cpu_evaluator(data, threads);
+        double planned_evaluations = 0;
         {
-            // What the fit will cost, before it starts: every evaluation integrates the whole unit once.
+            // What the fit will cost, before it starts: every evaluation integrates the whole unit once and
+            // sums the likelihood over the catalogue (on the CPU the stars can cost more than the integral).
             const double n = static_cast<double>(space.size());
             const double evaluations = double(fo.population) * (double(fo.generations) + 1) +
                                        (fo.polish_from_start ? 2.0 : 1.0) * fo.polish_evaluations +
@@ -276,10 +305,16 @@ int run_fit_command(const Args& args) {
             const bool on_gpu = local->description().rfind("CPU", 0) != 0;
             const double rate = on_gpu ? modern_gpu_points_per_second
                                        : fast_points_per_second_per_thread * cpu::resolve_threads(threads);
-            const double seconds = evaluations * points / rate / std::max(1, ranks.size());
+            const double star_seconds =
+                on_gpu ? 0.0
+                       : static_cast<double>(data.stars.size()) /
+                             (likelihood_stars_per_second_per_thread * cpu::resolve_threads(threads));
+            const double seconds = evaluations * (points / rate + star_seconds) / std::max(1, ranks.size());
+            planned_evaluations = evaluations;
             if (ranks.rank() == 0 && !quiet)
-                std::fprintf(stderr, "mwsep fit: about %.3g evaluations of %.3g quadrature points each; about %.3g h on %s\n",
-                             evaluations, points, seconds / 3600, on_gpu ? "the GPU" : "the CPU");
+                std::fprintf(stderr, "mwsep fit: about %.3g evaluations of %.3g quadrature points each; about %s on %s%s\n",
+                             evaluations, points, harness::duration_text(seconds).c_str(), on_gpu ? "the GPU" : "the CPU",
+                             seconds > time_limit ? "; --time-limit stops it before" : "");
             if (seconds > max_fit_seconds && !opt.has("--force"))
                 throw std::runtime_error("the fit would take about " + std::to_string(seconds / 3600).substr(0, 6) +
                                          " h (" + std::to_string(static_cast<long long>(evaluations)) +
@@ -320,11 +355,23 @@ int run_fit_command(const Args& args) {
             std::fprintf(stderr, "mwsep fit: %zu parameters, %zu stars, %s on %s; start L = %.10g\n", space.size(),
                          data.stars.size(), fo.algorithm.c_str(), ctx.evaluator.c_str(), ctx.start_likelihood);
         fit::FitResult result;
+        bool stopped_by_limit = false;
+        fo.stop_requested = [&] { return stopped_by_limit = deadline.left_s() <= 0; };
+        // The time left, from this run's rate of evaluations so far and the evaluations the estimate counted.
+        std::optional<std::pair<double, long long>> first;  // (seconds, evaluations) at the first record
+        const auto time_left = [&](const fit::GenerationRecord& g) -> std::string {
+            if (!first) first = std::make_pair(g.seconds, g.evaluations);
+            const double seconds = g.seconds - first->first;
+            const double done = static_cast<double>(g.evaluations - first->second);
+            const double left = planned_evaluations - static_cast<double>(g.evaluations);
+            if (!(done > 0 && seconds > 0 && left > 0)) return "";
+            return ", about " + harness::duration_text(seconds / done * left) + " left";
+        };
         try {
             result = fit::run_fit(space, evaluator, fo, data.stars.size(), [&](const fit::GenerationRecord& g) {
                 if (!quiet)
-                    std::fprintf(stderr, "generation %u/%u  evaluations %lld  best L %.12g  %.2f s\n", g.generation,
-                                 fo.generations, g.evaluations, g.best, g.seconds);
+                    std::fprintf(stderr, "generation %u/%u  evaluations %lld  best L %.12g  %.2f s%s\n", g.generation,
+                                 fo.generations, g.evaluations, g.best, g.seconds, time_left(g).c_str());
             });
         } catch (...) {
             fit::end_batches();
@@ -336,27 +383,29 @@ int run_fit_command(const Args& args) {
                                      std::to_string(result.invalid_evaluations) + " of " + std::to_string(result.evaluations) +
                                      " evaluations invalid); nothing to report");
 
-        std::printf("likelihood %.17g (global search %.17g, start %.17g", result.likelihood, result.global_likelihood,
+        // The result as text, on standard output; with --json on standard error, the report taking its place.
+        std::FILE* const text = opt.has("--json") ? stderr : stdout;
+        std::fprintf(text, "likelihood %.17g (global search %.17g, start %.17g", result.likelihood, result.global_likelihood,
                     ctx.start_likelihood);
-        if (truth) std::printf(", truth %.17g", ctx.truth_likelihood);
-        std::printf(")\n");
+        if (truth) std::fprintf(text, ", truth %.17g", ctx.truth_likelihood);
+        std::fprintf(text, ")\n");
         for (const auto& p : result.polishes)
-            std::printf("polish from the %s: %.17g after %lld evaluations\n", p.from.c_str(), p.likelihood, p.evaluations);
+            std::fprintf(text, "polish from the %s: %.17g after %lld evaluations\n", p.from.c_str(), p.likelihood, p.evaluations);
         for (std::size_t i = 0; i < space.size(); ++i) {
             // An uncertainty is printed only where one was computed; otherwise the line says why not.
             char sigma[96];
             if (std::isfinite(result.sigma[i])) std::snprintf(sigma, sizeof sigma, " +- %.3g", result.sigma[i]);
             else if (!fo.uncertainties || !result.completed) std::snprintf(sigma, sizeof sigma, " (uncertainty not computed)");
             else std::snprintf(sigma, sizeof sigma, " (no uncertainty: the Hessian is not negative definite here)");
-            std::printf("%-16s %.12g%s%s\n", space.names[i].c_str(), result.best[i], sigma,
+            std::fprintf(text, "%-16s %.12g%s%s\n", space.names[i].c_str(), result.best[i], sigma,
                         truth ? (" (true " + std::to_string((*truth)[i]) + ")").c_str() : "");
         }
-        std::printf("evaluations %lld (global %lld, polish %lld, Hessian %lld), %.3f s%s\n", result.evaluations,
+        std::fprintf(text, "evaluations %lld (global %lld, polish %lld, Hessian %lld), %.3f s%s\n", result.evaluations,
                     result.global_evaluations, result.polish_evaluations, result.hessian_evaluations, result.seconds,
                     result.completed ? "" : " (stopped early: resume with --resume)");
         if (result.integral_work) {
             const auto& w = *result.integral_work;
-            std::printf("integrals: %lld candidates integrated whole, %lld with their new streams only, %lld entirely from "
+            std::fprintf(text, "integrals: %lld candidates integrated whole, %lld with their new streams only, %lld entirely from "
                         "the cache (%lld component integrals computed, %lld reused)\n",
                         w.full, w.partial, w.none, w.components, w.reused);
         }
@@ -367,23 +416,31 @@ int run_fit_command(const Args& args) {
             const auto exact_evaluator = exact_devices ? fit::make_gpu_evaluator(exact, "modern-f64", *exact_devices)
                                                        : fit::make_cpu_evaluator(exact, threads);
             const double l_exact = exact_evaluator->evaluate({result.best})[0];
-            std::printf("likelihood at the optimum: compressed quadrature %.17g, exact sum %.17g (difference %.3g)\n",
+            std::fprintf(text, "likelihood at the optimum: compressed quadrature %.17g, exact sum %.17g (difference %.3g)\n",
                         result.likelihood, l_exact, result.likelihood - l_exact);
         }
         if (single_precision && exact_devices) {
             // The same optimum in double precision (modern-f64 on the same devices), beside the fit's own value.
             const auto f64 = fit::make_gpu_evaluator(data, "modern-f64", *exact_devices);
             const double l_f64 = f64->evaluate({result.best})[0];
-            std::printf("likelihood at the optimum: single precision (%s) %.17g, double precision (modern-f64) %.17g "
+            std::fprintf(text, "likelihood at the optimum: single precision (%s) %.17g, double precision (modern-f64) %.17g "
                         "(difference %.3g)\n",
                         variant.c_str(), result.likelihood, l_f64, result.likelihood - l_f64);
         }
         if (opt.has("-o")) fit::write_search_parameters(opt.text("-o"), "fit", result.best);
         if (opt.has("--report")) fit::write_report(opt.text("--report"), space, result, ctx);
+        if (opt.has("--json")) fit::write_report(std::cout, space, result, ctx);
         if (opt.has("--progress")) fit::write_progress(opt.text("--progress"), result, ctx);
         // A completed fit's checkpoint has done its work: left behind, the same command would resume a finished
         // search. Removed only once every output is written, so that a kill before then resumes to the same result.
         if (result.completed && !fo.checkpoint.empty()) std::remove(fo.checkpoint.c_str());
+        if (stopped_by_limit) {
+            std::fprintf(stderr, "mwsep fit: stopped at --time-limit %g s after %u of %u generations%s\n", time_limit,
+                         result.generations, fo.generations,
+                         fo.checkpoint.empty() ? " (with --checkpoint, de or cmaes, a stopped fit can be resumed)"
+                                               : "; the same command with --resume continues it");
+            return harness::exit_status::not_done;
+        }
         return 0;
     } catch (const std::exception& e) {
         // Under mpirun a rank that leaves on an error ends the whole job (RankSession's destructor calls
@@ -399,7 +456,12 @@ int run_fit_command(const Args& args) {
 }  // namespace
 
 int command_fit(const Args& args) { return run_fit_command(args); }
+std::string fit_unavailable() { return {}; }
 #else
+std::string fit_unavailable() {
+    return "needs a build with the fit: configure with pagmo2 and NLopt installed (libpagmo-dev, libnlopt-dev) and "
+           "MWSEP_FIT=ON";
+}
 int command_fit(const Args& args) {
     (void)args;
     throw std::runtime_error("this build has no fit: configure with pagmo2 and NLopt installed (libpagmo-dev, "

@@ -7,27 +7,6 @@
 #include "mwsep/bench/commands.hpp"
 #endif
 
-namespace {
-
-const char* usage =
-    "usage: mwsep <command> [options]\n"
-    "\n"
-    "commands:\n"
-    "  run        evaluate the likelihood of a work unit and a star catalogue\n"
-    "  generate   sample a synthetic star catalogue from a work unit's model\n"
-    "  bench-cpu  measure quadrature points per second of the CPU integrators\n"
-    "  skipping   count the stream terms the rigorous bound skips\n"
-    "  variants   list the CUDA kernel variants with registers, spills and occupancy\n"
-    "  bench      time CUDA kernel variants (CUDA events, repeats) and check each run\n"
-    "  fit        fit the work unit's optimised parameters to a star catalogue\n"
-    "  exp-throughput  time the GPU's double-precision exponentials (the kernels' candidates), each checked\n"
-    "  hardware-micro  microbenchmarks of the GPU behaviour the thesis explains: latency, constant cache,\n"
-    "             coalescing, shared-memory banks, each checked\n"
-    "\n"
-    "'mwsep <command> --help' describes each command's options.\n";
-
-}  // namespace
-
 int main(int argc, char** argv) {
     using namespace mwsep::app;
     note_main_entry();  // the start of the process's own time line (`mwsep run --json` reports it)
@@ -36,16 +15,31 @@ int main(int argc, char** argv) {
 #else
     const auto run = [](const Args& args) { return command_run(args); };
 #endif
-    return harness::run_subcommand("mwsep", usage,
-                                   {{"run", run}, {"generate", command_generate}, {"bench-cpu", command_bench_cpu},
-                                    {"skipping", command_skipping}, {"variants", command_variants},
-                                    {"bench", command_bench}, {"fit", command_fit},
 #if defined(MWSEP_WITH_CUDA)
-                                    {"exp-throughput", mwsep::bench::command_exp_throughput},
-                                    {"hardware-micro", mwsep::bench::command_hardware_micro}},
+    const std::string gpu_build;
 #else
-                                    {"exp-throughput", nullptr, "needs the CUDA build (configure with a CUDA compiler)"},
-                                    {"hardware-micro", nullptr, "needs the CUDA build (configure with a CUDA compiler)"}},
+    const std::string gpu_build = harness::needs_cuda_build;
 #endif
-                                   argc, argv);
+    const harness::Program program{
+        "mwsep",
+        "The MilkyWay@Home separation likelihood (Waters 2010), on the CPU and in CUDA.",
+        {{"run", run, "", "evaluate the likelihood of a work unit and a star catalogue"},
+         {"generate", command_generate, "", "sample a synthetic star catalogue from a work unit's model"},
+         {"bench-cpu", command_bench_cpu, "", "time the CPU integrators: quadrature points per second and per core"},
+         {"skipping", command_skipping, "", "count the stream terms the rigorous bound skips (CSV)"},
+         {"variants", command_variants, gpu_build, "list the CUDA kernel variants with registers, spills and occupancy"},
+         {"bench", command_bench, gpu_build, "time CUDA kernel variants, each evaluation checked against the CPU"},
+         {"fit", command_fit, fit_unavailable(), "fit the work unit's optimised parameters to a star catalogue"},
+#if defined(MWSEP_WITH_CUDA)
+         {"exp-throughput", mwsep::bench::command_exp_throughput, "",
+          "time the GPU's double-precision exponentials (the kernels' candidates), each checked"},
+         {"hardware-micro", mwsep::bench::command_hardware_micro, "",
+          "microbenchmarks of the GPU behaviour the thesis explains: latency, constant cache, coalescing, banks"}}};
+#else
+         {"exp-throughput", nullptr, gpu_build,
+          "time the GPU's double-precision exponentials (the kernels' candidates), each checked"},
+         {"hardware-micro", nullptr, gpu_build,
+          "microbenchmarks of the GPU behaviour the thesis explains: latency, constant cache, coalescing, banks"}}};
+#endif
+    return harness::run_subcommand(program, argc, argv);
 }

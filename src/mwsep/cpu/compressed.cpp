@@ -102,7 +102,7 @@ model::Integrals integrate_compressed(const geometry::IntegrationSetup& s, int t
         return integrate_fast(s, threads);
     }
     const int n_threads = resolve_threads(threads);
-    std::vector<NeumaierSum> totals(n_comp);
+    std::vector<math::NeumaierSum> totals(n_comp);
     std::vector<double> estimate_total(n_comp, 0.0);
     for (std::size_t area_index = 0; area_index < s.areas.size(); ++area_index) {
         const auto& a = s.areas[area_index];
@@ -112,13 +112,13 @@ model::Integrals integrate_compressed(const geometry::IntegrationSetup& s, int t
         rep.rule_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (area_index == 0) rep.ladder = flat.size;
         const LadderView view = flat.view();
-        const std::vector<double> thresholds = stream_skip_thresholds(s, a, los, static_cast<unsigned>(n_threads));
+        const std::vector<double> thresholds = likelihood::stream_skip_thresholds(s, a, los, static_cast<unsigned>(n_threads));
         const std::size_t n_mu = static_cast<std::size_t>(a.n_mu());
         // Per row and component: the sum, the sum of accepted estimates, fallbacks and evaluations.
         std::vector<double> row_sum(n_mu * n_comp), row_estimate(n_mu * n_comp);
         std::vector<long long> row_fallbacks(n_mu * n_comp), row_evaluations(n_mu * n_comp);
         parallel_for(n_mu, n_threads, [&](std::size_t i) {
-            std::vector<NeumaierSum> row(n_comp);
+            std::vector<math::NeumaierSum> row(n_comp);
             for (int j = 0; j < a.n_nu(); ++j) {
                 const std::size_t p = i * a.n_nu() + j;
                 const double ids = a.ids[j];

@@ -25,7 +25,7 @@ namespace {
 
 using Wide = long double;
 
-using WideSum = BasicNeumaierSum<Wide>;
+using WideSum = math::BasicNeumaierSum<Wide>;
 
 math::Vec3<Wide> widen(const math::Vec3<double>& v) { return {v.x, v.y, v.z}; }
 
@@ -96,7 +96,7 @@ model::Integrals integrate_extended(const geometry::IntegrationSetup& s, int thr
         const auto& a = s.areas[area_index];
         const auto los = geometry::fold_line_of_sight(a);
         const std::vector<double> thresholds =
-            algebraic ? stream_skip_thresholds(s, a, los) : std::vector<double>(s.streams.size(), 0.0);
+            algebraic ? likelihood::stream_skip_thresholds(s, a, los) : std::vector<double>(s.streams.size(), 0.0);
         std::vector<Wide> rows(static_cast<std::size_t>(a.n_mu()) * n_comp);
         parallel_for(static_cast<std::size_t>(a.n_mu()), n_threads, [&](std::size_t i) {
             std::vector<WideSum> row(n_comp);

@@ -128,19 +128,19 @@ model::Integrals integrate_fast(const geometry::IntegrationSetup& s, int threads
 
     model::Integrals result;
     result.streams.assign(s.streams.size(), 0.0);
-    std::vector<NeumaierSum> totals(n_comp);
+    std::vector<math::NeumaierSum> totals(n_comp);
     for (std::size_t area_index = 0; area_index < s.areas.size(); ++area_index) {
         const auto& a = s.areas[area_index];
         const auto los = geometry::fold_line_of_sight(a);
         const std::vector<double> thresholds = algebraic && skip_negligible_streams
-                                                   ? stream_skip_thresholds(s, a, los)
+                                                   ? likelihood::stream_skip_thresholds(s, a, los)
                                                    : std::vector<double>(s.streams.size(), 0.0);
         parallel_for(static_cast<std::size_t>(a.n_mu()), n_threads, [&](std::size_t i) {
             const std::size_t item = first_row[area_index] + i;
             // A row done before a resume is kept; after a stop request no new row starts (it is left to the
             // resumed run), so the state is saved within one row's time.
             if (resume::is_done(rows, item) || (checkpoint && resume::stop_requested())) return;
-            std::vector<NeumaierSum> row(n_comp);
+            std::vector<math::NeumaierSum> row(n_comp);
             std::vector<double> cell(n_comp);
             for (int j = 0; j < a.n_nu(); ++j) {
                 const std::size_t p = i * a.n_nu() + j;
@@ -168,8 +168,8 @@ model::Integrals integrate_fast(const geometry::IntegrationSetup& s, int threads
 
 model::Likelihood likelihood_fast(const geometry::IntegrationSetup& s, const model::StarCatalogue& stars,
                                   const model::Integrals& integrals, int threads) {
-    check_integrals(integrals);
-    const auto w = mixture_weights(s.model);
+    likelihood::check_integrals(integrals);
+    const auto w = likelihood::mixture_weights(s.model);
     const std::size_t n_streams = s.streams.size();
     const std::size_t n_comp = 1 + n_streams;
     const std::size_t n = stars.size();
@@ -178,13 +178,13 @@ model::Likelihood likelihood_fast(const geometry::IntegrationSetup& s, const mod
     parallel_for((n + chunk - 1) / chunk, resolve_threads(threads), [&](std::size_t block) {
         const std::size_t end = std::min(n, (block + 1) * chunk);
         for (std::size_t i = block * chunk; i < end; ++i)
-            star_densities(s, stars.l[i], stars.b[i], stars.r[i], &dens[i * n_comp]);
+            likelihood::star_densities(s, stars.l[i], stars.b[i], stars.r[i], &dens[i * n_comp]);
     });
-    LikelihoodAssembly<NeumaierSum> sums(w, integrals);
+    likelihood::LikelihoodAssembly<math::NeumaierSum> sums(w, integrals);
     for (std::size_t i = 0; i < n; ++i) {
         const double* d = &dens[i * n_comp];
         bool zero = false;
-        const double log_probability = star_log_probability(w, integrals, d, zero);
+        const double log_probability = likelihood::star_log_probability(w, integrals, d, zero);
         sums.add_star(log_probability, zero, d);
     }
     sums.check_finite();

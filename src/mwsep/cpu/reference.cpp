@@ -48,7 +48,7 @@ model::Integrals integrate_reference(const geometry::IntegrationSetup& s, const 
                 const geometry::SkyDirection d{a.sinb[p], a.sinl[p], a.cosb[p], a.cosl[p]};
                 for (int k = 0; k < a.r.n_r; ++k) {
                     const double volume = a.r.irv[k] * a.ids[j];
-                    convolved_sums(s, &a.r.r_point[static_cast<std::size_t>(k) * n_conv],
+                    likelihood::convolved_sums(s, &a.r.r_point[static_cast<std::size_t>(k) * n_conv],
                                    &a.r.qw_r3_n[static_cast<std::size_t>(k) * n_conv], d, sums.data());
                     for (int c = 0; c < n_comp; ++c) acc[c] += sums[c] * a.r.efficiency[k] * volume;
                 }
@@ -75,14 +75,14 @@ model::Integrals integrate_reference(const geometry::IntegrationSetup& s, const 
 
 model::Likelihood likelihood_reference(const geometry::IntegrationSetup& s, const model::StarCatalogue& stars,
                                        const model::Integrals& integrals) {
-    check_integrals(integrals);
-    const auto w = mixture_weights(s.model);
+    likelihood::check_integrals(integrals);
+    const auto w = likelihood::mixture_weights(s.model);
     std::vector<double> dens(1 + s.streams.size());
-    LikelihoodAssembly<PlainSum> sums(w, integrals);
+    likelihood::LikelihoodAssembly<likelihood::PlainSum> sums(w, integrals);
     for (std::size_t n = 0; n < stars.size(); ++n) {
-        star_densities(s, stars.l[n], stars.b[n], stars.r[n], dens.data());
+        likelihood::star_densities(s, stars.l[n], stars.b[n], stars.r[n], dens.data());
         bool zero = false;
-        const double log_probability = star_log_probability(w, integrals, dens.data(), zero);
+        const double log_probability = likelihood::star_log_probability(w, integrals, dens.data(), zero);
         sums.add_star(log_probability, zero, dens.data());
     }
     sums.check_finite();

@@ -92,8 +92,8 @@ model::Integrals combine_areas(const std::vector<std::vector<double>>& area_sums
 model::Likelihood assemble_likelihood(const geometry::IntegrationSetup& setup, const StarResults& star,
                                       const model::Integrals& integrals) {
     const int S = static_cast<int>(setup.streams.size());
-    const auto w = cpu::mixture_weights(setup.model);
-    cpu::LikelihoodAssembly<cpu::PlainSum> sums(w, integrals);
+    const auto w = likelihood::mixture_weights(setup.model);
+    likelihood::LikelihoodAssembly<likelihood::PlainSum> sums(w, integrals);
     for (std::size_t n = 0; n < star.log_probability.size(); ++n) {
         const double log_probability = star.log_probability[n];
         if (!std::isfinite(log_probability))
@@ -224,7 +224,7 @@ GpuResult evaluate(const geometry::IntegrationSetup& setup, const model::StarCat
         r.integrals = combine_areas(prepared->area_sums(), S);
         r.controller = prepared->controller_report();
     }
-    cpu::check_integrals(r.integrals);
+    likelihood::check_integrals(r.integrals);
 
     // The likelihood on the first device (selected only if another is current: a green context stays);
     // the per-star results added on the host in star order.

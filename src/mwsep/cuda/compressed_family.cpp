@@ -31,7 +31,7 @@ public:
             const auto t0 = std::chrono::steady_clock::now();
             h.ladder = cpu::cached_ladder(h.los);
             rule_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            h.thresholds = cpu::stream_skip_thresholds(setup, t, h.los);
+            h.thresholds = likelihood::stream_skip_thresholds(setup, t, h.los);
             CompressedArea a;
             static_cast<AreaGrid&>(a) = area_grid(t);
             const auto up = [&](const std::vector<double>& v, const char* what) {
@@ -116,7 +116,7 @@ public:
                   "download the fallback counters");
             std::vector<double> area(C);
             for (int c = 0; c < C; ++c) {
-                cpu::NeumaierSum total;
+                math::NeumaierSum total;
                 double compensation = 0;
                 for (int i = 0; i < compressed_chunks; ++i) {
                     const double* chunk = &partials[(static_cast<std::size_t>(c) * compressed_chunks + i) * 3];
@@ -151,7 +151,7 @@ public:
         streams_ = tidal_streams(setup, nullptr);
         harness::use_device(device_, "select the device of the compressed integral");
         for (std::size_t i = 0; i < areas_.size(); ++i) {
-            host_[i].thresholds = cpu::stream_skip_thresholds(setup, setup.areas[i], host_[i].los, host_threads);
+            host_[i].thresholds = likelihood::stream_skip_thresholds(setup, setup.areas[i], host_[i].los, host_threads);
             for (int s = 0; s < n_streams_; ++s) areas_[i].threshold[s] = host_[i].thresholds[s];
             poison(areas_[i]);
         }

@@ -6,7 +6,7 @@
 
 namespace mwsep::cuda {
 
-/// The number of CUDA devices; a CudaError saying so when there is none.
+/// The number of CUDA devices; harness::NoGpu saying why when no GPU can be used.
 int device_count();
 
 /// Every device (with double precision, when @p need_double), ranked as the thesis chose: largest SM

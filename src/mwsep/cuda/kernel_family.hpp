@@ -37,7 +37,7 @@ public:
         return false;
     }
     /// retarget() with the skip thresholds given: @p thresholds[i][s] for area i and stream s of @p setup, the
-    /// values cpu::stream_skip_thresholds() gives (computed ahead, while an earlier launch runs). Returns false
+    /// values likelihood::stream_skip_thresholds() gives (computed ahead, while an earlier launch runs). Returns false
     /// where the family cannot (the caller then calls retarget()).
     virtual bool retarget_with(const geometry::IntegrationSetup& setup, const std::vector<std::vector<double>>& thresholds) {
         (void)setup;

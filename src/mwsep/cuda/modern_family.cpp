@@ -25,7 +25,7 @@ ModernHostArea prepare_host_area(const geometry::IntegrationSetup& s, const geom
     ModernHostArea h;
     h.los = geometry::fold_line_of_sight(t);
     // Every core: the thresholds are the same for any number of threads (stream_skipping.hpp).
-    h.thresholds = cpu::stream_skip_thresholds(s, t, h.los, std::max(1u, std::thread::hardware_concurrency()));
+    h.thresholds = likelihood::stream_skip_thresholds(s, t, h.los, std::max(1u, std::thread::hardware_concurrency()));
     return h;
 }
 
@@ -193,7 +193,7 @@ public:
         for (const auto& part : partials) {
             std::vector<double> area_sums(1 + S);
             for (int c = 0; c <= S; ++c) {
-                cpu::NeumaierSum total;
+                math::NeumaierSum total;
                 double compensation = 0;
                 for (int i = 0; i < reduction_chunks; ++i) {
                     total.add(part[(static_cast<std::size_t>(c) * reduction_chunks + i) * 2]);
@@ -239,7 +239,7 @@ public:
         if (static_cast<int>(setup.streams.size()) != n_streams_ || setup.areas.size() != n_areas_) return false;
         std::vector<std::vector<double>> thresholds;
         for (std::size_t i = 0; i < n_areas_; ++i)
-            thresholds.push_back(cpu::stream_skip_thresholds(setup, setup.areas[i], host_[i].los, host_threads));
+            thresholds.push_back(likelihood::stream_skip_thresholds(setup, setup.areas[i], host_[i].los, host_threads));
         return retarget_with(setup, thresholds);
     }
 

@@ -74,7 +74,7 @@ double cpu_likelihood(const FitData& data, const std::vector<double>& x, int thr
         const auto integrals = data.compressed ? cpu::integrate_compressed(setup, threads)
                                : cache         ? cache->integrals(setup.model, integrate)
                                                : cpu::integrate_fast(setup, threads);
-        cpu::check_integrals(integrals);
+        likelihood::check_integrals(integrals);
         const double l = cpu::likelihood_fast(setup, data.stars, integrals, threads).likelihood;
         return std::isfinite(l) ? l : std::numeric_limits<double>::quiet_NaN();
     } catch (const IntegralCacheMismatch&) {
@@ -90,7 +90,7 @@ std::string why_not_finite(const FitData& data, const std::vector<double>& x) {
     try {
         const auto setup = geometry::make_setup(model::build_model(with_parameters(data.work_unit, x), data.r_binning));
         const auto integrals = cpu::integrate_fast(setup, 0);
-        cpu::check_integrals(integrals);
+        likelihood::check_integrals(integrals);
         const double l = cpu::likelihood_fast(setup, data.stars, integrals, 0).likelihood;
         if (!std::isfinite(l)) return "the likelihood is " + std::to_string(l);
         return "the CPU finds the finite likelihood " + std::to_string(l) + " here; the evaluator used does not";

@@ -77,7 +77,7 @@ model::Integrals IntegralCache::integrals(const model::Model& candidate, const I
     if (computed.streams.size() != launched.size())
         throw std::logic_error("the integrator returned " + std::to_string(computed.streams.size()) + " stream integrals for " +
                                std::to_string(launched.size()) + " streams");
-    cpu::check_integrals(computed);
+    likelihood::check_integrals(computed);
     const std::lock_guard lock(mutex_);
     remember(background_, capacity_, keys.background, computed.background, "background");
     out.background = computed.background;

@@ -377,7 +377,8 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
             c.algorithm = save_algorithm(algorithm);
             write_checkpoint(o.checkpoint, c);
         }
-        if (o.stop_after > 0 && ++this_run >= o.stop_after && generation < o.generations) {
+        const bool asked = o.stop_requested && generation < o.generations && o.stop_requested();
+        if (asked || (o.stop_after > 0 && ++this_run >= o.stop_after && generation < o.generations)) {
             r.completed = false;
             break;
         }

@@ -33,6 +33,8 @@ struct FitOptions {
     std::string checkpoint;         ///< written after every generation (atomically); empty: none. de and cmaes only
     bool resume = false;            ///< continue from @ref checkpoint if it exists
     unsigned stop_after = 0;        ///< stop after this many generations of this run (0: none), for tests of resuming
+    /// Asked after every generation: true stops the fit there as stop_after does (a time limit); empty: never.
+    std::function<bool()> stop_requested;
     /// What else the checkpoint belongs to (key, value): the inputs' contents, the binning, the evaluator. A
     /// checkpoint is resumed only by a fit with the same items and the same search settings and space.
     std::vector<std::pair<std::string, std::string>> identity;
@@ -81,7 +83,7 @@ struct FitResult {
     long long invalid_evaluations = 0;     ///< candidates without a finite likelihood
     unsigned generations = 0;              ///< generations completed (all runs of a resumed fit)
     unsigned resumed_from = 0;             ///< the generation a resumed run started from (0: a fresh start)
-    bool completed = true;                 ///< false when stopped early by FitOptions::stop_after
+    bool completed = true;                 ///< false when stopped early (FitOptions::stop_after, stop_requested)
     double seconds = 0;                    ///< wall time of this run
     double global_seconds = 0;             ///< of which the global search
     double polish_seconds = 0;             ///< of which the polish

@@ -29,7 +29,11 @@ void write_search_parameters(const std::string& path, const std::string& name, c
 }
 
 void write_report(const std::string& path, const FitSpace& space, const FitResult& r, const ReportContext& c) {
-    harness::write_file_atomically(path, [&](std::ostream& out) {
+    harness::write_file_atomically(path, [&](std::ostream& out) { write_report(out, space, r, c); });
+}
+
+void write_report(std::ostream& out, const FitSpace& space, const FitResult& r, const ReportContext& c) {
+    {
         harness::JsonObject top(out);
         top.string("command", c.command).string("work_unit", c.work_unit).string("experiment", c.experiment);
         top.string("evaluator", c.evaluator).integer("ranks", c.ranks).integer("stars", static_cast<long long>(c.stars));
@@ -110,7 +114,7 @@ void write_report(const std::string& path, const FitSpace& space, const FitResul
         }
         top.close();
         out << '\n';
-    });
+    }
 }
 
 void write_progress(const std::string& path, const FitResult& r, const ReportContext& c) {

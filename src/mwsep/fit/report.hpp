@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,8 @@ struct ReportContext {
 
 /// Writes the JSON report of @p result (atomically).
 void write_report(const std::string& path, const FitSpace& space, const FitResult& result, const ReportContext& context);
+/// The same report written to @p out (`mwsep fit --json`: standard output).
+void write_report(std::ostream& out, const FitSpace& space, const FitResult& result, const ReportContext& context);
 
 /// Writes the history of @p result as CSV, one row per generation (atomically).
 void write_progress(const std::string& path, const FitResult& result, const ReportContext& context);

@@ -75,7 +75,7 @@ std::vector<std::vector<double>> ResidentDevice::thresholds_of(const model::Mode
     for (const std::size_t s : missing) streams.push_back(geometry::make_stream_geometry(model.streams[s], model.wedge));
     std::vector<std::vector<double>> per_area;
     for (std::size_t i = 0; i < setup_.areas.size(); ++i)
-        per_area.push_back(cpu::stream_skip_thresholds(streams, setup_.areas[i], los_[i], host_threads_));
+        per_area.push_back(likelihood::stream_skip_thresholds(streams, setup_.areas[i], los_[i], host_threads_));
     const std::lock_guard lock(thresholds_mutex_);
     if (thresholds_.size() > (1u << 16)) thresholds_.clear();  // a global search's streams never repeat
     for (std::size_t k = 0; k < missing.size(); ++k) {
@@ -151,7 +151,7 @@ cuda::GpuResult ResidentDevice::evaluate(const model::Model& model, IntegralCach
         return run(*p.integral, p.setup);
     };
     r.integrals = cache ? cache->integrals(setup_.model, integrate) : integrate(setup_.model);
-    cpu::check_integrals(r.integrals);
+    likelihood::check_integrals(r.integrals);
     stamp(steps_.sums);
     // The fit needs the likelihood alone: only the log-probabilities come back, and the diagnostic
     // likelihoods (a logarithm per star and component on the host) are not formed.

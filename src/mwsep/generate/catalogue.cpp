@@ -49,7 +49,7 @@ Report generate_catalogue(const geometry::IntegrationSetup& setup, const Options
     // The component of each star is drawn from the cumulative mixture weights, shifted by the largest
     // epsilon (so a common offset of every epsilon, however large, changes nothing). Only a non-finite
     // epsilon leaves no mixture to draw from; it is refused before any work.
-    const auto weights = cpu::mixture_weights(m);
+    const auto weights = likelihood::mixture_weights(m);
     std::vector<double> component_cdf;
     double acc = weights.background;
     component_cdf.push_back(acc);
@@ -75,7 +75,7 @@ Report generate_catalogue(const geometry::IntegrationSetup& setup, const Options
             const auto lb = geometry::stripe_to_galactic(area.mu.min + i * dmu, area.nu.min + j * dnu, m.wedge);
             for (int k = 0; k <= nr; ++k) {
                 const std::size_t node = (i * (nn + 1) + j) * (nr + 1) + k;
-                cpu::star_densities(setup, lb.l, lb.b, kpc_of(area.r.min + k * dg), &node_density[node * n_comp]);
+                likelihood::star_densities(setup, lb.l, lb.b, kpc_of(area.r.min + k * dg), &node_density[node * n_comp]);
             }
         }
     });
@@ -178,7 +178,7 @@ Report generate_catalogue(const geometry::IntegrationSetup& setup, const Options
             const double r = std::cbrt(r3);
             const double u = uniform01(rng);
             const auto lb = geometry::stripe_to_galactic(mu, nu, m.wedge);
-            cpu::star_densities(setup, lb.l, lb.b, r, dens.data());
+            likelihood::star_densities(setup, lb.l, lb.b, r, dens.data());
             if (u * envelope[comp][cell] >= dens[comp]) continue;
             if (dens[comp] > envelope[comp][cell]) ++report.envelope_exceeded;
             const double g = 5.0 * std::log10(r) + 14.2;

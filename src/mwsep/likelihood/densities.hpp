@@ -6,7 +6,7 @@
 #include "mwsep/geometry/tables.hpp"
 #include "mwsep/math/point.hpp"
 
-namespace mwsep::cpu {
+namespace mwsep::likelihood {
 
 /// Sums over the convolution points of one distance, without the efficiency factor.
 /// @param s            model, stream geometry and 1/q^2
@@ -39,4 +39,4 @@ inline void convolved_sums(const geometry::IntegrationSetup& s, const double* r_
     }
 }
 
-}  // namespace mwsep::cpu
+}  // namespace mwsep::likelihood

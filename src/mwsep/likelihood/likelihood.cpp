@@ -8,7 +8,7 @@
 #include "mwsep/likelihood/densities.hpp"
 #include "mwsep/math/constants.hpp"
 
-namespace mwsep::cpu {
+namespace mwsep::likelihood {
 
 MixtureWeights mixture_weights(const model::Model& m) {
     MixtureWeights w;
@@ -81,4 +81,4 @@ double diagnostic_term(double density, double integral, double weight, const Mix
     return std::log(u) + w.shift >= log_threshold ? std::log10(u / w.sum) : constants::diagnostic_penalty;
 }
 
-}  // namespace mwsep::cpu
+}  // namespace mwsep::likelihood

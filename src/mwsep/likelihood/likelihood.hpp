@@ -13,7 +13,7 @@
 #include "mwsep/model/result.hpp"
 #include "mwsep/model/work_unit.hpp"
 
-namespace mwsep::cpu {
+namespace mwsep::likelihood {
 
 /// Mixture weights E_c = exp(epsilon_c - shift) and their sum, with shift the largest epsilon_c (log-sum-exp):
 /// the mixture depends only on differences of the epsilons, so the common factor exp(-shift) cancels from
@@ -128,4 +128,4 @@ private:
     std::size_t first_non_finite_ = 0;
 };
 
-}  // namespace mwsep::cpu
+}  // namespace mwsep::likelihood

@@ -7,7 +7,7 @@
 
 #include "mwsep/math/sightline.hpp"
 
-namespace mwsep::cpu {
+namespace mwsep::likelihood {
 
 namespace {
 
@@ -110,4 +110,4 @@ std::vector<std::size_t> active_stream_bins(const geometry::IntegrationSetup& s,
     return active;
 }
 
-}  // namespace mwsep::cpu
+}  // namespace mwsep::likelihood

@@ -15,7 +15,7 @@
 
 #include "mwsep/geometry/tables.hpp"
 
-namespace mwsep::cpu {
+namespace mwsep::likelihood {
 
 /// The per-bin threshold T of every stream for one area (0 where nothing may be skipped), the search
 /// for each stream's largest bound split over @p threads threads (bit-identical for any number: each
@@ -35,4 +35,4 @@ std::vector<std::size_t> active_stream_bins(const geometry::IntegrationSetup& s,
                                             const geometry::FoldedLineOfSight& los,
                                             const std::vector<double>& thresholds);
 
-}  // namespace mwsep::cpu
+}  // namespace mwsep::likelihood

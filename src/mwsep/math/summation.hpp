@@ -6,7 +6,7 @@
 
 #include "mwsep/math/hd.hpp"
 
-namespace mwsep::cpu {
+namespace mwsep::math {
 
 /// Running sum with a compensation term in @p Real; exact to about one rounding of the final value. Host and
 /// device (the modern kernels' chunk sums use it too); the extended-precision integrator uses it in long double.
@@ -32,4 +32,4 @@ private:
 /// The double-precision compensated sum of every integrator and kernel.
 using NeumaierSum = BasicNeumaierSum<double>;
 
-}  // namespace mwsep::cpu
+}  // namespace mwsep::math

@@ -8,11 +8,16 @@
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "harness/csv.hpp"
 #include "harness/json.hpp"
 #include "harness/options.hpp"
+#include "harness/measure.hpp"
+#include "harness/measure_options.hpp"
 #include "harness/output_paths.hpp"
+#include "harness/progress.hpp"
+#include "harness/subcommands.hpp"
 #include "ryoo/app/commands.hpp"
 #include "ryoo/core/matrix.hpp"
 #include "ryoo/core/product_check.hpp"
@@ -54,8 +59,19 @@ constexpr double max_bench_cpu_flops = 1e15;
 
 }  // namespace
 
+/// A rough single-thread SGEMM rate [FLOP/s] for the estimate before the work: OpenBLAS's SSE3 kernels on one
+/// core of a 2-core development machine (its AVX-512 kernels do several times more; the progress corrects it).
+constexpr double rough_flops_per_core = 1e10;
+
+/// The cores @p threads threads of one product use for the estimate: more threads than cores gain nothing
+/// (they take turns, and a product waits for its slowest thread).
+int estimate_cores(int threads, int cores) { return threads <= cores ? threads : 1; }
+
 int command_info(const Args& args) {
-    const harness::Options o(args, {}, "ryoo info");
+    harness::CommandHelp help;
+    help.about = "Prints the build's facts as one JSON object: whether it has CUDA, whether it has a CPU BLAS and "
+                 "which one.";
+    const harness::Options o(args, {}, "ryoo info", help);
     harness::JsonObject j(std::cout);
 #if defined(RYOO_WITH_CUDA)
     j.boolean("cuda", true);
@@ -69,23 +85,32 @@ int command_info(const Args& args) {
 }
 
 int command_bench_cpu(const Args& args) {
-    const harness::Options o(args,
-                             {{"--help", harness::OptionKind::flag}, {"--n"}, {"--threads"}, {"--repeats"}, {"--csv"},
-                              {"--experiment"}, {"--seed"}, {"--force", harness::OptionKind::flag}},
-                             "ryoo bench-cpu");
-    if (o.has("--help")) {
-        std::puts("ryoo bench-cpu [--n 4096] [--threads 1,16] [--repeats 3] [--seed 1] [--experiment NAME] [--csv FILE] [--force]\n"
-                  "  times cblas_sgemm of two random n x n matrices on each thread count and checks the product\n"
-                  "  against a double-precision product (a sample of 65536 elements for large n); thread counts\n"
-                  "  above the library's MAX_THREADS are refused; --force runs work above 1e15 operations");
+    namespace opt = harness::option;
+    // A product of the default size takes seconds: three samples unless more are asked for.
+    harness::MeasureOptions defaults;
+    defaults.stop.min_samples = 3;
+    defaults.stop.max_samples = 3;
+    defaults.stop.time_limit_s = 3600;
+    std::vector<harness::OptionSpec> specs = {
+        opt::value("--n", "N", "the matrices' order, 16 to 16384", "4096"),
+        opt::value("--threads", "LIST", "comma-separated thread counts, each timed in turn (at most the library's "
+                                        "MAX_THREADS)", "1"),
+        opt::value("--seed", "N", "the random matrices' seed", "1"),
+        opt::value("--experiment", "NAME", "the experiment's name written in the CSV", "bench_cpu"),
+        opt::csv("one row per sample"),
+        opt::flag("--force", "run work above 1e15 floating-point operations")};
+    for (auto& s : harness::host_measure_option_specs(defaults)) specs.push_back(std::move(s));
+    harness::CommandHelp help;
+    help.about = "Times cblas_sgemm of two random n x n matrices on each thread count (after one product that is "
+                 "checked against a double-precision product: a sample of 65536 elements for large n). It prints its "
+                 "estimate first and its progress while it runs; exit status 1 when a product was wrong.";
+    const harness::Options o(args, specs, "ryoo bench-cpu", help);
+    const harness::MeasureOptions measure = harness::parse_measure_options(o, defaults);
+    if (harness::print_criterion_if_asked(o, "ryoo bench-cpu", measure, "one cblas_sgemm product, host steady clock"))
         return 0;
-    }
-    if (!cpu_blas_available()) {
-        std::fprintf(stderr, "ryoo bench-cpu: %s\n", cpu_blas_description().c_str());
-        return 3;
-    }
+    // A user's --time-limit bounds the whole command, counted from here.
+    harness::Deadline deadline = o.has("--time-limit") ? harness::Deadline(measure.stop.time_limit_s) : harness::Deadline();
     const int n = static_cast<int>(o.integer("--n", 4096, 16, 16384));
-    const int repeats = static_cast<int>(o.integer("--repeats", 3, 1, 100));
     const auto seed = static_cast<std::uint64_t>(o.integer("--seed", 1, 0));
     std::vector<int> threads;
     for (const auto& t : split_names(o.text("--threads", "1"), {}, "ryoo bench-cpu: --threads")) {
@@ -99,67 +124,98 @@ int command_bench_cpu(const Args& args) {
     }
     // Every output path before any work: the matrices of n = 16384 take seconds to build.
     if (o.has("--csv")) harness::check_outputs("ryoo bench-cpu", {}, {{"--csv", o.text("--csv")}});
+    if (!cpu_blas_available()) throw std::runtime_error("this build has no CPU BLAS: " + cpu_blas_description());
+    const double flops = 2.0 * n * n * static_cast<double>(n);
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    // Products per thread count: the checked one (also the warm-up), then the samples.
+    const int products = measure.stop.min_samples + 1;
     {
-        const double flops = 2.0 * n * n * static_cast<double>(n) * (repeats + 1) * static_cast<double>(threads.size());
-        std::fprintf(stderr, "ryoo bench-cpu: about %.3g floating-point operations (%zu thread count(s) x %d products of n = %d)\n",
-                     flops, threads.size(), repeats + 1, n);
-        if (flops > max_bench_cpu_flops && !o.has("--force"))
-            throw o.error("--n", "with --repeats and --threads asks for about " + harness::short_number(flops) +
+        double seconds = 0;
+        int oversubscribed = 0;
+        for (int t : threads) {
+            seconds += products * flops / (rough_flops_per_core * estimate_cores(t, cores));
+            oversubscribed = std::max(oversubscribed, t > cores ? t : 0);
+        }
+        const double work = flops * products * static_cast<double>(threads.size());
+        std::fprintf(stderr,
+                     "ryoo bench-cpu: about %.3g floating-point operations (%zu thread count(s) x %d products or more of n = "
+                     "%d): about %s at a rough %.0e FLOP/s per core%s%s\n",
+                     work, threads.size(), products, n, harness::duration_text(seconds).c_str(), rough_flops_per_core,
+                     oversubscribed ? (", " + std::to_string(oversubscribed) + " threads sharing " + std::to_string(cores) +
+                                       " cores (each product waits for the slowest thread: expect longer)").c_str()
+                                    : "",
+                     deadline.set() && seconds > deadline.limit_s() ? "; --time-limit stops it before" : "");
+        if (work > max_bench_cpu_flops && !o.has("--force"))
+            throw o.error("--n", "with --min-samples and --threads asks for about " + harness::short_number(work) +
                                      " operations, above the limit of 1e15: lower them, or give --force");
     }
     std::optional<harness::CsvAppender> csv;
     if (o.has("--csv"))
-        csv.emplace(o.require("--csv"), std::vector<std::string>{"experiment", "library", "threads", "n", "repeat", "seconds", "gflops", "valid",
-                              "max_error_ratio", "checked_elements"});
+        csv.emplace(o.require("--csv"),
+                    harness::with_host_timing_columns({"experiment", "library", "threads", "n", "repeat", "seconds", "gflops",
+                                                       "valid", "max_error_ratio", "checked_elements"}));
     const Matrix a = random_matrix(n, seed), b = random_matrix(n, seed + 1);
     const ProductReference reference(a, b);
     std::vector<float> c(static_cast<std::size_t>(n) * n);
-    const double flops = 2.0 * n * n * static_cast<double>(n);
+    // The progress of the whole command, in one-core product times: a product on t threads counts
+    // 1 / estimate_cores(t, cores).
+    double planned = 0, done = 0;
+    for (int t : threads) planned += static_cast<double>(products) / estimate_cores(t, cores);
+    harness::ProgressBar progress("ryoo bench-cpu", true);
+    const auto advance = [&](int t) {
+        done += 1.0 / estimate_cores(t, cores);
+        progress.update(static_cast<std::size_t>(1000 * done), static_cast<std::size_t>(1000 * std::max(planned, done)));
+    };
+    std::string finished;
     bool all_valid = true;
     for (int t : threads) {
-        cpu_sgemm(a.data.data(), b.data.data(), c.data(), n, t);  // warm-up: thread start, page faults
+        deadline.check();
+        cpu_sgemm(a.data.data(), b.data.data(), c.data(), n, t);  // warm-up (thread start, page faults), checked
+        advance(t);
         const CheckResult r = reference.check(c.data(), n);
         all_valid = all_valid && r.pass();
         std::printf("cpu blas, %d thread(s), n = %d: %s\n", t, n, r.describe().c_str());
-        for (int rep = 0; rep < repeats; ++rep) {
-            const auto t0 = std::chrono::steady_clock::now();
+        const harness::Measurement m = harness::measure_host(measure, [&] {
             cpu_sgemm(a.data.data(), b.data.data(), c.data(), n, t);
-            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            std::printf("  repeat %d: %.4f s, %.1f GFLOP/s\n", rep, s, flops / s / 1e9);
+            advance(t);
+        }, deadline);
+        for (std::size_t rep = 0; rep < m.samples.size(); ++rep) {
+            const double s = m.samples[rep].ms / 1e3;
+            std::printf("  sample %zu: %.4f s, %.1f GFLOP/s\n", rep, s, flops / s / 1e9);
             if (csv)
-                csv->row({o.text("--experiment", "bench_cpu"), cpu_blas_description(), std::to_string(t), std::to_string(n),
+                csv->row(harness::with_host_timing_values(
+                    {o.text("--experiment", "bench_cpu"), cpu_blas_description(), std::to_string(t), std::to_string(n),
                      std::to_string(rep), harness::csv_number(s), harness::csv_number(flops / s / 1e9),
-                     r.pass() ? "true" : "false", harness::csv_number(r.worst_ratio), std::to_string(r.checked)});
+                     r.pass() ? "true" : "false", harness::csv_number(r.worst_ratio), std::to_string(r.checked)},
+                    m, rep));
         }
+        std::fflush(stdout);
+        finished += (finished.empty() ? "" : ", ") + std::to_string(t) + " thread(s)";
+        deadline.note(finished + (csv ? " (their rows are in the CSV)" : ""));
     }
     return all_valid ? 0 : 1;
 }
 
 #if !defined(RYOO_WITH_CUDA)
-namespace {
-int no_cuda(const char* command) {
-    std::fprintf(stderr, "ryoo %s: this build has no CUDA (no nvcc was found when it was configured)\n", command);
-    return 2;
-}
-}  // namespace
-int command_variants(const Args&) { return no_cuda("variants"); }
-int command_bench(const Args&) { return no_cuda("bench"); }
-int command_stream(const Args&) { return no_cuda("stream"); }
-int command_profile(const Args&) { return no_cuda("profile"); }
-int command_elimination(const Args&) { return no_cuda("elimination"); }
-int command_tpacf(const Args&) { return no_cuda("tpacf"); }
-int command_rc5(const Args&) { return no_cuda("rc5"); }
-int command_pns(const Args&) { return no_cuda("pns"); }
-int command_h264(const Args&) { return no_cuda("h264"); }
-int command_rpes(const Args&) { return no_cuda("rpes"); }
-int command_fdtd(const Args&) { return no_cuda("fdtd"); }
-int command_lbm(const Args&) { return no_cuda("lbm"); }
-int command_fem(const Args&) { return no_cuda("fem"); }
-int command_matmul_app(const Args&) { return no_cuda("matmul-app"); }
-int command_mri_q(const Args&) { return no_cuda("mri-q"); }
-int command_mri_fhd(const Args&) { return no_cuda("mri-fhd"); }
-int command_cp(const Args&) { return no_cuda("cp"); }
-int command_profile_apps(const Args&) { return no_cuda("profile-apps"); }
+// The GPU commands of a build without CUDA: main() lists them as unavailable and never calls these.
+int command_variants(const Args&) { throw std::runtime_error(harness::needs_cuda_build); }
+int command_bench(const Args&) { throw std::runtime_error(harness::needs_cuda_build); }
+int command_stream(const Args&) { throw std::runtime_error(harness::needs_cuda_build); }
+int command_profile(const Args&) { throw std::runtime_error(harness::needs_cuda_build); }
+int command_elimination(const Args&) { throw std::runtime_error(harness::needs_cuda_build); }
+int command_tpacf(const Args&) { throw std::runtime_error(harness::needs_cuda_build); }
+int command_rc5(const Args&) { throw std::runtime_error(harness::needs_cuda_build); }
+int command_pns(const Args&) { throw std::runtime_error(harness::needs_cuda_build); }
+int command_h264(const Args&) { throw std::runtime_error(harness::needs_cuda_build); }
+int command_rpes(const Args&) { throw std::runtime_error(harness::needs_cuda_build); }
+int command_fdtd(const Args&) { throw std::runtime_error(harness::needs_cuda_build); }
+int command_lbm(const Args&) { throw std::runtime_error(harness::needs_cuda_build); }
+int command_fem(const Args&) { throw std::runtime_error(harness::needs_cuda_build); }
+int command_matmul_app(const Args&) { throw std::runtime_error(harness::needs_cuda_build); }
+int command_mri_q(const Args&) { throw std::runtime_error(harness::needs_cuda_build); }
+int command_mri_fhd(const Args&) { throw std::runtime_error(harness::needs_cuda_build); }
+int command_cp(const Args&) { throw std::runtime_error(harness::needs_cuda_build); }
+int command_profile_apps(const Args&) { throw std::runtime_error(harness::needs_cuda_build); }
 #endif
 
 }  // namespace ryoo::app

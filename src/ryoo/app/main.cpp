@@ -4,46 +4,51 @@
 #include "harness/subcommands.hpp"
 #include "ryoo/app/commands.hpp"
 
-namespace {
-
-const char* usage =
-    "usage: ryoo <command> [options]\n"
-    "\n"
-    "commands:\n"
-    "  info       the build's facts (CUDA, CPU BLAS) as JSON\n"
-    "  bench-cpu  time the CPU BLAS SGEMM (OpenBLAS) and check its product\n"
-    "  variants   list the GPU matrix-multiplication kernels: registers, local memory, occupancy\n"
-    "  bench      time GPU matrix-multiplication variants, each checked against a double-precision product\n"
-    "  stream     time SAXPY and the copy kernels, each checked exactly\n"
-    "  profile    one launch of each named variant (for Nsight Compute)\n"
-    "  elimination  SAXPY inside Gaussian elimination (HPL's saxpy): CPU and GPU, checked, timed\n"
-    "  tpacf      two-point angular correlation histograms: CPU and GPU, checked exactly, timed\n"
-    "  rc5        RC5-72 key search: CPU and GPU (shift-emulated and funnel-shift rotate), checked, timed\n"
-    "  pns        stochastic Petri-net simulation: CPU and GPU, resident trajectories capped, checked, timed\n"
-    "  h264       H.264 motion estimation (SAD search): CPU and GPU (global, __ldg, texture reads), checked, timed\n"
-    "  rpes       two-electron repulsion integrals (one-root Rys): CPU and GPU, checked against double precision, timed\n"
-    "  matmul-app matrix multiplication as an application: one-thread CPU BLAS and GPU, checked, timed\n"
-    "  mri-q      MRI-Q (the kirk_hwu study's kernels): one-thread CPU and GPU, checked, timed\n"
-    "  mri-fhd    MRI-FHD (the kirk_hwu study's kernels): one-thread CPU and GPU, checked, timed\n"
-    "  cp         CP, direct Coulomb summation (the kirk_hwu study's kernels): CPU and GPU, checked, timed\n"
-    "  fdtd       2-D FDTD in a user-defined medium, energy probed each step: CPU and GPU, checked exactly, timed\n"
-    "  lbm        D3Q19 lattice Boltzmann, lid-driven cavity: CPU and GPU (AoS, AoS staged, SoA), checked exactly, timed\n"
-    "  fem        FEM stand-in: wave equation on a shuffled tetrahedral mesh: CPU and GPU, checked exactly, timed\n"
-    "  profile-apps  one launch of each named application kernel (for Nsight Compute)\n"
-    "\n"
-    "'ryoo <command> --help' lists each command's options.\n";
-
-}  // namespace
-
 int main(int argc, char** argv) {
     using namespace ryoo::app;
-    return harness::run_subcommand("ryoo", usage,
-                                   {{"info", command_info}, {"bench-cpu", command_bench_cpu},
-                                    {"variants", command_variants}, {"bench", command_bench},
-                                    {"stream", command_stream}, {"profile", command_profile},
-                                    {"elimination", command_elimination}, {"tpacf", command_tpacf}, {"rc5", command_rc5},
-                                    {"pns", command_pns}, {"h264", command_h264}, {"rpes", command_rpes}, {"fdtd", command_fdtd},
-                                    {"lbm", command_lbm}, {"fem", command_fem}, {"matmul-app", command_matmul_app}, {"mri-q", command_mri_q},
-                                    {"mri-fhd", command_mri_fhd}, {"cp", command_cp}, {"profile-apps", command_profile_apps}},
-                                   argc, argv);
+#if defined(RYOO_WITH_CUDA)
+    const std::string gpu_build;
+#else
+    const std::string gpu_build = harness::needs_cuda_build;
+#endif
+    const harness::Program program{
+        "ryoo",
+        "Ryoo et al. (PPoPP 2008) on today's GPU: the matrix-multiplication ladder, SAXPY, the CPU BLAS and the "
+        "paper's applications, each result checked before it is timed.",
+        {{"info", command_info, "", "the build's facts (CUDA, CPU BLAS) as JSON"},
+         {"bench-cpu", command_bench_cpu, "", "time the CPU BLAS SGEMM (OpenBLAS) and check its product"},
+         {"variants", command_variants, gpu_build,
+          "list the GPU matrix-multiplication kernels: registers, local memory, occupancy"},
+         {"bench", command_bench, gpu_build,
+          "time GPU matrix-multiplication variants, each checked against a double-precision product"},
+         {"stream", command_stream, gpu_build, "time SAXPY and the copy kernels, each checked exactly"},
+         {"profile", command_profile, gpu_build, "one launch of each named variant (for Nsight Compute)"},
+         {"elimination", command_elimination, gpu_build,
+          "SAXPY inside Gaussian elimination (HPL's saxpy): CPU and GPU, checked, timed"},
+         {"tpacf", command_tpacf, gpu_build,
+          "two-point angular correlation histograms: CPU and GPU, checked exactly, timed"},
+         {"rc5", command_rc5, gpu_build,
+          "RC5-72 key search: CPU and GPU (shift-emulated and funnel-shift rotate), checked, timed"},
+         {"pns", command_pns, gpu_build,
+          "stochastic Petri-net simulation: CPU and GPU, resident trajectories capped, checked, timed"},
+         {"h264", command_h264, gpu_build,
+          "H.264 motion estimation (SAD search): CPU and GPU (global, __ldg, texture reads), checked, timed"},
+         {"rpes", command_rpes, gpu_build,
+          "two-electron repulsion integrals (one-root Rys): CPU and GPU, checked against double precision, timed"},
+         {"matmul-app", command_matmul_app, gpu_build,
+          "matrix multiplication as an application: one-thread CPU BLAS and GPU, checked, timed"},
+         {"mri-q", command_mri_q, gpu_build, "MRI-Q (the kirk_hwu study's kernels): one-thread CPU and GPU, checked, timed"},
+         {"mri-fhd", command_mri_fhd, gpu_build,
+          "MRI-FHD (the kirk_hwu study's kernels): one-thread CPU and GPU, checked, timed"},
+         {"cp", command_cp, gpu_build,
+          "CP, direct Coulomb summation (the kirk_hwu study's kernels): CPU and GPU, checked, timed"},
+         {"fdtd", command_fdtd, gpu_build,
+          "2-D FDTD in a user-defined medium, energy probed each step: CPU and GPU, checked exactly, timed"},
+         {"lbm", command_lbm, gpu_build,
+          "D3Q19 lattice Boltzmann, lid-driven cavity: CPU and GPU (AoS, AoS staged, SoA), checked exactly, timed"},
+         {"fem", command_fem, gpu_build,
+          "FEM stand-in: wave equation on a shuffled tetrahedral mesh: CPU and GPU, checked exactly, timed"},
+         {"profile-apps", command_profile_apps, gpu_build,
+          "one launch of each named application kernel (for Nsight Compute)"}}};
+    return harness::run_subcommand(program, argc, argv);
 }
