@@ -3,6 +3,7 @@
 #include "mwsep/app/commands.hpp"
 #include "mwsep/app/evaluate.hpp"
 #include "mwsep/app/fit_command.hpp"
+#include "mwsep/app/separate_command.hpp"
 
 namespace {
 
@@ -17,6 +18,7 @@ const char* usage =
     "  variants   list the CUDA kernel variants with registers, spills and occupancy\n"
     "  bench      time CUDA kernel variants (CUDA events, repeats) and check each run\n"
     "  fit        fit the work unit's optimised parameters to a star catalogue\n"
+    "  separate   each star's probability of belonging to the background and to each stream\n"
     "\n"
     "'mwsep <command> --help' describes each command's options.\n";
 
@@ -33,6 +35,7 @@ int main(int argc, char** argv) {
     return harness::run_subcommand("mwsep", usage,
                                    {{"run", run}, {"generate", command_generate}, {"bench-cpu", command_bench_cpu},
                                     {"skipping", command_skipping}, {"variants", command_variants},
-                                    {"bench", command_bench}, {"fit", command_fit}},
+                                    {"bench", command_bench}, {"fit", command_fit},
+                                    {"separate", command_separate}},
                                    argc, argv);
 }
