@@ -44,15 +44,24 @@ const char* separate_help =
     "  --csv FILE                 one row per star, in catalogue order (- for standard output): star, l, b, r,\n"
     "                             mu, nu, p_background, p_stream1, ..., most_likely (and true_component\n"
     "                             with --labels)\n"
+    "  --digits N                 significant digits of the CSV's numbers (1 to 17; default: as many as read\n"
+    "                             back exactly)\n"
     "  --labels FILE              the stars' true components (mwsep generate --labels): the summary adds the\n"
     "                             stars assigned correctly beside the number the model expects\n"
     "  --json                     print the summary as one JSON object on standard output\n"
     "  --force                    compute even a work unit above the size limits (quadrature points, tables,\n"
     "                             convolve), which are refused by default\n";
 
-/// The per-star CSV: every probability in the shortest form that reads back exactly.
+/// The per-star CSV: every number in the shortest form that reads back exactly, or with @p digits significant
+/// digits (0: exact).
 void write_csv(std::ostream& out, const model::StarCatalogue& stars, const separate::Separation& s,
-               const model::Model& m, const std::vector<int>* truth) {
+               const model::Model& m, const std::vector<int>* truth, int digits) {
+    const auto num = [digits](double v) {
+        if (digits == 0) return harness::csv_number(v);
+        char buf[40];
+        std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+        return std::string(buf);
+    };
     out << "star,l,b,r,mu,nu";
     for (std::size_t c = 0; c < s.components; ++c) out << ",p_" << separate::component_name(static_cast<int>(c));
     out << ",most_likely";
@@ -64,9 +73,9 @@ void write_csv(std::ostream& out, const model::StarCatalogue& stars, const separ
         auto sc = geometry::galactic_to_stripe({stars.l[i], stars.b[i]}, m.wedge);
         while (sc.mu < mu_min) sc.mu += 360.0;
         while (sc.mu >= mu_min + 360.0) sc.mu -= 360.0;
-        out << i << ',' << harness::csv_number(stars.l[i]) << ',' << harness::csv_number(stars.b[i]) << ','
-            << harness::csv_number(stars.r[i]) << ',' << harness::csv_number(sc.mu) << ',' << harness::csv_number(sc.nu);
-        for (std::size_t c = 0; c < s.components; ++c) out << ',' << harness::csv_number(s.probability[i * s.components + c]);
+        out << i << ',' << num(stars.l[i]) << ',' << num(stars.b[i]) << ',' << num(stars.r[i]) << ',' << num(sc.mu) << ','
+            << num(sc.nu);
+        for (std::size_t c = 0; c < s.components; ++c) out << ',' << num(s.probability[i * s.components + c]);
         out << ',' << separate::component_name(s.most_likely[i]);
         if (truth) out << ',' << separate::component_name((*truth)[i]);
         out << '\n';
@@ -82,6 +91,7 @@ int command_separate(const Args& args) {
                                 {"-p", OptionKind::list},           {"--r-binning", OptionKind::value},
                                 {"--integrator", OptionKind::value}, {"--threads", OptionKind::value},
                                 {"--csv", OptionKind::value},       {"--labels", OptionKind::value},
+                                {"--digits", OptionKind::value},
                                 {"--json", OptionKind::flag},       {"--force", OptionKind::flag},
                                 {"--help", OptionKind::flag},       {"-h", OptionKind::flag}},
                                "mwsep separate");
@@ -107,6 +117,8 @@ int command_separate(const Args& args) {
     o.cpu_integrator = compressed ? "compressed" : "fast";
     o.threads = static_cast<int>(opt.integer("--threads", 0, 0, INT_MAX));
     const std::string csv_path = opt.text("--csv");
+    const int digits = static_cast<int>(opt.integer("--digits", 0, 1, 17));
+    if (opt.has("--digits") && csv_path.empty()) throw opt.error("--digits", "applies to the --csv file only");
     const bool csv_to_stdout = csv_path == "-";
     const bool json = opt.has("--json");
     if (csv_to_stdout && json) throw opt.error("--csv", "'-' and --json both write to standard output: give --csv a file");
@@ -138,7 +150,7 @@ int command_separate(const Args& args) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     if (!csv_path.empty()) {
-        const auto write = [&](std::ostream& out) { write_csv(out, in.stars, s, in.setup.model, truth ? &*truth : nullptr); };
+        const auto write = [&](std::ostream& out) { write_csv(out, in.stars, s, in.setup.model, truth ? &*truth : nullptr, digits); };
         if (csv_to_stdout) write(std::cout);
         else harness::write_file_atomically(csv_path, write);
     }
