@@ -33,6 +33,8 @@ from harness.provenance import ROOT, sh
 from harness.runner import Job, JobFailed
 from harness.study import correctness_kind
 
+from . import mwsep_stripes
+
 SMALL = ["3s-small", "2s-small"]
 
 # Every kind this study writes (experiments/harness/kinds.py): its columns, the columns that name one
@@ -174,6 +176,7 @@ KINDS = {
                     tables={r"_report_.*\.json$": Kind(suffix=".json", value="likelihood",
                                                        compare=Compare("json_value", 1e-6))}),
 }
+KINDS.update(mwsep_stripes.KINDS)  # the real stripes' fits and separations (experiments/studies/mwsep_stripes.py)
 STARS_COUNT, STARS_SEED = 100000, 1
 # Units whose catalogue is committed rather than generated.
 STARS_FILES = {"stripe11-large": ROOT / "tests" / "data" / "oracle" / "stars" / "stars-11.txt"}
@@ -535,6 +538,7 @@ class Study(study.Study):
     kind_compressed_cpu = _kind_compressed_cpu
     kind_checkpoint = _kind_checkpoint
     kind_hessian = _kind_hessian
+    kind_fit_stripe = mwsep_stripes.kind_fit_stripe
 
     # ---- inputs -------------------------------------------------------------------------------------
     @staticmethod
