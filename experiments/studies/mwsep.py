@@ -180,6 +180,7 @@ KINDS.update(mwsep_stripes.KINDS)  # the real stripes' fits and separations (exp
 STARS_COUNT, STARS_SEED = 100000, 1
 # Units whose catalogue is committed rather than generated.
 STARS_FILES = {"stripe11-large": ROOT / "tests" / "data" / "oracle" / "stars" / "stars-11.txt"}
+STARS_FILES.update(mwsep_stripes.STARS_FILES)  # the 2009 stripe units take their SDSS catalogues
 # The study's own helper scripts (end-to-end rows, SASS instruction mix, profiler sections), beside its kinds.
 TOOLS = ROOT / "experiments" / "studies" / "mwsep_tools"
 
