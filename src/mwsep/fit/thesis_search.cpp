@@ -303,6 +303,7 @@ public:
 private:
     /// The bracketing line search along @p d (largest component 1) from x_: returns the best point, its step
     /// in @p alpha and likelihood in @p f (x_ itself, alpha 0 and fx_ when no step improves L).
+    // [cgd-line-search-begin]
     std::vector<double> line_search(const std::vector<double>& d, double& alpha, double& f) {
         const double room = room_along(x_, d);
         const auto at = [&](double a) { return ranked(evaluate_({along(x_, a, d)})[0]); };
@@ -344,6 +345,7 @@ private:
         alpha = a2, f = f2;
         return along(x_, a2, d);
     }
+    // [cgd-line-search-end]
 
     std::size_t n_;
     double h_;
@@ -633,6 +635,7 @@ private:
         return child;
     }
 
+    // [async-ga-round-begin]
     void run_round() {
         const long long now = round_;
         // Slots still taken: results not yet arrived, and lost ones until their release.
@@ -666,6 +669,7 @@ private:
         for (const auto& f : due) insert(f.x, f.likelihood);
         flight_ = std::move(still);
     }
+    // [async-ga-round-end]
 
     std::size_t n_;
     std::size_t size_;

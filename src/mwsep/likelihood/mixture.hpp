@@ -9,6 +9,7 @@
 
 namespace mwsep::cpu {
 
+// [mixture-terms-begin]
 /// The mixture terms of one star, background first: terms[c] = (densities[c] / integrals[c]) x weights[c]
 /// for c = 0 .. components - 1, with the weights E_c (shifted or not: a common factor cancels from every
 /// share). Returns their sum, added in component order.
@@ -31,5 +32,6 @@ template <class Real>
 MWSEP_HD void membership(int components, const Real* terms, Real total, Real* probability) {
     for (int c = 0; c < components; ++c) probability[c] = total > Real(0) ? terms[c] / total : Real(0);
 }
+// [mixture-terms-end]
 
 }  // namespace mwsep::cpu
