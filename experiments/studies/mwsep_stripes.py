@@ -4,8 +4,11 @@ their catalogues, beside the vector MilkyWay@Home's searches had reached, and th
 kind `fit_stripe`: per run and unit, one `mwsep fit` of the unit's real catalogue (STARS_FILES) with
 `--reference` the unit's own search_parameters.txt (MilkyWay@Home's vector), from one of two starts:
   start "reference"  MilkyWay@Home's vector itself, in a box of +- `box` x each parameter's range around it;
-  start "blind"      a point drawn uniformly within the 2009 file's own bounds (Python's random.Random(`start_seed`),
-                     the same point for every algorithm), in the whole box of those bounds.
+  start "blind"      the centre of every parameter's bounds in the 2009 file (nothing of MilkyWay@Home's vector),
+                     in the whole box of those bounds. Two streams with the same bounds (stripe 11's first two)
+                     start identical there: the global search's random population and the polish's steps along
+                     single parameters break that symmetry, a gradient search from there would not.
+A `box` of 1 with start "reference" searches the whole box of the bounds from MilkyWay@Home's vector.
 The fit runs with `integrator` (default compressed: compressed-f64 on the GPU) and, at its end, evaluates its
 optimum and MilkyWay@Home's vector with the exact sum (modern-f64). With `separate`, the stars are then separated
 under the fitted vector (`mwsep separate --integrator compressed`): the per-star CSV (6 significant digits) and its
@@ -15,7 +18,6 @@ e.g. simulated late results) is named "<algorithm> (<label>)" in the algorithm c
 """
 import csv
 import json
-import random
 import re
 import subprocess
 import time
@@ -67,10 +69,9 @@ def search_space(mwsep, workunit):
     return [(n, float(v), float(lo), float(hi)) for n, v, lo, hi in (line.split() for line in r.stdout.splitlines() if line.strip())]
 
 
-def blind_start(space, seed):
-    """A point drawn uniformly within the bounds of @p space (Python's Mersenne Twister seeded by @p seed)."""
-    rng = random.Random(seed)
-    return [lo + rng.random() * (hi - lo) for _, _, lo, hi in space]
+def blind_start(space):
+    """The centre of every parameter's bounds in @p space: a start that knows nothing of the unit's vector."""
+    return [lo + 0.5 * (hi - lo) for _, _, lo, hi in space]
 
 
 def vector_file(path, name, values):
@@ -113,7 +114,7 @@ def kind_fit_stripe(self, d):
                 if start == "reference":
                     cmd += ["--box", str(run.get("box", 0.1))]
                 else:
-                    vector_file(tmp / "start.txt", "blind", blind_start(space, run.get("start_seed", 1)))
+                    vector_file(tmp / "start.txt", "blind", blind_start(space))
                     cmd += ["--search-parameters", str(tmp / "start.txt")]
                 if run.get("integrator", "compressed") == "compressed":
                     cmd += ["--integrator", "compressed"]

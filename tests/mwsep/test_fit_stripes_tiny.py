@@ -1,7 +1,8 @@
 """The real-stripe experiment (kind fit_stripe, experiments/studies/mwsep_stripes.py) run on the CPU with a tiny
 version of the stripe-86 unit: its 2009 parameters and bounds on a grid of 35 x 80 x 8 (cut 35 x 20 x 4) and the
 first 3000 SDSS stars. Every job of a definition like fit_stripes and fit_search_methods runs as the runner would
-run it: from MilkyWay@Home's vector and from the blind start, CMA-ES and the genetic search with late results; the
+run it: from MilkyWay@Home's vector (in a small box and in the whole box of the bounds) and from the blind start, CMA-ES
+and the genetic search with late results; the
 rows, the progress (with its start), the report (the exact likelihoods of the optimum and of MilkyWay@Home's
 vector, each parameter beside MilkyWay@Home's) and the separation come out whole and consistent.
 Usage: python3 -m unittest test_fit_stripes_tiny (MWSEP names the fit-enabled binary)."""
@@ -63,8 +64,8 @@ class FitStripeOnTheCpu(unittest.TestCase):
         common = {"work_units": [UNIT], "devices": "cpu", "population": 6, "generations": 3, "seed": 1}
         d = {"name": "fit_tiny", "runs": [
             dict(common, start="reference", box=0.1, algorithm="cmaes", polish=15, separate=True),
-            dict(common, start="blind", start_seed=1, algorithm="cmaes", polish=15),
-            dict(common, start="blind", start_seed=1, algorithm="async-ga", late=0.3, max_delay=2, label="volunteers",
+            dict(common, start="blind", algorithm="cmaes", polish=15),
+            dict(common, start="reference", box=1, algorithm="async-ga", late=0.3, max_delay=2, label="volunteers",
                  polish=0, uncertainties=False)]}
         try:
             jobs = list(mwsep_stripes.kind_fit_stripe(TinyStudy(mwsep, unit), d))
@@ -101,8 +102,12 @@ class FitStripeOnTheCpu(unittest.TestCase):
                 self.assertEqual(p[0], name)
                 self.assertEqual(p[1]["reference"], value)  # MilkyWay@Home's vector beside the fit
             if run["start"] == "blind":
-                start = mwsep_stripes.blind_start(space, run["start_seed"])
+                start = mwsep_stripes.blind_start(space)
                 self.assertEqual([p["start"] for p in report["parameters"].values()], start)
+            else:  # MilkyWay@Home's vector, in a box of +- box x each range (1: the bounds)
+                self.assertEqual([p["start"] for p in report["parameters"].values()], [v for _, v, _, _ in space])
+                if run["box"] == 1:
+                    self.assertEqual([p["lower"] for p in report["parameters"].values()], [lo for _, _, lo, _ in space])
             if run.get("uncertainties", True):
                 self.assertIn("scaled_fisher_eigenvectors", report)
                 self.assertEqual(int(row["flat_directions"]), len(report["flat_directions"]))

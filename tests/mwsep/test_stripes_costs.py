@@ -1,7 +1,7 @@
 """paper/mwsep/stripes_costs.py on a hand-made results folder: every cost and ratio worked out by hand from the
 numbers written here, the rows it must skip (another unit, an invalid GPU sample, the multi-threaded CPU row)
 skipped, and a missing file named. Also the stripe fits' blind start (experiments/studies/mwsep_stripes.py):
-reproducible from its seed and inside the bounds. Standard library only."""
+the centre of the bounds. Standard library only."""
 import csv
 import pathlib
 import sys
@@ -78,13 +78,9 @@ class StripesCosts(unittest.TestCase):
 
 
 class BlindStart(unittest.TestCase):
-    def test_reproducible_and_inside_the_bounds(self):
+    def test_the_centre_of_the_bounds_whatever_the_vector(self):
         space = [("a", 0.5, 0.0, 1.0), ("b", -3.0, -20.0, 20.0), ("c", 148.0, 155.0, 220.0)]
-        a, b = mwsep_stripes.blind_start(space, 1), mwsep_stripes.blind_start(space, 1)
-        self.assertEqual(a, b)
-        self.assertNotEqual(a, mwsep_stripes.blind_start(space, 2))
-        for (_, _, lo, hi), v in zip(space, a):
-            self.assertTrue(lo <= v <= hi)
+        self.assertEqual(mwsep_stripes.blind_start(space), [0.5, 0.0, 187.5])
 
 
 if __name__ == "__main__":
