@@ -46,7 +46,7 @@ refuse "${base[@]}" --progress p.csv --checkpoint "$PWD/p.csv" -- "is the same f
 refuse "${base[@]}" --stop-after 1 -- "--stop-after needs --checkpoint FILE"
 refuse "${base[@]}" --devices 0 -- "--devices applies to --backend cuda or auto only"
 refuse "${base[@]}" --variant nonsense -- "--variant applies to --backend cuda or auto only"
-refuse fit -a unit.txt -s stars.txt --box 0.05 --algorithm pso --checkpoint c.ck -- "--checkpoint needs --algorithm de or cmaes"
+refuse fit -a unit.txt -s stars.txt --box 0.05 --algorithm pso --checkpoint c.ck -- "--checkpoint needs another --algorithm than pso"
 refuse fit -a unit.txt -s stars.txt --box 0.05 --algorithm cmaes --population 4 -- "--population must be at least 5 for cmaes"
 # The work estimate: a population of 100000 over 30 generations is refused without --force.
 refuse fit -a unit.txt -s stars.txt --box 0.05 --backend cpu --threads 1 --population 100000 -- "give --force"
