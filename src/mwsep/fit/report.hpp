@@ -34,11 +34,11 @@ struct ReportContext {
     /// integrator or a single-precision variant); NaN otherwise.
     double exact_likelihood = std::numeric_limits<double>::quiet_NaN();
     double exact_check_seconds = std::numeric_limits<double>::quiet_NaN();  ///< the exact re-evaluations' seconds
-    /// A vector to compare the fit with (`--reference`: MilkyWay@Home's, say), its file, its likelihood by the
-    /// fit's evaluator and by the exact sum (NaN where not computed).
+    /// A vector to compare the fit with (`--reference`: MilkyWay\@Home's, say), when given.
     std::optional<std::vector<double>> reference;
-    std::string reference_file;
-    double reference_likelihood = std::numeric_limits<double>::quiet_NaN();
+    std::string reference_file;  ///< the file it was read from
+    double reference_likelihood = std::numeric_limits<double>::quiet_NaN();  ///< its L by the fit's evaluator
+    /// Its L by the exact sum, where the fit's evaluator is another (NaN where not computed).
     double reference_exact_likelihood = std::numeric_limits<double>::quiet_NaN();
 };
 

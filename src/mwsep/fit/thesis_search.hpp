@@ -1,5 +1,5 @@
 /// @file thesis_search.hpp
-/// @brief The search methods MilkyWay@Home used (thesis chapter 1 and its references [5]-[8]), as global
+/// @brief The search methods MilkyWay\@Home used (thesis chapter 1 and its references [5]-[8]), as global
 /// searches of `mwsep fit` beside pagmo2's: conjugate gradient descent with central-difference gradients and a
 /// bracketing line search (`cgd`, Cole et al. 2008), gradient ascent with the server's randomized line search
 /// (`line`: random points along the gradient, a parabola fitted to them by least squares), and the server's
@@ -75,7 +75,7 @@ public:
     const std::string& stopped_by() const { return stopped_by_; }
 
 protected:
-    std::string stopped_by_;
+    std::string stopped_by_;  ///< set by a search that cannot go on, saying why
 };
 
 /// The search of @p settings on @p dimension parameters, evaluating through @p evaluate. Throws
