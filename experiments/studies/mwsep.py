@@ -33,6 +33,8 @@ from experiments.harness.provenance import ROOT, sh
 from experiments.harness.runner import Job, JobFailed
 from experiments.harness.study import correctness_kind
 
+from . import mwsep_stripes
+
 SMALL = ["3s-small", "2s-small"]
 
 # Every kind this study writes (experiments/harness/kinds.py): its columns, the columns that name one
@@ -231,9 +233,11 @@ KINDS = {
                                                        compare=Compare("json_value", 1e-6))},
                     run_keys={"work_units": _UNITS, "variant": Input("str", "modern-f64"), "box": Input("number", 0.05)}),
 }
+KINDS.update(mwsep_stripes.KINDS)  # the real stripes' fits and separations (experiments/studies/mwsep_stripes.py)
 STARS_COUNT, STARS_SEED = 100000, 1
 # Units whose catalogue is committed rather than generated.
 STARS_FILES = {"stripe11-large": ROOT / "tests" / "data" / "oracle" / "stars" / "stars-11.txt"}
+STARS_FILES.update(mwsep_stripes.STARS_FILES)  # the 2009 stripe units take their SDSS catalogues
 # The study's own helper scripts (end-to-end rows, SASS instruction mix, profiler sections), beside its kinds.
 TOOLS = ROOT / "experiments" / "studies" / "mwsep_tools"
 
@@ -600,6 +604,7 @@ class Study(study.Study):
     kind_compressed_cpu = _kind_compressed_cpu
     kind_checkpoint = _kind_checkpoint
     kind_hessian = _kind_hessian
+    kind_fit_stripe = mwsep_stripes.kind_fit_stripe
 
     # ---- inputs -------------------------------------------------------------------------------------
     @staticmethod

@@ -283,3 +283,34 @@ TEST(FitGpuMemory, AResidentDeviceAllocatesExactlyItsPlanPartialIntegralsInclude
     const auto work = cache.work();
     EXPECT_EQ(work.partial, 2) << "the cache should have launched two partial integrals";
 }
+
+#include "mwsep/fit/optimizer.hpp"
+
+// MilkyWay@Home's search methods on the GPU evaluator: a gradient's points and a genetic round are batches spread over
+// the devices, and the values do not depend on the split, so one device and every device give the same search, bit
+// for bit (the genetic search with simulated late and lost results too); with the exact and the compressed integral.
+TEST(FitGpuEvaluator, TheThesisSearchesGiveTheSameFitOnOneDeviceAndOnEveryDevice) {
+    REQUIRE_GPU();
+    for (const std::string variant : {"modern-f64", "compressed-f64"}) {
+        auto data = fit_data("tiny", 2000);
+        data.compressed = variant == "compressed-f64";
+        const auto space = mwsep::fit::narrowed(mwsep::fit::fit_space(data.work_unit, true), 0.05);
+        for (const std::string algorithm : {"cgd", "line", "async-ga"}) {
+            mwsep::fit::FitOptions o;
+            o.algorithm = algorithm;
+            o.population = 8;
+            o.generations = 4;
+            o.polish_evaluations = 0;
+            o.uncertainties = false;
+            if (algorithm == "async-ga") o.late_fraction = 0.3, o.lost_fraction = 0.1;
+            auto one = mwsep::fit::make_gpu_evaluator(data, variant, {0});
+            auto every = mwsep::fit::make_gpu_evaluator(data, variant, {});
+            const auto a = mwsep::fit::run_fit(space, *one, o, data.stars.size());
+            const auto b = mwsep::fit::run_fit(space, *every, o, data.stars.size());
+            EXPECT_EQ(a.best, b.best) << algorithm << " " << variant << " on " << every->description();
+            EXPECT_EQ(a.likelihood, b.likelihood) << algorithm << " " << variant;
+            EXPECT_EQ(a.evaluations, b.evaluations) << algorithm << " " << variant;
+            EXPECT_GT(a.likelihood, a.history.front().best) << algorithm << " " << variant;
+        }
+    }
+}

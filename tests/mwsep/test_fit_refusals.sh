@@ -47,7 +47,7 @@ refuse "${base[@]}" --progress p.csv --checkpoint "$PWD/p.csv" -- "is the same f
 refuse "${base[@]}" --stop-after 1 -- "--stop-after needs --checkpoint FILE"
 refuse "${base[@]}" --devices 0 -- "--devices applies to --backend cuda or auto only"
 refuse "${base[@]}" --variant nonsense -- "--variant applies to --backend cuda or auto only"
-refuse fit -a unit.txt -s stars.txt --box 0.05 --algorithm pso --checkpoint c.ck -- "--checkpoint needs --algorithm de or cmaes"
+refuse fit -a unit.txt -s stars.txt --box 0.05 --algorithm pso --checkpoint c.ck -- "--checkpoint needs another --algorithm than pso"
 refuse fit -a unit.txt -s stars.txt --box 0.05 --algorithm cmaes --population 4 -- "--population must be at least 5 for cmaes"
 # A start outside its bounds (the committed units' angles) without --box: the refusal names the option to use.
 refuse fit -a unit.txt -s stars.txt --backend cpu --threads 1 -- "search a box around the start: --box F"

@@ -359,7 +359,11 @@ int command_generate(const Args& args) {
                        opt::value("--count", "N", "the number of stars", "100000"),
                        opt::value("--seed", "N", "the random seed", "1"),
                        opt::value("--envelope", "MUxNUxR", "the rejection-sampling envelope grid", "160x16x70"),
-                       opt::value("--threads", "N", "threads for the envelope (no effect on the result)", "all cores")}),
+                       opt::value("--threads", "N", "threads for the envelope (no effect on the result)", "all cores"),
+                       opt::value("--labels", "FILE",
+                                  "also write each star's true component (CSV star,component: 0 the background, k "
+                                  "stream k), the truth `mwsep separate --labels` compares with",
+                                  "none")}),
         "mwsep generate", help);
     const RunOptions o = input_run_options(opt, false);
     const std::string out_path = opt.require("-o");
@@ -372,13 +376,17 @@ int command_generate(const Args& args) {
     // A missing or read-only directory is found now, not after the whole generation.
     std::vector<harness::NamedPath> inputs{{"-a", o.astronomy_path}};
     if (o.search_path) inputs.push_back({"--search-parameters", *o.search_path});
-    harness::check_outputs("mwsep generate", inputs, {{"-o", out_path}});
+    std::vector<harness::NamedPath> outputs{{"-o", out_path}};
+    if (opt.has("--labels")) outputs.push_back({"--labels", opt.text("--labels")});
+    harness::check_outputs("mwsep generate", inputs, outputs);
     // The catalogue is held in memory (three doubles a star) and written as text (about 60 bytes a star).
     harness::check_host_bytes(opt, "--count", 90.0 * static_cast<double>(g.count), "the catalogue and its text");
     const auto setup = checked_setup(read_work_unit(o), o);
     const auto report = generate::generate_catalogue(setup, g);
     // Through a temporary and a rename: a failed or interrupted write keeps the previous catalogue.
     harness::write_file_atomically(out_path, [&](std::ostream& out) { model::write_stars(out, report.stars); });
+    if (opt.has("--labels"))
+        harness::write_file_atomically(opt.text("--labels"), [&](std::ostream& out) { generate::write_labels(out, report); });
     std::fprintf(stderr, "mwsep generate: wrote %zu stars to %s (seed %llu; background %zu", report.stars.size(),
                  out_path.c_str(), static_cast<unsigned long long>(g.seed), report.per_component[0]);
     for (std::size_t c = 1; c < report.per_component.size(); ++c)

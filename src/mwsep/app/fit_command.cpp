@@ -1,5 +1,6 @@
 #include "mwsep/app/fit_command.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <climits>
 #include <limits>
@@ -27,6 +28,7 @@
 #include "mwsep/fit/ranks.hpp"
 #include "mwsep/fit/report.hpp"
 #include "mwsep/fit/space.hpp"
+#include "mwsep/fit/thesis_search.hpp"
 #include "mwsep/model/astronomy_parameters.hpp"
 #include "mwsep/model/search_parameters.hpp"
 #include "mwsep/model/stars.hpp"
@@ -50,6 +52,11 @@ std::vector<harness::OptionSpec> fit_specs() {
         opt::value("-s", "FILE", "the star catalogue (required, except with --print-vector)", ""),
         opt::value("--search-parameters", "FILE", "the start vector", "the work unit's values"),
         opt::value("--truth", "FILE", "the true vector (a search-parameters file), reported beside the fit", "none"),
+        opt::value("--reference", "FILE",
+                   "a vector to compare with (a search-parameters file, e.g. MilkyWay@Home's): its likelihood by the "
+                   "fit's evaluator and, when that is not the exact sum, by the exact sum too, and its values beside "
+                   "the fit's in the report",
+                   "none"),
         opt::value("--box", "F",
                    "search start +- F x each parameter's range, within its bounds; F < 1 also accepts a start outside "
                    "the bounds, as the angles of some committed units are",
@@ -69,9 +76,24 @@ std::vector<harness::OptionSpec> fit_specs() {
                    "device count)",
                    "local-rank under mpirun with several ranks, else every device with double precision"),
         opt::value("--threads", "N", "CPU threads", "all cores"),
-        opt::value("--algorithm", "pso|de|cmaes", "the global search (pso: one batch per generation)", "pso"),
-        opt::value("--population", "N", "candidates per generation", "24"),
-        opt::value("--generations", "N", "generations", "30"),
+        opt::value("--algorithm", "pso|de|cmaes|cgd|line|async-ga",
+                   "the global search: pagmo2's pso (one batch per generation), de, cmaes; or MilkyWay@Home's: cgd "
+                   "(conjugate gradient descent: a central-difference gradient, one batch, then a bracketing line search "
+                   "along the conjugate direction), line (the gradient, then --population random points along it in one "
+                   "batch and a parabola fitted to them), async-ga (the server's asynchronous genetic search: a "
+                   "population of the best results, updated as results arrive)",
+                   "pso"),
+        opt::value("--population", "N",
+                   "candidates per generation; line: points per line; async-ga: the results kept; cgd takes none", "24"),
+        opt::value("--generations", "N", "generations; cgd and line: iterations; async-ga: rounds", "30"),
+        opt::value("--gradient-step", "F", "cgd, line: the central-difference step as a fraction of each box", "1e-4"),
+        opt::value("--in-flight", "N", "async-ga: evaluations in flight, generated each round into the free slots",
+                   "the population"),
+        opt::value("--late", "F",
+                   "async-ga: simulate that a share F of the results arrives late (seeded by --seed: reproducible)", "0"),
+        opt::value("--lost", "F", "async-ga: simulate that a share F of the results never arrives (seeded by --seed)",
+                   "0"),
+        opt::value("--max-delay", "N", "async-ga: a late result arrives 1 to N rounds late", "3"),
         opt::value("--seed", "N", "the same seed gives the same fit for any split of the batches", "1"),
         opt::value("--polish", "N",
                    "most evaluations of each local polish (0: none); one starts from the global search's best, one "
@@ -149,7 +171,7 @@ std::vector<std::pair<std::string, std::string>> fit_identity(const RunOptions& 
 int run_fit_command(const Args& args) {
     harness::CommandHelp help;
     help.about = "Fits the parameters the work unit marks as optimised (optimize_parameter, optimize_weight) within "
-                 "their min/max bounds: a global search (pagmo2), then a local polish (NLopt BOBYQA), then the "
+                 "their min/max bounds: a global search (pagmo2's, or one of MilkyWay@Home's own), then a local polish (NLopt BOBYQA), then the "
                  "uncertainties from the numerical Hessian of the likelihood at the optimum. It prints its estimate "
                  "first and one line per generation with the time left.";
     help.notes = "Under mpirun, rank 0 drives the search and every rank evaluates its share of each batch.\n"
@@ -191,10 +213,39 @@ int run_fit_command(const Args& args) {
     if (opt.has("--stop-after") && fo.checkpoint.empty())
         throw opt.error("--stop-after", "needs --checkpoint FILE: a fit stopped early without one cannot be resumed");
     if (fo.algorithm == "pso" && !fo.checkpoint.empty())
-        throw opt.error("--checkpoint", "needs --algorithm de or cmaes: pagmo's pso_gen leaves its swarm's memory "
-                                        "(velocities, best positions) out of its saved state");
-    if (fo.algorithm != "pso" && fo.population < 5)
+        throw opt.error("--checkpoint", "needs another --algorithm than pso (de, cmaes, cgd, line, async-ga): pagmo's "
+                                        "pso_gen leaves its swarm's memory (velocities, best positions) out of its saved state");
+    if ((fo.algorithm == "de" || fo.algorithm == "cmaes") && fo.population < 5)
         throw opt.error("--population", "must be at least 5 for " + fo.algorithm + ", found '" + opt.text("--population") + "'");
+    if (fo.algorithm == "line" && fo.population < 3)
+        throw opt.error("--population", "must be at least 3 for line (the points along each line), found '" +
+                                            opt.text("--population") + "'");
+    if (fo.algorithm == "async-ga" && fo.population < 4)
+        throw opt.error("--population", "must be at least 4 for async-ga (its simplex operator takes four), found '" +
+                                            opt.text("--population") + "'");
+    if (fo.algorithm == "cgd" && opt.has("--population"))
+        throw opt.error("--population", "applies to no part of cgd (one point, its gradient and a line search)");
+    // The thesis searches' options, each refused where its algorithm is not the one running.
+    const auto only_for = [&](const char* option, std::initializer_list<const char*> algorithms) {
+        if (!opt.has(option)) return;
+        for (const char* a : algorithms)
+            if (fo.algorithm == a) return;
+        std::string names;
+        for (const char* a : algorithms) names += (names.empty() ? "" : " or ") + std::string(a);
+        throw opt.error(option, "applies to --algorithm " + names + " only");
+    };
+    only_for("--gradient-step", {"cgd", "line"});
+    for (const char* o : {"--in-flight", "--late", "--lost", "--max-delay"}) only_for(o, {"async-ga"});
+    fo.gradient_step = opt.real("--gradient-step", 1e-4);
+    if (!(fo.gradient_step > 0 && fo.gradient_step <= 0.1))
+        throw opt.error("--gradient-step", "must lie in (0, 0.1], found '" + opt.text("--gradient-step") + "'");
+    fo.in_flight = static_cast<unsigned>(opt.integer("--in-flight", 0, 1, 100000));
+    fo.late_fraction = opt.real("--late", 0.0);
+    fo.lost_fraction = opt.real("--lost", 0.0);
+    if (!(fo.late_fraction >= 0 && fo.late_fraction <= 1)) throw opt.error("--late", "must lie in [0, 1], found '" + opt.text("--late") + "'");
+    if (!(fo.lost_fraction >= 0 && fo.lost_fraction < 1)) throw opt.error("--lost", "must lie in [0, 1), found '" + opt.text("--lost") + "'");
+    if (fo.late_fraction + fo.lost_fraction > 1) throw opt.error("--late", "and --lost together must be at most 1");
+    fo.max_delay = static_cast<unsigned>(opt.integer("--max-delay", 3, 1, 1000));
     const double box = opt.real("--box", 1.0);
     if (!(box > 0 && box <= 1)) throw opt.error("--box", "must lie in (0, 1], found '" + opt.text("--box") + "'");
     const std::string backend = opt.choice("--backend", {"auto", "cpu", "cuda"}, "auto");
@@ -224,6 +275,7 @@ int run_fit_command(const Args& args) {
         std::vector<harness::NamedPath> inputs{{"-a", ro.astronomy_path}, {"-s", ro.stars_path}};
         if (ro.search_path) inputs.push_back({"--search-parameters", *ro.search_path});
         if (opt.has("--truth")) inputs.push_back({"--truth", opt.text("--truth")});
+        if (opt.has("--reference")) inputs.push_back({"--reference", opt.text("--reference")});
         std::vector<harness::NamedPath> outputs;
         for (const char* o : {"-o", "--report", "--progress", "--checkpoint"})
             if (opt.has(o)) outputs.push_back({o, opt.text(o)});
@@ -267,12 +319,14 @@ int run_fit_command(const Args& args) {
         data.r_binning = ro.r_binning;
         data.compressed = compressed;
         data.integral_cache = !opt.has("--no-integral-cache");
-        std::optional<std::vector<double>> truth;
-        if (opt.has("--truth")) {
-            truth = model::read_search_parameters(opt.text("--truth")).values;
-            if (truth->size() != space.size())
-                throw opt.error("--truth", "has " + std::to_string(truth->size()) + " values; the work unit optimises " +
-                                               std::to_string(space.size()));
+        std::optional<std::vector<double>> truth, reference;
+        for (const char* option : {"--truth", "--reference"}) {
+            if (!opt.has(option)) continue;
+            auto& v = std::string(option) == "--truth" ? truth : reference;
+            v = model::read_search_parameters(opt.text(option)).values;
+            if (v->size() != space.size())
+                throw opt.error(option, "has " + std::to_string(v->size()) + " values; the work unit optimises " +
+                                            std::to_string(space.size()));
         }
 
         const bool gpu = backend == "cuda" || (backend == "auto" && fit::have_gpu_evaluator());
@@ -298,8 +352,12 @@ int run_fit_command(const Args& args) {
             // What the fit will cost, before it starts: every evaluation integrates the whole unit once and
             // sums the likelihood over the catalogue (on the CPU the stars can cost more than the integral).
             const double n = static_cast<double>(space.size());
-            const double evaluations = double(fo.population) * (double(fo.generations) + 1) +
-                                       (fo.polish_from_start ? 2.0 : 1.0) * fo.polish_evaluations +
+            fit::ThesisSettings ts;
+            ts.algorithm = fo.algorithm, ts.population = fo.population, ts.in_flight = fo.in_flight;
+            const double global = fit::is_thesis_algorithm(fo.algorithm)
+                                      ? fit::thesis_evaluations_per_generation(ts, space.size()) * (double(fo.generations) + 1)
+                                      : double(fo.population) * (double(fo.generations) + 1);
+            const double evaluations = global + (fo.polish_from_start ? 2.0 : 1.0) * fo.polish_evaluations +
                                        (fo.uncertainties ? 3 * n * n + 4 * n + 1 : 0);
             const double points = work_size(start_setup.model).points;
             const bool on_gpu = local->description().rfind("CPU", 0) != 0;
@@ -351,6 +409,12 @@ int run_fit_command(const Args& args) {
         }
         // The truth's own likelihood on this catalogue: a fit that ends below it has not found the maximum.
         if (truth) ctx.truth_likelihood = evaluator.evaluate({*truth})[0];
+        ctx.integrator = compressed ? "compressed" : "exact";
+        if (reference) {
+            ctx.reference = reference;
+            ctx.reference_file = opt.text("--reference");
+            ctx.reference_likelihood = evaluator.evaluate({*reference})[0];
+        }
         if (!quiet)
             std::fprintf(stderr, "mwsep fit: %zu parameters, %zu stars, %s on %s; start L = %.10g\n", space.size(),
                          data.stars.size(), fo.algorithm.c_str(), ctx.evaluator.c_str(), ctx.start_likelihood);
@@ -403,6 +467,19 @@ int run_fit_command(const Args& args) {
         std::fprintf(text, "evaluations %lld (global %lld, polish %lld, Hessian %lld), %.3f s%s\n", result.evaluations,
                     result.global_evaluations, result.polish_evaluations, result.hessian_evaluations, result.seconds,
                     result.completed ? "" : " (stopped early: resume with --resume)");
+        if (!result.stopped_by.empty())
+            std::printf("the global search ended after %u of %u generations: %s\n", result.generations, fo.generations,
+                        result.stopped_by.c_str());
+        if (fo.uncertainties && result.completed) {
+            // Which combinations of parameters the likelihood does not curve along (eigenvectors by parameter).
+            for (const std::size_t k : fit::flat_directions(result)) {
+                std::printf("flat direction (scaled Fisher eigenvalue %.3g):", result.scaled_fisher_eigenvalues[k]);
+                for (std::size_t i = 0; i < space.size(); ++i)
+                    if (std::abs(result.scaled_fisher_eigenvectors[k][i]) >= 0.1)
+                        std::printf(" %+.2f %s", result.scaled_fisher_eigenvectors[k][i], space.names[i].c_str());
+                std::printf("\n");
+            }
+        }
         if (result.integral_work) {
             const auto& w = *result.integral_work;
             std::fprintf(text, "integrals: %lld candidates integrated whole, %lld with their new streams only, %lld entirely from "
@@ -410,19 +487,41 @@ int run_fit_command(const Args& args) {
                         w.full, w.partial, w.none, w.components, w.reused);
         }
         if (compressed) {
-            // The optimum again with the exact sum, so that both likelihoods stand side by side.
+            // The optimum again with the exact sum, so that both likelihoods stand side by side; the reference
+            // vector with it (one batch).
+            const auto t_exact = std::chrono::steady_clock::now();
             fit::FitData exact = data;
             exact.compressed = false;
             const auto exact_evaluator = exact_devices ? fit::make_gpu_evaluator(exact, "modern-f64", *exact_devices)
                                                        : fit::make_cpu_evaluator(exact, threads);
-            const double l_exact = exact_evaluator->evaluate({result.best})[0];
+            fit::Batch batch{result.best};
+            if (reference) batch.push_back(*reference);
+            const auto l = exact_evaluator->evaluate(batch);
+            const double l_exact = l[0];
+            ctx.exact_likelihood = l_exact;
+            if (reference) ctx.reference_exact_likelihood = l[1];
+            ctx.exact_check_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_exact).count();
             std::fprintf(text, "likelihood at the optimum: compressed quadrature %.17g, exact sum %.17g (difference %.3g)\n",
                         result.likelihood, l_exact, result.likelihood - l_exact);
+            if (reference)
+                std::printf("likelihood of the reference (%s): exact sum %.17g (compressed quadrature %.17g); the fit's "
+                            "optimum is %s by %.3g\n",
+                            ctx.reference_file.c_str(), l[1], ctx.reference_likelihood, l_exact >= l[1] ? "above" : "below",
+                            std::abs(l_exact - l[1]));
+        } else if (reference) {
+            std::printf("likelihood of the reference (%s): %.17g; the fit's optimum is %s by %.3g\n", ctx.reference_file.c_str(),
+                        ctx.reference_likelihood, result.likelihood >= ctx.reference_likelihood ? "above" : "below",
+                        std::abs(result.likelihood - ctx.reference_likelihood));
         }
         if (single_precision && exact_devices) {
             // The same optimum in double precision (modern-f64 on the same devices), beside the fit's own value.
             const auto f64 = fit::make_gpu_evaluator(data, "modern-f64", *exact_devices);
-            const double l_f64 = f64->evaluate({result.best})[0];
+            fit::Batch batch{result.best};
+            if (reference) batch.push_back(*reference);
+            const auto l = f64->evaluate(batch);
+            const double l_f64 = l[0];
+            ctx.exact_likelihood = l_f64;
+            if (reference) ctx.reference_exact_likelihood = l[1];
             std::fprintf(text, "likelihood at the optimum: single precision (%s) %.17g, double precision (modern-f64) %.17g "
                         "(difference %.3g)\n",
                         variant.c_str(), result.likelihood, l_f64, result.likelihood - l_f64);

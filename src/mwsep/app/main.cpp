@@ -3,6 +3,7 @@
 #include "mwsep/app/commands.hpp"
 #include "mwsep/app/evaluate.hpp"
 #include "mwsep/app/fit_command.hpp"
+#include "mwsep/app/separate_command.hpp"
 #if defined(MWSEP_WITH_CUDA)
 #include "mwsep/bench/commands.hpp"
 #endif
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
          {"variants", command_variants, gpu_build, "list the CUDA kernel variants with registers, spills and occupancy"},
          {"bench", command_bench, gpu_build, "time CUDA kernel variants, each evaluation checked against the CPU"},
          {"fit", command_fit, fit_unavailable(), "fit the work unit's optimised parameters to a star catalogue"},
+         {"separate", command_separate, "", "each star's probability of belonging to the background and to each stream"},
 #if defined(MWSEP_WITH_CUDA)
          {"exp-throughput", mwsep::bench::command_exp_throughput, "",
           "time the GPU's double-precision exponentials (the kernels' candidates), each checked"},

@@ -182,7 +182,7 @@ FitCheckpointData parse_fit_checkpoint(const std::string& text, const std::strin
     const auto pop = keyed(r, "population", 2);
     const std::size_t n = count(pop[0], shape.population, "population", r);
     const std::size_t d = count(pop[1], shape.dimension, "dimension", r);
-    if (n != shape.population || d != shape.dimension)
+    if ((shape.fewer_members ? n < 1 : n != shape.population) || d != shape.dimension)
         throw r.error("a population of " + std::to_string(n) + " x " + std::to_string(d) + " where this fit has " +
                       std::to_string(shape.population) + " x " + std::to_string(shape.dimension));
     c.x.resize(n);

@@ -39,6 +39,9 @@ struct FitCheckpointShape {
     std::size_t population = 0;    ///< candidates
     unsigned generations = 0;      ///< the most generations the fit runs
     double worst_fitness = 0;      ///< the largest fitness a candidate can have (the penalty)
+    /// Whether the population may hold 1 to `population` members (the thesis searches keep one point, or a
+    /// population still filling); otherwise exactly `population` (pagmo's).
+    bool fewer_members = false;
 };
 
 /// The file's text for @p c.

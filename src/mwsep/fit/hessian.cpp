@@ -181,6 +181,7 @@ Uncertainty uncertainty_at(BatchEvaluator& evaluator, const std::vector<double>&
     const SymmetricEigen eigen = symmetric_eigen(scaled, n);
     u.scaled_fisher_eigenvalues = eigen.values;
     if (n > 0) u.weakest_direction = eigen.vectors.front();
+    u.scaled_fisher_eigenvectors = eigen.vectors;
     u.covariance = inverse_spd(fisher, n);
     u.positive_definite = !u.covariance.empty();
     if (u.positive_definite)

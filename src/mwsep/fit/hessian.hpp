@@ -43,6 +43,8 @@ struct Uncertainty {
     /// which the point is no maximum.
     std::vector<double> scaled_fisher_eigenvalues;
     std::vector<double> weakest_direction;  ///< the unit eigenvector of the smallest of them, in step units
+    /// Every unit eigenvector, in the order of scaled_fisher_eigenvalues (in step units, like weakest_direction).
+    std::vector<std::vector<double>> scaled_fisher_eigenvectors;
     std::size_t evaluations = 0;     ///< candidates evaluated (both stencils)
 };
 

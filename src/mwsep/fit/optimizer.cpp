@@ -35,6 +35,7 @@
 #include "harness/atomic_file.hpp"
 #include "mwsep/fit/fit_checkpoint.hpp"
 #include "mwsep/fit/hessian.hpp"
+#include "mwsep/fit/thesis_search.hpp"
 
 namespace mwsep::fit {
 namespace {
@@ -163,6 +164,13 @@ std::vector<IdentityItem> identity(const FitSpace& space, const FitOptions& o) {
     }
     id.emplace_back("bounds", bounds);
     id.emplace_back("start", start);
+    if (is_thesis_algorithm(o.algorithm)) {  // the thesis searches' own settings (pagmo's are in its archive)
+        id.emplace_back("gradient-step", num(o.gradient_step));
+        id.emplace_back("in-flight", std::to_string(o.in_flight));
+        id.emplace_back("late", num(o.late_fraction));
+        id.emplace_back("lost", num(o.lost_fraction));
+        id.emplace_back("max-delay", std::to_string(o.max_delay));
+    }
     for (const auto& item : o.identity) id.push_back(item);
     return id;
 }
@@ -285,7 +293,23 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
         throw std::invalid_argument("pso cannot be checkpointed: pagmo's pso_gen leaves its swarm's memory (velocities, "
                                     "best positions) out of its saved state, so a resumed swarm would not continue the "
                                     "same trajectory; use de or cmaes for a resumable fit");
-    pagmo::algorithm algorithm = make_algorithm(o);
+    // The thesis's searches (fit/thesis_search.hpp) in place of pagmo's: the same unit box, the same evaluations.
+    const bool thesis = is_thesis_algorithm(o.algorithm);
+    std::unique_ptr<ThesisSearch> search;
+    if (thesis) {
+        ThesisSettings ts;
+        ts.algorithm = o.algorithm, ts.population = o.population, ts.seed = o.seed, ts.gradient_step = o.gradient_step;
+        ts.in_flight = o.in_flight, ts.late_fraction = o.late_fraction, ts.lost_fraction = o.lost_fraction;
+        ts.max_delay = o.max_delay;
+        search = make_thesis_search(ts, space.size(), [&shared, &box](const Batch& unit) {
+            Batch x;
+            for (const auto& u : unit) x.push_back(box.to_x(u));
+            auto f = shared.fitness(x);
+            for (double& v : f) v = v == invalid_fitness ? std::numeric_limits<double>::quiet_NaN() : -v;
+            return f;
+        });
+    }
+    pagmo::algorithm algorithm = thesis ? pagmo::algorithm{} : make_algorithm(o);
     const std::vector<IdentityItem> id = identity(space, o);
 
     pagmo::population pop;
@@ -297,26 +321,38 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
     double champion_f = std::numeric_limits<double>::infinity();
     std::vector<GenerationRecord> earlier;  // a resumed fit's generations before this run
     if (o.resume && !o.checkpoint.empty() && std::filesystem::exists(o.checkpoint)) {
-        const FitCheckpointShape shape{space.size(), o.population, o.generations, invalid_fitness};
+        const FitCheckpointShape shape{space.size(), o.population, o.generations, invalid_fitness, thesis};
         FitCheckpointData c = read_fit_checkpoint(o.checkpoint, shape);
         const std::string differs = identity_difference(c.identity, id);
         if (!differs.empty())
             throw std::runtime_error(o.checkpoint + ": the checkpoint belongs to another fit: its " + differs +
                                      " differs; give another --checkpoint file, or delete this one to start afresh");
-        const std::string unreadable = try_algorithm_in_child(c.algorithm);
-        if (!unreadable.empty())
-            throw std::runtime_error(o.checkpoint + ": the algorithm's saved state cannot be read (" + unreadable +
-                                     "): the file is damaged");
-        try {
-            algorithm = load_algorithm(c.algorithm);
-        } catch (const std::exception& e) {
-            throw std::runtime_error(o.checkpoint + ": the algorithm's saved state cannot be read (" + e.what() + ")");
+        if (thesis) {
+            // The search's own text, read by its own strict parser (no library code that could abort on it).
+            std::vector<std::pair<std::vector<double>, double>> members;
+            for (std::size_t i = 0; i < c.x.size(); ++i) members.emplace_back(c.x[i], -c.f[i]);
+            try {
+                search->load(c.algorithm, members);
+            } catch (const std::exception& e) {
+                throw std::runtime_error(o.checkpoint + ": the algorithm's saved state cannot be read (" + e.what() +
+                                         "): the file is damaged");
+            }
+        } else {
+            const std::string unreadable = try_algorithm_in_child(c.algorithm);
+            if (!unreadable.empty())
+                throw std::runtime_error(o.checkpoint + ": the algorithm's saved state cannot be read (" + unreadable +
+                                         "): the file is damaged");
+            try {
+                algorithm = load_algorithm(c.algorithm);
+            } catch (const std::exception& e) {
+                throw std::runtime_error(o.checkpoint + ": the algorithm's saved state cannot be read (" + e.what() + ")");
+            }
+            if (algorithm.get_name() != make_algorithm(o).get_name())
+                throw std::runtime_error(o.checkpoint + ": the algorithm's saved state is of " + algorithm.get_name() +
+                                         ", not of this fit's " + o.algorithm);
+            pop = pagmo::population(problem, 0u, o.seed);
+            for (std::size_t i = 0; i < c.x.size(); ++i) pop.push_back(c.x[i], {c.f[i]});
         }
-        if (algorithm.get_name() != make_algorithm(o).get_name())
-            throw std::runtime_error(o.checkpoint + ": the algorithm's saved state is of " + algorithm.get_name() +
-                                     ", not of this fit's " + o.algorithm);
-        pop = pagmo::population(problem, 0u, o.seed);
-        for (std::size_t i = 0; i < c.x.size(); ++i) pop.push_back(c.x[i], {c.f[i]});
         generation = c.generation;
         shared.evaluations = c.evaluations;
         shared.invalid = c.invalid;
@@ -325,6 +361,8 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
         for (const auto& h : c.history)
             earlier.push_back({static_cast<unsigned>(h[0]), static_cast<long long>(h[1]), h[2], h[3]});
         r.resumed_from = generation;
+    } else if (thesis) {
+        search->begin(box.to_u(start), std::numeric_limits<double>::quiet_NaN());
     } else {
         pop = o.algorithm == "pso" ? pagmo::population(problem, pagmo::bfe{pagmo::member_bfe{}}, o.population, o.seed)
                                    : pagmo::population(problem, o.population, o.seed);
@@ -333,6 +371,11 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
     }
     // pagmo replaces its champion only by a strictly better point; so does this.
     const auto update_champion = [&] {
+        if (thesis) {
+            const double f = std::isfinite(search->best_likelihood()) ? -search->best_likelihood() : invalid_fitness;
+            if (champion_u.empty() || f < champion_f) champion_u = search->best(), champion_f = f;
+            return;
+        }
         if (champion_u.empty() || pop.champion_f()[0] < champion_f)
             champion_u = pop.champion_x(), champion_f = pop.champion_f()[0];
     };
@@ -359,7 +402,10 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
     if (r.resumed_from == 0) record();
     unsigned this_run = 0;
     while (generation < o.generations) {
-        pop = algorithm.evolve(pop);
+        // A thesis search that has converged does no more work (a resumed one may have stopped already).
+        if (thesis && !search->stopped_by().empty()) break;
+        if (thesis) (void)search->step();
+        else pop = algorithm.evolve(pop);
         ++generation;
         update_champion();
         record();
@@ -369,14 +415,20 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
             c.generation = generation;
             c.evaluations = shared.evaluations;
             c.invalid = shared.invalid;
-            for (std::size_t i = 0; i < pop.size(); ++i) c.x.push_back(pop.get_x()[i]), c.f.push_back(pop.get_f()[i][0]);
+            if (thesis) {
+                for (const auto& [x, l] : search->members()) c.x.push_back(x), c.f.push_back(-l);
+                c.algorithm = search->save();
+            } else {
+                for (std::size_t i = 0; i < pop.size(); ++i) c.x.push_back(pop.get_x()[i]), c.f.push_back(pop.get_f()[i][0]);
+                c.algorithm = save_algorithm(algorithm);
+            }
             c.champion_x = champion_u;
             c.champion_f = champion_f;
             for (const auto& h : r.history)
                 c.history.push_back({double(h.generation), double(h.evaluations), h.best, h.seconds});
-            c.algorithm = save_algorithm(algorithm);
             write_checkpoint(o.checkpoint, c);
         }
+        if (thesis && !search->stopped_by().empty()) break;
         const bool asked = o.stop_requested && generation < o.generations && o.stop_requested();
         if (asked || (o.stop_after > 0 && ++this_run >= o.stop_after && generation < o.generations)) {
             r.completed = false;
@@ -384,6 +436,7 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
         }
     }
     r.generations = generation;
+    if (thesis) r.stopped_by = search->stopped_by();
     r.global_evaluations = shared.evaluations;
     r.global_seconds = seconds_since(t0);
     std::vector<double> best_u = champion_u;
@@ -431,6 +484,7 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
         r.positive_definite = u.positive_definite;
         r.scaled_fisher_eigenvalues = u.scaled_fisher_eigenvalues;
         r.weakest_direction = u.weakest_direction;
+        r.scaled_fisher_eigenvectors = u.scaled_fisher_eigenvectors;
         r.hessian_seconds = seconds_since(t2);
         r.hessian_integral_seconds = integral_seconds() - integral_before;
         if (const auto after = evaluator.integral_work(); after && work_before) {

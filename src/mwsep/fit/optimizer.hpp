@@ -17,8 +17,10 @@
 namespace mwsep::fit {
 
 /// The global algorithms: pagmo's generational particle swarm (pso_gen, a whole generation per batch),
-/// differential evolution (de) and CMA-ES (cmaes), the last two one candidate per batch.
-inline const std::vector<std::string> algorithm_names = {"pso", "de", "cmaes"};
+/// differential evolution (de) and CMA-ES (cmaes), the last two one candidate per batch; and the thesis's
+/// search methods (fit/thesis_search.hpp): conjugate gradient descent (cgd), gradient ascent with a randomized
+/// line search (line) and the asynchronous genetic search (async-ga).
+inline const std::vector<std::string> algorithm_names = {"pso", "de", "cmaes", "cgd", "line", "async-ga"};
 
 /// How to fit.
 struct FitOptions {
@@ -30,7 +32,12 @@ struct FitOptions {
     bool polish_from_start = true;  ///< polish from the start vector too, and keep the better of the two polishes
     double hessian_step = 1e-3;     ///< finite-difference step, as a fraction of each parameter's box
     bool uncertainties = true;      ///< compute the Hessian's uncertainties at the optimum
-    std::string checkpoint;         ///< written after every generation (atomically); empty: none. de and cmaes only
+    double gradient_step = 1e-4;    ///< cgd, line: central-difference step, as a fraction of each box
+    unsigned in_flight = 0;         ///< async-ga: evaluations in flight per round (0: the population)
+    double late_fraction = 0;       ///< async-ga: simulated share of results that arrive late
+    double lost_fraction = 0;       ///< async-ga: simulated share of results that never arrive
+    unsigned max_delay = 3;         ///< async-ga: rounds a late result can be late (a lost one holds its slot one more)
+    std::string checkpoint;         ///< written after every generation (atomically); empty: none. Not pso
     bool resume = false;            ///< continue from @ref checkpoint if it exists
     unsigned stop_after = 0;        ///< stop after this many generations of this run (0: none), for tests of resuming
     /// Asked after every generation: true stops the fit there as stop_after does (a time limit); empty: never.
@@ -75,6 +82,7 @@ struct FitResult {
     bool positive_definite = false;        ///< whether the Hessian showed a maximum
     std::vector<double> scaled_fisher_eigenvalues;  ///< see Uncertainty (empty: no Hessian)
     std::vector<double> weakest_direction;          ///< see Uncertainty
+    std::vector<std::vector<double>> scaled_fisher_eigenvectors;  ///< see Uncertainty
     long long evaluations = 0;             ///< every candidate evaluated (global, polish, Hessian)
     long long global_evaluations = 0;      ///< of which in the global search
     long long polish_evaluations = 0;      ///< of which in the polishes
@@ -82,6 +90,8 @@ struct FitResult {
     long long hessian_evaluations = 0;     ///< of which for the Hessian
     long long invalid_evaluations = 0;     ///< candidates without a finite likelihood
     unsigned generations = 0;              ///< generations completed (all runs of a resumed fit)
+    /// Why the global search ended before its last generation (a thesis search that converged); empty otherwise.
+    std::string stopped_by;
     unsigned resumed_from = 0;             ///< the generation a resumed run started from (0: a fresh start)
     bool completed = true;                 ///< false when stopped early (FitOptions::stop_after, stop_requested)
     double seconds = 0;                    ///< wall time of this run

@@ -20,6 +20,15 @@ std::string exact(double v) {
 
 }  // namespace
 
+std::vector<std::size_t> flat_directions(const FitResult& r) {
+    std::vector<std::size_t> out;
+    if (r.scaled_fisher_eigenvalues.empty()) return out;
+    const double largest = r.scaled_fisher_eigenvalues.back();  // ascending
+    for (std::size_t k = 0; k < r.scaled_fisher_eigenvalues.size(); ++k)
+        if (!(r.scaled_fisher_eigenvalues[k] > flat_eigenvalue_fraction * largest) || !(largest > 0)) out.push_back(k);
+    return out;
+}
+
 void write_search_parameters(const std::string& path, const std::string& name, const std::vector<double>& x) {
     harness::write_file_atomically(path, [&](std::ostream& out) {
         out << name << "\nparameters [" << x.size() << "]:";
@@ -40,9 +49,20 @@ void write_report(std::ostream& out, const FitSpace& space, const FitResult& r, 
         top.string("algorithm", c.options.algorithm).integer("population", c.options.population);
         top.integer("generations_requested", c.options.generations).integer("seed", c.options.seed);
         top.integer("polish_evaluations_limit", c.options.polish_evaluations).number("hessian_step", c.options.hessian_step);
+        top.string("integrator", c.integrator);
         top.number("start_likelihood", c.start_likelihood);
         if (c.truth) top.number("truth_likelihood", c.truth_likelihood);
         top.number("global_likelihood", r.global_likelihood).number("likelihood", r.likelihood);
+        // The optimum's likelihood by the exact sum, where the fit's evaluator was another (absent otherwise).
+        if (!std::isnan(c.exact_likelihood)) {
+            top.number("exact_likelihood", c.exact_likelihood).number("exact_difference", r.likelihood - c.exact_likelihood);
+            top.number("exact_check_seconds", c.exact_check_seconds);
+        }
+        if (c.reference) {
+            top.string("reference_file", c.reference_file).number("reference_likelihood", c.reference_likelihood);
+            if (!std::isnan(c.reference_exact_likelihood)) top.number("reference_exact_likelihood", c.reference_exact_likelihood);
+        }
+        top.string("search_stopped_by", r.stopped_by);
         top.boolean("completed", r.completed).boolean("positive_definite", r.positive_definite);
         top.integer("generations", r.generations).integer("resumed_from", r.resumed_from);
         top.integer("evaluations", r.evaluations).integer("global_evaluations", r.global_evaluations);
@@ -91,6 +111,11 @@ void write_report(std::ostream& out, const FitSpace& space, const FitResult& r, 
                     const double t = (*c.truth)[i];
                     p.number("truth", t).number("pull", std::isfinite(r.sigma[i]) ? (r.best[i] - t) / r.sigma[i] : NAN);
                 }
+                if (c.reference) {
+                    const double v = (*c.reference)[i];
+                    p.number("reference", v)
+                        .number("reference_pull", std::isfinite(r.sigma[i]) ? (r.best[i] - v) / r.sigma[i] : NAN);
+                }
                 p.close();
             }
             params.close();
@@ -102,6 +127,27 @@ void write_report(std::ostream& out, const FitSpace& space, const FitResult& r, 
             auto w = top.object("weakest_direction");
             for (std::size_t i = 0; i < space.size(); ++i) w.number(space.names[i], r.weakest_direction[i]);
             w.close();
+            // Every eigenvector by parameter, smallest eigenvalue first, and the flat ones among them (eigenvalue
+            // at most flat_eigenvalue_fraction of the largest): where the Hessian is not negative definite, the
+            // combinations of parameters along which the point is no maximum.
+            const auto directions = [&](const char* key, const std::vector<std::size_t>& which) {
+                auto all = top.object(key);
+                for (const std::size_t k : which) {
+                    auto one = all.object(std::to_string(k + 1));
+                    one.number("eigenvalue", r.scaled_fisher_eigenvalues[k]);
+                    auto v = one.object("direction");
+                    for (std::size_t i = 0; i < space.size(); ++i) v.number(space.names[i], r.scaled_fisher_eigenvectors[k][i]);
+                    v.close();
+                    one.close();
+                }
+                all.close();
+            };
+            std::vector<std::size_t> every(r.scaled_fisher_eigenvalues.size());
+            for (std::size_t k = 0; k < every.size(); ++k) every[k] = k;
+            if (r.scaled_fisher_eigenvectors.size() == every.size()) {
+                directions("scaled_fisher_eigenvectors", every);
+                directions("flat_directions", flat_directions(r));
+            }
         }
         {
             auto h = top.object("history");

@@ -3,6 +3,7 @@
 /// and the progress of the global search as CSV.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -29,7 +30,26 @@ struct ReportContext {
     double start_likelihood = 0;          ///< L at the start vector
     double truth_likelihood = 0;          ///< L at the true vector (when truth is set)
     std::optional<std::vector<double>> truth;  ///< the true vector, when known (recovery)
+    std::string integrator = "exact";          ///< "exact" or "compressed" (the compressed line-of-sight quadrature)
+    /// The optimum's likelihood by the exact sum, where the fit's own evaluator was another (the compressed
+    /// integrator or a single-precision variant); NaN otherwise.
+    double exact_likelihood = std::numeric_limits<double>::quiet_NaN();
+    double exact_check_seconds = std::numeric_limits<double>::quiet_NaN();  ///< the exact re-evaluations' seconds
+    /// A vector to compare the fit with (`--reference`: MilkyWay\@Home's, say), when given.
+    std::optional<std::vector<double>> reference;
+    std::string reference_file;  ///< the file it was read from
+    double reference_likelihood = std::numeric_limits<double>::quiet_NaN();  ///< its L by the fit's evaluator
+    /// Its L by the exact sum, where the fit's evaluator is another (NaN where not computed).
+    double reference_exact_likelihood = std::numeric_limits<double>::quiet_NaN();
 };
+
+/// A direction is flat where its scaled Fisher eigenvalue (Uncertainty::scaled_fisher_eigenvalues) is at most
+/// this fraction of the largest: the likelihood does not curve along it (at or below zero: no maximum there).
+inline constexpr double flat_eigenvalue_fraction = 1e-6;
+
+/// The indices (into the ascending eigenvalues) of the flat directions of @p result: empty for a maximum whose
+/// every direction curves, and for a fit without a Hessian.
+std::vector<std::size_t> flat_directions(const FitResult& result);
 
 /// Writes the JSON report of @p result (atomically).
 void write_report(const std::string& path, const FitSpace& space, const FitResult& result, const ReportContext& context);

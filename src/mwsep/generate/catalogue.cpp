@@ -115,6 +115,7 @@ Report generate_catalogue(const geometry::IntegrationSetup& setup, const Options
     report.stars.l.reserve(o.count);
     report.stars.b.reserve(o.count);
     report.stars.r.reserve(o.count);
+    report.component.reserve(o.count);
     // Every proposal can be rejected (a cut over the whole main area, or densities the envelope never
     // admits); the sampler then fails rather than running forever. With the default margin a few proposals
     // per star suffice, but a narrow stream's density is a thin tube that the envelope's lattice brackets
@@ -188,11 +189,17 @@ Report generate_catalogue(const geometry::IntegrationSetup& setup, const Options
             report.stars.l.push_back(lb.l);
             report.stars.b.push_back(lb.b);
             report.stars.r.push_back(r);
+            report.component.push_back(static_cast<int>(comp));
             ++report.per_component[comp];
             break;
         }
     }
     return report;
+}
+
+void write_labels(std::ostream& out, const Report& report) {
+    out << "star,component\n";
+    for (std::size_t i = 0; i < report.component.size(); ++i) out << i << ',' << report.component[i] << '\n';
 }
 
 }  // namespace mwsep::generate

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <ostream>
 #include <vector>
 
 #include "mwsep/geometry/tables.hpp"
@@ -30,6 +31,7 @@ struct Options {
 /// The catalogue and how the sampling went.
 struct Report {
     model::StarCatalogue stars;              ///< the drawn stars, in the order they were accepted
+    std::vector<int> component;              ///< each star's component (0 background, k stream k), in star order
     std::vector<std::size_t> per_component;  ///< stars drawn from the background, then each stream
     std::size_t proposals = 0;               ///< points proposed (accepted + rejected)
     std::size_t envelope_exceeded = 0;       ///< accepted proposals whose density exceeded the envelope
@@ -46,5 +48,10 @@ struct Report {
 /// 100000 in all) the sampler goes on while the acceptance seen predicts the count within 4e9 proposals,
 /// and otherwise names the component with the lowest acceptance (a narrow stream, or a cut over the area).
 Report generate_catalogue(const geometry::IntegrationSetup& setup, const Options& options);
+
+/// Writes the component of every star of @p report (`mwsep generate --labels`): a header `star,component`, then
+/// `index,component` per star in catalogue order (0 the background, k stream k): the truth a separation is
+/// checked against (separate::read_labels reads it).
+void write_labels(std::ostream& out, const Report& report);
 
 }  // namespace mwsep::generate

@@ -91,4 +91,23 @@ RaDec galactic_to_equatorial(LB gal) {
     return {ra, dec};
 }
 
+MuNu equatorial_to_stripe(RaDec eq, int wedge) {
+    const double node = constants::stripe_node / deg;
+    const double inc = stripe_inclination(wedge) / deg;
+    const double a = eq.ra / deg - node;
+    const double d = eq.dec / deg;
+    const double x1 = std::cos(a) * std::cos(d);
+    const double y1 = std::sin(a) * std::cos(d);
+    const double z1 = std::sin(d);
+    // stripe_to_equatorial rotates by +inc about the x axis; this rotates back.
+    const double y2 = y1 * std::cos(inc) + z1 * std::sin(inc);
+    const double z2 = -y1 * std::sin(inc) + z1 * std::cos(inc);
+    double mu = (std::atan2(y2, x1) + node) * deg;
+    mu = std::fmod(mu, 360.0);
+    if (mu < 0) mu += 360.0;
+    return {mu, std::asin(std::fmax(-1.0, std::fmin(1.0, z2))) * deg};
+}
+
+MuNu galactic_to_stripe(LB gal, int wedge) { return equatorial_to_stripe(galactic_to_equatorial(gal), wedge); }
+
 }  // namespace mwsep::geometry

@@ -34,4 +34,17 @@ LB stripe_to_galactic(double mu, double nu, int wedge);
 /// Galactic to equatorial (the transpose rotation), used by tests and the catalogue generator.
 RaDec galactic_to_equatorial(LB gal);
 
+/// Stripe coordinates (mu, nu) [deg].
+struct MuNu {
+    double mu;  ///< along the stripe's great circle, in [0, 360)
+    double nu;  ///< across it, in [-90, 90]
+};
+
+/// Equatorial coordinates [deg] to the stripe coordinates of stripe @p wedge: the inverse of
+/// stripe_to_equatorial (the rotation about the node's axis undone), for showing stars along their stripe.
+MuNu equatorial_to_stripe(RaDec eq, int wedge);
+
+/// Galactic coordinates [deg] to the stripe coordinates of stripe @p wedge.
+MuNu galactic_to_stripe(LB gal, int wedge);
+
 }  // namespace mwsep::geometry

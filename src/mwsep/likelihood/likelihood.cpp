@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "mwsep/likelihood/densities.hpp"
+#include "mwsep/likelihood/mixture.hpp"
 #include "mwsep/math/constants.hpp"
 
 namespace mwsep::likelihood {
@@ -65,13 +66,50 @@ void star_densities(const geometry::IntegrationSetup& s, double l_deg, double b_
     for (std::size_t c = 0; c <= s.streams.size(); ++c) out[c] *= efficiency;
 }
 
+namespace {
+
+/// The integrals and weights of every component in component order, and room for one star's terms: the
+/// arrays mixture_terms() takes. On the stack for up to 16 components (a CPU evaluation allocates nothing per
+/// star), on the heap beyond.
+class ComponentTables {
+public:
+    ComponentTables(const MixtureWeights& w, const model::Integrals& integrals) : n_(1 + w.streams.size()) {
+        if (n_ > inline_components) heap_.resize(3 * n_);
+        double* b = buffer();
+        b[0] = integrals.background;
+        b[n_] = w.background;
+        for (std::size_t s = 0; s < w.streams.size(); ++s) b[1 + s] = integrals.streams[s], b[n_ + 1 + s] = w.streams[s];
+    }
+    int components() const { return static_cast<int>(n_); }
+    const double* integrals() { return buffer(); }
+    const double* weights() { return buffer() + n_; }
+    double* terms() { return buffer() + 2 * n_; }
+
+private:
+    static constexpr std::size_t inline_components = 16;
+    double* buffer() { return heap_.empty() ? stack_ : heap_.data(); }
+    std::size_t n_;
+    double stack_[3 * inline_components];
+    std::vector<double> heap_;
+};
+
+}  // namespace
+
 double star_log_probability(const MixtureWeights& w, const model::Integrals& integrals, const double* densities,
                             bool& zero) {
-    double t = (densities[0] / integrals.background) * w.background;
-    for (std::size_t s = 0; s < w.streams.size(); ++s) t += (densities[1 + s] / integrals.streams[s]) * w.streams[s];
-    t /= w.sum;
-    zero = t == 0.0;
-    return zero ? constants::zero_probability_penalty : std::log(t) / std::log(10.0);
+    ComponentTables t(w, integrals);
+    // Sigma_c (P_c / I_c) E_c, then over Sigma_E (spec 4.2): the original CPU's order and rounding.
+    const double p = mixture_terms(t.components(), densities, t.integrals(), t.weights(), t.terms()) / w.sum;
+    zero = p == 0.0;
+    return zero ? constants::zero_probability_penalty : std::log(p) / std::log(10.0);
+}
+
+bool star_membership(const MixtureWeights& w, const model::Integrals& integrals, const double* densities,
+                     double* probability) {
+    ComponentTables t(w, integrals);
+    const double total = mixture_terms(t.components(), densities, t.integrals(), t.weights(), t.terms());
+    membership(t.components(), t.terms(), total, probability);
+    return total > 0;
 }
 
 double diagnostic_term(double density, double integral, double weight, const MixtureWeights& w) {

@@ -40,6 +40,13 @@ void star_densities(const geometry::IntegrationSetup& s, double l_deg, double b_
 double star_log_probability(const MixtureWeights& w, const model::Integrals& integrals, const double* densities,
                             bool& zero);
 
+/// One star's probability of belonging to each component, background first (1 + S values in @p probability):
+/// its mixture terms (mixture_terms(), the very terms whose sum star_log_probability() takes) over their
+/// sum. Returns false, with every probability 0, for a star of mixture probability exactly 0 (the likelihood's
+/// penalty star): no component explains it.
+bool star_membership(const MixtureWeights& w, const model::Integrals& integrals, const double* densities,
+                     double* probability);
+
 /// One star's term of a diagnostic likelihood (spec 4.6): log10(u / Sigma_E), or -241 when the unshifted
 /// u = (density / integral) exp(epsilon) is below 1e-15; @p weight and @p w are shifted (MixtureWeights),
 /// so the threshold is compared in logarithms, where exp(shift) cannot overflow.
