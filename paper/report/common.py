@@ -29,6 +29,14 @@ class Output:
         self.fallbacks = []
         self.verdicts = []
 
+    def fallback(self, what, reason, sources=()):
+        """Records that @p what (a number or table) fell back to a "not measured" text, because of @p reason
+        (a MissingData or words), resting on the result files @p sources (absolute paths or paths relative to
+        the repository). tools/check_report.py fails the report when every source of a fallback exists."""
+        if isinstance(reason, MissingData):
+            sources = tuple(sources) + reason.sources
+        self.fallbacks.append({"what": what, "reason": str(reason), "sources": [rel(s) for s in dict.fromkeys(sources)]})
+
     def verdict(self, kind, claim, document):
         """Records the verdict of one claim of @p document (its key in paper/documents.json: T, P, S1, ...) for
         the report's abstract, which counts them per study (paper/report/frontmatter.py): @p kind is one of
