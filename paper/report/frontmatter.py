@@ -29,7 +29,7 @@ import pathlib
 import re
 import subprocess
 
-from paper.report.common import APPENDIX, VERDICT_KINDS, provenance_counts, table
+from paper.report.common import VERDICT_KINDS, provenance_counts, table
 from paper.report.facts import ROOT, folder_facts, rel
 from tools import release_check
 
@@ -191,7 +191,6 @@ def state_numbers(state, results_gpu, provenance):
     """The numbers of the front matter: where and when the report was built, from what."""
     commit = state["commit"]
     short = commit[:12] if commit else None
-    tree = "with uncommitted changes" if state["dirty"] else "clean"
     folders = _folders(provenance, results_gpu)
     compared = [f"`{f}` ({_gpu_words(f)}{', its multi-GPU runs' if role == 'multi-GPU' else ''})"
                 for f, role, _ in folders[1:]]
@@ -203,7 +202,8 @@ def state_numbers(state, results_gpu, provenance):
         source = "no commit and no SOURCE_DATE_EPOCH to date it by"
     return {
         "report_commit": short or "unknown (not built from a git checkout)",
-        "report_tree": tree if commit else "unknown",
+        "report_source": (f"commit `{short}`, " + ("a tree with uncommitted changes" if state["dirty"] else "a clean tree"))
+        if commit else "an unknown commit (not built from a git checkout)",
         "report_built_from": (f"built from commit {short}" + (" (uncommitted changes)" if state["dirty"] else ""))
         if commit else "built from an unknown commit",
         "report_date": state["date"] or "undated",
@@ -225,7 +225,7 @@ def frontmatter_md(n, docs):
     if others:
         lines += ["", "  Also compared: " + "; ".join(f"[{d['key']}] {d['reference']}" for d in others)]
     lines += ["",
-              f":Built from: commit `{n['report_commit']}`, a tree {n['report_tree']}",
+              f":Built from: {n['report_source']}",
               f":Results: `{n['report_results']}`, recorded on {n['report_gpu']}",
               f":Compared with: {n['report_compared']}",
               f":Date: {n['report_date']} ({n['report_date_source']})", ""]
@@ -370,9 +370,13 @@ def tex(text):
 def titlepage_latex(title, numbers, docs):
     """The PDF's title page: the title, the documents rebuilt, the authors, and a block with the commit, the
     results, the GPUs compared with and the date (the numbers of state_numbers, from numbers.json)."""
+    needed = ("report_source", "report_results", "report_gpu", "report_compared", "report_date", "report_date_source",
+              "report_authors")
+    if any(k not in numbers for k in needed):
+        return r"\sphinxmaketitle"  # numbers.json of an older report generator: Sphinx's own title page
     rebuilt = [d for d in docs if d["rebuilt"]]
     cites = ", ".join(f"{tex(d['short'])} [{d['key']}]" for d in rebuilt)
-    rows = [("Built from", f"commit \\sphinxcode{{{tex(numbers['report_commit'])}}}, a tree {tex(numbers['report_tree'])}"),
+    rows = [("Built from", tex(numbers["report_source"])),
             ("Results", f"{tex(numbers['report_results'])}, recorded on {tex(numbers['report_gpu'])}"),
             ("Compared with", tex(numbers["report_compared"])),
             ("Date", f"{tex(numbers['report_date'])} ({tex(numbers['report_date_source'])})")]
