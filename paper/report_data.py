@@ -182,6 +182,11 @@ def main():
     if unknown:
         print(f"report_data: unknown study {', '.join(unknown)} (declared: {', '.join(known)})", file=sys.stderr)
         return 2
+    try:
+        frontmatter.build_state()  # a wrong SOURCE_DATE_EPOCH is refused before any study is built
+    except frontmatter.FrontMatterError as e:
+        print(f"report_data: {e}", file=sys.stderr)
+        return 2
     results_gpu = pathlib.Path(args.results) if pathlib.Path(args.results).is_absolute() else ROOT / args.results
     if not results_gpu.is_dir():
         print(f"report_data: {args.results}: no such results folder", file=sys.stderr)
