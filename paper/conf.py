@@ -2,31 +2,24 @@
 import json
 import os
 import pathlib
-import subprocess
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "paper" / "_generated"
 
 
-def _built_from():
-    """The commit the report is built from, with "(uncommitted changes)" when the tree differs from it, or
-    "an unknown commit" outside a git checkout; it stands on the title page (release) of both outputs."""
-    try:
-        commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short=12", "HEAD"], capture_output=True,
-                                text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "built from an unknown commit"
-    return f"built from commit {commit}" + (" (uncommitted changes)" if dirty else "")
+# The front matter: the title is index.md's first heading; the authors are those of CITATION.cff; the commit, its
+# state and the date are those report_data worked out for the front matter (paper/report/frontmatter.py) and
+# wrote into numbers.json, so that the title page, the running header and the first HTML page say the same.
+from paper.report import frontmatter  # noqa: E402
 
-
-project = "mwsep report"
-TITLE = "The MilkyWay@Home CUDA likelihood study, reproduced"
-release = _built_from()
+NUMBERS = json.loads((GENERATED / "numbers.json").read_text())
+TITLE = (ROOT / "paper" / "index.md").read_text().splitlines()[0].lstrip("# ").strip()
+project = "gpu_studies report"
+release = NUMBERS.get("report_built_from", "built from an unknown commit")
 version = release
-author = "the mwsep authors"
-copyright = "2026, the mwsep authors"
+today = NUMBERS.get("report_date", "")
+author = frontmatter.citation_authors()
+copyright = f"{today[:4]}, {author}" if today[:4].isdigit() else author
 # tools.sphinx_offline_mathjax: MathJax served from the build itself, so that the report reads offline.
 extensions = ["myst_parser", "tools.sphinx_offline_mathjax"]
 source_suffix = {".md": "markdown"}
@@ -39,20 +32,20 @@ from experiments.harness import registry  # noqa: E402
 PREVIEW = [s for s in os.environ.get("PAPER_STUDY", "").replace(",", " ").split() if s]
 if PREVIEW:
     root_doc = "_preview/index"
-    shown = [e for e in registry.load() if e.name in PREVIEW]
     exclude_patterns += ["index.md"] + [f"{e.name}/*" for e in registry.load() if e.name not in PREVIEW]
-    if not any("abstract" in c for e in shown for c in e.chapters):
-        exclude_patterns.append("abstract.md")
 else:
     exclude_patterns.append("_preview")
-myst_enable_extensions = ["substitution", "colon_fence", "dollarmath"]
+myst_enable_extensions = ["substitution", "colon_fence", "dollarmath", "fieldlist"]
 myst_heading_anchors = 3
 myst_footnote_transition = False
 # Every number the text cites comes from the recorded results through report_data.py.
-myst_substitutions = json.loads((GENERATED / "numbers.json").read_text())
+myst_substitutions = NUMBERS
 highlight_language = "cpp"
 html_theme = "alabaster"
 html_theme_options = {"page_width": "1320px", "sidebar_width": "230px"}
+# Columns of numbers flush right (the table helper marks them: paper/report/common.py).
+html_static_path = ["_static"]
+html_css_files = ["report.css"]
 html_title = f"{TITLE} ({release})"
 # No automatic numbers: every caption carries its own, the thesis's ("Table 4.2 (thesis)") or the
 # report's ("Table R1"), so that the report's numbers cannot pass for the thesis's.
@@ -63,6 +56,10 @@ latex_elements = {
     "papersize": "a4paper",
     "pointsize": "10pt",
     "figure_align": "H",
+    # The title page carries the front matter (paper/report/frontmatter.py); the abstract follows it and the
+    # table of contents follows the abstract (paper/index.md sets both).
+    "maketitle": frontmatter.titlepage_latex(TITLE, NUMBERS, frontmatter.documents()),
+    "tableofcontents": "",
     "extraclassoptions": "openany,oneside",
     "sphinxsetup": "hmargin={2cm,2cm}, vmargin={2.2cm,2.2cm}",
     "preamble": r"""
@@ -125,3 +122,9 @@ latex_elements = {
 """,
 }
 latex_table_style = ["booktabs", "colorrows"]
+
+
+def setup(app):
+    # Columns of numbers flush right in the PDF too (the HTML's come from report.css).
+    from paper.report import sphinx_tables
+    sphinx_tables.setup(app)

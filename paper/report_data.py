@@ -32,6 +32,7 @@ import sys
 from experiments.harness import registry
 from experiments.harness.results import ResultFolder
 from paper.report import facts as facts_layer
+from paper.report import frontmatter
 from paper.report.common import ROOT, MissingData, Output, rel
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -63,11 +64,13 @@ def number_tables(study, tables, letter):
 
 
 class Built:
-    """One study's generated output: numbers, tables, the result folder it read and the fallbacks taken."""
+    """One study's generated output: numbers, tables, the result folder it read, the fallbacks taken, the verdicts
+    of its claims and the provenance of every result file its chapters read (for the front matter and the
+    provenance appendix: paper/report/frontmatter.py)."""
 
     def __init__(self, results, compare):
         self.results, self.compare = results, compare
-        self.n, self.tables, self.fallbacks = {}, {}, []
+        self.n, self.tables, self.fallbacks, self.verdicts, self.provenance = {}, {}, [], [], []
 
     def add(self, name, out):
         """Takes a chapter's Output; a number or table written by two chapters is a fault of the code."""
@@ -78,6 +81,7 @@ class Built:
                                    "which another chapter writes too")
             mine.update(theirs)
         self.fallbacks += out.fallbacks
+        self.verdicts += out.verdicts
 
 
 def build_study(entry, results_gpu):
@@ -95,6 +99,7 @@ def build_study(entry, results_gpu):
         missing.append((None, MissingData(f"{rel(results)}: no results of the study in this folder", [results])))
     else:
         facts = importlib.import_module(f"paper.{study}.facts").build(ResultFolder(results_gpu), published, compare)
+        built.provenance = frontmatter.provenance_record(getattr(facts, "files", None))
         for name in importlib.import_module(f"paper.{study}.data").CHAPTERS:
             out = Output()
             try:
@@ -137,7 +142,8 @@ def fill_not_measured(entry, built, results_gpu, missing):
 def write_toc():
     path = HERE / "index.md"
     text = path.read_text()
-    head = text[:text.index("```{toctree}")] if "```{toctree}" in text else text + "\n"
+    start = min((text.index(m) for m in (registry.TOC_START, "```{toctree}") if m in text), default=None)
+    head = text[:start] if start is not None else text + "\n"
     path.write_text(head + registry.paper_toc(registry.load()))
     print(f"report_data: wrote the table of contents of {rel(path)} from experiments/studies.json")
 
@@ -150,6 +156,8 @@ def write_preview(entries):
     for e in entries:
         blocks += ["```{toctree}", f":caption: {e.title}", ":maxdepth: 2", ":glob:", ""]
         blocks += ["/" + c for c in e.chapters + e.appendices] + ["```", ""]
+    blocks += ["```{toctree}", ":caption: Appendices", ":maxdepth: 1", ""] + ["/" + a for a in registry.REPORT_APPENDICES]
+    blocks += ["```", ""]
     (folder / "index.md").write_text("\n".join(blocks))
 
 
@@ -164,9 +172,20 @@ def main():
         write_toc()
         return 0
     known = [s.name for s in studies]
+    taken = [s.name for s in studies if s.table_letter == frontmatter.APPENDIX_LETTER]
+    if taken:
+        print(f"report_data: the table letter {frontmatter.APPENDIX_LETTER} of {', '.join(taken)} is the letter of the "
+              "report's provenance appendix (paper/report/frontmatter.py): declare another in experiments/studies.json",
+              file=sys.stderr)
+        return 2
     unknown = [s for s in args.study or [] if s not in known]
     if unknown:
         print(f"report_data: unknown study {', '.join(unknown)} (declared: {', '.join(known)})", file=sys.stderr)
+        return 2
+    try:
+        frontmatter.build_state()  # a wrong SOURCE_DATE_EPOCH is refused before any study is built
+    except frontmatter.FrontMatterError as e:
+        print(f"report_data: {e}", file=sys.stderr)
         return 2
     results_gpu = pathlib.Path(args.results) if pathlib.Path(args.results).is_absolute() else ROOT / args.results
     if not results_gpu.is_dir():
@@ -193,6 +212,9 @@ def main():
         # Every part printed as not measured, with why and the result files it rests on (tools/check_report.py
         # fails the report when those files are all there).
         (out / "fallbacks.json").write_text(json.dumps(built.fallbacks, indent=1, ensure_ascii=False) + "\n")
+        # What the front matter and the provenance appendix gather from every study (paper/report/frontmatter.py).
+        (out / "verdicts.json").write_text(json.dumps(built.verdicts, indent=1, ensure_ascii=False) + "\n")
+        (out / "provenance.json").write_text(json.dumps(built.provenance, indent=1, ensure_ascii=False) + "\n")
         clash = {k for k in set(numbers) & set(built.n) if numbers[k] != built.n[k] and k != "results_dir"}
         if clash and not args.study:
             print(f"report_data: numbers named alike in two studies: {', '.join(sorted(clash))}", file=sys.stderr)
@@ -205,6 +227,11 @@ def main():
             print(f"report_data: {entry.name}: not measured on this GPU: {m}")
     if args.study:
         write_preview([e for e in studies if e.name in args.study])
+    try:
+        numbers.update(frontmatter.write([s.name for s in studies], results_gpu))
+    except frontmatter.FrontMatterError as e:
+        print(f"report_data: {e}", file=sys.stderr)
+        return 1
     numbers_path.parent.mkdir(exist_ok=True)
     numbers_path.write_text(json.dumps(numbers, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     if not_measured:

@@ -34,6 +34,9 @@ PAPER = ROOT / "paper"
 
 # The letters of the report's own tables, one per declared study (experiments/studies.json).
 LETTERS = "".join(s.table_letter for s in registry.load())
+# The keys the report cites its documents by ([T], [S1], ...; paper/documents.json).
+DOCUMENT_KEYS = [d["key"] for d in json.loads((PAPER / "documents.json").read_text())["documents"]] \
+    if (PAPER / "documents.json").exists() else []
 EXEMPT = [
     r"\{\{[^}]*\}\}",                       # substitutions: generated numbers
     r"`[^`]*`",                              # code and file names
@@ -45,6 +48,7 @@ EXEMPT = [
     r"\bstripe[- ]\d+\b",                     # names of SDSS stripes
     r"\b(GTX \d+|\d+ GTX|GT200|H200|H100|HD \d+|Athlon64 X2 \d+\+?|sm_\d+|CUDA \d+)\b",
     r"\b[23]-(S|stream)\b",                  # work-unit names
+    r"\[(" + "|".join(map(re.escape, DOCUMENT_KEYS or ["-"])) + r")\]",  # a document's key: [S1]
     r"\bf(32|64)\b", r"\bbase-10\b", r"\blog10\b", r"\b(FP64|FP32|L1|L2)\b",
 ]
 

@@ -78,16 +78,32 @@ def get(name, path=None):
     raise DeclarationError(f"no study '{name}' in {path or DECLARATION} (declared: {', '.join(names(path))})")
 
 
+# The report's own appendices, after the studies': the provenance of every result (paper/provenance.md) and the
+# references (paper/references.md).
+REPORT_APPENDICES = ("provenance", "references")
+
+
 def paper_toc(studies):
     """The report's table of contents (paper/index.md's toctree blocks), one block per study, then the
-    appendices."""
+    appendices: the studies' and the report's own."""
     blocks = []
     for s in studies:
-        blocks.append("```{toctree}\n:caption: " + s.title + "\n:maxdepth: 2\n:glob:\n\n" + "\n".join(s.chapters) + "\n```\n")
-    appendices = [a for s in studies for a in s.appendices]
-    if appendices:
-        blocks.append("```{toctree}\n:caption: Appendices\n:maxdepth: 1\n:glob:\n\n" + "\n".join(appendices) + "\n```\n")
+        blocks.append(_latex_part(s.title) + "```{toctree}\n:caption: " + s.title + "\n:maxdepth: 2\n:glob:\n\n"
+                      + "\n".join(s.chapters) + "\n```\n")
+    appendices = [a for s in studies for a in s.appendices] + list(REPORT_APPENDICES)
+    blocks.append(_latex_part("Appendices") + "```{toctree}\n:caption: Appendices\n:maxdepth: 1\n:glob:\n\n"
+                  + "\n".join(appendices) + "\n```\n")
     return "\n".join(blocks)
+
+
+_LATEX = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}", "\\": " ", "~": " ", "^": " "}
+# Where the generated part of paper/index.md begins (paper_toc's first line).
+TOC_START = "```{raw} latex\n\\part{"
+
+
+def _latex_part(title):
+    """A part of the PDF (one per study, then the appendices), as the caption of a table of contents is in HTML."""
+    return TOC_START + "".join(_LATEX.get(c, c) for c in title) + "}\n```\n\n"
 
 
 def docs_entries(studies):

@@ -7,7 +7,6 @@ chapter: ctx is that chapter's Output, facts the study's facts. paper/report_dat
 does not matter.
 """
 import collections
-import functools
 import importlib
 import json
 import math
@@ -17,7 +16,6 @@ import statistics
 from collections import defaultdict
 
 from paper.report.facts import ROOT, MissingData, rel  # noqa: F401 (the chapters' names for them)
-from tools import release_check
 
 
 class Output:
@@ -29,6 +27,7 @@ class Output:
         self.n = {}
         self.tables = {}
         self.fallbacks = []
+        self.verdicts = []
 
     def fallback(self, what, reason, sources=()):
         """Records that @p what (a number or table) fell back to a "not measured" text, because of @p reason
@@ -37,6 +36,34 @@ class Output:
         if isinstance(reason, MissingData):
             sources = tuple(sources) + reason.sources
         self.fallbacks.append({"what": what, "reason": str(reason), "sources": [rel(s) for s in dict.fromkeys(sources)]})
+
+    def verdict(self, kind, claim, document):
+        """Records the verdict of one claim of @p document (its key in paper/documents.json: T, P, S1, ...) for
+        the report's abstract, which counts them per study (paper/report/frontmatter.py): @p kind is one of
+        VERDICT_KINDS, or None for a published value compared without a verdict."""
+        if kind is not None and kind not in VERDICT_KINDS:
+            raise ValueError(f"{claim!r}: verdict kind {kind!r} is none of {', '.join(VERDICT_KINDS)}")
+        self.verdicts.append({"claim": str(claim), "document": document, "kind": kind})
+
+    def judged(self, rows, document, words, column=-1, strict=False):
+        """Records the verdicts of a claims table's rows (the rows given to table()), the claim being a row's first
+        cell and its verdict cell (@p column) read by the chapter's own words: @p words, (pattern, kind) pairs, the
+        first whose regular expression matches the cell's start giving the kind (None: a value compared without a
+        verdict). A cell no pattern matches is compared without a verdict, or, with @p strict (a table whose every
+        row is judged), a fault of the code: the chapter's words changed and its patterns did not."""
+        for row in rows:
+            text = str(row[column])
+            kinds = [kind for pattern, kind in words if re.match(pattern, text)][:1]
+            if not kinds and strict:
+                raise ValueError(f"{row[0]!r}: the verdict {text!r} matches none of the patterns its chapter "
+                                 "declares for the kinds of its verdicts (Output.judged)")
+            self.verdict(kinds[0] if kinds else None, row[0], document)
+
+
+# The kinds of verdict a claim can get, in every study alike (the words the abstract counts them in).
+REPRODUCED, QUALITATIVE, DIFFERS, NOT_TESTABLE = ("reproduced", "reproduced qualitatively", "differs",
+                                                  "not testable here")
+VERDICT_KINDS = (REPRODUCED, QUALITATIVE, DIFFERS, NOT_TESTABLE)
 
 
 def groups(data, value="kernel_ms", key=("variant", "work_unit")):
@@ -107,6 +134,28 @@ def breakable(text, mark):
 
 WIDE_TABLE = 10  # columns from which the PDF sets a table in a smaller font
 
+# A cell that is one number as fmt, pct, signed and the chapters print it: a sign, an approximation mark, digits
+# grouped by thin spaces, a decimal part, an exponent, and a unit that is a ratio or a share ("x", "%"); or two
+# such numbers set against each other ("published / here").
+_ONE_NUMBER = r"[\u2212+-]?[≈~]?\s?\d[\d\u202f,]*(?:\.\d+)?(?:[eE][\u2212+-]?\d+)?\s?[x×%]?"
+_NUMBER = re.compile(rf"{_ONE_NUMBER}(?:\s/\s{_ONE_NUMBER})?")
+# Cells that stand for a missing number in a column of numbers, and do not make it a column of words.
+_NO_NUMBER = {"", "-", "\u2212", "\u2014", "\u2013", "n/a", "not recorded", "not measured", "(not measured)"}
+
+
+def numeric_columns(body):
+    """The indices of the columns of @p body (rows of cells) that hold numbers: at least one cell is a number
+    (_NUMBER) and every other stands for a missing one. Their cells are set flush right, so that digits align."""
+    if not body:
+        return set()
+    out = set()
+    for i in range(max(len(r) for r in body)):
+        cells = [str(r[i]).strip() for r in body if i < len(r)]
+        numbers = [c for c in cells if c not in _NO_NUMBER]
+        if numbers and all(_NUMBER.fullmatch(c) for c in numbers):
+            out.add(i)
+    return out
+
 
 def table(caption, header, body, name=None, widths=None):
     """A captioned MyST table. `caption` carries its own number ("Table 4.2 (thesis): ...", "Table R3: ...");
@@ -126,7 +175,9 @@ def table(caption, header, body, name=None, widths=None):
     lines.append(":align: center")
     lines.append("")
     lines.append("| " + " | ".join(breakable(h, "/") for h in header) + " |")
-    lines.append("|" + "---|" * len(header))
+    right = numeric_columns(body)
+    # A column of numbers is set flush right (HTML: paper/_static/report.css; PDF: paper/report/sphinx.py).
+    lines.append("|" + "".join("---:|" if i in right else "---|" for i in range(len(header))))
     lines += ["| " + " | ".join(breakable(str(c).replace("|", "/"), ".") for c in row) + " |" for row in body]
     lines.append("~~~")
     if len(header) >= WIDE_TABLE:
@@ -136,37 +187,40 @@ def table(caption, header, body, name=None, widths=None):
     return "\n".join(lines) + "\n"
 
 
-@functools.cache
-def changes_since_recording(commit):
-    """The sentence of tools/release_check.py on the code that makes numbers and changed between @p commit (the
-    results' recording commit) and HEAD; worked out once per commit for all the provenance tables."""
-    return release_check.describe_changes(commit)
+# The report's appendix on provenance (paper/provenance.md, its tables written by paper/report/frontmatter.py):
+# the recording commits, the code changed since with why no recorded number depends on it, the files without a
+# provenance file and the counts of every study. A chapter's provenance table points there in one line.
+APPENDIX = "/provenance"
 
 
-def provenance_caption(caption, metas):
-    """@p caption with what the provenance files @p metas (one per result file) say together: how many were
-    recorded from a working tree with uncommitted changes, the commit most were recorded at, and what code that
-    makes numbers changed between that commit and the report's tree (tools/release_check.py)."""
-    caption = caption.rstrip()
-    caption += "" if caption.endswith(".") else "."
+def provenance_counts(metas):
+    """What the provenance files @p metas (one per result file, {} for a file without one) say together:
+    {files, without (no provenance file), dirty (recorded from a tree with uncommitted changes), commit (the
+    commit most name, or None), at_commit (how many name it)}."""
+    commits = collections.Counter(m["git_commit"] for m in metas if m.get("git_commit"))
+    commit, at = commits.most_common(1)[0] if commits else (None, 0)
+    return {"files": len(metas), "without": sum(1 for m in metas if not m),
+            "dirty": sum(1 for m in metas if m.get("git_dirty")), "commit": commit, "at_commit": at}
 
-    def of_the(n):
-        return f"All {n} files were" if n == len(metas) else f"{n} of the {len(metas)} files {'was' if n == 1 else 'were'}"
 
-    without = sum(1 for m in metas if not m)
-    if without:
-        one = without == 1
-        caption += (f" {without} of the {len(metas)} files {'has' if one else 'have'} no provenance file beside "
-                    f"{'it' if one else 'them'}: {'its row is' if one else 'their rows are'} empty.")
-    dirty = sum(1 for m in metas if m.get("git_dirty"))
-    if dirty:
-        caption += (f" {of_the(dirty)} recorded from a working tree with uncommitted changes (marked dirty); the "
-                    "changes themselves were not kept.")
-    commits = [m["git_commit"] for m in metas if m.get("git_commit")]
-    if commits:
-        commit, n = collections.Counter(commits).most_common(1)[0]
-        caption += f" {of_the(n)} recorded at commit {commit[:7]}. " + changes_since_recording(commit)
-    return caption
+def provenance_pointer(metas):
+    """The one line a chapter prints above its provenance table: the commit most of its result files were recorded
+    at, how many were recorded from a tree with uncommitted changes or have no provenance file, and where the
+    appendix lists the code changed since that commit with why no recorded number depends on it."""
+    c = provenance_counts(metas)
+    n = c["files"]
+    if c["commit"]:
+        at = "All" if c["at_commit"] == n else f"{c['at_commit']} of the"
+        line = f"{at} {n} result files below were recorded at commit {c['commit'][:7]}"
+    else:
+        line = f"None of the {n} result files below names the commit it was recorded at"
+    notes = []
+    if c["dirty"]:
+        notes.append(f"{c['dirty']} from a tree with uncommitted changes, marked dirty")
+    if c["without"]:
+        notes.append(f"{c['without']} without a provenance file, {'its row' if c['without'] == 1 else 'their rows'} empty")
+    line += (f" ({'; '.join(notes)})" if notes else "")
+    return f"{line}. The code changed since that commit, and whether a recorded number depends on it: {{doc}}`{APPENDIX}`.\n\n"
 
 
 def read_with_provenance(files):
@@ -177,8 +231,8 @@ def read_with_provenance(files):
 
 def provenance_table(files, caption):
     """The provenance of every result file a study's chapters read (its facts' ResultFiles): its GPU or host, driver,
-    CUDA, short commits and date, from the provenance file beside it; the caption adds the commit most of them were
-    recorded at and what code that makes numbers changed between it and the report's tree."""
+    CUDA, short commits and date, from the provenance file beside it, under a short @p caption; above it, one line
+    with the commit most of them were recorded at and a pointer to the appendix (provenance_pointer)."""
     body, metas = [], []
     for path, m in read_with_provenance(files):
         metas.append(m)
@@ -187,9 +241,8 @@ def provenance_table(files, caption):
         body.append([rel(path).replace("experiments/results/", "").replace("/", "/\u200b"),
                      (m.get("gpu_name") or m.get("host_cpu", "")).replace("NVIDIA ", ""), m.get("driver_version", ""),
                      m.get("cuda_version", ""), ", ".join(str(x)[:7] for x in commits) + mark, m.get("date_utc", "")[:10]])
-    caption = provenance_caption(caption, metas)
-    return table(caption, ["result", "GPU / host", "driver", "CUDA", "commits", "date"], body,
-                 widths=[34, 14, 12, 7, 18, 15])
+    return provenance_pointer(metas) + table(caption, ["result", "GPU / host", "driver", "CUDA", "commits", "date"],
+                                             body, widths=[34, 14, 12, 7, 18, 15])
 
 
 def short_gpu(name):

@@ -1,5 +1,5 @@
 """Where every number of the chapters comes from: each result file read, its experiment, commit and date."""
-from paper.report.common import cache_paragraph, provenance_caption, read_with_provenance, rel, table
+from paper.report.common import cache_paragraph, provenance_pointer, read_with_provenance, rel, table
 
 
 def build(ctx, facts):
@@ -10,6 +10,6 @@ def build(ctx, facts):
         body.append([rel(path), meta.get("experiment", ""),
                      meta.get("git_commit", "")[:7] + (" (dirty)" if meta.get("git_dirty") else ""), meta.get("date_utc", ""),
                      meta.get("gpu_name", "host only")])
-    ctx.tables["kh_provenance"] = table(provenance_caption(
+    ctx.tables["kh_provenance"] = provenance_pointer(metas) + table(
         "Table R@: the result files this study's chapters read, with the experiment that wrote each, the "
-        "commit it ran at and when.", metas), ["file", "experiment", "commit", "date (UTC)", "device"], body)
+        "commit it ran at and when.", ["file", "experiment", "commit", "date (UTC)", "device"], body)

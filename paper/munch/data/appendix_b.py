@@ -6,6 +6,7 @@ from paper.report.facts import available
 
 from ..facts import best, by_size
 from .shared import cell, cell_text, ms, signal_text
+from .verdicts import VERDICT_WORDS
 
 
 def num(v):
@@ -70,6 +71,7 @@ def build(ctx, facts):
         f"{b['hardware']['cpu']}), its statements beside this rebuild's ({gpu}, the host's CPU on {threads} threads). "
         "Its figures print no values: only the numbers its text states are compared",
         ["statement", "source", "thesis (Appendix B)", "this rebuild", "verdict"], rows, widths=[24, 20, 14, 28, 14])
+    ctx.judged(rows, "S4", VERDICT_WORDS, strict=True)
 
     # The practical instance: about 10^5 samples and 10^4 taps; the nearest cell of the thesis's grid (a ball of
     # odd width) is 10^5 x 9,999.

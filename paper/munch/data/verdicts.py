@@ -2,11 +2,22 @@
 tables this report refuses to compare, each with its reason."""
 import math
 
-from paper.report.common import MissingData, fmt, table
+from paper.report.common import DIFFERS, NOT_TESTABLE, QUALITATIVE, REPRODUCED, MissingData, fmt, table
 from paper.report.facts import available
 
 from ..facts import best, by_size
 from .shared import cell, cell_text, ms, signal_text, work_ratio
+
+# The kind of each verdict this study's claims tables print (here and in appendix_b), by its words, in order; every
+# row has one (the report's abstract counts them: Output.judged, strict).
+VERDICT_WORDS = [
+    (r"holds only\b|arithmetic holds\b|.*the shape holds$", QUALITATIVE),
+    (r"(still )?holds\b|same order$|seen here too$|exceeded\b", REPRODUCED),
+    (r"not testable here$|not re-measured here$", NOT_TESTABLE),
+    (r"not compared$|see the numbers$", None),
+    (r"weaker here|the gain is smaller here|does not hold|does not follow|longer here|shorter here|later here|"
+     r"lower per thread here|not reproduced|not reached|obsolete|inflated as published|.*x (higher|lower) today$", DIFFERS),
+]
 
 
 def build(ctx, facts):
@@ -191,6 +202,7 @@ def build(ctx, facts):
     ctx.tables["table_munch_claims"] = table(
         f"Table R@: the thesis's claims, each with its source, the published value, this rebuild's ({gpu}) and a verdict",
         ["claim", "source", "thesis", "this rebuild", "verdict"], rows, widths=[24, 18, 16, 26, 16])
+    ctx.judged(rows, "S4", VERDICT_WORDS, strict=True)
 
     refused = []
     for key, r in pub["invalid_cells"].items():

@@ -62,6 +62,8 @@ def build(ctx, facts):
         where = PPAM if doc == PPAM else f"thesis {section}"
         docs.append(doc)
         kinds.append(verdict)
+        if verdict != METHODOLOGY:  # for the report's abstract (paper/report/frontmatter.py)
+            ctx.verdict(verdict, claim, "P" if doc == PPAM else "T")
         rows.append([where, claim, published, reproduced, variant, criterion, verdict + (f" ({why})" if why else "")])
 
     def graded(x, good, direction):

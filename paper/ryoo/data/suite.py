@@ -6,6 +6,7 @@ from paper.report.common import MissingData, fmt, table
 from paper.report.facts import available
 
 from ..facts import REQUIRED, SUITE, app_medians as medians
+from .claims import VERDICT_WORDS
 
 APPS = [app for app, _ in SUITE]
 FILES = dict(SUITE)
@@ -105,6 +106,7 @@ def build(ctx, facts):
     ctx.tables["table_ryoo_suite_claims"] = table(
         "Table R@: the published speed-ups and bottlenecks of each application against this recording.",
         ["application", "the paper", "here"], verdicts, widths=[12, 38, 50])
+    ctx.judged(verdicts, "S1", VERDICT_WORDS)
 
 
 def ratio_row(r, faster, slower):
