@@ -26,8 +26,8 @@ __global__ void memberships(int stars, int components, const double* densities, 
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= stars) return;
     double terms[max_components];
-    const double total = mwsep::cpu::mixture_terms(components, densities + i * components, integrals, weights, terms);
-    mwsep::cpu::membership(components, terms, total, probability + i * components);
+    const double total = mwsep::likelihood::mixture_terms(components, densities + i * components, integrals, weights, terms);
+    mwsep::likelihood::membership(components, terms, total, probability + i * components);
 }
 
 void check(cudaError_t e, const char* what) { ASSERT_EQ(e, cudaSuccess) << what << ": " << cudaGetErrorString(e); }
@@ -42,15 +42,15 @@ TEST(GpuMixture, TheDeviceGivesEveryStarTheHostsMembership) {
     o.count = 500;
     const auto stars = mwsep::generate::generate_catalogue(s, o).stars;
     const auto integrals = mwsep::cpu::integrate_fast(s, 0);
-    const auto w = mwsep::cpu::mixture_weights(s.model);
+    const auto w = mwsep::likelihood::mixture_weights(s.model);
     const int k = 1 + static_cast<int>(s.streams.size());
     const int n = static_cast<int>(stars.size());
     std::vector<double> dens(static_cast<std::size_t>(n) * k), host(dens.size());
     std::vector<double> integral{integrals.background}, weight{w.background};
     for (std::size_t t = 0; t < s.streams.size(); ++t) integral.push_back(integrals.streams[t]), weight.push_back(w.streams[t]);
     for (int i = 0; i < n; ++i) {
-        mwsep::cpu::star_densities(s, stars.l[i], stars.b[i], stars.r[i], &dens[i * k]);
-        mwsep::cpu::star_membership(w, integrals, &dens[i * k], &host[i * k]);
+        mwsep::likelihood::star_densities(s, stars.l[i], stars.b[i], stars.r[i], &dens[i * k]);
+        mwsep::likelihood::star_membership(w, integrals, &dens[i * k], &host[i * k]);
     }
     double *d_dens = nullptr, *d_int = nullptr, *d_w = nullptr, *d_p = nullptr;
     check(cudaMalloc(&d_dens, sizeof(double) * dens.size()), "allocate");

@@ -66,7 +66,7 @@ TEST(Separation, ProbabilitiesAreEachComponentsShareOfTheMixture) {
     std::vector<double> expected(3, 0.0);
     for (std::size_t i = 0; i < stars.size(); ++i) {
         double d[3];
-        mwsep::cpu::star_densities(s, stars.l[i], stars.b[i], stars.r[i], d);
+        mwsep::likelihood::star_densities(s, stars.l[i], stars.b[i], stars.r[i], d);
         double total = 0, sum = 0;
         for (int c = 0; c < 3; ++c) total += d[c] / integral[c] * std::exp(eps[c]);
         int best = 0;

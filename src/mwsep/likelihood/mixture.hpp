@@ -7,7 +7,7 @@
 
 #include "mwsep/math/hd.hpp"
 
-namespace mwsep::cpu {
+namespace mwsep::likelihood {
 
 // [mixture-terms-begin]
 /// The mixture terms of one star, background first: terms[c] = (densities[c] / integrals[c]) x weights[c]
@@ -34,4 +34,4 @@ MWSEP_HD void membership(int components, const Real* terms, Real total, Real* pr
 }
 // [mixture-terms-end]
 
-}  // namespace mwsep::cpu
+}  // namespace mwsep::likelihood

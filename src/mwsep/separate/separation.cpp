@@ -14,8 +14,8 @@ namespace mwsep::separate {
 
 Separation separate(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
                     const model::Integrals& integrals, int threads) {
-    cpu::check_integrals(integrals);
-    const auto w = cpu::mixture_weights(setup.model);
+    likelihood::check_integrals(integrals);
+    const auto w = likelihood::mixture_weights(setup.model);
     const std::size_t n = stars.size();
     const std::size_t k = 1 + setup.streams.size();
     Separation out;
@@ -27,21 +27,21 @@ Separation separate(const geometry::IntegrationSetup& setup, const model::StarCa
     cpu::parallel_for((n + chunk - 1) / chunk, cpu::resolve_threads(threads), [&](std::size_t block) {
         const std::size_t end = std::min(n, (block + 1) * chunk);
         for (std::size_t i = block * chunk; i < end; ++i)
-            cpu::star_densities(setup, stars.l[i], stars.b[i], stars.r[i], &dens[i * k]);
+            likelihood::star_densities(setup, stars.l[i], stars.b[i], stars.r[i], &dens[i * k]);
     });
     out.probability.assign(n * k, 0.0);
     out.most_likely.assign(n, -1);
     out.expected.assign(k, 0.0);
     out.assigned.assign(k, 0);
-    std::vector<cpu::NeumaierSum> expected(k);
-    cpu::NeumaierSum expected_correct;
-    cpu::LikelihoodAssembly<cpu::NeumaierSum> sums(w, integrals);
+    std::vector<math::NeumaierSum> expected(k);
+    math::NeumaierSum expected_correct;
+    likelihood::LikelihoodAssembly<math::NeumaierSum> sums(w, integrals);
     for (std::size_t i = 0; i < n; ++i) {
         const double* d = &dens[i * k];
         bool zero = false;
-        sums.add_star(cpu::star_log_probability(w, integrals, d, zero), zero, d);
+        sums.add_star(likelihood::star_log_probability(w, integrals, d, zero), zero, d);
         double* p = &out.probability[i * k];
-        if (!cpu::star_membership(w, integrals, d, p)) {
+        if (!likelihood::star_membership(w, integrals, d, p)) {
             ++out.unexplained;
             continue;
         }
