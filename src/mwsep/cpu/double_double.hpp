@@ -198,6 +198,18 @@ inline V8 sqr_raw(V8 a) {
     const v8 p = a.hi * a.hi;
     return {p, product_error(a.hi, a.hi, p) + 2 * (a.hi * a.lo)};
 }
+/// a * b, normalised.
+inline V8 mul(V8 a, V8 b) {
+    const V8 p = mul_raw(a, b);
+    return fast_two_sum(p.hi, p.lo);
+}
+/// 1 / a, normalised (one Newton correction of the double reciprocal).
+inline V8 recip(V8 a) {
+    const v8 q = splat(1) / a.hi;
+    const v8 p = a.hi * q;
+    const v8 r = ((splat(1) - p) - product_error(a.hi, q, p)) - a.lo * q;  // 1 - a q; 1 - p is exact
+    return fast_two_sum(q, r * q);
+}
 /// acc += x, the running sum kept as an unnormalised pair (the leading part by two-sum, the errors and low
 /// parts added in plain double).
 inline void accumulate(V8& acc, V8 x) {
