@@ -13,7 +13,7 @@
 /// points of a large unit. This is a different algorithm from the exact sum: its error is estimated per cell
 /// and component and controlled (cpu::integrate_compressed), never assumed.
 ///
-/// Construction (build_ladder, a few milliseconds on one core for the large grids): the measure is reduced
+/// Construction (build_ladder, milliseconds on one core for the large grids): the measure is reduced
 /// block by block to a few thousand points with the same polynomial moments up to the top rule's degree (to
 /// a few 1e-17 of the mass); the Stieltjes recurrence on those, in double-double, gives the recurrence
 /// coefficients of the orthonormal polynomials; each rule's nodes are the zeros of one of them, found by

@@ -1,6 +1,6 @@
 /// @file double_double.hpp
 /// @brief Double-double arithmetic (a value as the unevaluated sum hi + lo of two doubles, about 106 bits)
-/// for the construction of the compressed quadrature's Gauss rules (compressed_rule.cpp): scalars, and
+/// for the construction of the compressed quadrature's Gauss rules (compressed_rule_fast.cpp): scalars, and
 /// eight-lane vectors for the loops over a measure's points and a rule's nodes.
 ///
 /// Every operation is built from IEEE additions and multiplications and the exact error-free transforms
@@ -8,11 +8,12 @@
 /// instruction set has none, by Dekker's splitting, which gives the same exact error). The file that
 /// includes this header is compiled without contraction into fused multiply-adds (-ffp-contract=off, the
 /// project's setting), and the eight lanes are explicit (a GCC/Clang vector type of eight doubles that
-/// the compiler maps onto whatever registers the target has), so the results are the same bit for bit with
-/// or without AVX-512 or FMA: the instruction set changes the speed only.
+/// the compiler maps onto whatever registers the target has). The vector functions fuse multiply-adds where
+/// written (fma below); so every target with FMA gives the same results bit for bit, AVX-512 or AVX2 alike,
+/// and a target without it differs only in the last bits of those low parts.
 ///
-/// The "lite" products and sums below keep the low parts with plain double arithmetic: their relative
-/// error is that of double, which is a relative error of about 2^-106 of the whole value.
+/// The "lite" products and sums below keep the low parts with plain double arithmetic (fused multiply-adds
+/// where the target has them): their relative error is that of double, about 2^-106 of the whole value.
 #pragma once
 
 #include <cmath>
@@ -159,6 +160,26 @@ inline v8 product_error(v8 a, v8 b, v8 p) {
 #endif
 }
 
+/// a * b + c lane by lane, rounded once where the target has a fused multiply-add (twice otherwise).
+inline v8 fma(v8 a, v8 b, v8 c) {
+#if defined(__AVX512F__)
+    return reinterpret_cast<v8>(_mm512_fmadd_pd(reinterpret_cast<__m512d>(a), reinterpret_cast<__m512d>(b),
+                                                reinterpret_cast<__m512d>(c)));
+#elif defined(__FMA__)
+    __m256d a2[2], b2[2], c2[2], r2[2];
+    std::memcpy(a2, &a, sizeof a);
+    std::memcpy(b2, &b, sizeof b);
+    std::memcpy(c2, &c, sizeof c);
+    r2[0] = _mm256_fmadd_pd(a2[0], b2[0], c2[0]);
+    r2[1] = _mm256_fmadd_pd(a2[1], b2[1], c2[1]);
+    v8 r;
+    std::memcpy(&r, r2, sizeof r);
+    return r;
+#else
+    return a * b + c;
+#endif
+}
+
 /// Eight double-double lanes.
 struct V8 {
     v8 hi;  ///< leading parts
@@ -186,17 +207,17 @@ inline V8 sub_raw(V8 a, V8 b) {
 /// a * b (double-double by double-double), unnormalised.
 inline V8 mul_raw(V8 a, V8 b) {
     const v8 p = a.hi * b.hi;
-    return {p, product_error(a.hi, b.hi, p) + (a.hi * b.lo + a.lo * b.hi)};
+    return {p, fma(a.lo, b.hi, fma(a.hi, b.lo, product_error(a.hi, b.hi, p)))};
 }
 /// a * b (double-double by double), unnormalised.
 inline V8 mul_raw(V8 a, v8 b) {
     const v8 p = a.hi * b;
-    return {p, product_error(a.hi, b, p) + a.lo * b};
+    return {p, fma(a.lo, b, product_error(a.hi, b, p))};
 }
 /// a^2, unnormalised.
 inline V8 sqr_raw(V8 a) {
     const v8 p = a.hi * a.hi;
-    return {p, product_error(a.hi, a.hi, p) + 2 * (a.hi * a.lo)};
+    return {p, fma(a.hi + a.hi, a.lo, product_error(a.hi, a.hi, p))};
 }
 /// a * b, normalised.
 inline V8 mul(V8 a, V8 b) {
@@ -207,7 +228,7 @@ inline V8 mul(V8 a, V8 b) {
 inline V8 recip(V8 a) {
     const v8 q = splat(1) / a.hi;
     const v8 p = a.hi * q;
-    const v8 r = ((splat(1) - p) - product_error(a.hi, q, p)) - a.lo * q;  // 1 - a q; 1 - p is exact
+    const v8 r = fma(-a.lo, q, (splat(1) - p) - product_error(a.hi, q, p));  // 1 - a q; 1 - p is exact
     return fast_two_sum(q, r * q);
 }
 /// acc += x, the running sum kept as an unnormalised pair (the leading part by two-sum, the errors and low
