@@ -68,8 +68,9 @@ struct PointMeasure {
 // The blocks' widths in t follow the arcsine distribution (equal angles theta, t = -cos theta), where
 // Chebyshev polynomials of degree D oscillate evenly. Each block is [a, a + 2 z] with z a power of two no
 // larger than a / 2 around the centre a + z: the block variable s = (r - centre) / z of every point is then
-// exact in double (Sterbenz), so the reduction moves no point by rounding; the Chebyshev points go back to
-// t through logl, in extended precision. Moments are summed in double-double (in double over 64 points at
+// exact in double (Sterbenz), so the reduction moves no point by rounding (the last block, up to r_max, has
+// any width, and its variable is rounded once; it is narrow); the Chebyshev points go back to t through
+// logl, in extended precision. Moments are summed in double-double (in double over 64 points at
 // a time); the reduced measure's moments of degree <= D agree with the measure's to a few 1e-17 of its mass
 // (tests/mwsep/test_compressed.cpp measures it).
 
@@ -161,7 +162,7 @@ PointMeasure reduce_measure(const std::vector<double>& r, const std::vector<doub
         const std::size_t n = first[b + 1] - first[b];
         if (n == 0) continue;
         const int K = interpolation_points(blk, f, degree);
-        if (n <= static_cast<std::size_t>(reduction_keep_factor) * static_cast<std::size_t>(K)) {
+        if (n <= static_cast<std::size_t>(reduction_keep_factor) * static_cast<std::size_t>(K) || !(blk.half > 0)) {
             for (std::size_t q = first[b]; q < first[b + 1]; ++q)
                 out.push(f.t_of(std::log(static_cast<long double>(r[order[q]]))), w[order[q]]);
             continue;
@@ -327,14 +328,15 @@ bool stieltjes(const PointMeasure& pm, int n, DdRecurrence& rec) {
 // Stage 3: the nodes and weights of each level.
 //
 // The n nodes are the zeros of p_n, the degree-n orthonormal polynomial (the eigenvalues of the leading
-// n x n Jacobi matrix). From starting values (the implicit QL iteration for the smallest level or when all
-// else fails; otherwise predicted from the level below, see predict_nodes), Newton's method on the
-// three-term recurrence in double converges, all nodes at once, eight to a vector. The result is accepted
-// only if the nodes are strictly increasing and, between each two, the Sturm count of the recurrence
-// (sign changes of p_0(y), ..., p_n(y): the zeros above y) says exactly one zero lies in each interval:
-// then every zero was found once. A last Newton step in double-double gives the nodes to about 1e-30 and
-// the weights as Christoffel numbers w = mass / sum_{k<n} p_k(x)^2 (positive by construction), corrected to
-// first order for that last step.
+// n x n Jacobi matrix). Starting values come from the QL iteration for the smallest level (or where the
+// others fail to settle) and are otherwise predicted from the level below (predict_nodes). Sturm counts of
+// the recurrence (sign changes of p_0(y), ..., p_n(y): the zeros above y) at the midpoints between them cut
+// (-1, 1) into brackets; one holding several zeros is split by bisection on counts, so that each holds one;
+// Newton's method in double, kept inside its bracket, then converges in each, eight nodes to a vector: every
+// zero is found exactly once. A last Newton step in double-double gives the nodes to about 1e-30 and the
+// weights as Christoffel numbers w = mass / sum_{k<n} p_k(x)^2 (positive by construction), corrected to
+// first order for that last step; where the forward recurrence for that sum is unstable (a node on an
+// isolated point of the measure) one step of inverse iteration gives the weight instead.
 
 /// Nodes per pass over the recurrence in the double-precision loops (four vectors: independent chains).
 constexpr std::size_t node_group = 4 * dd::lanes;
