@@ -1,3 +1,14 @@
+// The compressed quadrature's Gauss rules. Two constructions of the same rules:
+//  - the fast one (compressed_rule_fast.cpp; milliseconds on one core for the large grids): the measure
+//    reduced block by block to a few thousand points with the same polynomial moments to rounding, the
+//    Stieltjes recurrence on those in double-double, each level's nodes by Newton's method on the three-term
+//    recurrence bracketed by Sturm counts, with a last Newton step and the weights (Christoffel numbers) in
+//    double-double;
+//  - build_ladder_reference, here: the long-double Stieltjes/Lanczos recurrence on every point of the measure
+//    and the Golub-Welsch eigenproblem by implicit QL (seconds on the large grids): the fallback if the fast
+//    construction fails its own checks or cannot run on the processor, and a second construction for tests.
+// Either way a level is kept only if its nodes, stored in double as the integrators use them, are strictly
+// increasing, its weights positive and its nodes inside the measure (append_level).
 #include "mwsep/cpu/compressed_rule.hpp"
 
 #include <algorithm>
@@ -12,6 +23,8 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+
+#include "mwsep/cpu/compressed_rule_detail.hpp"
 
 namespace mwsep::cpu {
 
@@ -185,56 +198,132 @@ GaussRuleLd gauss_rule(const Recurrence& rec, int n) {
     return rule;
 }
 
+bool detail::append_level(CompressedLadder& ladder, int n, GaussRuleLd rule, long double lo, long double hi, std::string& why) {
+    std::vector<double> r(n), wt(n), xs(n);
+    for (int i = 0; i < n; ++i) {
+        // A node that converged onto an end point of the measure can land a rounding error outside it; it is
+        // put back on the end point. Anything larger is a broken construction.
+        const long double outside = std::max(lo - rule.x[i], rule.x[i] - hi);
+        if (outside > 1e-15L * (hi - lo)) {
+            why = "node " + std::to_string(i) + " of the " + std::to_string(n) + "-node rule lies outside the measure";
+            return false;
+        }
+        rule.x[i] = std::clamp(rule.x[i], lo, hi);
+        if (!(rule.weight[i] > 0) || !std::isfinite(static_cast<double>(rule.weight[i]))) {
+            why = "weight " + std::to_string(i) + " of the " + std::to_string(n) + "-node rule is not positive";
+            return false;
+        }
+        xs[i] = static_cast<double>(rule.x[i]);
+        r[i] = static_cast<double>(std::exp(rule.x[i]));
+        wt[i] = static_cast<double>(rule.weight[i]);
+    }
+    // The guard works in the precision the rule is used in: two nodes equal once stored as double (in x or
+    // in r) are one evaluation point for the integrators, and such a level resolves nothing its neighbour
+    // below does not, so it and the levels above it are left out.
+    for (int i = 0; i + 1 < n; ++i)
+        if (!(xs[i] < xs[i + 1]) || !(r[i] < r[i + 1])) {
+            why = "nodes " + std::to_string(i) + " and " + std::to_string(i + 1) + " of the " + std::to_string(n) +
+                  "-node rule coincide in double";
+            return false;
+        }
+    ladder.size.push_back(n);
+    ladder.r.push_back(std::move(r));
+    ladder.weight.push_back(std::move(wt));
+    ladder.x.push_back(std::move(xs));
+    ladder.rule.push_back(std::move(rule));
+    return true;
+}
+
+std::vector<int> detail::candidate_sizes(std::size_t points) {
+    std::vector<int> sizes;
+    for (const int n : ladder_sizes)
+        if (static_cast<std::size_t>(n) * 4 <= points) sizes.push_back(n);
+    if (sizes.size() < 2)
+        throw std::invalid_argument("compressed rule: the line of sight has " + std::to_string(points) +
+                                    " points, too few for two rules of " + std::to_string(ladder_smallest) + " and " +
+                                    std::to_string(2 * ladder_smallest) + " nodes");
+    return sizes;
+}
+
+detail::Frame detail::frame_of(const geometry::FoldedLineOfSight& los) {
+    detail::Frame f;
+    if (los.r_point.empty() || los.weight.size() != los.r_point.size())
+        throw std::invalid_argument("compressed rule: the line of sight's distances and weights differ in number");
+    for (const double r : los.r_point)
+        if (!(r > 0) || !std::isfinite(r)) throw std::invalid_argument("compressed rule: a line-of-sight distance is not positive and finite");
+    for (const double w : los.weight)
+        if (!(w > 0) || !std::isfinite(w)) throw std::invalid_argument("compressed rule: a line-of-sight weight is not positive and finite");
+    const auto [lo_it, hi_it] = std::minmax_element(los.r_point.begin(), los.r_point.end());
+    f.lo = std::log(static_cast<long double>(*lo_it));
+    f.hi = std::log(static_cast<long double>(*hi_it));
+    f.centre = (f.lo + f.hi) / 2;
+    f.half = f.hi > f.lo ? (f.hi - f.lo) / 2 : 1;
+    return f;
+}
+
+// The fast construction is compiled for the build's instruction set; in a portable build on x86-64 that is
+// AVX2 with FMA (MWSEP_RULES_NEED_AVX2_FMA), which this file, compiled without them, checks before calling in.
+bool detail::fast_construction_runs_here() {
+#if defined(MWSEP_RULES_NEED_AVX2_FMA) && (defined(__x86_64__) || defined(__i386__))
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return true;
+#endif
+}
+
+Recurrence fast_recurrence(const geometry::FoldedLineOfSight& los, int n) {
+    if (!detail::fast_construction_runs_here())
+        throw std::runtime_error("fast_recurrence: this processor lacks the instructions it is compiled for (AVX2 and FMA)");
+    return detail::fast_recurrence(los, n);
+}
+
 CompressedLadder build_ladder(const geometry::FoldedLineOfSight& los) {
     const auto t0 = std::chrono::steady_clock::now();
+    std::string why = "this processor lacks the instructions it is compiled for";
+    if (detail::fast_construction_runs_here()) {
+        CompressedLadder ladder;
+        if (detail::build_ladder_fast(los, ladder)) return ladder;
+        why = ladder.stopped;
+    } else {
+        // The checks the fast construction would have made on the measure.
+        detail::candidate_sizes(los.r_point.size());
+        detail::frame_of(los);
+    }
+    // The long-double construction decides.
+    CompressedLadder reference = build_ladder_reference(los);
+    reference.construction = "reference (the fast construction: " + why + ")";
+    reference.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return reference;
+}
+
+CompressedLadder build_ladder_reference(const geometry::FoldedLineOfSight& los) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::vector<int> sizes = detail::candidate_sizes(los.r_point.size());
+    const detail::Frame f = detail::frame_of(los);
     const std::size_t N = los.r_point.size();
     std::vector<long double> x(N), w(N);
     for (std::size_t m = 0; m < N; ++m) {
-        if (!(los.r_point[m] > 0)) throw std::invalid_argument("compressed rule: a line-of-sight distance is not positive");
         x[m] = std::log(static_cast<long double>(los.r_point[m]));
         w[m] = los.weight[m];
     }
     CompressedLadder ladder;
-    for (const int n : ladder_sizes)
-        if (static_cast<std::size_t>(n) * 4 <= N) ladder.size.push_back(n);
-    if (ladder.size.size() < 2)
-        throw std::invalid_argument("compressed rule: the line of sight has " + std::to_string(N) +
-                                    " points, too few for two rules of " + std::to_string(ladder_smallest) + " and " +
-                                    std::to_string(2 * ladder_smallest) + " nodes");
-    const Recurrence rec = discrete_recurrence(x, w, ladder.size.back());
-    const long double lo = *std::min_element(x.begin(), x.end()), hi = *std::max_element(x.begin(), x.end());
-    ladder.x_min = static_cast<double>(lo);
-    ladder.x_max = static_cast<double>(hi);
-    for (std::size_t level = 0; level < ladder.size.size(); ++level) {
-        const int n = ladder.size[level];
+    ladder.construction = "reference";
+    ladder.x_min = static_cast<double>(f.lo);
+    ladder.x_max = static_cast<double>(f.hi);
+    const Recurrence rec = discrete_recurrence(x, w, sizes.back());
+    for (std::size_t level = 0; level < sizes.size(); ++level) {
+        const int n = sizes[level];
         GaussRuleLd rule = gauss_rule(rec, n);
-        // Where the measure's points cluster, a rule of many nodes can put two of them closer than long double
-        // resolves (seen at 768 nodes on a grid of kpc bins): that level and those above it are not built, and
-        // the ladder ends below it (two levels at least, or the construction is broken).
-        if (std::adjacent_find(rule.x.begin(), rule.x.end(), [](long double a, long double b) { return !(a < b); }) !=
-            rule.x.end()) {
-            if (level < 2) throw std::runtime_error("compressed rule: two nodes of the " + std::to_string(n) + "-node rule coincide");
-            ladder.size.resize(level);
+        // Where the recurrence has lost orthogonality (finite-precision Lanczos), nodes come in near-equal
+        // pairs; append_level leaves out the first level whose nodes coincide in double and those above it.
+        std::string why;
+        if (!detail::append_level(ladder, n, std::move(rule), f.lo, f.hi, why)) {
+            ladder.stopped = why;
             break;
         }
-        std::vector<double> r(n), wt(n), xs(n);
-        for (int i = 0; i < n; ++i) {
-            // A node that converged onto an isolated end point of the measure can land a rounding error
-            // outside it; it is put back on the end point. Anything larger is a broken construction.
-            const long double outside = std::max(lo - rule.x[i], rule.x[i] - hi);
-            if (outside > 1e-15L * (hi - lo))
-                throw std::runtime_error("compressed rule: a node of the " + std::to_string(n) + "-node rule lies outside the measure");
-            rule.x[i] = std::clamp(rule.x[i], lo, hi);
-            if (!(rule.weight[i] > 0)) throw std::runtime_error("compressed rule: a weight of the " + std::to_string(n) + "-node rule is not positive");
-            xs[i] = static_cast<double>(rule.x[i]);
-            r[i] = static_cast<double>(std::exp(rule.x[i]));
-            wt[i] = static_cast<double>(rule.weight[i]);
-        }
-        ladder.r.push_back(std::move(r));
-        ladder.weight.push_back(std::move(wt));
-        ladder.x.push_back(std::move(xs));
-        ladder.rule.push_back(std::move(rule));
     }
+    if (ladder.levels() < 2) throw std::runtime_error("compressed rule: " + ladder.stopped);
     ladder.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return ladder;
 }

@@ -13,15 +13,19 @@
 /// points of a large unit. This is a different algorithm from the exact sum: its error is estimated per cell
 /// and component and controlled (cpu::integrate_compressed), never assumed.
 ///
-/// Construction: the Stieltjes/Lanczos recurrence on the discrete measure in long double (64-bit
-/// significand), with the new vector re-orthogonalised against the two before it, gives the recurrence
-/// coefficients of the orthonormal polynomials; the Golub-Welsch eigenproblem of the Jacobi matrix (implicit
-/// QL in long double) gives nodes and weights. One recurrence of the largest size gives every smaller rule
-/// (the leading Jacobi submatrices). Tests check the rules against direct long-double sums of the measure.
+/// Construction (build_ladder, milliseconds on one core for the large grids): the measure is reduced
+/// block by block to a few thousand points with the same polynomial moments up to the top rule's degree (to
+/// a few 1e-17 of the mass); the Stieltjes recurrence on those, in double-double, gives the recurrence
+/// coefficients of the orthonormal polynomials; each rule's nodes are the zeros of one of them, found by
+/// Newton's method on the recurrence and checked by Sturm counts, refined and weighted (Christoffel numbers)
+/// in double-double. build_ladder_reference is the earlier construction (the recurrence on every point in
+/// long double, the Golub-Welsch eigenproblem by implicit QL): the fallback, and a second construction for
+/// the tests. Tests check both against direct long-double sums of the measure.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "mwsep/geometry/tables.hpp"
@@ -64,20 +68,40 @@ struct CompressedLadder {
     double x_min = 0;                            ///< ln of the smallest point of the measure
     double x_max = 0;                            ///< ln of the largest point of the measure
     double build_seconds = 0;                    ///< wall clock of the construction
+    std::string construction;                    ///< "fast", "reference", or why the reference was used
+    int reduced_points = 0;                      ///< points of the reduced measure (fast construction)
+    int ql_starts = 0;                           ///< levels whose Newton iteration started from QL eigenvalues
+    double reduce_seconds = 0;                   ///< fast construction: reducing the measure
+    double recurrence_seconds = 0;               ///< fast construction: the double-double Stieltjes recurrence
+    double rules_seconds = 0;                    ///< fast construction: every level's nodes and weights
+    std::string stopped;                         ///< why the ladder ends below the largest candidate size, if it does
     int levels() const { return static_cast<int>(size.size()); }  ///< number of levels
 };
 
 /// Node counts of the ladder's levels: doubling at first, then in steps of 3/2 and 4/3, so that near the
 /// top a level's error (which the next level's comparison estimates) is already small. The levels above 512
 /// serve the narrow streams, which otherwise fall back to the exact sum; build_ladder leaves out a level
-/// with more than a quarter of the measure's points or with nodes that long double cannot tell apart.
+/// with more than a quarter of the measure's points, and the first level whose nodes are not all distinct
+/// once stored in double (as ln r and as r), with every level above it.
 inline constexpr int ladder_sizes[] = {32, 64, 96, 128, 192, 256, 384, 512, 768, 1024};
 /// The smallest level.
 inline constexpr int ladder_smallest = ladder_sizes[0];
 
 /// Builds the ladder of @p los (the levels of ladder_sizes with at most a quarter of the points each, up to
-/// the first whose nodes are not all distinct in long double).
+/// the first whose nodes are not all distinct in double) by the fast construction; if that fails its own
+/// checks below the second level, by build_ladder_reference (CompressedLadder::construction says which).
+/// Throws std::invalid_argument for a measure of too few points or a distance or weight that is not
+/// positive and finite.
 CompressedLadder build_ladder(const geometry::FoldedLineOfSight& los);
+
+/// The same ladder by the long-double construction (discrete_recurrence on every point, gauss_rule per
+/// level): slow (seconds on the large grids), kept as the fallback and as a second construction for tests.
+CompressedLadder build_ladder_reference(const geometry::FoldedLineOfSight& los);
+
+/// The first @p n recurrence coefficients of the measure of @p los in t (the Recurrence's centre and
+/// half_width map it to ln r) as the fast construction computes them (reduced measure, double-double
+/// Stieltjes), rounded to long double: for tests against discrete_recurrence.
+Recurrence fast_recurrence(const geometry::FoldedLineOfSight& los, int n);
 
 /// The ladder of @p los from a process-wide cache keyed by the bits of the measure, built on first use
 /// (a fit builds it once per grid). Thread-safe.
