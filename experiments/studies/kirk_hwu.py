@@ -3,8 +3,17 @@
 Each kind turns one run of a definition (experiments/definitions/kirk_hwu/*.json) into jobs that run the
 `kirk_hwu` program or the study's GPU tests and write their rows into a scratch folder:
   cpu          the documents' single-thread CPU loops in FP64 and FP32 (`kirk_hwu cpu`): <name>.csv
+  cpu_bench    the documents' and the tuned single-thread FP32 loops on one share of an input, each checked
+               against FP64, then timed by the CPU engine (`kirk_hwu cpu-bench`): <name>.csv
+  solver       the reconstruction's linear solver on one CPU thread, its Q and F^H d from the GPU, checked against
+               the GPU's solve of the same system, then timed by the CPU engine (`kirk_hwu solver`): <name>.csv
   bench        GPU variants, each checked against the FP64 reference, then timed (`kirk_hwu bench`): <name>.csv
   rates        the FMA, sin+cos and rsqrt rate microbenchmark (`kirk_hwu rates`): <name>.csv
+  split        the MRI image in subsets of voxels, each with its own device copy and launches, against the whole
+               image at once (`kirk_hwu split`): <name>.csv
+  sass         per sample-voxel (atom-point) pair of every float kernel's innermost loop: floating-point
+               operations and global, constant and shared accesses in the compiled code (tools/sass_counts.py on
+               the build's binary; no GPU needed): <name>.csv
   resources    every variant's kernel: registers, local memory, occupancy (`kirk_hwu variants --csv`): <name>.csv
   correctness  every GPU variant against the FP64 reference on whole small inputs (the GPU tests):
                gpu_correctness.csv and its log
@@ -25,7 +34,8 @@ from experiments.harness.study import correctness_kind
 
 NUMERIC = {"seconds", "pairs", "pairs_per_second", "max_rel_err", "rel_l2_err", "max_abs_err", "kernel_ms",
            "tolerance", "noise_pct", "samples", "operations", "ms", "ops_per_second", "sm_count", "registers",
-           "local_bytes", "occupancy_pct"}
+           "local_bytes", "occupancy_pct", "points", "terms", "solver_ms", "spectrum_ms", "reference_solver_ms",
+           "rel_l2_diff", "final_residual", "grid", "lambda", "iterations"}
 # Every kind this study writes (experiments/harness/kinds.py). GPU timings: within 2 % or 3 x the larger
 # relative spread; CPU loops within 10 %; rates within 5 %; the kernels' resources exact.
 # kind `reconstruct`: the whole reconstruction at one size (`kirk_hwu reconstruct`), one job per run: rows per
@@ -51,6 +61,28 @@ KINDS = {
                    "pairs", "pairs_per_second", "valid", "max_abs_err", "max_rel_err", "rel_l2_err", "tolerance", *TIMING],
                   key=["problem", "variant", "step", "size", "threads_per_block", "chunk", *CACHE_KEY], value="kernel_ms",
                   numeric=NUMERIC, compare=Compare("median", 0.02, noise="noise_pct")),
+    # The CPU benches (the engine's timing columns; no clock monitor on the host): within 10 %.
+    "cpu_bench": Kind(["experiment", "problem", "loop", "precision", "size", "points", "terms", "pairs", "repeat", "ms",
+                       "pairs_per_second", "valid", "max_rel_err", "rel_l2_err", "tolerance", *TIMING],
+                      key=["problem", "loop", "precision", "size", "points"], value="ms", numeric=NUMERIC, host_only=True,
+                      compare=Compare("median", 0.10)),
+    "solver": Kind(["experiment", "size", "grid", "samples", "source", "q_variant", "fhd_variant", "lambda", "iterations",
+                    "repeat", "solver_ms", "spectrum_ms", "reference", "reference_solver_ms", "rel_l2_diff",
+                    "final_residual", "valid", "tolerance", *TIMING],
+                   key=["size", "source", "q_variant", "fhd_variant", "iterations"], value="solver_ms", numeric=NUMERIC,
+                   host_only=True, compare=Compare("median", 0.10)),
+    # Whole passes over the image in subsets (host clock around copies and launches): within 10 %.
+    "split": Kind(["experiment", "variant", "edge", "voxels", "samples", "subsets", "voxels_per_subset", "repeat", "ms",
+                   "kernel_ms", "pairs", "pairs_per_second", "valid", "max_rel_err", "rel_l2_err", "tolerance", *TIMING],
+                  key=["variant", "edge", "samples", "subsets"], value="ms",
+                  numeric=NUMERIC | {"edge", "voxels", "subsets", "voxels_per_subset"}, compare=Compare("median", 0.10)),
+    # Counts of the compiled code: the same build gives the same counts.
+    "sass": Kind(["variant", "kernel", "loop_instructions", "pairs_per_iteration", "flops", "global_loads",
+                  "global_stores", "constant_loads", "shared_loads", "mufu", "other", "slow_path", "global_words",
+                  "constant_words", "shared_words"], key=["variant"], value="flops",
+                 numeric=NUMERIC | {"loop_instructions", "pairs_per_iteration", "flops", "global_loads", "global_stores",
+                                    "constant_loads", "shared_loads", "mufu", "other", "slow_path", "global_words",
+                                    "constant_words", "shared_words"}, compare=Compare("exact")),
     "rates": Kind(["experiment", "operation", "sample", "operations", "ms", "ops_per_second", "sm_count", "sm_clock_mhz",
                    "throttled"], key=["operation", "sm_count"], value="ops_per_second", numeric=NUMERIC,
                   compare=Compare("median", 0.05)),
@@ -76,7 +108,7 @@ KINDS = {
 class Study(study.Study):
     KINDS = KINDS
     PROGRAM = "kirk_hwu"
-    TIMING_COMMANDS = ('bench', 'rates')  # each prints its criterion (--print-criterion): the results record that
+    TIMING_COMMANDS = ('bench', 'rates', 'cpu-bench', 'solver', 'split')  # each prints its criterion (--print-criterion): the results record that
     GPU_TESTS = ("tests/kirk_hwu/kirk_hwu_gpu_tests", "KIRK_HWU_GPU_RESULTS")
 
     def _rows_job(self, name, key, args, needs_gpus, invalid_message):
@@ -117,6 +149,52 @@ class Study(study.Study):
                     key = f"{','.join(run['variants'])}|{run['size']}|{sweep}" + study.cache_suffix(state)
                     yield self._rows_job(d["name"], key, args + flags, 1,
                                          "a variant disagreed with the FP64 reference (rows marked invalid)")
+
+    def kind_cpu_bench(self, d):
+        for run in d["runs"]:
+            for problem, points in run["problems"].items():
+                args = ["cpu-bench", "--experiment", d["name"], "--problems", problem, "--loops", ",".join(run["loops"]),
+                        "--size", run["size"], "--points", str(points),
+                        "--min-samples", str(1 if self.quick else run.get("min_samples", 3)),
+                        "--time-limit", str(run.get("time_limit", 10))]
+                yield self._rows_job(d["name"], f"{problem}|{run['size']}|{points}", args, 0,
+                                     "a CPU loop disagreed with the FP64 reference (rows marked invalid)")
+
+    def kind_solver(self, d):
+        for run in d["runs"]:
+            args = ["solver", "--experiment", d["name"], "--size", run["size"], "--source", run.get("source", "gpu"),
+                    "--iterations", str(run.get("iterations", 30)), "--lambda", str(run.get("lambda", 0.01)),
+                    "--min-samples", str(1 if self.quick else run.get("min_samples", 2)),
+                    "--time-limit", str(run.get("time_limit", 300))]
+            if run.get("source", "gpu") == "gpu":
+                args += ["--q-variant", run["q_variant"], "--fhd-variant", run["fhd_variant"]]
+            yield self._rows_job(d["name"], f"{run['size']}|{run.get('source', 'gpu')}", args,
+                                 1 if run.get("source", "gpu") == "gpu" else 0,
+                                 "the CPU solve disagreed with the other solve of the same system (rows marked invalid)")
+
+    def kind_split(self, d):
+        for run in d["runs"]:
+            args = ["split", "--experiment", d["name"], "--variant", run["variant"], "--edge", str(run.get("edge", 1024)),
+                    "--samples", str(run.get("samples", 2048)), "--subsets", ",".join(str(s) for s in run["subsets"]),
+                    "--min-samples", str(1 if self.quick else run.get("min_samples", 3))]
+            yield self._rows_job(d["name"], f"{run['variant']}|{run.get('edge', 1024)}", args, 1,
+                                 "a configuration disagreed with the FP64 reference (rows marked invalid)")
+
+    def kind_sass(self, d):
+        def job(tmp):
+            from tools import sass_counts
+            part = tmp / f"{d['name']}.csv"
+            rows = sass_counts.kernel_counts(self.program)
+            if not rows:
+                raise RuntimeError(f"no MRI or Coulomb kernel loop found in {self.program}")
+            with part.open("w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=sass_counts.COLUMNS, lineterminator="\n")
+                w.writeheader()
+                for r in rows:
+                    w.writerow({k: (f"{v:.4g}" if isinstance(v, float) else v) for k, v in r.items()})
+            return {part.name: part}
+        yield Job("kirk_hwu", job, ["python3 -m tools.sass_counts build/kirk_hwu (cuobjdump -sass, innermost loop per kernel)"],
+                  needs_gpus=0)
 
     def kind_rates(self, d):
         run = d["runs"][0]
