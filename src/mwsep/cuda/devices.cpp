@@ -7,10 +7,13 @@
 #include "mwsep/cuda_check.hpp"
 
 namespace mwsep::cuda {
+
+bool supports_double(int major, int minor) { return major > 1 || (major == 1 && minor >= 3); }
+
 namespace {
 
-/// Whether a device has double precision (compute capability 1.3 and later).
-bool supports_double(const cudaDeviceProp& p) { return p.major > 1 || (p.major == 1 && p.minor >= 3); }
+/// Whether the device @p p has double precision.
+bool supports_double(const cudaDeviceProp& p) { return supports_double(p.major, p.minor); }
 
 }  // namespace
 
