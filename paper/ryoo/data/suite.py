@@ -280,6 +280,7 @@ def simulators(ctx, files, suite, pub, verdicts):
         n["ryoo_suite_fdtd_parallel_share"] = n["ryoo_suite_fdtd_amdahl_bound"] = "not recorded on this GPU"
         verdicts.append(["FDTD", "Amdahl bound of the parallelised share", "not recorded on this GPU"])
         ctx.fallback("ryoo_suite_fdtd_amdahl_bound", "FDTD (app_fdtd) was not recorded", [files.path("app_fdtd")])
+    lbm_capacity(ctx, files, verdicts)
     lbm = files.optional("app_lbm")
     r = medians(lbm, "rate") if lbm else {}
     direct, staged, soa = (r.get((v, "kernel")) for v in ("lbm-aos-direct", "lbm-aos-staged", "lbm-soa-direct"))
@@ -294,6 +295,35 @@ def simulators(ctx, files, suite, pub, verdicts):
         verdicts.append(["LBM", "arrays of structures staged through shared memory (Fig. 5)", "not recorded on this GPU"])
         ctx.fallback("ryoo_suite_lbm_staging_gain", "LBM's direct or staged variant (app_lbm) was not recorded",
                      [files.path("app_lbm")])
+
+
+def lbm_capacity(ctx, files, verdicts):
+    """LBM's shared-memory capacity (S1 section 5.1): the direct and staged kernels with the SM's whole capacity and
+    under the G80's (app_lbm_capacity)."""
+    rows = files.optional("app_lbm_capacity") if (files.results / "app_lbm_capacity.csv").exists() else None
+    if rows is None:
+        ctx.tables["table_ryoo_suite_lbm_capacity"] = (
+            "*The capacity runs were not measured on this GPU: ready to record (`python3 experiments/run.py --study ryoo "
+            "--only app_lbm_capacity`).*\n")
+        ctx.fallback("table_ryoo_suite_lbm_capacity", "app_lbm_capacity was not recorded", [files.path("app_lbm_capacity")])
+        verdicts.append(["LBM", "bottleneck: shared-memory capacity", "not measured on this GPU"])
+        return
+    r = medians(rows, "rate")
+    body = []
+    for v in ("lbm-aos-direct", "lbm-aos-staged"):
+        free, g80 = r.get((v, "kernel")), r.get((f"{v}-g80", "kernel"))
+        body.append([v, fmt(free) if free else "", fmt(g80) if g80 else "", f"{100 * g80 / free:.0f}%" if free and g80 else ""])
+    ctx.tables["table_ryoo_suite_lbm_capacity"] = table(
+        "Table R@: the LBM step's kernel rate (steps per second) with the SM's whole capacity and under the G80's 16 KB of "
+        "shared memory, 768 threads and 8 blocks per SM (ballast).", ["variant", "free", "G80 capacity", "G80 / free"], body)
+    staged, staged_g80 = r.get(("lbm-aos-staged", "kernel")), r.get(("lbm-aos-staged-g80", "kernel"))
+    direct_g80 = r.get(("lbm-aos-direct-g80", "kernel"))
+    if staged and staged_g80 and direct_g80:
+        share = staged_g80 / staged
+        verdicts.append(["LBM", "bottleneck: shared-memory capacity (S1 section 5.1)",
+                         f"{'confirmed' if share < 0.9 else 'not confirmed'}: under the G80's capacity the staged kernel "
+                         f"runs at {100 * share:.0f}% of its free rate; staging then gains {fmt(staged_g80 / direct_g80)}x "
+                         "over the direct loads under the same capacity"])
 
 
 # The resource each application's kernels are bound by on this GPU, as the profiler measured it: the share of
