@@ -27,9 +27,8 @@ ITEMS = [
       "Appendix B: the latency table beside Ryoo et al.'s Table 1 and Münch's Table 2.1 (global, L2 and L1 from "
       "hardware_micro already)")),
     ("C12", "16 KB of shared memory per SM: 4 KB per block allows only 4 blocks (4.3)",
-     ("not", "not emulated in this recording: the thesis's shared-memory variants have no residency policy to "
-             "impose the limit with ballast (the ryoo study imposes the 8800 GTX's capacity on LBM, TPACF and the "
-             "ladder); the claim stays graded not testable")),
+     ("file", "mwsep", "shared_capacity", "shared_capacity",
+      "the claims table's row of the limit, emulated with ballast (mwsep bench --blocks-per-sm 4)")),
     ("E7", "a faster exponential, abandoned (4.4.2)",
      ("not", "the thesis does not describe its exponential; the claim is graded not testable")),
 ]

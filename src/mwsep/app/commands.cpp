@@ -660,6 +660,7 @@ int command_bench(const Args& args) {
                                                             {"--sm-count", OptionKind::value},
                                                             {"--threads-per-block", OptionKind::value},
                                                             {"--blocks-per-launch", OptionKind::value},
+                                                            {"--blocks-per-sm", OptionKind::value},
                                                             {"--register-cap", OptionKind::flag},
                                                             {"--aos", OptionKind::flag},
                                                             {"--all-devices", OptionKind::flag},
@@ -678,6 +679,8 @@ int command_bench(const Args& args) {
             "  --expect L                 the CPU likelihood to check against (default: computed here)\n"
             "  --threads-per-block N      (default 64)   --blocks-per-launch N (default 0: all blocks)\n"
             "  --register-cap             the 48-register builds   --aos  array-of-structures star layout\n"
+            "  --blocks-per-sm N          thesis variants: N resident blocks per SM imposed with shared-memory ballast\n"
+            "                             (the GT200's 16 KB per SM of thesis 4.3; default 0: none)\n"
             "  --sm-count N               run on N SMs only (CUDA green context; an emulation of a smaller GPU)\n"
             "  --all-devices              modern variants: split the mu range over every GPU (sm_count: their sum)\n"
             "  --slices N                 modern variants only: split each area into N slices (default: one per GPU)\n"
@@ -705,6 +708,7 @@ int command_bench(const Args& args) {
     b.launch.blocks_per_launch = static_cast<int>(opt.integer("--blocks-per-launch", 0, 0, INT_MAX));
     b.launch.register_cap = opt.has("--register-cap");
     b.launch.slices = static_cast<int>(opt.integer("--slices", 0, 0, INT_MAX));
+    b.launch.blocks_per_sm = static_cast<int>(opt.integer("--blocks-per-sm", 0, 0, 64));
     b.aos = opt.has("--aos");
     b.all_devices = opt.has("--all-devices");
     b.csv_path = opt.text("--csv");
@@ -719,6 +723,10 @@ int command_bench(const Args& args) {
         harness::check_outputs("mwsep bench", input_paths(o), outputs);
     }
     if (b.all_devices && b.sm_count > 0) throw opt.error("--all-devices", "and --sm-count exclude each other");
+    if (b.launch.blocks_per_sm > 0)
+        for (const cuda::VariantInfo* v : b.variants)
+            if (v->kernels.axes.family != "thesis")
+                throw opt.error("--blocks-per-sm", "applies to the thesis's variants only; " + v->name + " is not one");
     if (opt.has("--slices"))
         for (const cuda::VariantInfo* v : b.variants)
             if (!v->family->spreads_over_devices())
