@@ -33,8 +33,12 @@ LbmVariant lbm_variant(const std::string& name, const std::string& summary) {
     return v;
 }
 
-/// The G80's shared memory, resident threads and resident blocks per SM (the paper's section 3).
-constexpr int g80_shared_per_sm = 16384, g80_threads_per_sm = 768, g80_blocks_per_sm = 8;
+/// The G80's shared memory per SM [bytes] (the paper's section 3).
+constexpr int g80_shared_per_sm = 16384;
+/// The G80's resident threads per SM.
+constexpr int g80_threads_per_sm = 768;
+/// The G80's resident blocks per SM.
+constexpr int g80_blocks_per_sm = 8;
 
 /// The blocks of @p kernel (lbm_block threads each) that the G80's SM holds: its shared memory, threads and blocks.
 int g80_lbm_blocks(const void* kernel) {
