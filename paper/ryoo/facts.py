@@ -182,8 +182,9 @@ def build(folder, published, compare=()):
     for study, name in OTHER_STUDIES:
         if (folder.path / study / f"{name}.csv").exists():
             part(files.load, name, folder.path / study)
-    if (folder.path / STUDY / "cse_pair.csv").exists():
-        part(files.load, "cse_pair")
+    for name in ("cse_pair", "app_lbm_capacity"):
+        if (folder.path / STUDY / f"{name}.csv").exists():
+            part(files.load, name)
     files.close()
     return Facts(published=frozen(published), files=files, ladder=part(ladder_facts, files),
                  traffic=part(traffic_facts, files), suite=part(suite_facts, files))

@@ -213,13 +213,13 @@ def build(ctx, facts):
             f"{gpu.arch['shared_memory_per_sm_kb']} KB per SM; the emulation (shared_capacity) not recorded on this GPU",
             "shared-*-loop-f64", "a limit of the GT200's 16 KB", "not testable here", "no such limit today")
     else:
-        c = costs[worst]
+        cost = costs[worst]
         row(["shared_memory_worst_case"], "4.3", "4 KB of shared memory per block allow only 4 blocks per SM", "4 KB, 4 blocks",
-            f"emulated with ballast (4 blocks of 128 threads per SM): {pct(100 * c)} for {worst}, the largest of "
+            f"emulated with ballast (4 blocks of 128 threads per SM): {pct(100 * cost)} for {worst}, the largest of "
             f"{len(costs)} variants", ", ".join(sorted(costs)),
             "a limit of the GT200's 16 KB, emulated: reproduced qualitatively when the limit costs time (more than 1%)",
-            "reproduced qualitatively" if c > 0.01 else "differs",
-            "an emulation of the limit on one chip" if c > 0.01 else "the emulated limit costs no time here")
+            "reproduced qualitatively" if cost > 0.01 else "differs",
+            "an emulation of the limit on one chip" if cost > 0.01 else "the emulated limit costs no time here")
     a = launch.aos_vs_soa
     row(["coalesced_stars_effect"], "4.4.4, Figs. 4.1-4.2", "coalescing the star reads changes the time by a few seconds",
         "a few s of several minutes", pct(100 * a, 2), final + ", stars as structures or as arrays", "reproduced: below 1% either way",
