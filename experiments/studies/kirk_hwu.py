@@ -82,7 +82,7 @@ KINDS = {
                   "constant_words", "shared_words"], key=["variant"], value="flops",
                  numeric=NUMERIC | {"loop_instructions", "pairs_per_iteration", "flops", "global_loads", "global_stores",
                                     "constant_loads", "shared_loads", "mufu", "other", "slow_path", "global_words",
-                                    "constant_words", "shared_words"}, compare=Compare("exact")),
+                                    "constant_words", "shared_words"}, host_only=True, compare=Compare("exact")),
     "rates": Kind(["experiment", "operation", "sample", "operations", "ms", "ops_per_second", "sm_count", "sm_clock_mhz",
                    "throttled"], key=["operation", "sm_count"], value="ops_per_second", numeric=NUMERIC,
                   compare=Compare("median", 0.05)),
