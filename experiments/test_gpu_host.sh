@@ -18,8 +18,7 @@ bash experiments/gpu_host.sh "$out/results" --study ryoo --only variants,gpu_cor
 echo "runner: exit $? (log $out/runner.log)"
 python3 - "$out/device_facts.json" <<'PY'
 import json, pathlib, sys
-sys.path.insert(0, "experiments")
-from harness import provenance
+from experiments.harness import provenance  # run from the checkout's root
 pathlib.Path(sys.argv[1]).write_text(json.dumps(provenance.gpus(), indent=1) + "\n")
 print(open(sys.argv[1]).read())
 PY

@@ -17,6 +17,9 @@
   chapters show them (the report does not number figures automatically).
 - Every line a listing quotes (literalinclude) is at most LISTING_WIDTH characters, so that it fits the PDF's
   text width without wrapping.
+- Every published value a study compares with carries the section of its document it comes from: each number
+  in <study>/published.json lies in an object that has a "source" (a section, table or figure), itself or one
+  of the objects around it below the file's top (the top names the documents, not the sections).
 - No part of the report says "not measured" (or "not recorded") while the results it rests on are there: every
   such fallback is recorded with its reason and its result files in <study>/_generated/fallbacks.json
   (python3 -m paper.report_data writes it), and a fallback whose files all exist is reported; a study folder
@@ -120,6 +123,39 @@ def fallback_problems(folder):
     return out
 
 
+def unsourced_values(node, path="", sourced=False, top=True):
+    """The paths of the numbers in a published.json @p node that no "source" names a section for: a number is
+    sourced when its own object or one around it, below the top, has a non-empty "source" string."""
+    out = []
+    if isinstance(node, dict):
+        here = sourced or (not top and isinstance(node.get("source"), str) and bool(node["source"].strip()))
+        for key, value in node.items():
+            if key == "source":
+                continue
+            out += unsourced_values(value, f"{path}.{key}" if path else key, here, top=False)
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            out += unsourced_values(value, f"{path}[{i}]", sourced, top=False)
+    elif isinstance(node, (int, float)) and not isinstance(node, bool) and not sourced:
+        out.append(path)
+    return out
+
+
+def published_problems(folder):
+    """Every number of a study's published.json (<study>/published.json under @p folder) without its source."""
+    out = []
+    for path in sorted(pathlib.Path(folder).glob("*/published.json")):
+        try:
+            data = json.loads(path.read_text())
+        except json.JSONDecodeError as e:
+            out.append(f"{path}: not JSON ({e})")
+            continue
+        for value in unsourced_values(data):
+            out.append(f"{path}: the published value {value} has no source section (a \"source\" in its object or one "
+                       "around it)")
+    return out
+
+
 def prose_lines(text):
     in_fence = False
     for number, line in enumerate(text.splitlines(), start=1):
@@ -174,6 +210,7 @@ def main():
                 problems.append(f"{md}: figure {figure} has no generated file (no source data?)")
     if not numbers_only:
         problems += fallback_problems(folder)
+        problems += published_problems(folder)
     for (_, letter), found in own.items():
         for expected, (got, md, number) in enumerate(found, start=1):
             if got != expected:

@@ -3,8 +3,17 @@
 Each kind turns one run of a definition (experiments/definitions/kirk_hwu/*.json) into jobs that run the
 `kirk_hwu` program or the study's GPU tests and write their rows into a scratch folder:
   cpu          the documents' single-thread CPU loops in FP64 and FP32 (`kirk_hwu cpu`): <name>.csv
+  cpu_bench    the documents' and the tuned single-thread FP32 loops on one share of an input, each checked
+               against FP64, then timed by the CPU engine (`kirk_hwu cpu-bench`): <name>.csv
+  solver       the reconstruction's linear solver on one CPU thread, its Q and F^H d from the GPU, checked against
+               the GPU's solve of the same system, then timed by the CPU engine (`kirk_hwu solver`): <name>.csv
   bench        GPU variants, each checked against the FP64 reference, then timed (`kirk_hwu bench`): <name>.csv
   rates        the FMA, sin+cos and rsqrt rate microbenchmark (`kirk_hwu rates`): <name>.csv
+  split        the MRI image in subsets of voxels, each with its own device copy and launches, against the whole
+               image at once (`kirk_hwu split`): <name>.csv
+  sass         per sample-voxel (atom-point) pair of every float kernel's innermost loop: floating-point
+               operations and global, constant and shared accesses in the compiled code (tools/sass_counts.py on
+               the build's binary; no GPU needed): <name>.csv
   resources    every variant's kernel: registers, local memory, occupancy (`kirk_hwu variants --csv`): <name>.csv
   correctness  every GPU variant against the FP64 reference on whole small inputs (the GPU tests):
                gpu_correctness.csv and its log
@@ -25,7 +34,8 @@ from experiments.harness.study import CACHE_INPUT, correctness_kind
 
 NUMERIC = {"seconds", "pairs", "pairs_per_second", "max_rel_err", "rel_l2_err", "max_abs_err", "kernel_ms",
            "tolerance", "noise_pct", "samples", "operations", "ms", "ops_per_second", "sm_count", "registers",
-           "local_bytes", "occupancy_pct"}
+           "local_bytes", "occupancy_pct", "points", "terms", "solver_ms", "spectrum_ms", "reference_solver_ms",
+           "rel_l2_diff", "final_residual", "grid", "lambda", "iterations"}
 # Every kind this study writes (experiments/harness/kinds.py). GPU timings: within 2 % or the interval of the two
 # medians where wider (too noisy to judge above 10 %); CPU loops within 10 %; rates within 5 %; the kernels' resources exact.
 # kind `reconstruct`: the whole reconstruction at one size (`kirk_hwu reconstruct`), one job per run: rows per
@@ -56,6 +66,37 @@ KINDS = {
                   run_keys={"variants": Input("list[str]"), "size": Input("str"), "min_samples": Input("int", 3),
                             "max_samples": Input("int", 10), "time_limit": Input("number", 1.0),
                             "sweep": Input("dict[list]", {}), "cache": CACHE_INPUT}),
+    # The CPU benches (the engine's timing columns; no clock monitor on the host): within 10 %.
+    "cpu_bench": Kind(["experiment", "problem", "loop", "precision", "size", "points", "terms", "pairs", "repeat", "ms",
+                       "pairs_per_second", "valid", "max_rel_err", "rel_l2_err", "tolerance", *TIMING],
+                      key=["problem", "loop", "precision", "size", "points"], value="ms", numeric=NUMERIC, host_only=True,
+                      compare=Compare("median", 0.10),
+                      run_keys={"problems": Input("dict"), "loops": Input("list[str]"), "size": Input("str"),
+                                "min_samples": Input("int", 3), "time_limit": Input("number", 10)}),
+    "solver": Kind(["experiment", "size", "grid", "samples", "source", "q_variant", "fhd_variant", "lambda", "iterations",
+                    "repeat", "solver_ms", "spectrum_ms", "reference", "reference_solver_ms", "rel_l2_diff",
+                    "final_residual", "valid", "tolerance", *TIMING],
+                   key=["size", "source", "q_variant", "fhd_variant", "iterations"], value="solver_ms", numeric=NUMERIC,
+                   host_only=True, compare=Compare("median", 0.10),
+                   run_keys={"size": Input("str"), "source": Input("str", "gpu", choices=("gpu", "cpu")),
+                             "q_variant": Input("str", ""), "fhd_variant": Input("str", ""),
+                             "iterations": Input("int", 30), "lambda": Input("number", 0.01),
+                             "min_samples": Input("int", 2), "time_limit": Input("number", 300)}),
+    # Whole passes over the image in subsets (host clock around copies and launches): within 10 %.
+    "split": Kind(["experiment", "variant", "edge", "voxels", "samples", "subsets", "voxels_per_subset", "repeat", "ms",
+                   "kernel_ms", "pairs", "pairs_per_second", "valid", "max_rel_err", "rel_l2_err", "tolerance", *TIMING],
+                  key=["variant", "edge", "samples", "subsets"], value="ms",
+                  numeric=NUMERIC | {"edge", "voxels", "subsets", "voxels_per_subset"}, compare=Compare("median", 0.10),
+                  run_keys={"variant": Input("str"), "edge": Input("int", 1024), "samples": Input("int", 2048),
+                            "subsets": Input("list[int]"), "min_samples": Input("int", 3)}),
+    # Counts of the compiled code: the same build gives the same counts.
+    "sass": Kind(["variant", "kernel", "loop_instructions", "pairs_per_iteration", "flops", "global_loads",
+                  "global_stores", "constant_loads", "shared_loads", "mufu", "other", "slow_path", "global_words",
+                  "constant_words", "shared_words"], key=["variant"], value="flops",
+                 numeric=NUMERIC | {"loop_instructions", "pairs_per_iteration", "flops", "global_loads", "global_stores",
+                                    "constant_loads", "shared_loads", "mufu", "other", "slow_path", "global_words",
+                                    "constant_words", "shared_words"}, host_only=True, compare=Compare("exact"),
+                 run_keys={}),
     "rates": Kind(["experiment", "operation", "sample", "operations", "ms", "ops_per_second", "sm_count", "sm_clock_mhz",
                    "throttled"], key=["operation", "sm_count"], value="ops_per_second", numeric=NUMERIC,
                   compare=Compare("median", 0.05), run_keys={"repeats": Input("int", 5)}),
@@ -116,6 +157,49 @@ class Study(study.Study):
                     key = f"{','.join(run['variants'])}|{run['size']}|{sweep}" + study.cache_suffix(state)
                     yield self._job(d, key, args + flags, 1,
                                     "a variant disagreed with the FP64 reference (rows marked invalid)")
+
+    def kind_cpu_bench(self, d):
+        for run in d["runs"]:
+            for problem, points in run["problems"].items():
+                args = ["cpu-bench", "--experiment", d["name"], "--problems", problem, "--loops", ",".join(run["loops"]),
+                        "--size", run["size"], "--points", str(points),
+                        "--min-samples", str(1 if self.quick else run["min_samples"]), "--time-limit", str(run["time_limit"])]
+                yield self._job(d, f"{problem}|{run['size']}|{points}", args, 0,
+                                "a CPU loop disagreed with the FP64 reference (rows marked invalid)")
+
+    def kind_solver(self, d):
+        for run in d["runs"]:
+            args = ["solver", "--experiment", d["name"], "--size", run["size"], "--source", run["source"],
+                    "--iterations", str(run["iterations"]), "--lambda", str(run["lambda"]),
+                    "--min-samples", str(1 if self.quick else run["min_samples"]), "--time-limit", str(run["time_limit"])]
+            if run["source"] == "gpu":
+                args += ["--q-variant", run["q_variant"], "--fhd-variant", run["fhd_variant"]]
+            yield self._job(d, f"{run['size']}|{run['source']}", args, 1 if run["source"] == "gpu" else 0,
+                            "the CPU solve disagreed with the other solve of the same system (rows marked invalid)")
+
+    def kind_split(self, d):
+        for run in d["runs"]:
+            args = ["split", "--experiment", d["name"], "--variant", run["variant"], "--edge", str(run["edge"]),
+                    "--samples", str(run["samples"]), "--subsets", ",".join(str(s) for s in run["subsets"]),
+                    "--min-samples", str(1 if self.quick else run["min_samples"])]
+            yield self._job(d, f"{run['variant']}|{run['edge']}", args, 1,
+                            "a configuration disagreed with the FP64 reference (rows marked invalid)")
+
+    def kind_sass(self, d):
+        def job(tmp):
+            from tools import sass_counts
+            part = tmp / f"{d['name']}.csv"
+            rows = sass_counts.kernel_counts(self.program)
+            if not rows:
+                raise RuntimeError(f"no MRI or Coulomb kernel loop found in {self.program}")
+            with part.open("w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=sass_counts.COLUMNS, lineterminator="\n")
+                w.writeheader()
+                for r in rows:
+                    w.writerow({k: (f"{v:.4g}" if isinstance(v, float) else v) for k, v in r.items()})
+            return {part.name: part}
+        yield Job("kirk_hwu", job, ["python3 -m tools.sass_counts build/kirk_hwu (cuobjdump -sass, innermost loop per kernel)"],
+                  needs_gpus=0)
 
     def kind_rates(self, d):
         run = d["runs"][0]

@@ -22,9 +22,9 @@ import re
 import subprocess
 import time
 
-from harness.kinds import Compare, Kind, text_kind
-from harness.provenance import ROOT
-from harness.runner import Job
+from experiments.harness.kinds import Compare, Input, Kind, text_kind
+from experiments.harness.provenance import ROOT
+from experiments.harness.runner import Job
 
 # The real catalogues of the stripe units: the SDSS files committed with the oracle cases (tests/data/oracle/stars).
 STARS_FILES = {f"stripe{s}-2009": ROOT / "tests" / "data" / "oracle" / "stars" / f"stars-{s}.txt" for s in (11, 20, 86)}
@@ -47,6 +47,18 @@ KINDS = {
     # as numbers (the best likelihood per generation and the likelihoods within 1e-6, relative).
     "fit_stripe": Kind(COLUMNS, key=["work_unit", "start", "algorithm", "devices"], value="seconds", numeric=NUMERIC,
                        compare=Compare("median", 0.15),
+                       run_keys={"work_units": Input("list[str]"),
+                                 "start": Input("str", "reference", choices=("reference", "blind")),
+                                 "algorithm": Input("str", "cmaes"), "devices": Input("str|int", "0"),
+                                 "generations": Input("int"), "polish": Input("int", 300), "seed": Input("int", 1),
+                                 "population": Input("int", 16), "box": Input("number", 0.1),
+                                 "label": Input("str", ""), "integrator": Input("str", "compressed",
+                                                                              choices=("compressed", "exact")),
+                                 "uncertainties": Input("bool", True), "polish_from_start": Input("bool", True),
+                                 "separate": Input("bool", False), "needs_gpus": Input("int", 1),
+                                 "in_flight": Input("int|none", None), "late": Input("number|none", None),
+                                 "lost": Input("number|none", None), "max_delay": Input("int|none", None),
+                                 "gradient_step": Input("number|none", None)},
                        tables={r"_progress\.csv$": Kind(PROGRESS, key=["work_unit", "start", "algorithm", "generation"],
                                                         value="best_likelihood", numeric=NUMERIC,
                                                         compare=Compare("median", 1e-6)),
@@ -81,7 +93,10 @@ def vector_file(path, name, values):
 def has_fit(study):
     """Whether the build's mwsep has the fit command (pagmo2 and NLopt at build time)."""
     if not hasattr(study, "_fit_built"):
-        r = subprocess.run([str(study.mwsep), "fit", "--help"], capture_output=True, text=True)
+        try:
+            r = subprocess.run([str(study.mwsep), "fit", "--help"], capture_output=True, text=True)
+        except OSError:  # no binary yet (the jobs listed before any build): each job says so when it runs
+            return True
         study._fit_built = r.returncode == 0
     return study._fit_built
 
@@ -90,12 +105,8 @@ def kind_fit_stripe(self, d):
     name = d["name"]
     for run in d["runs"]:
         for wu in run["work_units"]:
-            start = run.get("start", "reference")
-            if start not in ("reference", "blind"):
-                raise ValueError(f"{name}: start '{start}' is neither 'reference' nor 'blind'")
-            algorithm = run.get("algorithm", "cmaes")
-            devices = str(run.get("devices", "0"))
-            tag = f"{wu}_{start}_{algorithm}" + (f"_{run['label']}" if run.get("label") else "")
+            start, algorithm, devices = run["start"], run["algorithm"], str(run["devices"])
+            tag = f"{wu}_{start}_{algorithm}" + (f"_{run['label']}" if run["label"] else "")
 
             def job(tmp, run=run, wu=wu, start=start, algorithm=algorithm, devices=devices, tag=tag):
                 unit = self.workunit(wu)
@@ -103,25 +114,25 @@ def kind_fit_stripe(self, d):
                 space = search_space(self.mwsep, unit)
                 cmd = [self.mwsep, "fit", "-a", str(unit), "-s", str(STARS_FILES[wu]), "--reference", str(reference),
                        "--algorithm", algorithm, "--generations", str(run["generations"]),
-                       "--polish", str(run.get("polish", 300)), "--seed", str(run.get("seed", 1)),
+                       "--polish", str(run["polish"]), "--seed", str(run["seed"]),
                        "--report", str(tmp / "report.json"), "--progress", str(tmp / "progress.csv"),
                        "-o", str(tmp / "best.txt"), "--work-unit", wu, "--experiment", name]
                 if algorithm != "cgd":
-                    cmd += ["--population", str(run.get("population", 16))]
+                    cmd += ["--population", str(run["population"])]
                 for option in ("in_flight", "late", "lost", "max_delay", "gradient_step"):
-                    if option in run:
+                    if run[option] is not None:
                         cmd += ["--" + option.replace("_", "-"), str(run[option])]
                 if start == "reference":
-                    cmd += ["--box", str(run.get("box", 0.1))]
+                    cmd += ["--box", str(run["box"])]
                 else:
                     vector_file(tmp / "start.txt", "blind", blind_start(space))
                     cmd += ["--search-parameters", str(tmp / "start.txt")]
-                if run.get("integrator", "compressed") == "compressed":
+                if run["integrator"] == "compressed":
                     cmd += ["--integrator", "compressed"]
                 cmd += ["--backend", "cpu"] if devices == "cpu" else ["--devices", devices]
-                if not run.get("uncertainties", True):
+                if not run["uncertainties"]:
                     cmd.append("--no-uncertainties")
-                if not run.get("polish_from_start", True):
+                if not run["polish_from_start"]:
                     cmd.append("--no-polish-from-start")
                 log = tmp / f"{name}_{tag}.log"
                 t0 = time.perf_counter()
@@ -133,7 +144,7 @@ def kind_fit_stripe(self, d):
                 exact = rep.get("exact_likelihood", rep["likelihood"])
                 ref_exact = rep.get("reference_exact_likelihood", rep["reference_likelihood"])
                 # A labelled run (the same algorithm with other settings) names itself in the algorithm column.
-                label = rep["algorithm"] + (f" ({run['label']})" if run.get("label") else "")
+                label = rep["algorithm"] + (f" ({run['label']})" if run["label"] else "")
                 row = [name, wu, start, label, devices, rep["population"], rep["generations"],
                        rep["evaluations"], rep["global_evaluations"], rep["global_seconds"], rep["seconds"],
                        round(process_seconds, 3), rep["seconds_per_evaluation"], rep["start_likelihood"],
@@ -158,7 +169,7 @@ def kind_fit_stripe(self, d):
                 report.write_text(json.dumps(rep, indent=1))
                 out = {part.name: part, f"{name}_progress.csv": tmp / f"{name}_progress.csv", report.name: report,
                        log.name: log}
-                if run.get("separate"):
+                if run["separate"]:
                     sep_csv, sep_json = tmp / f"{name}_separation_{tag}.csv", tmp / f"{name}_separation_{tag}.json"
                     s = self._run([self.mwsep, "separate", "-a", str(unit), "-s", str(STARS_FILES[wu]),
                                    "--search-parameters", str(tmp / "best.txt"), "--integrator", "compressed",
@@ -170,4 +181,4 @@ def kind_fit_stripe(self, d):
                 return out
             skip = None if has_fit(self) else "this mwsep was built without the fit command (pagmo2 and NLopt were not found)"
             yield Job(f"{tag}|{devices}", job, [f"mwsep fit -a {wu} --algorithm {algorithm} ({start} start; see the log)"],
-                      needs_gpus=0 if devices == "cpu" else run.get("needs_gpus", 1), skip=skip)
+                      needs_gpus=0 if devices == "cpu" else run["needs_gpus"], skip=skip)

@@ -309,6 +309,16 @@ static void add_mri_family(harness::Registry<Variant>& r) {
     add_gather<Out, SharedAoS, InRegisters, HardwareTrig, float, 4>(r, "space", "F8 with records tiled in shared memory");
     add_gather<Out, ParamAoS, InRegisters, HardwareTrig, float, 4>(r, "space", "F8 with records as a kernel parameter");
     // [spaces-end]
+    // [trig-pairs-begin]
+    // The memory-space siblings again with the library's sin and cos: each differs from its SFU sibling above in
+    // the trigonometry alone (Ryoo et al.'s share of the MRI speed-up due to the special-function units).
+    add_gather<Out, GlobalSoA, InRegisters, LibraryTrig, float, 4>(r, "trig", "global memory, library sin and cos");
+    add_gather<Out, ReadOnlySoA, InRegisters, LibraryTrig, float, 4>(r, "trig", "read-only cache, library sin and cos");
+    add_gather<Out, ConstantSoA, InRegisters, LibraryTrig, float, 4>(r, "trig", "constant arrays, library sin and cos");
+    add_gather<Out, ConstantAoS, InRegisters, LibraryTrig, float, 4>(r, "trig", "constant records, library sin and cos");
+    add_gather<Out, SharedAoS, InRegisters, LibraryTrig, float, 4>(r, "trig", "shared-memory tiles, library sin and cos");
+    add_gather<Out, ParamAoS, InRegisters, LibraryTrig, float, 4>(r, "trig", "kernel parameter, library sin and cos");
+    // [trig-pairs-end]
     // [fp64-begin]
     add_gather<Out, GlobalSoA, InGlobal, LibraryTrig, double, 1>(r, "fp64", "F3 in double precision");
     add_gather<Out, GlobalSoA, InRegisters, LibraryTrig, double, 1>(r, "fp64", "F4 in double precision");

@@ -266,6 +266,7 @@ ReconOutcome reconstruct_gpu(const ReconProblem& problem, const ReconSettings& s
         harness::check(cudaStreamSynchronize(stream.get()), "compute Q and its spectrum");
         out.times.q_ms = e1.since(e0);
         out.times.q_fft_ms = e2.since(e1);
+        if (settings.keep_inputs) out.q_values = q_device->download({}, qv.fp64);
 
         // F^H d.
         e0.record(stream.get());
@@ -276,6 +277,7 @@ ReconOutcome reconstruct_gpu(const ReconProblem& problem, const ReconSettings& s
         e1.record(stream.get());
         harness::check(cudaStreamSynchronize(stream.get()), "compute F^H d");
         out.times.fhd_ms = e1.since(e0);
+        if (settings.keep_inputs) out.fhd_values = download(b, n);
 
         // [gpu-cg-begin]
         const auto dot = [&](const double2* a, const double2* c) {

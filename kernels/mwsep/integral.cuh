@@ -207,6 +207,31 @@ void upload_constants(const TidalStreams& streams, cudaStream_t queue) {
     V::Memory::upload(streams, queue);
 }
 
+/// The dynamic shared memory per block [bytes] with which exactly @p blocks blocks of @p threads threads of
+/// @p kernel fit on an SM of the current device (the rest of the SM's shared memory held as ballast), at least
+/// @p own (what the kernel itself uses); raises the kernel's dynamic limit and asks for the largest shared-memory
+/// carveout. CudaError when the device's occupancy calculator gives another count (registers or threads allow
+/// fewer blocks, or @p own leaves room for fewer).
+inline size_t residency_ballast_bytes(const void* kernel, int threads, size_t own, int blocks) {
+    int device = 0, per_sm = 0, reserved = 0;
+    check(cudaGetDevice(&device), "read the current device");
+    check(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device), "read the shared memory per SM");
+    check(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device), "read the reserved shared memory");
+    cudaFuncAttributes a{};
+    check(cudaFuncGetAttributes(&a, kernel), "read the integral kernel's attributes");
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100), "ask for the largest carveout");
+    const long long room = static_cast<long long>(per_sm) / blocks - reserved - static_cast<long long>(a.sharedSizeBytes);
+    const size_t bytes = std::max(own, static_cast<size_t>(std::max(room, 0LL)));
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)),
+          "allow the ballast's dynamic shared memory");
+    int got = 0;
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&got, kernel, threads, bytes), "compute the resident blocks");
+    if (got != blocks)
+        throw CudaError("the ballast leaves room for " + std::to_string(got) + " resident blocks per SM, not the " +
+                        std::to_string(blocks) + " asked for (registers, threads or the kernel's own shared memory)");
+    return bytes;
+}
+
 /// Launches one area's kernels on @p queue, one launch per r step (or the thesis's chunks of
 /// `blocks_per_launch` blocks), after upload_constants(). No host synchronisation.
 template <class V>
@@ -223,7 +248,9 @@ void launch_area(const ThesisArea& area, const TidalStreams& streams, const Laun
     const int threads = opt.threads_per_block;
     const int blocks = (area.cells + threads - 1) / threads;
     const int chunk = opt.blocks_per_launch > 0 ? opt.blocks_per_launch : blocks;
-    const size_t shared_bytes = variant_shared_bytes<V>(threads);
+    const size_t own_bytes = variant_shared_bytes<V>(threads);
+    const size_t shared_bytes =
+        opt.blocks_per_sm > 0 ? residency_ballast_bytes(kernel, threads, own_bytes, opt.blocks_per_sm) : own_bytes;
 // [launch-loop-begin]
     for (int k = 0; k < area.n_r; ++k) {
         for (int first = 0; first < blocks; first += chunk) {

@@ -48,6 +48,9 @@ struct LaunchOptions {
     /// Modern variants: split each area's mu range into this many slices, dealt round-robin to the
     /// devices in use (0: one slice per device).
     int slices = 0;
+    /// Thesis variants: blocks resident per SM imposed with unused dynamic shared memory (ballast), the GT200's
+    /// limit of thesis 4.3 emulated (16 KB per SM, 4 KB per block: 4 blocks); 0: none imposed.
+    int blocks_per_sm = 0;
 };
 
 /// The kernel of a variant for a stream count, register-capped or not; nullptr if not instantiated.

@@ -145,4 +145,48 @@ __global__ void ryoo_tiled_gemm(const float* __restrict__ a, const float* __rest
 }
 // [tiled-end]
 
+// ---- redundant-load and common-subexpression elimination (S1 section 5.2) ------------------------------------
+
+/// A coordinate of the thread or its block read from its special register by a volatile instruction: the compiler
+/// can neither keep it in a register across uses (redundant-load elimination) nor share the arithmetic built on it
+/// (common-subexpression elimination); each use reads it again.
+#define RYOO_SPECIAL_REGISTER(fn, reg)                                   \
+    __device__ __forceinline__ int fn() {                                \
+        int v;                                                           \
+        asm volatile("mov.u32 %0, %%" reg ";" : "=r"(v));                \
+        return v;                                                        \
+    }
+RYOO_SPECIAL_REGISTER(reloaded_tid_x, "tid.x")
+RYOO_SPECIAL_REGISTER(reloaded_tid_y, "tid.y")
+RYOO_SPECIAL_REGISTER(reloaded_ctaid_x, "ctaid.x")
+RYOO_SPECIAL_REGISTER(reloaded_ctaid_y, "ctaid.y")
+#undef RYOO_SPECIAL_REGISTER
+
+/// V2 without the elimination of redundant loads and common subexpressions: the thread and block coordinates are
+/// read again for every tile and every address is formed anew from them, where ryoo_tiled_gemm forms the walks
+/// through A and B once and keeps them (and the coordinates) in registers. The same loads, products and sums in
+/// the same order: the pair differs only in what the compiler may keep live (S1: "common subexpression
+/// elimination and redundant load elimination, the latter often storing thread and block coordinates in
+/// registers" raise the registers per thread and can cost a resident block).
+// [reload-begin]
+template <class TileP, class Loop>
+__global__ void ryoo_tiled_gemm_reload(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                                       int n) {
+    constexpr int T = TileP::size;
+    __shared__ float as[T][T];
+    __shared__ float bs[T][T];
+    float acc = 0;
+    for (int k0 = 0; k0 < n; k0 += T) {
+        as[reloaded_tid_y()][reloaded_tid_x()] =
+            a[static_cast<long long>(reloaded_ctaid_y() * T + reloaded_tid_y()) * n + k0 + reloaded_tid_x()];
+        bs[reloaded_tid_y()][reloaded_tid_x()] =
+            b[static_cast<long long>(k0 + reloaded_tid_y()) * n + reloaded_ctaid_x() * T + reloaded_tid_x()];
+        __syncthreads();
+        acc = Loop::template dot<T>(as[reloaded_tid_y()], bs, reloaded_tid_x(), acc);
+        __syncthreads();
+    }
+    c[static_cast<long long>(reloaded_ctaid_y() * T + reloaded_tid_y()) * n + reloaded_ctaid_x() * T + reloaded_tid_x()] = acc;
+}
+// [reload-end]
+
 }  // namespace ryoo::kernels

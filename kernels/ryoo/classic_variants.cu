@@ -78,6 +78,24 @@ void add_classic_variants(harness::Registry<GemmVariant>& r) {
     r.add(tiled_variant<Tile<16>, UnrolledLoop, DirectLoad, G80Residency<3>>("cliff", cliff));
     r.add(tiled_variant<Tile<16>, UnrolledLoop, DirectLoad, G80Residency<2>>("cliff", cliff));
     r.add(tiled_variant<Tile<16>, UnrolledLoop, PrefetchLoad, G80Residency<2>>("cliff", cliff));
+    // S1 section 5.2: V2 with and without the elimination of redundant loads and common subexpressions (unrolled-16
+    // is V2 as the compiler makes it, with both).
+    GemmVariant reload;
+    reload.name = "unrolled-16-reload";
+    reload.step = "RE14";
+    reload.summary = "V2 with the thread and block coordinates read again and every address formed anew for each tile";
+    reload.multiple = 16;
+    reload.prepare = [] {
+        GemmLaunch l;
+        const void* f = reinterpret_cast<const void*>(&ryoo_tiled_gemm_reload<Tile<16>, UnrolledLoop>);
+        l.facts = {f, 256, 0, 0};
+        l.run = [](const float* a, const float* b, float* c, int n, cudaStream_t s) {
+            ryoo_tiled_gemm_reload<Tile<16>, UnrolledLoop><<<dim3(n / 16, n / 16), dim3(16, 16), 0, s>>>(a, b, c, n);
+            check(cudaGetLastError(), "launch the tiled matrix multiplication without elimination");
+        };
+        return l;
+    };
+    r.add(reload);
 }
 
 }  // namespace ryoo

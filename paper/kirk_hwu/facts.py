@@ -32,7 +32,9 @@ FLOPS_PER_PAIR = {"mri-q": 12, "mri-fhd": 16}
 
 # Every result file the chapters read, the provenance they read, and the images only the figures draw.
 FILES = ["mri_ladder", "mri_memory_spaces", "mri_tuning", "mri_fp64", "mri_reconstruct", "coulomb_ladder",
-         "cpu_baselines", "rates", "resources", "mri_cold_warm"]
+         "cpu_baselines", "rates", "resources", "mri_cold_warm",
+         # the mechanisms and baselines the documents name (paper/kirk_hwu/data/mechanisms.py); each may be absent
+         "cpu_tuned", "mri_solver_cpu", "mri_split", "mri_sfu_share", "sass_counts"]
 UNCHECKED = ["gpu_correctness"]     # read with every row, the failed comparisons counted
 GPU_EXPERIMENTS = ["mri_ladder", "mri_reconstruct", "coulomb_ladder", "gpu_correctness"]
 METAS = GPU_EXPERIMENTS + ["mri_cold_warm"]
@@ -118,6 +120,9 @@ def build(folder, published, compare=()):
         part(files.load, name)
     for name in UNCHECKED:
         part(files.load, name, check_valid=False)
+    # The executed counts of the compute-to-memory ratios, recorded by the ryoo program (its ncu kind).
+    if (folder.path / "ryoo" / "ncu_mri_cp_mix.csv").exists():
+        part(files.load, "ncu_mri_cp_mix", folder.path / "ryoo", check_valid=False)
     for name in METAS:
         part(files.load_meta, name)
     for label in IMAGES:

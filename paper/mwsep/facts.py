@@ -39,7 +39,7 @@ FILES = ["memory_spaces", "division_sqrt", "loop_unrolling", "precision", "launc
          "compressed_timing", "ncu_lean", "exp_lean", "end_to_end", "fit_cost_progress", "hessian_cost", "ncu_tail",
          "ncu_reduce", "fit_recovery", "fit_recovery_progress", "fit_scaling", "fit_scaling_progress",
          "fit_recovery_f32", "compressed_accuracy", "compressed_sweep", "compressed_cpu", "fit_recovery_compressed",
-         "cold_warm", "hardware_micro"]
+         "cold_warm", "hardware_micro", "memory_latency", "shared_capacity"]
 UNCHECKED = ["ncu_fp64", "gpu_correctness", "exp_throughput", "skipping", "sass_mix", "ncu_modern", "end_to_end"]
 METAS = ["memory_spaces", "cpu_vs_gpu_cpu", "cold_warm"]
 LISTING = "variants_3streams.txt"

@@ -36,6 +36,7 @@ REQUIRED = {"elimination", "tpacf", "rc5", "pns"}
 FILES = (["ladder", "variants", "ncu_ladder", "sass_loops", "sizes", "saxpy", "cpu_blas", "app_resources",
           "app_source_lines", "ncu_apps", "app_tpacf_subhistograms", "app_pns_capacity"] + [f for _, f in SUITE])
 METAS = ["ladder", "saxpy", "app_resources"]
+OTHER_STUDIES = [("kirk_hwu", "cpu_tuned"), ("kirk_hwu", "rates"), ("munch", "matmul_cpu"), ("munch", "roofline")]
 
 
 def groups(rows, value, key):
@@ -175,6 +176,15 @@ def build(folder, published, compare=()):
         part(files.load, name)
     for name in METAS:
         part(files.load_meta, name)
+    # The baselines and peaks other studies record on the same GPU (each optional): the tuned CPU loops and the
+    # FMA rate (kirk_hwu), the single-thread ikj product and the roofline (munch); and this study's
+    # elimination pair.
+    for study, name in OTHER_STUDIES:
+        if (folder.path / study / f"{name}.csv").exists():
+            part(files.load, name, folder.path / study)
+    for name in ("cse_pair", "app_lbm_capacity"):
+        if (folder.path / STUDY / f"{name}.csv").exists():
+            part(files.load, name)
     files.close()
     return Facts(published=frozen(published), files=files, ladder=part(ladder_facts, files),
                  traffic=part(traffic_facts, files), suite=part(suite_facts, files))

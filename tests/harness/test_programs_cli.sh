@@ -60,6 +60,12 @@ if "$build/ryoo" info | grep -q '"cuda": true'; then  # the GPU commands exist i
   refuse kirk_hwu bench -- "--variants name at least one variant"
 fi
 refuse kirk_hwu cpu --size full --min-samples 1000 -- "above the limit of 1e13"
+# The tuned loops' bench, the CPU solver and the voxel split: work, sizes and lists refused before any input is built.
+refuse kirk_hwu cpu-bench --size full --points 0 --csv bench.csv -- "above the limit of 1e12"
+refuse kirk_hwu solver --size full --source cpu --csv solver.csv -- "use --source gpu"
+if "$build/ryoo" info | grep -q '"cuda": true'; then
+  refuse kirk_hwu split --subsets 1,x --csv split.csv -- "--subsets a comma-separated list of counts"
+fi
 # (4096 thread stacks do not fit in 4 GB of address space; a sanitizer build cannot start under the limit at all.)
 if (ulimit -v 4000000; "$build/kirk_hwu" --help > /dev/null 2>&1) 2> /dev/null; then
   out=$( (ulimit -v 4000000; "$build/kirk_hwu" cpu --size tiny --min-samples 1 --threads 4096) 2>&1) ||

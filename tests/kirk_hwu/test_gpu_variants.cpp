@@ -12,6 +12,7 @@
 
 #include "gpu_variants.hpp"
 #include "kirk_hwu/reference.hpp"
+#include "kirk_hwu/subsets.hpp"
 #include "gpu_support.hpp"
 
 using namespace kirk_hwu;
@@ -109,4 +110,28 @@ TEST(GpuVariants, EveryProblemHasTheDocumentsStepsInOrder) {
         if (v.step[0] == 'D') dcs.push_back(v.step);
     EXPECT_EQ(q, (std::vector<std::string>{"F0", "F3", "F4", "F5", "F6", "F7", "F8"}));
     EXPECT_EQ(dcs, (std::vector<std::string>{"D0", "D1", "D2", "D3", "D4"}));
+}
+
+// The increased resolutions (kirk_hwu split): the image in subsets of voxels, each with its own device copy, gives
+// every voxel the output of one copy of the whole image, bit for bit (a voxel's sum does not depend on the others).
+TEST(GpuSplit, SubsetsGiveTheWholeImagesOutput) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: NOT checked";
+    const MriInput whole = make_mri_input(Size::small);
+    const gpu::Variant& v = gpu::variants().find("fhd-constaos-regs-sfu-u4-f32");
+    gpu::MriDevice all(whole, MriOutput::fhd, false);
+    v.mri(all, {}, nullptr);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const std::vector<double> expected = all.download({}, false);
+    MriInput part = whole;
+    for (const VoxelRange& r : voxel_subsets(whole.voxels(), 7)) {
+        grid_positions(part, whole.grid, r);
+        gpu::MriDevice device(part, MriOutput::fhd, false);
+        v.mri(device, {}, nullptr);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        const std::vector<double> got = device.download({}, false);
+        for (std::size_t k = 0; k < r.count; ++k) {
+            ASSERT_EQ(got[k], expected[r.first + k]) << "voxel " << r.first + k;
+            ASSERT_EQ(got[r.count + k], expected[whole.voxels() + r.first + k]) << "voxel " << r.first + k;
+        }
+    }
 }

@@ -17,9 +17,10 @@ import tempfile
 import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "experiments"))
-from harness.study import Study  # noqa: E402
-from studies import mwsep_stripes  # noqa: E402
+sys.path.insert(0, str(ROOT))
+from experiments.harness import runner  # noqa: E402
+from experiments.harness.study import Study  # noqa: E402
+from experiments.studies import mwsep_stripes  # noqa: E402
 
 UNIT = "stripe86-2009"
 STEPS = {"r": 35, "mu": 80, "nu": 8, "r_cut": 35, "mu_cut": 20, "nu_cut": 4}
@@ -67,6 +68,8 @@ class FitStripeOnTheCpu(unittest.TestCase):
             dict(common, start="blind", algorithm="cmaes", polish=15),
             dict(common, start="reference", box=1, algorithm="async-ga", late=0.3, max_delay=2, label="volunteers",
                  polish=0, uncertainties=False)]}
+        # Checked and completed as the runner does: every declared key, the defaults filled in.
+        d = runner.check_definition(pathlib.Path("fit_tiny.json"), dict(d, kind="fit_stripe"), mwsep_stripes.KINDS)
         try:
             jobs = list(mwsep_stripes.kind_fit_stripe(TinyStudy(mwsep, unit), d))
             self.assertEqual(len(jobs), 3)

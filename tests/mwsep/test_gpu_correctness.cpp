@@ -576,3 +576,25 @@ TEST(GpuResources, ThesisVariantsAreTheProductOfTheirAxes) {
 }
 
 }  // namespace
+
+// The GT200's shared-memory limit emulated (thesis 4.3; mwsep bench --blocks-per-sm): the ballast changes how many
+// blocks share an SM, not what a block computes, so the thesis kernels' integrals are bit-identical with and
+// without it; and a residency the kernel cannot reach is refused before any launch.
+TEST(GpuThesis, ImposedResidencyChangesNoResult) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: NOT checked";
+    const auto w = load("3s-small");
+    mwsep::cuda::LaunchOptions whole, four;
+    whole.threads_per_block = four.threads_per_block = 128;
+    four.blocks_per_sm = 4;
+    for (const char* v : {"shared-fast-loop-f64", "shared-fast-unrolled-f64"}) {
+        const auto a = mwsep::cuda::evaluate(w->setup, w->stars, v, -1, whole);
+        const auto b = mwsep::cuda::evaluate(w->setup, w->stars, v, -1, four);
+        EXPECT_EQ(a.integrals.background, b.integrals.background) << v;
+        for (std::size_t s = 0; s < a.integrals.streams.size(); ++s) EXPECT_EQ(a.integrals.streams[s], b.integrals.streams[s]) << v;
+        EXPECT_EQ(a.likelihood.likelihood, b.likelihood.likelihood) << v;
+    }
+    mwsep::cuda::LaunchOptions impossible;
+    impossible.threads_per_block = 1024;
+    impossible.blocks_per_sm = 8;  // 8 x 1024 threads exceed any SM of today
+    EXPECT_THROW(mwsep::cuda::evaluate(w->setup, w->stars, "shared-fast-unrolled-f64", -1, impossible), std::exception);
+}

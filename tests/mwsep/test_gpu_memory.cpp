@@ -10,6 +10,7 @@
 #include "harness/device_budget.hpp"
 #include "harness/device_memory.hpp"
 #include "mwsep/cuda/backend.hpp"
+#include "mwsep/cuda/devices.hpp"
 #include "mwsep/cuda/variants.hpp"
 #include "mwsep/generate/catalogue.hpp"
 #include "mwsep/geometry/tables.hpp"
@@ -96,3 +97,14 @@ TEST(GpuMemory, ACapBelowThePlanIsRefusedBeforeAnyAllocation) {
 }
 
 }  // namespace
+
+// The rule by which the server sent the CUDA application only to hosts with double precision (thesis 2.1:
+// compute capability 1.3), as the device choice applies it; a rule of the device's version numbers alone, so it
+// runs without a GPU.
+TEST(DeviceChoice, DoublePrecisionFromComputeCapabilityOneThree) {
+    EXPECT_FALSE(mwsep::cuda::supports_double(1, 0));  // G80, the 8800 GTX
+    EXPECT_FALSE(mwsep::cuda::supports_double(1, 2));
+    EXPECT_TRUE(mwsep::cuda::supports_double(1, 3));   // GT200, the GTX 285
+    EXPECT_TRUE(mwsep::cuda::supports_double(2, 0));   // Fermi
+    EXPECT_TRUE(mwsep::cuda::supports_double(9, 0));   // Hopper
+}

@@ -9,10 +9,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def pins(path):
-    """{normalised name: version} of the 'name==version' lines of @p path; other non-comment lines fail."""
+    """{normalised name: version} of the 'name==version' lines of @p path, each with an optional environment
+    marker after ';' (a wheel that exists for some platforms only); other non-comment lines fail."""
     out = {}
     for n, line in enumerate(path.read_text().splitlines(), 1):
-        line = line.split("#", 1)[0].strip()
+        line = line.split("#", 1)[0].split(";", 1)[0].strip()
         if not line:
             continue
         m = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([A-Za-z0-9.+!-]+)", line)

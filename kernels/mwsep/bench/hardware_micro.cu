@@ -13,6 +13,12 @@
 //   shared      16 warps of one block reading or writing 8-byte (and, for reference, 4-byte) elements of shared
 //               memory with lane l at element l x stride: SM cycles per warp access at full issue; the reads'
 //               sums and the final contents after the writes are checked.
+//   spaces      (asked for by --tests) the hit latency of each memory space of Ryoo et al.'s Table 1 and Münch's
+//               Table 2.1, by the same one-thread dependent chase as `latency`, each over a small warmed cycle that
+//               its cache holds: a dependent integer add in registers (the unit the documents compare with), shared
+//               memory, the constant cache, the texture path (tex1Dfetch of a texture object), the read-only data
+//               path (ld.global.nc) and, from `latency`, L1, L2 and global memory: cycles and ns per access; the
+//               chase's final index (the register chain's final sum) must equal the host's.
 // Output: CSV rows test,case,element_bytes,param,value,unit,ns_per_access,kernel_ms. `param`: the buffer's
 // bytes (latency), the distinct addresses (constant) or the stride in elements (coalescing, shared); `value`:
 // cycles per load (latency, constant), per warp access (shared), or useful GB/s (coalescing); ns_per_access
@@ -129,6 +135,108 @@ void latency(Micro& m, const char* name, std::size_t bytes, bool cached_l1, long
         fail(std::string("latency ") + name + ": the chase ended at word " + std::to_string(r[0]) + ", the host at " +
              std::to_string(expect));
     std::printf("latency,%s,4,%zu,%.2f,cycles,%.2f,\n", name, bytes, double(r[1]) / steps, double(r[2]) / steps);
+}
+
+// ---- spaces: the hit latency of each memory space ------------------------------------------------------------
+/// Entries of the chased cycles of the spaces test: 256 words (1 KiB), held by the constant cache, by L1 and by
+/// shared memory alike.
+constexpr int space_entries = 256;
+/// The constant cycle (entry i holds the next entry's index).
+__constant__ std::uint32_t constant_cycle[space_entries];
+
+/// Which space one launch of space_chase follows.
+enum class Space { registers, shared, constant, texture, readonly };
+
+/// One thread follows the cycle @p cycle (in global memory; copied to shared memory for Space::shared; its copy
+/// in constant_cycle for Space::constant; through @p texture for Space::texture) from entry 0: 2 x entries
+/// untimed, then @p steps timed; Space::registers adds @p step to a register @p steps times instead. @p out gets
+/// the final index (or sum), the cycles and the nanoseconds of the timed steps.
+template <Space S>
+__global__ void space_chase(const std::uint32_t* cycle, cudaTextureObject_t texture, std::uint32_t step, long long steps,
+                            unsigned long long* out) {
+    __shared__ std::uint32_t shared_cycle[space_entries];
+    if constexpr (S == Space::shared)
+        for (int i = 0; i < space_entries; ++i) shared_cycle[i] = cycle[i];
+    const auto next = [&](std::uint32_t j) -> std::uint32_t {
+        std::uint32_t v;
+        if constexpr (S == Space::registers) {
+            asm volatile("add.u32 %0, %1, %2;" : "=r"(v) : "r"(j), "r"(step));
+        } else if constexpr (S == Space::shared) {
+            asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(v)
+                         : "r"(static_cast<unsigned>(__cvta_generic_to_shared(shared_cycle + j))));
+        } else if constexpr (S == Space::constant) {
+            v = constant_cycle[j];
+        } else if constexpr (S == Space::texture) {
+            v = tex1Dfetch<std::uint32_t>(texture, static_cast<int>(j));
+        } else {
+            asm volatile("ld.global.nc.u32 %0, [%1];" : "=r"(v) : "l"(cycle + j));
+        }
+        return v;
+    };
+    std::uint32_t j = 0;
+    if constexpr (S != Space::registers)
+        for (int s = 0; s < 2 * space_entries; ++s) j = next(j);
+    const long long c0 = clock64();
+    const std::uint64_t t0 = global_ns();
+    for (long long s = 0; s < steps; ++s) j = next(j);
+    const std::uint64_t t1 = global_ns();
+    const long long c1 = clock64();
+    out[0] = j;
+    out[1] = static_cast<unsigned long long>(c1 - c0);
+    out[2] = t1 - t0;
+}
+
+/// The spaces rows: each space's chase over one random cycle of space_entries words, checked against the host's.
+void space_latencies(Micro& m) {
+    std::vector<std::uint32_t> order(space_entries), cycle(space_entries);
+    for (int i = 0; i < space_entries; ++i) order[i] = static_cast<std::uint32_t>(i);
+    std::mt19937_64 rng(2008);
+    for (int i = space_entries - 1; i > 0; --i) std::swap(order[i], order[std::uniform_int_distribution<int>(0, i - 1)(rng)]);
+    for (int i = 0; i < space_entries; ++i) cycle[order[i]] = order[(i + 1) % space_entries];
+    check(cudaMemcpyToSymbol(constant_cycle, cycle.data(), sizeof(std::uint32_t) * space_entries), "upload the constant cycle");
+    const cudaStream_t stream = m.stream.get();
+    harness::DeviceMemory memory;
+    const std::uint32_t* d = memory.upload(cycle, "upload the chased cycle");
+    auto* out = memory.allocate<unsigned long long>(3, "allocate the chase's result");
+    cudaResourceDesc resource{};
+    resource.resType = cudaResourceTypeLinear;
+    resource.res.linear.devPtr = const_cast<std::uint32_t*>(d);
+    resource.res.linear.desc = cudaCreateChannelDesc<std::uint32_t>();
+    resource.res.linear.sizeInBytes = sizeof(std::uint32_t) * space_entries;
+    cudaTextureDesc description{};
+    description.readMode = cudaReadModeElementType;
+    cudaTextureObject_t texture = 0;
+    check(cudaCreateTextureObject(&texture, &resource, &description, nullptr), "create the texture object");
+    const long long steps = 1 << 16;
+    const std::uint32_t step = 3;
+    struct Case { const char* name; void (*launch)(const std::uint32_t*, cudaTextureObject_t, std::uint32_t, long long,
+                                                  unsigned long long*, cudaStream_t); };
+    const Case cases[] = {
+        {"register", [](auto c, auto t, auto s, auto n, auto o, auto q) { space_chase<Space::registers><<<1, 1, 0, q>>>(c, t, s, n, o); }},
+        {"shared", [](auto c, auto t, auto s, auto n, auto o, auto q) { space_chase<Space::shared><<<1, 1, 0, q>>>(c, t, s, n, o); }},
+        {"constant", [](auto c, auto t, auto s, auto n, auto o, auto q) { space_chase<Space::constant><<<1, 1, 0, q>>>(c, t, s, n, o); }},
+        {"texture", [](auto c, auto t, auto s, auto n, auto o, auto q) { space_chase<Space::texture><<<1, 1, 0, q>>>(c, t, s, n, o); }},
+        {"readonly", [](auto c, auto t, auto s, auto n, auto o, auto q) { space_chase<Space::readonly><<<1, 1, 0, q>>>(c, t, s, n, o); }},
+    };
+    for (const Case& c : cases) {
+        const bool chain = std::string(c.name) == "register";
+        c.launch(d, texture, step, steps, out, stream);
+        check(cudaGetLastError(), (std::string("launch the ") + c.name + " chase").c_str());
+        unsigned long long r[3];
+        check(cudaMemcpyAsync(r, out, sizeof r, cudaMemcpyDeviceToHost, stream), "download the chase's result");
+        check(cudaStreamSynchronize(stream), (std::string("run the ") + c.name + " chase").c_str());
+        // Where the chase must end: the host's walk of the same cycle (2 x entries warm steps, then the timed ones),
+        // or the register chain's sum (unsigned arithmetic wraps alike on both sides).
+        std::uint32_t expect = 0;
+        if (chain) expect = static_cast<std::uint32_t>(static_cast<unsigned long long>(step) * static_cast<unsigned long long>(steps));
+        else
+            for (long long s = 0; s < 2 * space_entries + steps; ++s) expect = cycle[expect];
+        if (r[0] != expect)
+            fail(std::string("spaces ") + c.name + ": the chase ended at " + std::to_string(r[0]) + ", the host at " + std::to_string(expect));
+        std::printf("latency,%s,4,%zu,%.2f,cycles,%.2f,\n", c.name, chain ? std::size_t(0) : sizeof(std::uint32_t) * space_entries,
+                    double(r[1]) / steps, double(r[2]) / steps);
+    }
+    check(cudaDestroyTextureObject(texture), "destroy the texture object");
 }
 
 // ---- constant: divergent addresses in one warp --------------------------------------------------------------
@@ -359,9 +467,9 @@ void shared_banks(Micro& m) {
 }  // namespace
 
 int command_hardware_micro(const std::vector<std::string>& args) {
-    const harness::Options o(args, with_measure_options({}), "mwsep hardware-micro");
+    const harness::Options o(args, with_measure_options({{"--tests"}}), "mwsep hardware-micro");
     if (o.has("--help")) {
-        std::puts("mwsep hardware-micro [measurement options]\n"
+        std::puts("mwsep hardware-micro [--tests latency,constant,coalescing,shared,spaces] [measurement options]\n"
                   "  microbenchmarks of the hardware explanations the thesis gives without measuring them, one CSV row\n"
                   "  per test and case on standard output (test,case,element_bytes,param,value,unit,ns_per_access,\n"
                   "  kernel_ms): the latency of a dependent load from L1, L2 and global memory (a pointer chase,\n"
@@ -373,6 +481,9 @@ int command_hardware_micro(const std::vector<std::string>& args) {
                   "  entries, the reads' sums before they are timed, the shared contents). The latency, constant and\n"
                   "  shared tests time themselves in one launch (clock64, globaltimer); the strided reads go through\n"
                   "  the measurement options below and are always cold (the L2 flushed before each sample).\n"
+                  "  --tests chooses the tests (default latency,constant,coalescing,shared); `spaces` adds, as latency\n"
+                  "  rows, the hit latency of a dependent register add and of loads from shared memory, the constant\n"
+                  "  cache, the texture path and the read-only data path, each over a small warmed cycle.\n"
                   "  Needs about 1.1 GiB of device memory.");
         std::fputs(harness::measure_options_help(measure_defaults(true)).c_str(), stdout);
         return 0;
@@ -382,21 +493,31 @@ int command_hardware_micro(const std::vector<std::string>& args) {
                                           "one strided read of the coalescing test, CUDA events, L2 flushed before each; the other "
                                           "tests time themselves inside one launch (clock64, globaltimer)"))
         return 0;
+    const std::vector<std::string> tests =
+        o.choices("--tests", {"latency", "constant", "coalescing", "shared", "spaces"}, "latency,constant,coalescing,shared");
+    const auto wants = [&](const char* t) { return std::find(tests.begin(), tests.end(), t) != tests.end(); };
     Micro m(options);
     int device = 0, l2 = 0;
     check(cudaGetDevice(&device), "read the current device");
     check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "read the L2 size");
     m.l2_bytes = static_cast<std::size_t>(l2);
     std::printf("test,case,element_bytes,param,value,unit,ns_per_access,kernel_ms\n");
-    latency(m, "l1", std::size_t(16) << 10, true, 1 << 16);
-    latency(m, "l2", std::min<std::size_t>(std::size_t(8) << 20, m.l2_bytes / 4), false, 1 << 16);
-    latency(m, "global", std::max<std::size_t>(std::size_t(256) << 20, 4 * m.l2_bytes), false, 1 << 15);
-    latency(m, "global", std::max<std::size_t>(std::size_t(1) << 30, 16 * m.l2_bytes), false, 1 << 15);
-    constant_divergence(m);
-    coalescing<float>(m);
-    coalescing<double>(m);
-    shared_banks<double>(m);
-    shared_banks<float>(m);
+    if (wants("spaces")) space_latencies(m);
+    if (wants("latency")) {
+        latency(m, "l1", std::size_t(16) << 10, true, 1 << 16);
+        latency(m, "l2", std::min<std::size_t>(std::size_t(8) << 20, m.l2_bytes / 4), false, 1 << 16);
+        latency(m, "global", std::max<std::size_t>(std::size_t(256) << 20, 4 * m.l2_bytes), false, 1 << 15);
+        latency(m, "global", std::max<std::size_t>(std::size_t(1) << 30, 16 * m.l2_bytes), false, 1 << 15);
+    }
+    if (wants("constant")) constant_divergence(m);
+    if (wants("coalescing")) {
+        coalescing<float>(m);
+        coalescing<double>(m);
+    }
+    if (wants("shared")) {
+        shared_banks<double>(m);
+        shared_banks<float>(m);
+    }
     return 0;
 }
 

@@ -68,18 +68,32 @@ def build(ctx, facts):
     n["gtx285_fp32_fp64"] = fmt(g285["gflops_single"] / g285["gflops_double"], 2)
     n["gpu_fp32_fp64"] = fmt(main.fp32_gflops / main.fp64_gflops, 2)
 
-    # Thesis Table 4.1 and Appendix B, then and now: one column per GPU.
-    header = ["", "GTX 285 (2010)"] + [g.short for g in gpus]
-    def row(label, old_value, f):
-        return [label, old_value] + [f(g) for g in gpus]
+    # Thesis Table 4.1 and Appendix B, then and now: one column per GPU, the 8800 GTX and the HD 5870 of the
+    # thesis's Appendix B beside its GTX 285.
+    g80, hd = hw["8800gtx"], hw["hd5870"]
+    header = ["", "GTX 285 (2010)", "8800 GTX (2010)", "HD 5870 (2010)"] + [g.short for g in gpus]
+
+    def row(label, old_value, f, g80_value="-", hd_value="-"):
+        return [label, old_value, g80_value, hd_value] + [f(g) for g in gpus]
+    threads_then = g285["threads_per_sm"]
     body = [
         row("architecture (compute capability)", f"{old['architecture']} ({spec['per_gpu']['GTX 285']['compute_capability']})",
-            lambda g: f"{g.arch['architecture']} ({g.cc})"),
-        row("multiprocessors (SMs)", f"{g285['sms']} (a)", lambda g: f"{g.sms} (m)"),
-        row("shader / SM clock (MHz)", f"{g285['shader_clock_mhz']} (p)", lambda g: f"{fmt(g.clock_mhz, 4)} (m)"),
+            lambda g: f"{g.arch['architecture']} ({g.cc})", f"G80 ({g80['compute_capability']}) (p)", "ATI (no compute capability, thesis 2.1)"),
+        row("multiprocessors (SMs)", f"{g285['sms']} (p)", lambda g: f"{g.sms} (m)", f"{g80['sms']} (a)", "-"),
+        row("shader cores", f"{g285['cores']} (p)", lambda g: f"{g.sms * g.arch['fp32_fma_per_sm']} (c)", f"{g80['cores']} (p)",
+            f"{hd['cores']} (p)"),
+        row("threads resident per SM", f"{threads_then} (p)", lambda g: f"{g.arch['threads_per_sm']}", f"{g80['threads_per_sm']} (r)", "-"),
+        row("threads resident on the GPU", f"{g285['resident_threads']} (p)",
+            lambda g: f"{g.sms * g.arch['threads_per_sm']} (c)", f"{g80['threads_per_sm'] * g80['sms']} (r)", "-"),
+        row("core / memory clock (MHz)", f"{g285['core_clock_mhz']} / {g285['memory_clock_mhz']} (p)", lambda g: "-",
+            f"{g80['core_clock_mhz']} / {g80['memory_clock_mhz']} (p)", f"{hd['core_clock_mhz']} / {hd['memory_clock_mhz']} (p)"),
+        row("shader / SM clock (MHz)", f"{g285['shader_clock_mhz']} (p)", lambda g: f"{fmt(g.clock_mhz, 4)} (m)",
+            f"{g80['shader_clock_mhz']} (p)", "-"),
         row("FP64 units per SM", str(old["fp64_fma_per_sm"]), lambda g: str(g.arch["fp64_fma_per_sm"])),
-        row("FP64 peak (GFLOP/s)", f"{g285['gflops_double']} (p)", lambda g: f"{fmt(g.fp64_gflops, 4)} (c)"),
-        row("FP32 peak (GFLOP/s)", f"{g285['gflops_single']} (p)", lambda g: f"{fmt(g.fp32_gflops, 4)} (c)"),
+        row("FP64 peak (GFLOP/s)", f"{g285['gflops_double']} (p)", lambda g: f"{fmt(g.fp64_gflops, 4)} (c)", "none (p)",
+            f"{hd['gflops_double']} (p)"),
+        row("FP32 peak (GFLOP/s)", f"{g285['gflops_single']} (p)", lambda g: f"{fmt(g.fp32_gflops, 4)} (c)",
+            f"{g80['gflops_single']} (p)", f"{hd['gflops_single']} (p)"),
         row("32-bit registers per SM", str(old["registers_per_sm"]), lambda g: str(g.arch["registers_per_sm"])),
         row("shared memory per SM (KB)", str(old["shared_memory_per_sm_kb"]), lambda g: str(g.arch["shared_memory_per_sm_kb"])),
         row("shared-memory banks", str(old["shared_memory_banks"]), lambda g: str(g.arch["shared_memory_banks"])),
@@ -89,14 +103,17 @@ def build(ctx, facts):
             lambda g: str(g.arch["local_memory_per_thread_kb"])),
         row("cache for global memory", old["global_memory_cache"], lambda g: g.arch["global_memory_cache"]),
         row("L2 cache (MB)", "none", lambda g: l2_text(g) + (f" ({g.l2_source})" if g.l2_source else "")),
-        row("memory (GB)", f"{g285['memory_gb']} (p)", lambda g: f"{fmt(g.memory_gb, 3)} (m)"),
+        row("memory (GB)", f"{g285['memory_gb']} (p)", lambda g: f"{fmt(g.memory_gb, 3)} (m)", f"{g80['memory_mb'] / 1024:g} (p)",
+            f"{hd['memory_mb'] / 1024:g} {hd['memory_type']} (p)"),
         row("memory bandwidth (GB/s)", str(old_gpu["memory_bandwidth_gb_s"]),
             lambda g: bandwidth_text(g) + (f" ({g.bandwidth_source})" if g.bandwidth_source else "")),
     ]
     ctx.tables["table_hardware_gpus"] = table(
         "Table 4.1 and Appendix B (thesis), then and now: the GPU of the thesis beside the GPUs measured here. "
-        "(p) published in the thesis, (m) measured by this artifact's programs, (c) computed from measured "
-        "SMs and clock and the vendor's units per SM, (a) 240 cores at 8 per SM, (d) reported by the device "
+        "(p) published in the thesis (section 4.1 and Appendix B), (m) measured by this artifact's programs, (c) computed "
+        "from measured SMs and clock and the vendor's units per SM, (a) derived: 128 cores at 8 per SM (the thesis does "
+        "not print the 8800 GTX's SMs), (r) not in the thesis: Ryoo et al. section 3.2 (768 threads per SM, 16 SMs), "
+        "(d) reported by the device "
         "(cudaDeviceGetAttribute; bandwidth = 2 x memory clock x bus width), (v) vendor figure from "
         "paper/hardware.json for a results folder recorded before the runner queried the device; the rest are "
         "vendor figures.",

@@ -165,9 +165,86 @@ def memory_row(memory, claims, final, short):
     return [cl["text"], cl["source"], measured, verdict, "Thesis 4.2 (initialisation: the memory the GPU must hold)"]
 
 
+# The spaces of the two tables in their order, with the cases of the latency rows measured for each.
+SPACES = [("register", "register", ["register"]), ("shared", "shared", ["shared"]), ("constant", "constant", ["constant"]),
+          ("texture", "texture", ["texture", "readonly"]), ("global", "global", ["l1", "l2", "global"]),
+          ("local", "local", [])]
+CASE_NAMES = {"register": "a dependent register add", "shared": "shared memory", "constant": "the constant cache",
+              "texture": "the texture path", "readonly": "the read-only data path", "l1": "global, an L1 hit",
+              "l2": "global, an L2 hit", "global": "global, from memory"}
+
+
+def memory_latency_table(ctx, facts, short):
+    """Ryoo et al.'s Table 1 and Münch's Table 2.1 beside the hit latency of each space measured here (experiment
+    memory_latency: `mwsep hardware-micro --tests spaces,latency`), with a verdict per space that can fail."""
+    tables = facts.published["memory_tables"]
+    ryoo, munch = tables["ryoo_table_1"]["rows"], tables["munch_table_2_1"]["rows"]
+    rows = facts.files.optional("memory_latency")
+    # L1, L2 and global memory are measured by hardware_micro too (the same chase): used where memory_latency is absent.
+    earlier = [r for r in facts.files.optional("hardware_micro") or [] if r["test"] == "latency"]
+    cyc, ns = {}, {}
+    for r in (rows if rows is not None else earlier):
+        if r["test"] == "latency":
+            cyc.setdefault(r["case"], []).append(float(r["value"]))
+            if r["ns_per_access"]:
+                ns.setdefault(r["case"], []).append(float(r["ns_per_access"]))
+    # The smallest buffer's value per case (the global case has two buffers: the one nearer L2's size is the
+    # latency of memory with the fewest translation misses, as the thesis's row of the detail table).
+    cyc = {k: min(v) for k, v in cyc.items()}
+    ns = {k: min(v) for k, v in ns.items()}
+    if rows is None:
+        ctx.fallback("table_memory_latency (measured column)", "memory_latency was not recorded on this GPU",
+                     [facts.files.path("memory_latency")])
+
+    def measured(cases):
+        got = [f"{CASE_NAMES[c]}: {fmt(cyc[c], 3)} cycles ({fmt(ns[c], 3)} ns)" for c in cases if c in cyc]
+        return "; ".join(got) if got else ("not measured on this GPU" if cases else "not measured (local memory is "
+                                                                                  "global memory, cached as it is)")
+
+    def verdict(space):
+        reg = cyc.get("register")
+        if not cyc:
+            return "not judged: not measured on this GPU"
+        if space in ("shared", "constant") and reg and space in cyc:
+            ratio = cyc[space] / reg
+            near = ratio <= 2
+            text = (f"{'confirmed' if near else 'not confirmed'}: {fmt(ratio, 2)} x a register operation")
+            if space == "constant" and "shared" in cyc:
+                same = 2 / 3 <= cyc["constant"] / cyc["shared"] <= 1.5
+                text += (f"; Münch's 'same as shared': {'confirmed' if same else 'not confirmed'} "
+                         f"({fmt(cyc['constant'] / cyc['shared'], 2)} x shared)")
+            return text
+        if space == "texture" and "texture" in cyc:
+            over = tables["texture_over_cycles"]["value"]
+            return f"{'confirmed' if cyc['texture'] > over else 'not confirmed'}: over {over} cycles"
+        if space == "global" and "global" in cyc:
+            g = tables["global_low"]
+            inside = g["low"] <= cyc["global"] <= g["high"]
+            return (f"{'confirmed' if inside else 'not confirmed'}: {g['low']}-{g['high']} cycles; "
+                    f"{fmt(cyc['global'] / cyc['l1'], 2) if 'l1' in cyc else '-'} x an L1 hit, which the G80 did not have for "
+                    "global memory")
+        return "-"
+    body = []
+    for space, key, cases in SPACES:
+        r, m = ryoo.get(key), munch.get(key)
+        body.append([space, r["latency"] if r else "-", m["latency"] if m else "-",
+                     f"{r['location']}, {r['size']}, read-only {r['read_only']}, scope {r['scope']}" if r else "-",
+                     measured(cases), verdict(space)])
+    ctx.tables["table_memory_latency"] = table(
+        f"Table R@: the hit latency of each memory space as Ryoo et al.'s Table 1 (8800 GTX) and Münch's Table 2.1 "
+        f"(Quadro FX 3700) give it, Ryoo et al.'s location, size, read-only and scope columns, and the latency "
+        f"measured on the {short} by a one-thread dependent chase in each space (experiment memory_latency, or for L1, L2 "
+        "and global memory hardware_micro where it is not recorded; cycles of "
+        "the SM clock and nanoseconds per access; each chase checked against the host's walk), with a verdict on "
+        "each published figure.", ["space", "Ryoo et al. Table 1", "Münch Table 2.1", "Ryoo et al.: location, size, "
+                                   "read-only, scope", f"measured on the {short}", "verdict"], body,
+        widths=[8, 10, 10, 20, 30, 22])
+
+
 def build(ctx, facts):
     n = ctx.n
     short = available(facts.gpu).short
+    memory_latency_table(ctx, facts, short)
     claims = facts.published["hardware_claims"]
     rows = facts.files.optional("hardware_micro")
     memory = facts.files.optional("device_memory")

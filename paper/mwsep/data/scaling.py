@@ -54,7 +54,8 @@ def verdicts(ctx, facts, sc, sms, pairs):
         ours, v = verdict(emulate(small, large, {p[0] for p in pairs}), large / small)
     else:
         ours, v = NOT_RECORDED, NOT_RECORDED
-    rows.append([f"{fx3700['gpu']} ({fx_sms[1]} SMs, {fx3700['gpu_sps']} SPs) over {fx1700['gpu']} ({fx_sms[0]} SMs, "
+    rows.append([f"{fx3700['gpu']} ({fx_sms[1]} SMs, {fx3700['gpu_sps']} SPs, derived from its SMs; Münch prints "
+                 f"{fx3700['gpu_sps_printed']['value']} cores) over {fx1700['gpu']} ({fx_sms[0]} SMs, "
                  f"{fx1700['gpu_sps']} SPs), Münch Fig. B.9",
                  f"{munch['fx3700_over_fx1700_measured']['value']:g}x measured, "
                  f"{munch['fx3700_over_fx1700_expected']['value']:g}x expected (SMs x clock: {predicted:.2f}x from "

@@ -26,14 +26,14 @@ def build(ctx, facts):
                                              if rate(best, s) and rate("cublas-fp32", s) else "" for s in ns])
     ctx.tables["table_ryoo_sizes"] = table(
         f"Table R@: GFLOP/s by matrix size on one {gpu} (kernel time only, no transfers), with the share of cuBLAS "
-        f"FP32 the best hand-written kernel reaches. Münch measured cuBLAS at {pub['munch_cublas_gflops_4096']} "
+        f"FP32 the best hand-written kernel reaches. Münch measured cuBLAS at {pub['munch_cublas']['gflops_4096']} "
         "GFLOP/s at n = 4096 on a Quadro FX 3700, transfers included.",
         ["variant"] + [f"n = {s}" for s in ns], body)
 
     # Münch (ch. 3): cuBLAS 2.4 times the CUDA SDK's kernel (his Algorithm 3, a 16 x 16 shared-memory tiling:
     # the ladder's tiled-16) at the largest size he ran; the same ratio here at the ladder's size.
     sdk, lib = rate("tiled-16", lad.size), rate("cublas-fp32", lad.size)
-    n["ryoo_pub_cublas_over_sdk"] = fmt(pub["munch_cublas_over_sdk"])
+    n["ryoo_pub_cublas_over_sdk"] = fmt(pub["munch_cublas"]["over_sdk"])
     n["ryoo_cublas_over_sdk"] = fmt(lib / sdk) if sdk and lib else "(not measured)"
     if not (sdk and lib):
         ctx.fallback("ryoo_cublas_over_sdk", "no tiled-16 or cublas-fp32 rate at the ladder's size",
@@ -77,6 +77,6 @@ def build(ctx, facts):
     ctx.tables["para_ryoo_cpu"] = (
         f"{library} SGEMM at n = {cpu[0]['n']} reaches {fmt(one)} GFLOP/s on one thread and "
         f"{fmt(cpu_gf[threads[-1]])} GFLOP/s on {threads[-1]} threads of the GPU host's CPU. The best hand-written "
-        f"kernel ({best}) is {fmt(speedup)} times the single thread (the paper: {pub['matmul_kernel_speedup_vs_cpu']} "
+        f"kernel ({best}) is {fmt(speedup)} times the single thread (the paper: {pub['matmul_kernel_speedup_vs_cpu']['value']} "
         f"times an SSE2 library on one Opteron thread) and {fmt(lad.gflops[best] / cpu_gf[threads[-1]])} times all "
         "the cores.\n")

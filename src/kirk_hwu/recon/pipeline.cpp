@@ -10,6 +10,16 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 }
 }  // namespace
 
+CgResult solve_cpu(const ToeplitzKernel& kernel, int grid, double lambda, const ComplexVector& b, const CgSettings& cg) {
+    const auto apply = [&](const ComplexVector& x) {
+        ComplexVector y = toeplitz_apply(kernel, x);
+        const ComplexVector r = roughness_apply(grid, x);
+        for (std::size_t i = 0; i < y.size(); ++i) y[i] += lambda * r[i];
+        return y;
+    };
+    return conjugate_gradient(apply, b, cg);
+}
+
 ReconOutcome reconstruct_cpu(const ReconProblem& problem, const ReconSettings& settings) {
     ReconOutcome out;
     const int g = problem.shape.grid;
@@ -31,6 +41,7 @@ ReconOutcome reconstruct_cpu(const ReconProblem& problem, const ReconSettings& s
         t0 = std::chrono::steady_clock::now();
         kernel = toeplitz_kernel(g, q);
         out.times.q_fft_ms = ms_since(t0);
+        if (settings.keep_inputs) out.q_values = q;
     }
     t0 = std::chrono::steady_clock::now();
     const std::vector<double> fhd =
@@ -38,15 +49,19 @@ ReconOutcome reconstruct_cpu(const ReconProblem& problem, const ReconSettings& s
     ComplexVector b(problem.voxels());
     for (std::size_t n = 0; n < b.size(); ++n) b[n] = {fhd[n], fhd[b.size() + n]};
     out.times.fhd_ms = ms_since(t0);
-    const auto apply = [&](const ComplexVector& x) {
-        ComplexVector y = settings.direct ? adjoint_direct(problem.fhd, forward_direct(problem.fhd, x, settings.threads), settings.threads)
-                                          : toeplitz_apply(kernel, x);
-        const ComplexVector r = roughness_apply(g, x);
-        for (std::size_t i = 0; i < y.size(); ++i) y[i] += settings.lambda * r[i];
-        return y;
-    };
+    if (settings.keep_inputs) out.fhd_values = b;
     t0 = std::chrono::steady_clock::now();
-    out.cg = conjugate_gradient(apply, b, settings.cg);
+    if (settings.direct) {
+        const auto apply = [&](const ComplexVector& x) {
+            ComplexVector y = adjoint_direct(problem.fhd, forward_direct(problem.fhd, x, settings.threads), settings.threads);
+            const ComplexVector r = roughness_apply(g, x);
+            for (std::size_t i = 0; i < y.size(); ++i) y[i] += settings.lambda * r[i];
+            return y;
+        };
+        out.cg = conjugate_gradient(apply, b, settings.cg);
+    } else {
+        out.cg = solve_cpu(kernel, g, settings.lambda, b, settings.cg);
+    }
     out.times.solver_ms = ms_since(t0);
     out.iterative = out.cg.x;
     t0 = std::chrono::steady_clock::now();

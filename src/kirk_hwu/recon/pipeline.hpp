@@ -20,6 +20,7 @@ struct ReconSettings {
     int threads = 1;             ///< CPU threads (the CPU path; the GPU path's host work is serial)
     bool direct = false;         ///< CPU only: apply AᴴA directly (A then Aᴴ) instead of through Toeplitz
     bool iterative = true;       ///< run Q, F^H d and the solver (false: the gridding baseline only)
+    bool keep_inputs = false;    ///< keep Q and F^H d in the outcome (q_values, fhd_values) for a solver run apart
 };
 
 /// The GPU's choices: the study's variants for Q and F^H d, with their launch settings (0: the variant's).
@@ -52,7 +53,13 @@ struct ReconOutcome {
     StageTimes times;          ///< per stage
     double q_pairs = 0;        ///< sample-voxel pairs of Q: M · (2N₁)³
     double fhd_pairs = 0;      ///< sample-voxel pairs of F^H d: M · N₁³
+    std::vector<double> q_values;  ///< with keep_inputs: Q on the offsets grid, real parts then imaginary parts
+    ComplexVector fhd_values;      ///< with keep_inputs: F^H d, the solver's right-hand side
 };
+
+/// Conjugate gradients on (AᴴA + λR) ρ = @p b with AᴴA applied through @p kernel, on the CPU in double precision:
+/// the solver of reconstruct_cpu, and the CPU solver `kirk_hwu solver` times beside the GPU's.
+CgResult solve_cpu(const ToeplitzKernel& kernel, int grid, double lambda, const ComplexVector& b, const CgSettings& cg);
 
 /// The CPU reconstruction, all in double precision.
 ReconOutcome reconstruct_cpu(const ReconProblem& problem, const ReconSettings& settings);

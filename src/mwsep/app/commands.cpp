@@ -728,6 +728,10 @@ int command_bench(const Args& args) {
          opt::value("--expect", "L", "the CPU likelihood every timed run is checked against", "computed here"),
          opt::value("--threads-per-block", "N", "threads per block of the kernels", "64"),
          opt::value("--blocks-per-launch", "N", "blocks per launch", "0: all blocks"),
+         opt::value("--blocks-per-sm", "N",
+                    "thesis variants: N resident blocks per SM imposed with shared-memory ballast (the GT200's 16 KB "
+                    "per SM of thesis 4.3)",
+                    "0: none"),
          opt::flag("--register-cap", "time the 48-register builds"),
          opt::flag("--aos", "the array-of-structures star layout (default: structure of arrays)"),
          opt::value("--sm-count", "N", "run on N SMs only (a CUDA green context: an emulation of a smaller GPU)",
@@ -762,6 +766,7 @@ int command_bench(const Args& args) {
     b.launch.blocks_per_launch = static_cast<int>(opt.integer("--blocks-per-launch", 0, 0, INT_MAX));
     b.launch.register_cap = opt.has("--register-cap");
     b.launch.slices = static_cast<int>(opt.integer("--slices", 0, 0, INT_MAX));
+    b.launch.blocks_per_sm = static_cast<int>(opt.integer("--blocks-per-sm", 0, 0, 64));
     b.aos = opt.has("--aos");
     b.all_devices = opt.has("--all-devices");
     b.csv_path = opt.text("--csv");
@@ -776,6 +781,10 @@ int command_bench(const Args& args) {
         harness::check_outputs("mwsep bench", input_paths(o), outputs);
     }
     if (b.all_devices && b.sm_count > 0) throw opt.error("--all-devices", "and --sm-count exclude each other");
+    if (b.launch.blocks_per_sm > 0)
+        for (const cuda::VariantInfo* v : b.variants)
+            if (v->kernels.axes.family != "thesis")
+                throw opt.error("--blocks-per-sm", "applies to the thesis's variants only; " + v->name + " is not one");
     if (opt.has("--slices"))
         for (const cuda::VariantInfo* v : b.variants)
             if (!v->family->spreads_over_devices())

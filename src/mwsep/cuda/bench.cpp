@@ -30,7 +30,7 @@ namespace {
 const std::vector<std::string> columns = harness::with_timing_columns({
     "experiment", "variant", "family", "memory", "divsqrt", "loop", "precision", "work_unit", "repeat",
     "threads_per_block", "blocks_per_launch", "register_cap", "star_layout", "sm_count", "integral_ms",
-    "likelihood_ms", "kernel_ms", "total_ms", "points_per_second", "likelihood", "rel_diff_cpu", "valid"});
+    "likelihood_ms", "kernel_ms", "total_ms", "points_per_second", "likelihood", "rel_diff_cpu", "valid", "blocks_per_sm"});
 
 /// Device facts for the provenance record.
 void write_meta(const std::string& path, int device, const std::string& command) {
@@ -172,7 +172,7 @@ int run_bench(const BenchOptions& options, const geometry::IntegrationSetup& set
                  harness::csv_number(r.integral_ms), harness::csv_number(r.likelihood_ms),
                  harness::csv_number(r.integral_ms + r.likelihood_ms), harness::csv_number(r.total_ms),
                  harness::csv_number(points / (r.integral_ms / 1e3)), harness::csv_number(r.likelihood),
-                 harness::csv_number(r.rel_diff), r.valid ? "true" : "false"},
+                 harness::csv_number(r.rel_diff), r.valid ? "true" : "false", std::to_string(launch.blocks_per_sm)},
                 m, rep));
         }
         const auto s = m.summary();

@@ -7,10 +7,13 @@
 #include "mwsep/cuda_check.hpp"
 
 namespace mwsep::cuda {
+
+bool supports_double(int major, int minor) { return major > 1 || (major == 1 && minor >= 3); }
+
 namespace {
 
-/// Whether a device has double precision (compute capability 1.3 and later).
-bool supports_double(const cudaDeviceProp& p) { return p.major > 1 || (p.major == 1 && p.minor >= 3); }
+/// Whether the device @p p has double precision.
+bool has_double(const cudaDeviceProp& p) { return supports_double(p.major, p.minor); }
 
 }  // namespace
 
@@ -29,7 +32,7 @@ std::vector<int> ranked_devices(bool need_double) {
         check(cudaGetDeviceProperties(&p, d), "query a device");
         int clock_khz = 0;
         check(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, d), "query a device's clock rate");
-        if (!need_double || supports_double(p))
+        if (!need_double || has_double(p))
             rated.emplace_back(static_cast<double>(p.multiProcessorCount) * clock_khz, d);
     }
     if (rated.empty()) throw CudaError("no CUDA device with double precision");
@@ -47,7 +50,7 @@ int select_device(int requested, bool need_double) {
                         " devices)");
     cudaDeviceProp p{};
     check(cudaGetDeviceProperties(&p, requested), "query the device");
-    if (need_double && !supports_double(p))
+    if (need_double && !has_double(p))
         throw CudaError(std::string("device ") + p.name + " has no double precision");
     return requested;
 }

@@ -6,6 +6,11 @@
 
 namespace mwsep::cuda {
 
+/// Whether a device of compute capability @p major.@p minor has double precision: 1.3 and later, the rule by
+/// which the project's server sent the CUDA application only to such hosts (thesis 2.1), applied here when a
+/// device is chosen.
+bool supports_double(int major, int minor);
+
 /// The number of CUDA devices; harness::NoGpu saying why when no GPU can be used.
 int device_count();
 
