@@ -40,7 +40,8 @@ RECONSTRUCT_COLUMNS = ["experiment", "device", "size", "grid", "samples", "metho
 HISTORY_COLUMNS = ["experiment", "device", "size", "q_variant", "iteration", "residual", "quadratic"]
 RECONSTRUCT_NUMERIC = NUMERIC | {"grid", "q_threads_per_block", "q_chunk", "fhd_threads_per_block", "fhd_chunk",
                                  "lambda", "iterations", "final_residual", "q_ms", "q_fft_ms", "fhd_ms", "mu_ms",
-                                 "solver_ms", "recon_ms", "q_pairs", "fhd_pairs", "residual", "quadratic"}
+                                 "solver_ms", "recon_ms", "q_pairs", "fhd_pairs", "residual", "quadratic",
+                                 "check_points", "q_check_rel_l2", "fhd_check_rel_l2"}
 TUNING_REFERENCE = pathlib.Path(__file__).resolve().parents[1] / "results" / "nvidia-h200" / "kirk_hwu" / "mri_tuning.csv"
 
 KINDS = {

@@ -16,6 +16,7 @@
 #include "harness/device_memory.hpp"
 #include "kirk_hwu/recon/pipeline.hpp"
 #include "kirk_hwu/recon/recon_math.hpp"
+#include "kirk_hwu/reference.hpp"
 
 namespace kirk_hwu::recon {
 
@@ -211,10 +212,22 @@ ReconOutcome reconstruct_gpu(const ReconProblem& problem, const ReconSettings& s
     const GriddingSettings& gs = settings.gridding;
     const int g = problem.shape.grid, l = 2 * g, big = gs.oversampling * g;
     if (big != l) throw std::invalid_argument("the GPU gridding uses an oversampling of 2 (the Toeplitz grid's size)");
+    if (choice.check_points == 0)
+        throw std::invalid_argument("the GPU reconstruction checks each variant against FP64 at one voxel at least");
     const std::size_t n = problem.voxels(), total = static_cast<std::size_t>(l) * l * l;
     ReconOutcome out;
     out.q_pairs = static_cast<double>(problem.samples()) * problem.q.voxels();
     out.fhd_pairs = static_cast<double>(problem.samples()) * n;
+    // [check-reference-begin]
+    // The FP64 references at the check points, on the host before any device work: each variant's first
+    // evaluation is compared with them, and only an evaluation within the variant's tolerance is timed.
+    const std::vector<std::size_t> q_points = spread_subset(problem.q.voxels(), choice.check_points);
+    const std::vector<std::size_t> fhd_points = spread_subset(n, choice.check_points);
+    const std::vector<double> q_reference =
+        settings.iterative ? mri_reference(problem.q, MriOutput::q, q_points, settings.threads) : std::vector<double>{};
+    const std::vector<double> fhd_reference =
+        settings.iterative ? mri_reference(problem.fhd, MriOutput::fhd, fhd_points, settings.threads) : std::vector<double>{};
+    // [check-reference-end]
 
     {
         // Everything below lives until the end: checked against the device's free memory before any of it is
@@ -253,8 +266,25 @@ ReconOutcome reconstruct_gpu(const ReconProblem& problem, const ReconSettings& s
     fhd_launch.chunk = choice.fhd_chunk;
     const auto launched = [](const char* what) { harness::check(cudaGetLastError(), what); };
     harness::Event e0, e1, e2;
+    // One untimed evaluation of variant @p v, compared with the FP64 reference at the check points; outside
+    // the variant's tolerance the reconstruction stops here, before anything is timed.
+    const auto check_variant = [&](const gpu::Variant& v, gpu::MriDevice& device, const gpu::LaunchSettings& launch,
+                                   const std::vector<std::size_t>& points, const std::vector<double>& reference,
+                                   const char* what) {
+        v.mri(device, launch, stream.get());
+        harness::check(cudaStreamSynchronize(stream.get()), "evaluate the checked run");
+        const ErrorStats e = compare(reference, device.download(points, v.fp64));
+        const VariantCheck c{points.size(), e.rel_l2, e.max_rel, v.tolerance};
+        if (!(e.rel_l2 <= v.tolerance && e.max_rel <= v.tolerance))
+            throw std::runtime_error(std::string(what) + " by " + v.name + " is outside its tolerance " +
+                                     std::to_string(v.tolerance) + " of FP64 at " + std::to_string(points.size()) +
+                                     " voxels (relative L2 " + std::to_string(e.rel_l2) + ", max relative " +
+                                     std::to_string(e.max_rel) + "): not timed");
+        return c;
+    };
     if (settings.iterative) {
-        // Q, then its circulant's spectrum.
+        // Q (checked, then timed), then its circulant's spectrum.
+        out.q_check = check_variant(qv, *q_device, q_launch, q_points, q_reference, "Q");
         e0.record(stream.get());
         qv.mri(*q_device, q_launch, stream.get());
         e1.record(stream.get());
@@ -267,7 +297,8 @@ ReconOutcome reconstruct_gpu(const ReconProblem& problem, const ReconSettings& s
         out.times.q_ms = e1.since(e0);
         out.times.q_fft_ms = e2.since(e1);
 
-        // F^H d.
+        // F^H d (checked, then timed).
+        out.fhd_check = check_variant(fv, fhd_device, fhd_launch, fhd_points, fhd_reference, "F^H d");
         e0.record(stream.get());
         fv.mri(fhd_device, fhd_launch, stream.get());
         if (fv.fp64) to_complex<<<blocks_for(n), block, 0, stream.get()>>>(fhd_device.f64.out_r, fhd_device.f64.out_i, n, b);

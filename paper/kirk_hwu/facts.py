@@ -33,6 +33,9 @@ FLOPS_PER_PAIR = {"mri-q": 12, "mri-fhd": 16}
 # Every result file the chapters read, the provenance they read, and the images only the figures draw.
 FILES = ["mri_ladder", "mri_memory_spaces", "mri_tuning", "mri_fp64", "mri_reconstruct", "coulomb_ladder",
          "cpu_baselines", "rates", "resources", "mri_cold_warm"]
+# Results of the steps beyond the documents, recorded later: a folder without them prints their tables as not
+# measured (each chapter module says so and records the fallback).
+LATER = ["mri_reconstruct_fastest"]
 UNCHECKED = ["gpu_correctness"]     # read with every row, the failed comparisons counted
 GPU_EXPERIMENTS = ["mri_ladder", "mri_reconstruct", "coulomb_ladder", "gpu_correctness"]
 METAS = GPU_EXPERIMENTS + ["mri_cold_warm"]
@@ -65,6 +68,23 @@ class Gpu(F.Facts):
 
 
 @dataclasses.dataclass(frozen=True)
+class ReconRun(F.Facts):
+    """One configuration of the GPU reconstruction at the full size (mri_reconstruct.csv, iterative rows): the
+    medians of its recorded runs, in seconds, and its image's error against the phantom."""
+    q_variant: str
+    fhd_variant: str
+    runs: int
+    q_s: float
+    fhd_s: float
+    solver_s: float
+    recon_s: float                      # F^H d + solver, as the documents count it
+    q_pairs: float
+    fhd_pairs: float
+    image_err: float                    # relative L2 against the phantom
+    fhd_check_err: float | None         # the F^H d variant's check against FP64 before timing (None: not recorded)
+
+
+@dataclasses.dataclass(frozen=True)
 class Facts(F.Facts):
     published: Mapping[str, Any]        # paper/kirk_hwu/published.json
     files: ResultFiles
@@ -72,6 +92,11 @@ class Facts(F.Facts):
     # {problem: {step: pairs/s}}: the ladder's GPU steps on the medium input, the CPU loops (cpu-f64, cpu-f32) and
     # the scatter and the first gather on the small input (F0@small, F3@small)
     mri_rates: Mapping[str, Mapping[str, float]] | Unavailable
+    # The GPU reconstruction on the documents' kernels and on the study's fastest, in one run
+    # (mri_reconstruct_fastest.csv), at the full size per Q variant (each run pairs a Q and an F^H d variant)
+    recon_fastest: Mapping[str, ReconRun] | Unavailable
+    # The measured special-function rate of a sin+cos pair of one argument (rates.csv), pairs per second
+    sincos_pair_rate: float | Unavailable
 
 
 def gpu_facts(files):
@@ -110,11 +135,41 @@ def mri_rates_facts(files):
     return frozen(out)
 
 
+def recon_facts(files, name):
+    rows = files.rows(name)
+    runs = {}
+    for r in rows:
+        if r["method"] == "iterative" and r["size"] == "full" and r["device"] == "gpu":
+            runs.setdefault(r["q_variant"], []).append(r)
+    if not runs:
+        raise MissingData(f"{name}: no GPU iterative rows at the full size", [files.path(name)])
+
+    def med(rs, column, scale=1.0):
+        return statistics.median(float(r[column]) for r in rs) * scale
+
+    out = {}
+    for q, rs in runs.items():
+        checks = [float(r["fhd_check_rel_l2"]) for r in rs if r.get("fhd_check_rel_l2", "") != ""]
+        out[q] = ReconRun(q_variant=q, fhd_variant=rs[0]["fhd_variant"], runs=len(rs), q_s=med(rs, "q_ms", 1e-3),
+                          fhd_s=med(rs, "fhd_ms", 1e-3), solver_s=med(rs, "solver_ms", 1e-3),
+                          recon_s=med(rs, "recon_ms", 1e-3), q_pairs=float(rs[0]["q_pairs"]),
+                          fhd_pairs=float(rs[0]["fhd_pairs"]), image_err=med(rs, "rel_l2_err"),
+                          fhd_check_err=max(checks) if checks else None)
+    return frozen(out)
+
+
+def sincos_rate_facts(files):
+    rows = [r for r in files.rows("rates") if r["operation"] == "sincos_pair"]
+    if not rows:
+        raise MissingData("rates.csv: no sincos_pair rows", [files.path("rates")])
+    return statistics.median(float(r["ops_per_second"]) for r in rows)
+
+
 def build(folder, published, compare=()):
     """The study's facts from the GPU folder @p folder (a ResultFolder) and its published numbers (the folders of
     the GPUs compared with it are not used by this study)."""
     files = ResultFiles(folder.path / STUDY)
-    for name in FILES:
+    for name in FILES + LATER:
         part(files.load, name)
     for name in UNCHECKED:
         part(files.load, name, check_valid=False)
@@ -124,4 +179,6 @@ def build(folder, published, compare=()):
         part(files.load_file, files.path(f"mri_reconstruct_images_{label}", suffix=".json"), for_chapters=False)
     files.close()
     return Facts(published=frozen(published), files=files, gpu=part(gpu_facts, files),
-                 mri_rates=part(mri_rates_facts, files))
+                 mri_rates=part(mri_rates_facts, files),
+                 recon_fastest=part(recon_facts, files, "mri_reconstruct_fastest"),
+                 sincos_pair_rate=part(sincos_rate_facts, files))
