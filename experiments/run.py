@@ -2,7 +2,7 @@
 """Runs the declared experiments of every study and records every result file the report reads.
 
     python3 experiments/run.py [--out DIR] [--study mwsep] [--only a,b] [--quick] [--build build]
-                               [--peer PATH [--peer-lib DIR]]
+                               [--peer PATH [--peer-lib DIR]] [--peer-nufft LIBCUFINUFFT]
 
 The studies: experiments/studies.json; definitions: experiments/definitions/<study>/<name>.json; how a
 study's runs become commands: experiments/studies/<study>.py (a harness.study.Study); the runner:
@@ -37,6 +37,8 @@ def main():
     p.add_argument("--build", default="build", help="the CMake build folder (default build)")
     p.add_argument("--peer", help="a built binary of the public MilkyWay@Home separation application (docs/peer.md)")
     p.add_argument("--peer-lib", help="folder of the OpenCL loader the peer runs with (default: <peer's folder>/lib)")
+    p.add_argument("--peer-nufft", help="a built libcufinufft.so, the peer of kirk_hwu's NUFFT (docs/peer.md, "
+                                        "experiments/peer/finufft/build_cufinufft.sh)")
     args = p.parse_args()
     only = [s for s in args.only.split(",") if s]
     redo = [s for s in args.redo.split(",") if s]
@@ -58,7 +60,7 @@ def main():
         print(f"experiments: {out} holds files but no manifest.json: not a folder this runner wrote; "
               "choose another --out", file=sys.stderr)
         return 1
-    options = {"peer": args.peer, "peer_lib": args.peer_lib}
+    options = {"peer": args.peer, "peer_lib": args.peer_lib, "peer_nufft": args.peer_nufft}
     failures = 0
     for study in args.study or STUDIES:
         failures += runner.run_study(study, out, args.build, only=only, quick=args.quick, options=options,

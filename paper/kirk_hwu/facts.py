@@ -35,7 +35,10 @@ FILES = ["mri_ladder", "mri_memory_spaces", "mri_tuning", "mri_fp64", "mri_recon
          "cpu_baselines", "rates", "resources", "mri_cold_warm"]
 # Results of the steps beyond the documents, recorded later: a folder without them prints their tables as not
 # measured (each chapter module says so and records the fallback).
-LATER = ["mri_reconstruct_fastest"]
+LATER = ["mri_reconstruct_fastest", "mri_nufft"]
+# The images of the reconstruction on the fastest kernels and with the NUFFT pair (mri_reconstruct_fastest), for the
+# figure beside the direct one.
+LATER_IMAGES = ["gpu-best", "gpu-nufft"]
 UNCHECKED = ["gpu_correctness"]     # read with every row, the failed comparisons counted
 GPU_EXPERIMENTS = ["mri_ladder", "mri_reconstruct", "coulomb_ladder", "gpu_correctness"]
 METAS = GPU_EXPERIMENTS + ["mri_cold_warm"]
@@ -85,6 +88,30 @@ class ReconRun(F.Facts):
 
 
 @dataclasses.dataclass(frozen=True)
+class NufftCell(F.Facts):
+    """One configuration of mri_nufft.csv: an implementation (direct, ours, cufinufft), its variant, an operation
+    (adjoint = F^H d, forward, normal, reconstruct) and its accuracy settings, with the median time and error."""
+    implementation: str
+    variant: str
+    operation: str
+    tolerance: float | None             # the requested tolerance (None: a width sweep's row, or a direct sum's)
+    oversampling: float | None          # σ of the grid (None: the peer's own choice, or not a NUFFT)
+    width: int | None                   # the kernel's width in cells (ours)
+    fft_grid: int | None                # the oversampled grid's edge (ours)
+    ms: float                           # median over the recorded samples
+    err: float                          # relative L2 against the FP64 direct sum (reconstruct: the image's against the phantom)
+    valid: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class Nufft(F.Facts):
+    """The NUFFT against the direct sums and the peer at the published size (mri_nufft.csv)."""
+    grid: int
+    samples: int
+    cells: tuple[NufftCell, ...]
+
+
+@dataclasses.dataclass(frozen=True)
 class Facts(F.Facts):
     published: Mapping[str, Any]        # paper/kirk_hwu/published.json
     files: ResultFiles
@@ -95,6 +122,8 @@ class Facts(F.Facts):
     # The GPU reconstruction on the documents' kernels and on the study's fastest, in one run
     # (mri_reconstruct_fastest.csv), at the full size per Q variant (each run pairs a Q and an F^H d variant)
     recon_fastest: Mapping[str, ReconRun] | Unavailable
+    # The NUFFT, the direct sums and the peer NUFFT in one run (mri_nufft.csv)
+    nufft: Nufft | Unavailable
     # The measured special-function rate of a sin+cos pair of one argument (rates.csv), pairs per second
     sincos_pair_rate: float | Unavailable
 
@@ -158,6 +187,29 @@ def recon_facts(files, name):
     return frozen(out)
 
 
+def nufft_facts(files):
+    rows = files.rows("mri_nufft")
+    sizes = {(r["grid"], r["kspace_samples"]) for r in rows if r["size"] == "full"}
+    if len(sizes) != 1:
+        raise MissingData(f"mri_nufft.csv: expected one full-size problem, found {sorted(sizes)}", [files.path("mri_nufft")])
+    (grid, samples), = sizes
+    groups = {}
+    for r in rows:
+        if r["size"] == "full":
+            key = tuple(r[k] for k in ("implementation", "variant", "operation", "tolerance", "oversampling", "width", "fft_grid"))
+            groups.setdefault(key, []).append(r)
+
+    def opt(text, kind):
+        return kind(float(text)) if text != "" else None
+    cells = tuple(NufftCell(implementation=k[0], variant=k[1], operation=k[2], tolerance=opt(k[3], float),
+                            oversampling=opt(k[4], float), width=opt(k[5], int), fft_grid=opt(k[6], int),
+                            ms=statistics.median(float(r["ms"]) for r in rs),
+                            err=statistics.median(float(r["rel_l2_err"]) for r in rs),
+                            valid=all(r["valid"] == "true" for r in rs))
+                  for k, rs in groups.items())
+    return Nufft(grid=int(grid), samples=int(samples), cells=cells)
+
+
 def sincos_rate_facts(files):
     rows = [r for r in files.rows("rates") if r["operation"] == "sincos_pair"]
     if not rows:
@@ -177,8 +229,10 @@ def build(folder, published, compare=()):
         part(files.load_meta, name)
     for label in IMAGES:
         part(files.load_file, files.path(f"mri_reconstruct_images_{label}", suffix=".json"), for_chapters=False)
+    for label in LATER_IMAGES:
+        part(files.load_file, files.path(f"mri_reconstruct_fastest_images_{label}", suffix=".json"), for_chapters=False)
     files.close()
     return Facts(published=frozen(published), files=files, gpu=part(gpu_facts, files),
                  mri_rates=part(mri_rates_facts, files),
-                 recon_fastest=part(recon_facts, files, "mri_reconstruct_fastest"),
+                 recon_fastest=part(recon_facts, files, "mri_reconstruct_fastest"), nufft=part(nufft_facts, files),
                  sincos_pair_rate=part(sincos_rate_facts, files))

@@ -12,7 +12,8 @@ const char* usage =
     "  variants  list the GPU variants: step, tolerance, what each changes\n"
     "  bench     check GPU variants against the FP64 reference, then time them (CUDA events)\n"
     "  rates     the FMA, sin+cos and rsqrt rate microbenchmark behind the throughput bounds\n"
-    "  reconstruct  the iterative (conjugate-gradient) and gridding reconstruction of a phantom, per stage\n";
+    "  reconstruct  the iterative (conjugate-gradient) and gridding reconstruction of a phantom, per stage\n"
+    "  nufft     F^H d by the direct sums and by the non-uniform FFT at each accuracy (GPU), checked, timed\n";
 
 }  // namespace
 
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
     using namespace kirk_hwu::app;
     return harness::run_subcommand("kirk_hwu", usage,
                                    {{"cpu", command_cpu}, {"variants", command_variants}, {"bench", command_bench},
-                                    {"rates", command_rates}, {"reconstruct", command_reconstruct}},
+                                    {"rates", command_rates}, {"reconstruct", command_reconstruct},
+                                    {"nufft", command_nufft}},
                                    argc, argv);
 }

@@ -15,5 +15,6 @@ int without_cuda(const char* command) {
 int command_variants(const std::vector<std::string>&) { return without_cuda("variants"); }
 int command_bench(const std::vector<std::string>&) { return without_cuda("bench"); }
 int command_rates(const std::vector<std::string>&) { return without_cuda("rates"); }
+int command_nufft(const std::vector<std::string>&) { return without_cuda("nufft"); }
 
 }  // namespace kirk_hwu::app

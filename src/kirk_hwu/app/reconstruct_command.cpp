@@ -2,6 +2,7 @@
 // reconstruction beside it, on a phantom whose k-space data are exact; images, errors and times per stage.
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 #include <thread>
 
 #include "harness/atomic_file.hpp"
@@ -96,8 +97,13 @@ int command_reconstruct(const std::vector<std::string>& args) {
                                 "the CPU takes tiny, small or medium, or full with --method gridding");
     if (device == "gpu" && settings.direct)
         throw o.error("--operator", "direct is CPU only; the GPU applies AᴴA through Toeplitz or the NUFFT");
-    if (settings.use_nufft)
-        (void)recon::nufft_grid(recon::recon_shape(parse_size(size_text)).grid, settings.nufft);  // a bad grid fails here
+    if (settings.use_nufft) {
+        try {  // a grid the NUFFT cannot run fails here, before any work
+            (void)recon::nufft_grid(recon::recon_shape(parse_size(size_text)).grid, settings.nufft);
+        } catch (const std::invalid_argument& e) {
+            throw o.error(o.has("--nufft-width") ? "--nufft-width" : "--nufft-tolerance", e.what());
+        }
+    }
     for (const char* gpu_only : {"--q-variant", "--fhd-variant", "--q-threads-per-block", "--q-chunk",
                                  "--fhd-threads-per-block", "--fhd-chunk", "--check-points"})
         if (device == "cpu" && o.has(gpu_only)) throw o.error(gpu_only, "names a GPU choice; the CPU computes Q and F^H d in FP64");

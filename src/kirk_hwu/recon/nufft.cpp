@@ -1,6 +1,7 @@
 #include "kirk_hwu/recon/nufft.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -9,6 +10,15 @@
 #include "kirk_hwu/recon/recon_math.hpp"
 
 namespace kirk_hwu::recon {
+
+namespace {
+/// @p v in the shortest form (%g) for a message.
+std::string text(double v) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%g", v);
+    return buffer;
+}
+}  // namespace
 
 // [nufft-grid-begin]
 int nufft_width(double tolerance, double sigma) {
@@ -30,7 +40,7 @@ std::size_t next_smooth_size(std::size_t n) {
 NufftGrid nufft_grid(int image, const NufftSettings& s) {
     if (image < 2 || image % 2 != 0) throw std::invalid_argument("nufft_grid: the image edge must be even and at least 2");
     if (!(s.oversampling >= 1.25 && s.oversampling <= 4))
-        throw std::invalid_argument("nufft_grid: the oversampling must lie in [1.25, 4], got " + std::to_string(s.oversampling));
+        throw std::invalid_argument("nufft_grid: the oversampling must lie in [1.25, 4], got " + text(s.oversampling));
     if (s.width != 0 && (s.width < 2 || s.width > nufft_max_width))
         throw std::invalid_argument("nufft_grid: the kernel width must lie in [2, " + std::to_string(nufft_max_width) + "]");
     NufftGrid g;
@@ -38,8 +48,8 @@ NufftGrid nufft_grid(int image, const NufftSettings& s) {
     g.grid = static_cast<int>(next_smooth_size(static_cast<std::size_t>(std::ceil(s.oversampling * image))));
     g.width = s.width ? s.width : nufft_width(s.tolerance, g.sigma());
     if (g.width > nufft_max_width)
-        throw std::invalid_argument("nufft_grid: a tolerance of " + std::to_string(s.tolerance) + " needs a kernel " +
-                                    std::to_string(g.width) + " cells wide at an oversampling of " + std::to_string(g.sigma()) +
+        throw std::invalid_argument("nufft_grid: a tolerance of " + text(s.tolerance) + " needs a kernel " +
+                                    std::to_string(g.width) + " cells wide at an oversampling of " + text(g.sigma()) +
                                     ", more than " + std::to_string(nufft_max_width) + ": oversample more or ask less");
     g.tolerance = s.width ? 0.0 : s.tolerance;
     if (g.width >= g.grid) throw std::invalid_argument("nufft_grid: the kernel is wider than the grid");
@@ -47,7 +57,7 @@ NufftGrid nufft_grid(int image, const NufftSettings& s) {
     // it has no zero there once W²(1 − 1/σ) > 0.8; twice that keeps the factor bounded.
     if (g.width * g.width * (1.0 - 1.0 / g.sigma()) <= 1.6)
         throw std::invalid_argument("nufft_grid: a kernel " + std::to_string(g.width) + " cells wide is too narrow for an "
-                                    "oversampling of " + std::to_string(g.sigma()) + " (its transform vanishes inside the image)");
+                                    "oversampling of " + text(g.sigma()) + " (its transform vanishes inside the image)");
     g.beta = kaiser_bessel_beta(g.width, g.sigma());
     return g;
 }

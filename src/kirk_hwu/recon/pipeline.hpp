@@ -61,6 +61,7 @@ struct StageTimes {
     double mu_ms = 0;        ///< GPU: the μ kernel (loop fission, F1a) that forms F^H d's weights, in the upload
     double solver_ms = 0;    ///< conjugate gradients
     double gridding_ms = 0;  ///< the whole gridding reconstruction
+    double nufft_plan_ms = 0;  ///< GPU, the NUFFT path: its plan (sorting the samples, the FFT's plan), once per trajectory
     /// The reconstruction time as the documents count it: F^H d plus the solver.
     double recon_ms() const { return fhd_ms + solver_ms; }
 };
