@@ -28,7 +28,9 @@ void check_fft(cufftResult status, const char* what) {
         throw std::runtime_error(std::string("cuFFT failed to ") + what + " (cufftResult " + std::to_string(status) + ")");
 }
 
+/// Threads per block of every kernel here.
 constexpr int block = 256;
+/// Blocks that cover @p n threads.
 int blocks_for(std::size_t n) { return static_cast<int>((n + block - 1) / block); }
 
 // [nufft-spread-begin]
