@@ -2,7 +2,7 @@
 """Runs the declared experiments of every study and records every result file the report reads.
 
     python3 experiments/run.py [--out DIR] [--study mwsep] [--only a,b] [--quick] [--build build]
-                               [--peer PATH [--peer-lib DIR]]
+                               [--peer PATH [--peer-lib DIR]] [--peer-nufft LIBCUFINUFFT]
     python3 experiments/run.py --list [--study mwsep] [--only a,b] [--quick]
 
 The studies: experiments/studies.json; definitions: experiments/definitions/<study>/<name>.json; how a
@@ -46,12 +46,14 @@ def main():
     p.add_argument("--peer", help="a built binary of the public MilkyWay@Home separation application (docs/peer.md)")
     p.add_argument("--peer-lib", help="folder of the OpenCL loader the peer runs with (default: <peer's folder>/lib)")
     p.add_argument("--list", action="store_true", help="print every experiment's jobs and their commands; run nothing")
+    p.add_argument("--peer-nufft", help="a built libcufinufft.so, the peer of kirk_hwu's NUFFT (docs/peer.md, "
+                                        "experiments/peer/finufft/build_cufinufft.sh)")
     args = p.parse_args()
     only = [s for s in args.only.split(",") if s]
     redo = [s for s in args.redo.split(",") if s]
     studies = args.study or STUDIES
     runner.check_names(studies, only + redo)  # an unknown name is an error, not a silent no-op
-    options = {"peer": args.peer, "peer_lib": args.peer_lib}
+    options = {"peer": args.peer, "peer_lib": args.peer_lib, "peer_nufft": args.peer_nufft}
     if args.list:
         for study in studies:
             plan = runner.plan_study(study, args.build, only=only, quick=args.quick, options=options)

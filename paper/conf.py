@@ -79,6 +79,10 @@ latex_elements = {
 \DeclareUnicodeCharacter{03C1}{\ensuremath{\rho}}
 \DeclareUnicodeCharacter{2264}{\ensuremath{\leq}}
 \DeclareUnicodeCharacter{1D34}{\ensuremath{^{\mathrm{H}}}}
+\DeclareUnicodeCharacter{03C3}{\ensuremath{\sigma}}
+\DeclareUnicodeCharacter{207B}{\ensuremath{^{-}}}
+\DeclareUnicodeCharacter{2076}{\ensuremath{^{6}}}
+\DeclareUnicodeCharacter{2079}{\ensuremath{^{9}}}
 % Inline code may break after a hyphen: variant names such as modern-rw-exp8-sub4log-uncapped-f64 sit in
 % narrow table columns, and Sphinx's default keeps each one on one line.
 \protected\def\mwsepInlineCodeHyphen#1{\mbox{-}\discretionary{}{}{}}

@@ -19,6 +19,9 @@ Each kind turns one run of a definition (experiments/definitions/kirk_hwu/*.json
                gpu_correctness.csv and its log
   reconstruct  the whole iterative reconstruction and the gridding baseline (`kirk_hwu reconstruct`): <name>.csv,
                <name>_history.csv and, per run with images, <name>_images_<label>.json
+  nufft        F^H d by the FP64 and the fastest direct sums and by the non-uniform FFT at each accuracy
+               (`kirk_hwu nufft`), optionally the reconstruction with each, and in the same job the peer NUFFT
+               (cuFINUFFT, experiments/peer/finufft/run_cufinufft.py) on the inputs it exported: <name>.csv
 """
 import csv
 import json
@@ -26,10 +29,11 @@ import pathlib
 import re
 import statistics
 import struct
+import sys
 
 from experiments.harness import study
 from experiments.harness.kinds import CACHE_KEY, TIMING, Compare, Input, Kind
-from experiments.harness.runner import Job
+from experiments.harness.runner import Job, JobFailed
 from experiments.harness.study import CACHE_INPUT, correctness_kind
 
 NUMERIC = {"seconds", "pairs", "pairs_per_second", "max_rel_err", "rel_l2_err", "max_abs_err", "kernel_ms",
@@ -42,7 +46,8 @@ NUMERIC = {"seconds", "pairs", "pairs_per_second", "max_rel_err", "rel_l2_err", 
 # method (<name>.csv), one row per conjugate-gradient iteration (<name>_history.csv) and, for runs with
 # "images", the central xy slice of the phantom, the gridding image and the iterative image
 # (<name>_images_<label>.json). A run with "tuned" uses the best configuration of the committed tuning sweep
-# (TUNING_REFERENCE: the highest median rate of the valid rows per computation).
+# (TUNING_REFERENCE: the highest median rate of the valid rows per computation). A run with "operator": "nufft"
+# reconstructs with the NUFFT pair at "nufft_tolerance" (and "nufft_oversampling") instead of Q and F^H d.
 RECONSTRUCT_COLUMNS = ["experiment", "device", "size", "grid", "samples", "method", "q_variant", "fhd_variant",
                        "q_threads_per_block", "q_chunk", "fhd_threads_per_block", "fhd_chunk", "lambda", "iterations",
                        "final_residual", "q_ms", "q_fft_ms", "fhd_ms", "mu_ms", "solver_ms", "recon_ms", "q_pairs",
@@ -50,8 +55,19 @@ RECONSTRUCT_COLUMNS = ["experiment", "device", "size", "grid", "samples", "metho
 HISTORY_COLUMNS = ["experiment", "device", "size", "q_variant", "iteration", "residual", "quadratic"]
 RECONSTRUCT_NUMERIC = NUMERIC | {"grid", "q_threads_per_block", "q_chunk", "fhd_threads_per_block", "fhd_chunk",
                                  "lambda", "iterations", "final_residual", "q_ms", "q_fft_ms", "fhd_ms", "mu_ms",
-                                 "solver_ms", "recon_ms", "q_pairs", "fhd_pairs", "residual", "quadratic"}
+                                 "solver_ms", "recon_ms", "q_pairs", "fhd_pairs", "residual", "quadratic",
+                                 "check_points", "q_check_rel_l2", "fhd_check_rel_l2"}
 TUNING_REFERENCE = pathlib.Path(__file__).resolve().parents[1] / "results" / "nvidia-h200" / "kirk_hwu" / "mri_tuning.csv"
+# The peer NUFFT's runner (cuFINUFFT through its C interface; docs/peer.md, the NUFFT section).
+PEER_RUNNER = pathlib.Path(__file__).resolve().parents[1] / "peer" / "finufft" / "run_cufinufft.py"
+
+# kind `nufft`: one row per timed sample of one implementation (direct, ours, cufinufft), variant and operation
+# (adjoint = F^H d, forward, normal = forward then adjoint, reconstruct = F^H d + solver); rel_l2_err is the error
+# against the FP64 direct sum (adjoint, forward, normal) or the image's against the phantom (reconstruct).
+NUFFT_COLUMNS = ["experiment", "implementation", "variant", "device", "size", "grid", "kspace_samples", "operation",
+                 "tolerance", "oversampling", "width", "fft_grid", "sample", "ms", "rel_l2_err", "checked", "valid",
+                 *TIMING]
+NUFFT_NUMERIC = NUMERIC | {"grid", "kspace_samples", "oversampling", "width", "fft_grid", "sample", "sm_clock_mhz"}
 
 KINDS = {
     "cpu": Kind(["experiment", "problem", "precision", "size", "repeat", "seconds", "pairs", "pairs_per_second",
@@ -125,7 +141,19 @@ KINDS = {
                                   "size": Input("str", "full"), "lambda": Input("number", 0.01),
                                   "iterations": Input("int", 30), "method": Input("str", "both"),
                                   "q_variant": Input("str", None), "fhd_variant": Input("str", None),
-                                  "tuned": Input("bool", False), "images": Input("bool", False)}),
+                                  "tuned": Input("bool", False), "images": Input("bool", False),
+                                  "operator": Input("str|none", None, choices=(None, "toeplitz", "direct", "nufft")),
+                                  "nufft_tolerance": Input("number", 1e-6), "nufft_oversampling": Input("number", 2)}),
+    # The NUFFT against the direct sums and the peer: times within 10 % (a fresh process per run; the peer's
+    # library and ours alike), per implementation, variant, operation and accuracy.
+    "nufft": Kind(NUFFT_COLUMNS, key=["implementation", "variant", "size", "operation", "tolerance", "oversampling", "width",
+                                      *CACHE_KEY], value="ms", numeric=NUFFT_NUMERIC, compare=Compare("median", 0.10),
+                  run_keys={"label": Input("str"), "size": Input("str", "full"), "oversampling": Input("list[number]"),
+                            "tolerances": Input("list[number]|none", None), "widths": Input("list[int]|none", None),
+                            "reconstruct": Input("bool", False), "lambda": Input("number", 0.01),
+                            "iterations": Input("int", 30), "peer": Input("bool", False),
+                            "peer_upsampfac": Input("list[number]", [0, 2]), "min_samples": Input("int", 5),
+                            "max_samples": Input("int", 20), "time_limit": Input("number", 2.0)}),
 }
 
 
@@ -234,7 +262,14 @@ class Study(study.Study):
             args = ["reconstruct", "--experiment", name, "--backend", "cuda" if device == "gpu" else "cpu", "--size", run["size"],
                     "--lambda", str(run["lambda"]), "--iterations", str(run["iterations"]),
                     "--tolerance", "0", "--method", run["method"], "--label", label]
-            if device == "gpu":
+            if run["operator"]:
+                # Another way to apply AᴴA: the NUFFT pair (a different algorithm, its tolerance stated) or, on the
+                # CPU, the direct sums.
+                args += ["--operator", run["operator"]]
+                if run["operator"] == "nufft":
+                    args += ["--nufft-tolerance", str(run["nufft_tolerance"]),
+                             "--nufft-oversampling", str(run["nufft_oversampling"])]
+            if device == "gpu" and run["operator"] != "nufft":
                 if not run["q_variant"] or not run["fhd_variant"]:
                     raise ValueError(f"run {label}: a GPU reconstruction names q_variant and fhd_variant")
                 args += ["--q-variant", run["q_variant"], "--fhd-variant", run["fhd_variant"]]
@@ -264,6 +299,58 @@ class Study(study.Study):
                     out[js.name] = js
                 return out
             yield Job(f"{label}", job, [f"kirk_hwu {' '.join(args)}"], needs_gpus=1 if device == "gpu" else 0)
+
+
+    def kind_nufft(self, d):
+        name = d["name"]
+        for i, run in enumerate(d["runs"]):
+            args = ["nufft", "--experiment", name, "--size", run["size"],
+                    "--oversampling", ",".join(str(x) for x in run["oversampling"]),
+                    "--min-samples", str(run["min_samples"]), "--max-samples", str(run["max_samples"]),
+                    "--time-limit", str(run["time_limit"])]
+            if run["widths"] is not None:
+                args += ["--widths", ",".join(str(x) for x in run["widths"])]
+            else:
+                args += ["--tolerances", ",".join(str(x) for x in run["tolerances"])]
+            if run["reconstruct"]:
+                args += ["--reconstruct", "--lambda", str(run["lambda"]), "--iterations", str(run["iterations"])]
+            peer = self.options.get("peer_nufft") if run["peer"] else None
+
+            def job(tmp, args=args, run=run, peer=peer):
+                part, inputs = tmp / f"{name}.csv", tmp / "peer_inputs"
+                cmd = [self.program] + args + ["--csv", str(part)]
+                if run["peer"]:
+                    inputs.mkdir(exist_ok=True)
+                    cmd += ["--export", str(inputs)]
+                r = self._run(cmd, log=tmp / f"{name}_{run['label']}.log")
+                print(r.stdout, end="", flush=True)
+                if not part.exists() or len(part.read_text().splitlines()) < 2:
+                    raise RuntimeError(f"kirk_hwu nufft made no rows: {r.stderr.strip()[-400:]}")
+                if r.returncode != 0:
+                    e = JobFailed(f"kirk_hwu nufft: a result outside its tolerance or a failed run: {r.stderr.strip()[-300:]}")
+                    e.outputs = {part.name: part}
+                    raise e
+                if run["peer"]:
+                    if not peer:
+                        print("kirk_hwu nufft: no peer NUFFT given (experiments/run.py --peer-nufft PATH): its rows not recorded",
+                              flush=True)
+                    else:
+                        # The peer on the same trajectory, grid and GPU, in the same job; its rows join ours.
+                        p = self._run([sys.executable, str(PEER_RUNNER), "--lib", peer, "--inputs", str(inputs),
+                                       "--tolerances", ",".join(str(x) for x in run["tolerances"]),
+                                       "--upsampfac", ",".join(str(x) for x in run["peer_upsampfac"])]
+                                      + (["--reconstruct"] if run["reconstruct"] else [])
+                                      + ["--repeats", str(run["min_samples"]), "--experiment", name, "--csv", str(part)],
+                                      log=tmp / f"{name}_peer.log")
+                        print(p.stdout, end="", flush=True)
+                        if p.returncode != 0:
+                            e = JobFailed(f"the peer NUFFT failed: {p.stderr.strip()[-400:]}")
+                            e.outputs = {part.name: part}
+                            raise e
+                return {part.name: part}
+            yield Job(f"{run['label']}", job, [f"kirk_hwu {' '.join(args)}"]
+                      + ([f"experiments/peer/finufft/run_cufinufft.py --lib <libcufinufft.so> --inputs <exported>"] if run["peer"] else []),
+                      needs_gpus=1, argv=[self.program, *args])
 
 
 def xy_slice(path):

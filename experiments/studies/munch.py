@@ -9,6 +9,9 @@ the study's GPU tests and writes rows or text into a scratch folder:
   launch_first context creation and the first launch in fresh processes, lazy and eager module loading
   pattern      a number of synchronised launches per evaluation (the likelihood thesis's 22,400), replayed
   copy         copy bandwidth against size: pageable, pinned, mapped host memory and device to device
+  pipeline     the convolution with its transfers (`munch pipeline`): the thesis's per-call procedure, persistent
+               pinned buffers, the chunked pipeline over streams and as a CUDA graph, and the copy floor of the
+               same bytes, in one run; every output checked (bit for bit against the direct variant) first
   roofline     measured float and double peaks and streaming bandwidth
   ieee         float division, square root, multiply-add and denormals: four builds against the CPU
   matmul       the thesis's chapter 3 on the GPU (`munch matmul`): the SDK-style tiled kernel and cuBLAS
@@ -31,7 +34,7 @@ from experiments.harness.study import CACHE_INPUT
 
 NUMERIC = {"signal", "filter", "kernel_ms", "total_ms", "max_abs_err", "tolerance", "gflops", "gbps", "noise_pct", "samples", "ms",
            "threads", "blocks", "threads_per_block", "launches", "us_per_launch", "ms_per_evaluation", "bytes", "gb_per_s", "value",
-           "count", "mismatches", "max_ulp", "sm_clock_mhz", "n", "gflops", "max_err_ratio"}
+           "count", "mismatches", "max_ulp", "sm_clock_mhz", "n", "gflops", "max_err_ratio", "chunks"}
 _MATMUL = ["experiment", "implementation", "threads", "n", "timing", "repeat", "ms", "gflops", "valid", "max_err_ratio",
            "max_abs_err", "checked", *TIMING]
 _LAUNCH = ["experiment", "mode", "grid", "block", "blocks", "threads_per_block", "launches", "module_loading", "repeat",
@@ -84,6 +87,14 @@ KINDS = {
                    compare=Compare("median", 0.02, noise="noise_pct"), run_keys=dict(_MATMUL_RUN, cache=CACHE_INPUT)),
     "matmul_cpu": Kind(_MATMUL, key=["implementation", "threads", "n", "timing"], value="ms", numeric=NUMERIC,
                        host_only=True, compare=Compare("median", 0.10, noise="noise_pct"), run_keys=_MATMUL_RUN),
+    # The pipelined convolution: per mode and chunk count, host-clock times within 10 % or 3 x the spread (the
+    # copies over PCIe vary more between hosts than kernels do).
+    "pipeline": Kind(["experiment", "mode", "signal", "filter", "chunks", "repeat", "ms", "bytes", "gb_per_s", "valid",
+                      "checked", *TIMING], key=["mode", "signal", "filter", "chunks", *CACHE_KEY], value="ms",
+                     numeric=NUMERIC, compare=Compare("median", 0.10, noise="noise_pct"),
+                     run_keys={"signal": Input("int"), "filter": Input("int"), "chunks": Input("list[int]"),
+                               "modes": Input("list[str]|none", None), "min_samples": Input("int", 5),
+                               "max_samples": Input("int", 30), "time_limit": Input("number", 2.0)}),
     # The study's GPU tests compare on the host and keep their log only.
     "correctness": text_kind(GTEST_PASSED, run_keys={}),
 }
@@ -200,6 +211,16 @@ class Study(study.Study):
         args = ["roofline", "--min-samples", str(run["repeats"])]
         for state, flags in study.cache_states(run):
             yield self._job(d, "roofline" + study.cache_suffix(state), args + flags)
+
+    def kind_pipeline(self, d):
+        for run in d["runs"]:
+            args = ["pipeline", "--signal", str(run["signal"]), "--filter", str(run["filter"]),
+                    "--chunks", ",".join(str(c) for c in run["chunks"]), "--min-samples", str(run["min_samples"]),
+                    "--max-samples", str(run["max_samples"]), "--time-limit", str(run["time_limit"])]
+            if run["modes"] is not None:
+                args += ["--modes", ",".join(run["modes"])]
+            key = f"{run['signal']}|{run['filter']}|{','.join(str(c) for c in run['chunks'])}"
+            yield self._job(d, key, args)
 
     def kind_ieee(self, d):
         run = d["runs"][0]

@@ -6,16 +6,20 @@
 /// in double precision; the per-point math is recon_math.hpp's, shared with the CPU.
 #include <cufft.h>
 
+#include <chrono>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "gpu_variants.hpp"
+#include "nufft_gpu.hpp"
 #include "harness/check.hpp"
 #include "harness/device_budget_cuda.hpp"
 #include "harness/device_memory.hpp"
+#include "kirk_hwu/pair_math.hpp"
 #include "kirk_hwu/recon/pipeline.hpp"
 #include "kirk_hwu/recon/recon_math.hpp"
+#include "kirk_hwu/reference.hpp"
 
 namespace kirk_hwu::recon {
 
@@ -97,6 +101,21 @@ __global__ void crop_add_roughness(const double2* pad, const double2* x, int g, 
     y[n] = make_double2(t.x + lambda * rr, t.y + lambda * ri);
 }
 // [toeplitz-kernels-end]
+
+/// y += λ R x (the NUFFT path's AᴴA leaves its product in y).
+__global__ void add_roughness(double2* y, const double2* x, int g, double lambda) {
+    const std::size_t n = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+    if (n >= static_cast<std::size_t>(g) * g * g) return;
+    const int at[3] = {static_cast<int>(n % g), static_cast<int>(n / g % g), static_cast<int>(n / g / g)};
+    const std::size_t stride[3] = {1, static_cast<std::size_t>(g), static_cast<std::size_t>(g) * g};
+    double rr = 0, ri = 0;
+    for (int axis = 0; axis < 3; ++axis) {
+        if (at[axis] > 0) rr += x[n].x - x[n - stride[axis]].x, ri += x[n].y - x[n - stride[axis]].y;
+        if (at[axis] < g - 1) rr += x[n].x - x[n + stride[axis]].x, ri += x[n].y - x[n + stride[axis]].y;
+    }
+    y[n].x += lambda * rr;
+    y[n].y += lambda * ri;
+}
 
 /// Blocks of the dot products (each writes one partial sum).
 constexpr int dot_blocks = 1024;
@@ -211,17 +230,35 @@ ReconOutcome reconstruct_gpu(const ReconProblem& problem, const ReconSettings& s
     const GriddingSettings& gs = settings.gridding;
     const int g = problem.shape.grid, l = 2 * g, big = gs.oversampling * g;
     if (big != l) throw std::invalid_argument("the GPU gridding uses an oversampling of 2 (the Toeplitz grid's size)");
+    if (choice.check_points == 0)
+        throw std::invalid_argument("the GPU reconstruction checks each variant against FP64 at one voxel at least");
     const std::size_t n = problem.voxels(), total = static_cast<std::size_t>(l) * l * l;
     ReconOutcome out;
     out.q_pairs = static_cast<double>(problem.samples()) * problem.q.voxels();
     out.fhd_pairs = static_cast<double>(problem.samples()) * n;
+    // [check-reference-begin]
+    // The FP64 references at the check points, on the host before any device work: each variant's first
+    // evaluation is compared with them, and only an evaluation within the variant's tolerance is timed.
+    const std::vector<std::size_t> q_points = spread_subset(problem.q.voxels(), choice.check_points);
+    const std::vector<std::size_t> fhd_points = spread_subset(n, choice.check_points);
+    const std::vector<double> q_reference = settings.iterative && !settings.use_nufft
+                                                ? mri_reference(problem.q, MriOutput::q, q_points, settings.threads)
+                                                : std::vector<double>{};
+    const std::vector<double> fhd_reference =
+        settings.iterative ? mri_reference(problem.fhd, MriOutput::fhd, fhd_points, settings.threads) : std::vector<double>{};
+    // [check-reference-end]
 
     {
         // Everything below lives until the end: checked against the device's free memory before any of it is
         // allocated (both MRI copies counted at their peak, so their temporary sample arrays twice: a bound).
         harness::DevicePlan plan("the GPU reconstruction of a " + std::to_string(g) + "^3 image");
-        if (settings.iterative) plan.include(gpu::mri_device_plan(problem.q.voxels(), problem.q.samples(), MriOutput::q));
+        if (settings.iterative && !settings.use_nufft)
+            plan.include(gpu::mri_device_plan(problem.q.voxels(), problem.q.samples(), MriOutput::q));
         plan.include(gpu::mri_device_plan(n, problem.fhd.samples(), MriOutput::fhd));
+        if (settings.iterative && settings.use_nufft)
+            plan.include(gpu::NufftDevice::plan(nufft_grid(g, settings.nufft), problem.samples()))
+                .add<double2>("the NUFFT's data and products at the samples", problem.samples(), 2)
+                .add<double>("the density weights", problem.samples());
         plan.add<double2>("the Toeplitz spectrum and the padded image", total, 2)
             .add<double2>("the solver's vectors", n, 5)
             .add<double2>("the dot products' partial sums", dot_blocks);
@@ -234,7 +271,7 @@ ReconOutcome reconstruct_gpu(const ReconProblem& problem, const ReconSettings& s
     harness::DeviceMemory mem;
     // Q's device copy (the (2N₁)³ offsets grid) only where the solve needs it.
     std::unique_ptr<gpu::MriDevice> q_device;
-    if (settings.iterative) q_device = std::make_unique<gpu::MriDevice>(problem.q, MriOutput::q);
+    if (settings.iterative && !settings.use_nufft) q_device = std::make_unique<gpu::MriDevice>(problem.q, MriOutput::q);
     gpu::MriDevice fhd_device(problem.fhd, MriOutput::fhd);
     out.times.mu_ms = fhd_device.weights_ms;
     double2* spectrum = mem.allocate<double2>(total, "allocate the Toeplitz spectrum");
@@ -253,31 +290,97 @@ ReconOutcome reconstruct_gpu(const ReconProblem& problem, const ReconSettings& s
     fhd_launch.chunk = choice.fhd_chunk;
     const auto launched = [](const char* what) { harness::check(cudaGetLastError(), what); };
     harness::Event e0, e1, e2;
-    if (settings.iterative) {
-        // Q, then its circulant's spectrum.
+    // One untimed evaluation of variant @p v, compared with the FP64 reference at the check points; outside
+    // the variant's tolerance the reconstruction stops here, before anything is timed.
+    const auto check_variant = [&](const gpu::Variant& v, gpu::MriDevice& device, const gpu::LaunchSettings& launch,
+                                   const std::vector<std::size_t>& points, const std::vector<double>& reference,
+                                   const char* what) {
+        v.mri(device, launch, stream.get());
+        harness::check(cudaStreamSynchronize(stream.get()), "evaluate the checked run");
+        const ErrorStats e = compare(reference, device.download(points, v.fp64));
+        const VariantCheck c{points.size(), e.rel_l2, e.max_rel, v.tolerance};
+        if (!(e.rel_l2 <= v.tolerance && e.max_rel <= v.tolerance))
+            throw std::runtime_error(std::string(what) + " by " + v.name + " is outside its tolerance " +
+                                     std::to_string(v.tolerance) + " of FP64 at " + std::to_string(points.size()) +
+                                     " voxels (relative L2 " + std::to_string(e.rel_l2) + ", max relative " +
+                                     std::to_string(e.max_rel) + "): not timed");
+        return c;
+    };
+    std::unique_ptr<gpu::NufftDevice> nufft;
+    double2* samples_buffer = nullptr;  // the NUFFT path's T₂ products
+    double* density = nullptr;          // the NUFFT path's |φ_m|²
+    if (settings.iterative && settings.use_nufft) {
+        // [gpu-nufft-fhd-begin]
+        // A different algorithm: F^H d by the adjoint NUFFT of μ_m = conj(φ_m) d'_m (checked against the FP64
+        // sums at the check points, within the NUFFT's tolerance, then timed); no Q. The plan (sorting the
+        // samples, cuFFT's plan) is made once per trajectory, outside the timing, as a NUFFT library's is.
+        const MriInput& in = problem.fhd;
+        std::vector<double> kx(in.samples()), ky(in.samples()), kz(in.samples()), w(in.samples());
+        std::vector<double2> mu(in.samples());
+        for (std::size_t m = 0; m < in.samples(); ++m) {
+            kx[m] = in.kx[m], ky[m] = in.ky[m], kz[m] = in.kz[m];
+            w[m] = static_cast<double>(in.phi_r[m]) * in.phi_r[m] + static_cast<double>(in.phi_i[m]) * in.phi_i[m];
+            mu[m] = make_double2(mu_real<double>(in.phi_r[m], in.phi_i[m], in.d_r[m], in.d_i[m]),
+                                 mu_imag<double>(in.phi_r[m], in.phi_i[m], in.d_r[m], in.d_i[m]));
+        }
+        out.nufft = nufft_grid(g, settings.nufft);
+        const auto plan_start = std::chrono::steady_clock::now();
+        nufft = std::make_unique<gpu::NufftDevice>(out.nufft, kx, ky, kz, stream.get());
+        harness::check(cudaStreamSynchronize(stream.get()), "plan the NUFFT");
+        out.times.nufft_plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - plan_start).count();
+        const double2* mu_device = mem.upload(mu, "upload the density-compensated data");
+        density = mem.upload(w, "upload the density weights");
+        samples_buffer = mem.allocate<double2>(in.samples(), "allocate the NUFFT's products at the samples");
+        nufft->adjoint(mu_device, b, stream.get());
+        harness::check(cudaStreamSynchronize(stream.get()), "evaluate the checked NUFFT");
+        {
+            const std::vector<std::complex<double>> all = download(b, n);
+            std::vector<double> got;
+            for (std::size_t v : fhd_points) got.push_back(all[v].real());
+            for (std::size_t v : fhd_points) got.push_back(all[v].imag());
+            const ErrorStats e = compare(fhd_reference, got);
+            out.fhd_check = {fhd_points.size(), e.rel_l2, e.max_rel, settings.nufft.tolerance};
+            if (!(e.rel_l2 <= settings.nufft.tolerance))
+                throw std::runtime_error("F^H d by the NUFFT is outside its tolerance " + std::to_string(settings.nufft.tolerance) +
+                                         " of the FP64 sums at " + std::to_string(fhd_points.size()) + " voxels (relative L2 " +
+                                         std::to_string(e.rel_l2) + "): not timed");
+        }
         e0.record(stream.get());
-        qv.mri(*q_device, q_launch, stream.get());
+        nufft->adjoint(mu_device, b, stream.get());
         e1.record(stream.get());
-        if (qv.fp64) circulant_from_q<<<blocks_for(total), block, 0, stream.get()>>>(q_device->f64.out_r, q_device->f64.out_i, g, spectrum);
-        else circulant_from_q<<<blocks_for(total), block, 0, stream.get()>>>(q_device->f32.out_r, q_device->f32.out_i, g, spectrum);
-        launched("launch the circulant kernel");
-        plan.run(spectrum, CUFFT_FORWARD);
-        e2.record(stream.get());
-        harness::check(cudaStreamSynchronize(stream.get()), "compute Q and its spectrum");
-        out.times.q_ms = e1.since(e0);
-        out.times.q_fft_ms = e2.since(e1);
-        if (settings.keep_inputs) out.q_values = q_device->download({}, qv.fp64);
-
-        // F^H d.
-        e0.record(stream.get());
-        fv.mri(fhd_device, fhd_launch, stream.get());
-        if (fv.fp64) to_complex<<<blocks_for(n), block, 0, stream.get()>>>(fhd_device.f64.out_r, fhd_device.f64.out_i, n, b);
-        else to_complex<<<blocks_for(n), block, 0, stream.get()>>>(fhd_device.f32.out_r, fhd_device.f32.out_i, n, b);
-        launched("launch the F^H d conversion");
-        e1.record(stream.get());
-        harness::check(cudaStreamSynchronize(stream.get()), "compute F^H d");
+        harness::check(cudaStreamSynchronize(stream.get()), "compute F^H d by the NUFFT");
         out.times.fhd_ms = e1.since(e0);
-        if (settings.keep_inputs) out.fhd_values = download(b, n);
+        // [gpu-nufft-fhd-end]
+    }
+    if (settings.iterative) {
+        if (!settings.use_nufft) {
+            // Q (checked, then timed), then its circulant's spectrum.
+            out.q_check = check_variant(qv, *q_device, q_launch, q_points, q_reference, "Q");
+            e0.record(stream.get());
+            qv.mri(*q_device, q_launch, stream.get());
+            e1.record(stream.get());
+            if (qv.fp64) circulant_from_q<<<blocks_for(total), block, 0, stream.get()>>>(q_device->f64.out_r, q_device->f64.out_i, g, spectrum);
+            else circulant_from_q<<<blocks_for(total), block, 0, stream.get()>>>(q_device->f32.out_r, q_device->f32.out_i, g, spectrum);
+            launched("launch the circulant kernel");
+            plan.run(spectrum, CUFFT_FORWARD);
+            e2.record(stream.get());
+            harness::check(cudaStreamSynchronize(stream.get()), "compute Q and its spectrum");
+            out.times.q_ms = e1.since(e0);
+            out.times.q_fft_ms = e2.since(e1);
+            if (settings.keep_inputs) out.q_values = q_device->download({}, qv.fp64);
+
+            // F^H d (checked, then timed).
+            out.fhd_check = check_variant(fv, fhd_device, fhd_launch, fhd_points, fhd_reference, "F^H d");
+            e0.record(stream.get());
+            fv.mri(fhd_device, fhd_launch, stream.get());
+            if (fv.fp64) to_complex<<<blocks_for(n), block, 0, stream.get()>>>(fhd_device.f64.out_r, fhd_device.f64.out_i, n, b);
+            else to_complex<<<blocks_for(n), block, 0, stream.get()>>>(fhd_device.f32.out_r, fhd_device.f32.out_i, n, b);
+            launched("launch the F^H d conversion");
+            e1.record(stream.get());
+            harness::check(cudaStreamSynchronize(stream.get()), "compute F^H d");
+            out.times.fhd_ms = e1.since(e0);
+            if (settings.keep_inputs) out.fhd_values = download(b, n);
+        }
 
         // [gpu-cg-begin]
         const auto dot = [&](const double2* a, const double2* c) {
@@ -291,7 +394,15 @@ ReconOutcome reconstruct_gpu(const ReconProblem& problem, const ReconSettings& s
             for (const double2& v : h) s += std::complex<double>(v.x, v.y);
             return s;
         };
+        const auto apply_nufft = [&](const double2* in, double2* result) {
+            // AᴴA x + λR x = T₁(|φ|² T₂ x) + λR x.
+            nufft->forward(in, samples_buffer, density, stream.get());
+            nufft->adjoint(samples_buffer, result, stream.get());
+            add_roughness<<<blocks_for(n), block, 0, stream.get()>>>(result, in, g, settings.lambda);
+            launched("launch the roughness kernel");
+        };
         const auto apply = [&](const double2* in, double2* result) {
+            if (settings.use_nufft) return apply_nufft(in, result);
             harness::check(cudaMemsetAsync(pad, 0, sizeof(double2) * total, stream.get()), "zero the padded image");
             embed<<<blocks_for(n), block, 0, stream.get()>>>(in, g, pad);
             launched("launch the embedding");

@@ -31,6 +31,11 @@ FILES = ["roofline", "launch_overhead", "launch_first", "launch_pattern", "copy_
          "convolution_cpu", "convolution_streaming", "convolution_overhead", "rolling_ball_gpu", "rolling_ball_cpu",
          "rolling_ball_overhead", "matmul_cpu", "matmul_gpu", "convolution_cold_warm", "copy_cold_warm"]
 UNCHECKED = ["ieee"]                # every row, the mismatches counted
+# Results recorded later than the rest: a folder without them prints their table as not measured.
+LATER = ["convolution_pipeline"]
+# The modes of the pipelined convolution (munch pipeline), in the order its table lists them.
+PIPELINE_MODES = ["per-call", "unchunked-pinned", "pipelined", "pipelined-graph", "pipelined-pageable",
+                  "floor-serial", "floor-overlapped"]
 METAS = ["roofline", "convolution_cpu", "convolution_gpu", "convolution_cold_warm", "copy_cold_warm"]
 FIGURE_ONLY = [("mwsep", "ncu_fp64"), ("ryoo", "ncu_ladder")]
 
@@ -125,6 +130,16 @@ class RollingBall(F.Facts):
 
 
 @dataclasses.dataclass(frozen=True)
+class Pipeline(F.Facts):
+    """The convolution with its transfers, every mode in one run (convolution_pipeline.csv): median ms per
+    (mode, chunks) at one signal and filter; chunks 0 for the modes without chunks."""
+    signal: int
+    filter: int
+    bytes: float                                    # the signal's and the output's bytes
+    ms: Mapping[tuple[str, int], float]
+
+
+@dataclasses.dataclass(frozen=True)
 class Facts(F.Facts):
     published: Mapping[str, Any]        # paper/munch/published.json
     files: ResultFiles
@@ -136,6 +151,7 @@ class Facts(F.Facts):
     rolling_ball: RollingBall | Unavailable
     t41_published_peak_pct: float       # the thesis's profiled launch, share of the FX 3700's derived peak (%)
     roofline_studies: tuple[str, ...]   # the other studies whose folders hold roofline_points.csv (read for the figure)
+    pipeline: Pipeline | Unavailable    # the convolution with its transfers, pipelined, and its copy floor
 
 
 def roof_facts(files):
@@ -238,11 +254,25 @@ def t41_published_peak_pct(published):
     return 100 * 2 * 264 * 384 * 384 / (launch_ms * 1e-3) / 1e9 / published["hardware"]["gpu_peak_gflops_derived"]
 
 
+def pipeline_facts(files):
+    rows = files.rows("convolution_pipeline")
+    cells = {(int(r["signal"]), int(r["filter"])) for r in rows}
+    if len(cells) != 1:
+        raise MissingData(f"convolution_pipeline.csv: expected one signal and filter, found {sorted(cells)}",
+                          [files.path("convolution_pipeline")])
+    (n, w), = cells
+    ms = {(k[0], int(k[1])): v for k, v in medians(rows, "ms", ("mode", "chunks")).items()}
+    for mode in ("per-call", "floor-overlapped"):
+        if not any(m == mode for m, _ in ms):
+            raise MissingData(f"convolution_pipeline.csv: no {mode} rows", [files.path("convolution_pipeline")])
+    return Pipeline(signal=n, filter=w, bytes=float(rows[0]["bytes"]), ms=frozen(ms))
+
+
 def build(folder, published, compare=()):
     """The study's facts from the GPU folder @p folder (a ResultFolder) and its published numbers (the folders of
     the GPUs compared with it are not used by this study)."""
     files = ResultFiles(folder.path / STUDY)
-    for name in FILES:
+    for name in FILES + LATER:
         part(files.load, name)
     for name in UNCHECKED:
         part(files.load, name, check_valid=False)
@@ -260,4 +290,5 @@ def build(folder, published, compare=()):
     return Facts(published=frozen(published), files=files, roof=roof, launches=part(launch_facts, files),
                  copies=part(copy_facts, files), ieee=part(ieee_facts, files),
                  convolution=part(convolution_facts, files, roof), rolling_ball=part(rolling_ball_facts, files),
-                 t41_published_peak_pct=t41_published_peak_pct(published), roofline_studies=points)
+                 t41_published_peak_pct=t41_published_peak_pct(published), roofline_studies=points,
+                 pipeline=part(pipeline_facts, files))

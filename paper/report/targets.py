@@ -4,11 +4,20 @@ them with who set them and why). The modules that give the verdicts read their v
 # kirk_hwu (paper/kirk_hwu/data/bounds.py): the best variant of each computation reaches this share (per
 # cent) of the bound the measured MUFU and FP32 rates imply.
 KIRK_HWU_BOUND_SHARE_PCT = 70
+# kirk_hwu (paper/kirk_hwu/data/fastest.py): on the study's fastest MRI kernels the reconstruction (F^H d +
+# solver) and Q at least this many times faster than on the documents' F6 kernels of the same run.
+KIRK_HWU_FASTEST_SPEEDUP = 2.0
+# kirk_hwu (paper/kirk_hwu/data/nufft.py): the adjoint NUFFT's F^H d at most this multiple of the peer
+# NUFFT's time (cuFINUFFT, same GPU, same run) at the same requested accuracy.
+KIRK_HWU_NUFFT_PEER_RATIO = 2.0
 
 # munch (paper/munch/data/convolution.py), per cent: a short filter's direct kernel of the measured
 # streaming bandwidth; a long filter's of the measured FP32 FMA peak (or the FFT faster).
 MUNCH_BANDWIDTH_PCT = 80
 MUNCH_PEAK_PCT = 70
+# munch (paper/munch/data/pipeline.py): the pipelined convolution with its transfers (pinned buffers, copies
+# overlapped with compute) at most this multiple of the overlapped pinned copy floor measured in the same run.
+MUNCH_PIPELINE_FLOOR_RATIO = 1.5
 
 # ryoo's application suite (paper/ryoo/data/suite.py): the resource each kernel is judged by and the share
 # (per cent) of it to reach; the memory-bound applications by DRAM throughput, the others by issue slots.

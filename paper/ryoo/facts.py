@@ -32,6 +32,12 @@ SUITE = [("elimination", "app_elimination"), ("tpacf", "app_tpacf"), ("rc5", "ap
          ("fem", "app_fem")]
 REQUIRED = {"elimination", "tpacf", "rc5", "pns"}
 
+# MRI-Q and MRI-FHD recorded once more with the documents' staged constant-memory kernel beside the study's fastest
+# (app_mri_*_fastest): each the documents' variant, the fastest variant and the file; recorded later than the rest,
+# so a folder without them prints their table as not measured.
+MRI_FASTEST = {"mri-q": ("q-constaos-regs-libm-u1-f32", "q-shared-regs-sfu-u4-f32", "app_mri_q_fastest"),
+               "mri-fhd": ("fhd-constaos-regs-libm-u1-f32", "fhd-shared-regs-sfu-u4-f32", "app_mri_fhd_fastest")}
+
 # Every result file the chapters read (an optional one may be absent), and the provenance they read alone.
 FILES = (["ladder", "variants", "ncu_ladder", "sass_loops", "sizes", "saxpy", "cpu_blas", "app_resources",
           "app_source_lines", "ncu_apps", "app_tpacf_subhistograms", "app_pns_capacity"] + [f for _, f in SUITE])
@@ -103,12 +109,24 @@ class Speedup(F.Facts):
 
 
 @dataclasses.dataclass(frozen=True)
+class MriFastest(F.Facts):
+    """One MRI application on the documents' kernel and on the study's fastest, in one run (medians, ms)."""
+    documents: str                  # the documents' variant
+    fastest: str                    # the study's fastest variant
+    kernel_ms: Mapping[str, float]  # per variant: the kernel
+    application_ms: Mapping[str, float]  # per variant: the application with allocation and transfers
+    kernel_x: Mapping[str, float]   # per variant: kernel rate over one CPU thread's
+    app_x: Mapping[str, float]      # per variant: application rate over the CPU application's
+
+
+@dataclasses.dataclass(frozen=True)
 class Facts(F.Facts):
     published: Mapping[str, Any]    # paper/ryoo/published.json
     files: ResultFiles
     ladder: Ladder | Unavailable
     traffic: Traffic | None | Unavailable       # None: the profiler's counts not recorded on this GPU
     suite: Mapping[str, Speedup] | Unavailable  # per application recorded (an optional one may be absent)
+    mri_fastest: Mapping[str, MriFastest] | Unavailable  # MRI-Q, MRI-FHD on the documents' and the fastest kernels
 
 
 def ladder_facts(files):
@@ -168,11 +186,29 @@ def suite_facts(files):
     return frozen(out)
 
 
+def mri_fastest_facts(files):
+    out = {}
+    for app, (documents, fastest, name) in MRI_FASTEST.items():
+        rows = files.rows(name)
+        rate, ms = app_medians(rows, "rate"), app_medians(rows, "ms")
+        for key in [("cpu", "kernel"), ("cpu", "application")] + [(v, p) for v in (documents, fastest)
+                                                                   for p in ("kernel", "application")]:
+            if key not in rate:
+                raise MissingData(f"{name}.csv: no rows for {key}", [files.path(name)])
+        variants = (documents, fastest)
+        out[app] = MriFastest(documents=documents, fastest=fastest,
+                              kernel_ms=frozen({v: ms[(v, "kernel")] for v in variants}),
+                              application_ms=frozen({v: ms[(v, "application")] for v in variants}),
+                              kernel_x=frozen({v: rate[(v, "kernel")] / rate[("cpu", "kernel")] for v in variants}),
+                              app_x=frozen({v: rate[(v, "application")] / rate[("cpu", "application")] for v in variants}))
+    return frozen(out)
+
+
 def build(folder, published, compare=()):
     """The study's facts from the GPU folder @p folder (a ResultFolder), its published numbers and the folders of
     the GPUs compared with it (unused by this study)."""
     files = ResultFiles(folder.path / STUDY)
-    for name in FILES:
+    for name in FILES + [name for _, _, name in MRI_FASTEST.values()]:
         part(files.load, name)
     for name in METAS:
         part(files.load_meta, name)
@@ -187,4 +223,5 @@ def build(folder, published, compare=()):
             part(files.load, name)
     files.close()
     return Facts(published=frozen(published), files=files, ladder=part(ladder_facts, files),
-                 traffic=part(traffic_facts, files), suite=part(suite_facts, files))
+                 traffic=part(traffic_facts, files), suite=part(suite_facts, files),
+                 mri_fastest=part(mri_fastest_facts, files))

@@ -44,6 +44,26 @@ TEST(KirkHwuReconstructCommand, BadOptionsAreRefusedWithTheirName) {
     // The old spelling of the backend is refused naming the new one (--device names a GPU's index everywhere).
     expect_refused("reconstruct --device gpu", "--device is an old spelling: write --backend cpu|cuda");
     expect_refused("reconstruct --backend gpu", "--backend must be one of cpu, cuda, found 'gpu'");
+    expect_refused("reconstruct --size tiny --nufft-tolerance 1e-6", "--nufft-tolerance");  // without --operator nufft
+    expect_refused("reconstruct --size tiny --operator nufft --nufft-tolerance 2", "--nufft-tolerance");
+    expect_refused("reconstruct --size tiny --operator nufft --nufft-oversampling 1.1", "--nufft-oversampling");
+    expect_refused("reconstruct --size tiny --operator nufft --nufft-oversampling 1.25 --nufft-tolerance 1e-12",
+                   "--nufft-tolerance");  // needs a kernel wider than 16 cells
+}
+
+TEST(KirkHwuReconstructCommand, TheNufftOperatorWritesItsLabelledRow) {
+    const std::string dir = testing::TempDir() + "kirk_hwu_reconstruct_nufft";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const Outcome o = run("reconstruct --backend cpu --size tiny --operator nufft --nufft-tolerance 1e-6 --iterations 3 "
+                          "--tolerance 0 --threads 2 --csv " + dir + "/r.csv");
+    ASSERT_EQ(o.status, 0) << o.output;
+    std::ifstream in(dir + "/r.csv");
+    std::string header, row;
+    std::getline(in, header);
+    std::getline(in, row);
+    // A different algorithm, labelled as one: its method, its kernel's width and grid, its tolerance; no Q.
+    EXPECT_NE(row.find(",iterative-nufft,,nufft-kb-w8-l16-tol1e-06,"), std::string::npos) << row;
 }
 
 TEST(KirkHwuReconstructCommand, ATinyRunWritesRowsIterationsAndImages) {

@@ -76,6 +76,7 @@ TEST(GpuReconstruction, LaunchSettingsChangeNothingBeyondRounding) {
 
 TEST(GpuReconstruction, TunedSfuVariantsStayWithinTheirBoundOfFp64) {
     if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: GPU reconstruction NOT checked";
+    // The default choice (the fastest kernels: shared-memory records, SFU sin and cos, unrolled 4 times).
     // Q and F^H d by the SFU variants are within 5e-3 of FP64 (their stated tolerance); the image of a
     // solve that amplifies errors by its condition number (λ = 10⁻², 20 iterations) is held to 5e-2.
     const ReconOutcome gpu = reconstruct_gpu(small_problem(), settings(), GpuChoice{});
@@ -83,6 +84,37 @@ TEST(GpuReconstruction, TunedSfuVariantsStayWithinTheirBoundOfFp64) {
     std::printf("SFU image against the FP64 CPU image: relative L2 difference %.3g\n", d);
     EXPECT_LT(d, 5e-2);
     EXPECT_GT(d, 0.0);  // the fast paths do differ: a zero would mean the FP64 path ran
+}
+
+TEST(GpuReconstruction, EachVariantIsCheckedAgainstFp64BeforeItIsTimed) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: GPU reconstruction NOT checked";
+    // The default choice is the study's fastest kernels; the check compares their first, untimed evaluation
+    // with the CPU's FP64 sums at the check points and records how far it was.
+    GpuChoice fastest;
+    fastest.check_points = 64;
+    const ReconOutcome r = reconstruct_gpu(small_problem(), settings(), fastest);
+    EXPECT_EQ(r.q_check.points, 64u);
+    EXPECT_EQ(r.fhd_check.points, 64u);
+    EXPECT_EQ(r.q_check.tolerance, 5e-3);  // the special-function variants' stated tolerance
+    EXPECT_LE(r.q_check.rel_l2, r.q_check.tolerance);
+    EXPECT_LE(r.fhd_check.rel_l2, r.fhd_check.tolerance);
+    EXPECT_GT(r.fhd_check.rel_l2, 0.0);  // single precision with SFU sin and cos: not the FP64 sums
+    // FP64 variants agree with the CPU's FP64 sums to rounding at the same points.
+    const ReconOutcome d = reconstruct_gpu(small_problem(), settings(), fp64_choice());
+    EXPECT_LT(d.q_check.rel_l2, 1e-11);
+    EXPECT_LT(d.fhd_check.rel_l2, 1e-11);
+}
+
+TEST(GpuReconstruction, TheDocumentsKernelsAndTheFastestGiveTheSameImage) {
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: GPU reconstruction NOT checked";
+    // The fastest kernels keep the documents' F8 arithmetic (the same per-pair operations in the same
+    // order); only where the samples are read from differs, so the images agree to float rounding.
+    GpuChoice documents;
+    documents.q_variant = "q-constaos-regs-sfu-u4-f32";
+    documents.fhd_variant = "fhd-constaos-regs-sfu-u4-f32";
+    const ReconOutcome a = reconstruct_gpu(small_problem(), settings(), documents);
+    const ReconOutcome b = reconstruct_gpu(small_problem(), settings(), GpuChoice{});
+    EXPECT_LT(relative_difference(a.iterative, b.iterative), 1e-5);
 }
 
 TEST(GpuReconstruction, RefusesAVariantOfTheWrongComputation) {

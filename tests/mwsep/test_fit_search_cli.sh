@@ -12,11 +12,11 @@ rm -rf "$dir" && mkdir -p "$dir" && cd "$dir"
 fail() { echo "FAIL: $*"; exit 1; }
 "$mwsep" generate -a "$wu" -o stars.txt --count 400 --seed 9 --threads 1 2> /dev/null
 base=(fit -a "$wu" -s stars.txt --box 0.05 --backend cpu --threads 1 --polish 0 --no-uncertainties --seed 2 --quiet)
-refuse() {  # refuse ARGS... -- MESSAGE
+refuse() {  # refuse ARGS... -- MESSAGE: a usage error, exit status 2 (docs/cli.md)
   local args=() message out rc=0
   while [ "$1" != -- ]; do args+=("$1"); shift; done; message=$2
   out=$("$mwsep" "${args[@]}" 2>&1) || rc=$?
-  [ "$rc" = 1 ] || fail "exit $rc for ${args[*]}: $out"
+  [ "$rc" = 2 ] || fail "exit $rc for ${args[*]}: $out"
   grep -qF -- "$message" <<< "$out" || fail "'${args[*]}' printed '$out', expected '$message'"
 }
 refuse "${base[@]}" --algorithm cgd --population 6 -- "--population applies to no part of cgd"

@@ -32,11 +32,12 @@ correct = sum(r["most_likely"] == r["true_component"] for r in rows)
 assert correct == s["correct_stars"], (correct, s["correct_stars"])
 assert [r["star"] for r in csv.DictReader(open("stdout.csv"))] == [r["star"] for r in rows]
 PY
-refuse() {  # refuse ARGS... -- MESSAGE
-  local args=() message out rc=0
+refuse() {  # refuse [STATUS] ARGS... -- MESSAGE: STATUS 2 (a usage error) unless given, 3 for a refused input (docs/cli.md)
+  local args=() message out rc=0 want=2
+  case "$1" in [0-9]) want=$1; shift;; esac
   while [ "$1" != -- ]; do args+=("$1"); shift; done; message=$2
   out=$("$mwsep" "${args[@]}" 2>&1) || rc=$?
-  [ "$rc" = 1 ] || fail "exit $rc for ${args[*]}: $out"
+  [ "$rc" = "$want" ] || fail "exit $rc (expected $want) for ${args[*]}: $out"
   grep -qF -- "$message" <<< "$out" || fail "'${args[*]}' printed '$out', expected '$message'"
 }
 refuse separate -a "$wu" -s stars.txt --csv - --json -- "--csv '-' and --json both write to standard output"
@@ -44,6 +45,6 @@ refuse separate -a "$wu" -s stars.txt --csv stars.txt -- "is the same file as th
 refuse separate -a "$wu" -s stars.txt --csv labels.csv --labels labels.csv -- "is the same file as the input 'labels.csv' (--labels)"
 refuse separate -a "$wu" -s stars.txt --integrator fancy -- "--integrator"
 head -101 labels.csv > short.csv
-refuse separate -a "$wu" -s stars.txt --labels short.csv -- "labels 100 stars; the catalogue stars.txt has 500"
+refuse 3 separate -a "$wu" -s stars.txt --labels short.csv -- "labels 100 stars; the catalogue stars.txt has 500"
 refuse generate -a "$wu" -o out.txt --labels "$wu" -- "is the same file as the input"
 echo "the separation's CSV and summary agree with each other and with run"

@@ -38,6 +38,22 @@ def build(ctx, facts):
          "MUFU and FP32 rates imply",
          "the case studies took their final kernels to the hardware's limit; this share of the tighter measured "
          "bound is the bar for near that limit today", "MRI reconstruction and direct Coulomb summation (bounds)"],
+        ["kirk_hwu (pipelines)", f"the reconstruction and Q on the fastest MRI kernels at least "
+         f"{t.KIRK_HWU_FASTEST_SPEEDUP:g} times faster than on the documents' F6 kernels of the same run, each at "
+         f"{t.KIRK_HWU_BOUND_SHARE_PCT} % of the special-function bound",
+         "the applications should run on the kernels the study found fastest, not on the slower ones the documents "
+         "stopped at", "MRI reconstruction end to end"],
+        ["kirk_hwu (NUFFT)", f"the adjoint NUFFT's F^H d at most {t.KIRK_HWU_NUFFT_PEER_RATIO:g} times the time of "
+         "cuFINUFFT at the same requested accuracy (same GPU, same run); the reconstruction's image with it no "
+         "worse than with the direct sum",
+         "the non-uniform FFT is what non-Cartesian MRI uses today; a reader should see how the documents' direct "
+         "sum compares with it and how close the study's own NUFFT comes to the reference implementation",
+         "MRI reconstruction end to end"],
+        ["munch (pipeline)", f"the convolution of 10⁷ samples with its transfers at most "
+         f"{t.MUNCH_PIPELINE_FLOOR_RATIO:g} times the overlapped pinned copy floor of the same run",
+         "at that size the kernel is a fraction of a per cent of a call that allocates and copies; with persistent "
+         "pinned buffers and copies overlapped with compute the copies themselves are the limit",
+         "Münch (2009), the pipelined convolution"],
         ["munch", f"short filters: the direct kernel at {t.MUNCH_BANDWIDTH_PCT} % of the measured "
          "streaming bandwidth", "a short filter is bound by memory: a streaming kernel should move its least "
          "traffic near the copy rate the same GPU reaches", "Münch (2009), the convolution targets table"],

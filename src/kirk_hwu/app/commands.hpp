@@ -23,5 +23,8 @@ int command_solver(const std::vector<std::string>& args);
 int command_split(const std::vector<std::string>& args);
 /// `kirk_hwu reconstruct`: the iterative and the gridding reconstruction of a phantom, timed per stage.
 int command_reconstruct(const std::vector<std::string>& args);
+/// `kirk_hwu nufft`: F^H d by the FP64 and the fastest direct sums and by the non-uniform FFT at each accuracy,
+/// checked then timed on the GPU, the reconstruction with each, and the inputs of a peer NUFFT.
+int command_nufft(const std::vector<std::string>& args);
 
 }  // namespace kirk_hwu::app

@@ -7,11 +7,12 @@ int main(int argc, char** argv) {
     using Command = std::function<int(const std::vector<std::string>&)>;
 #if defined(KIRK_HWU_WITH_CUDA)
     const std::string gpu_build;
-    const Command variants = command_variants, bench = command_bench, rates = command_rates, split = command_split;
+    const Command variants = command_variants, bench = command_bench, rates = command_rates, split = command_split,
+                  nufft = command_nufft;
 #else
     // A command of a build without CUDA is listed all the same, and says what it needs when run.
     const std::string gpu_build = harness::needs_cuda_build;
-    const Command variants, bench, rates, split;
+    const Command variants, bench, rates, split, nufft;
 #endif
     const harness::Program program{
         "kirk_hwu",
@@ -28,6 +29,8 @@ int main(int argc, char** argv) {
          {"solver", command_solver, "",
           "the reconstruction's linear solver on one CPU thread (its Q and F^H d from the GPU or the CPU)"},
          {"reconstruct", command_reconstruct, "",
-          "the iterative (conjugate-gradient) and gridding reconstruction of a phantom, per stage"}}};
+          "the iterative (conjugate-gradient) and gridding reconstruction of a phantom, per stage"},
+         {"nufft", nufft, gpu_build,
+          "F^H d by the direct sums and by the non-uniform FFT at each accuracy (GPU), checked, timed"}}};
     return harness::run_subcommand(program, argc, argv);
 }

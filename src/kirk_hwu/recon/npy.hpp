@@ -1,7 +1,9 @@
 /// @file npy.hpp
-/// @brief Writes a float32 array as a NumPy .npy file (format 1.0), wholly or not at all.
+/// @brief Writes a float32, float64, complex128 or int64 array as a NumPy .npy file (format 1.0), wholly or not
+/// at all.
 #pragma once
 
+#include <complex>
 #include <string>
 #include <vector>
 
@@ -11,5 +13,11 @@ namespace kirk_hwu::recon {
 /// on failure; the previous file is then left as it was). std::invalid_argument if the shape does not
 /// match the count.
 void write_npy(const std::string& path, const std::vector<float>& values, const std::vector<std::size_t>& shape);
+/// The same as float64.
+void write_npy(const std::string& path, const std::vector<double>& values, const std::vector<std::size_t>& shape);
+/// The same as complex128.
+void write_npy(const std::string& path, const std::vector<std::complex<double>>& values, const std::vector<std::size_t>& shape);
+/// The same as int64.
+void write_npy(const std::string& path, const std::vector<long long>& values, const std::vector<std::size_t>& shape);
 
 }  // namespace kirk_hwu::recon

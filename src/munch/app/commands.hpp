@@ -21,6 +21,9 @@ int command_matmul(const Args& args);
 int command_variants(const Args& args);
 /// `munch bench`: times GPU variants on one input, each output checked against the CPU first.
 int command_bench(const Args& args);
+/// `munch pipeline`: the convolution with its transfers: the thesis's per-call procedure, persistent pinned
+/// buffers, the chunked pipeline on three streams (and as a CUDA graph), and the copy floor, in one run.
+int command_pipeline(const Args& args);
 /// `munch launch`: the cost of launching an empty kernel (synchronised, asynchronous, graph).
 int command_launch(const Args& args);
 /// `munch pattern`: the likelihood thesis's launch pattern (a number of synchronised launches per

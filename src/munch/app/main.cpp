@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
           "time square float matrix products: CPU ikj (sequential, OpenMP), GPU SDK kernel and cuBLAS, checked"},
          {"variants", GPU_COMMAND(command_variants), gpu_build, "list the GPU variants of both computations"},
          {"bench", GPU_COMMAND(command_bench), gpu_build, "time GPU variants on one input, each checked against the CPU first"},
+         {"pipeline", GPU_COMMAND(command_pipeline), gpu_build,
+          "the convolution with its transfers: per call, pinned, pipelined over streams, as a graph; copy floor"},
          {"launch", GPU_COMMAND(command_launch), gpu_build, "empty-kernel launch cost: synchronised, asynchronous, CUDA graph"},
          {"pattern", GPU_COMMAND(command_pattern), gpu_build, "a number of synchronised launches per evaluation, replayed"},
          {"copy", GPU_COMMAND(command_copy), gpu_build, "copy bandwidth against size: pageable, pinned, mapped, device to device"},
