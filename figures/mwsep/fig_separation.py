@@ -17,6 +17,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 BACKGROUND_COLOR = "#9e9e9e"
 STREAM_COLORS = ["#1b6ca8", "#d95f02", "#1a9850", "#7b3294", "#e7298a"]
@@ -61,6 +62,7 @@ def draw(sky, depth, rows, title=None):
     depth.set_ylabel("distance [kpc]")
     depth.set_xlabel("mu [deg] (along the stripe)")
     depth.set_yscale("log")
+    depth.xaxis.set_major_locator(MaxNLocator(5))
     # Below the axes: the stars fill the panels.
     legend = depth.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1 if len(names) > 3 else
                           min(3, len(names)), markerscale=6,

@@ -296,7 +296,7 @@ class TheFallbacks(unittest.TestCase):
                 ["table_stripes_fits", "table_fit_stripe11", "table_fit_stripe20", "table_fit_stripe86",
                  "table_stripes_methods", "table_stripes_separation", "stripes_costs_cpu", "stripes_costs_gpu",
                  "stripes_costs_fit"]))
-            self.assertEqual(out.n["stripes_fits_outcome"], "no fit was recorded on this GPU (made-up-gpu)")
+            self.assertEqual(out.n["stripes_fits_outcome"], "the fits were not run on this GPU (made-up-gpu)")
             self.assertIn("Not measured on this GPU (made-up-gpu)", out.tables["table_stripes_fits"])
             self.assertEqual([c[3] for c in cells(out.tables["table_stripes_costs"], "one likelihood")],
                              ["not measured"] * 4)

@@ -122,7 +122,7 @@ def _fits(ctx, facts):
             ctx.fallback(table_name(wu), "fit_stripes was not recorded", [files.path("fit_stripes")] + [
                 files.results / f"fit_stripes_report_{tag}.json" for u, _, tag, _ in declared("fit_stripes") if u == wu])
             ctx.tables[table_name(wu)] = f"*{_short(wu).capitalize()}: not measured on this GPU ({_gpu(facts)}).*\n"
-        n["stripes_fits_outcome"] = f"no fit was recorded on this GPU ({_gpu(facts)})"
+        n["stripes_fits_outcome"] = f"the fits were not run on this GPU ({_gpu(facts)})"
         return
     order = {wu: i for i, wu in enumerate(stripes())}
     rows = sorted(rows, key=lambda r: (order.get(r["work_unit"], len(order)), r["work_unit"], r["start"] != "reference",
@@ -215,7 +215,7 @@ def _methods(ctx, facts):
     if rows is None:
         ctx.fallback("table_stripes_methods", "fit_search_methods was not recorded", [files.path("fit_search_methods")])
         ctx.tables["table_stripes_methods"] = _not_recorded(facts, "fit_search_methods")
-        ctx.n["stripes_methods_outcome"] = f"the comparison was not recorded on this GPU ({_gpu(facts)})"
+        ctx.n["stripes_methods_outcome"] = f"the comparison was not run on this GPU ({_gpu(facts)})"
         return
     progress = files.rows("fit_search_methods_progress")
     body = []
