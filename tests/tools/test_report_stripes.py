@@ -9,7 +9,8 @@
   at MilkyWay@Home's likelihood, the separation's counts and the costs' ratios;
 - with none of them, every part falls back to "not measured" and records the files it rests on; the report check
   (tools/check_report.py) passes that record while the files are absent and fails it once they are there;
-- the stripes a recording lacks fall back alone, naming reports that are absent, so the check passes;
+- the stripes a recording lacks fall back alone, naming reports that are absent, so the check passes; a report
+  missing beside its row is named (the study's status lists it) while the chapter's other parts stand;
 - with matplotlib (the project's environment), the two figures draw from the same facts.
 
 Run from the checkout's root: python3 -m unittest tests/tools/test_report_stripes.py
@@ -26,7 +27,7 @@ from experiments.studies import mwsep_stripes
 from paper.mwsep import facts as mwsep_facts
 from paper.mwsep.data import stripes
 from paper.report import facts as facts_layer
-from paper.report.common import Output
+from paper.report.common import MissingData, Output
 from tools import check_report
 
 COMMIT = "0" * 40
@@ -308,6 +309,21 @@ class TheFallbacks(unittest.TestCase):
             flagged = sorted(p.split(": ", 1)[1].split(" is printed")[0] for p in problems)
             self.assertEqual(flagged, sorted(["table_stripes_fits", "table_fit_stripe86", "table_stripes_methods",
                                               "stripes_costs_cpu", "stripes_costs_gpu", "stripes_costs_fit"]))
+
+    def test_a_report_missing_beside_its_row_is_named_and_the_other_parts_stand(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Folder(tmp)
+            fill(folder)
+            (folder.study / "fit_stripes_report_stripe86-2009_blind_cmaes.json").unlink()
+            facts = mwsep_facts.build(ResultFolder(folder.gpu), facts_layer.published("mwsep"), [])
+            out = Output()
+            with self.assertRaisesRegex(MissingData, "fit_stripes_report_stripe86-2009_blind_cmaes.json: the report "
+                                                     "of this fit is missing") as caught:
+                stripes.build(out, facts)
+            self.assertEqual([pathlib.Path(s).name for s in caught.exception.sources],
+                             ["fit_stripes_report_stripe86-2009_blind_cmaes.json"])
+            self.assertEqual(cells(out.tables["table_stripes_costs"], "one likelihood")[0][4], "270x")
+            self.assertEqual(cells(out.tables["table_stripes_methods"], "de")[0][6], "not reached")
 
 
 if __name__ == "__main__":

@@ -356,7 +356,13 @@ def _costs(ctx, facts):
 
 
 def build(ctx, facts):
-    _fits(ctx, facts)
-    _methods(ctx, facts)
-    _separation(ctx, facts)
-    _costs(ctx, facts)
+    # A part whose files are there but incomplete (a report missing beside its row) is named in the study's status;
+    # the other parts stand.
+    missing = []
+    for part in (_fits, _methods, _separation, _costs):
+        try:
+            part(ctx, facts)
+        except MissingData as e:
+            missing.append(e)
+    if missing:
+        raise MissingData("; ".join(str(e) for e in missing), [s for e in missing for s in e.sources])
