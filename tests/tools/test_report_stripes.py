@@ -325,6 +325,20 @@ class TheFallbacks(unittest.TestCase):
             self.assertEqual(cells(out.tables["table_stripes_costs"], "one likelihood")[0][4], "270x")
             self.assertEqual(cells(out.tables["table_stripes_methods"], "de")[0][6], "not reached")
 
+    def test_a_separation_with_true_memberships_is_judged_against_the_ideal_classifier(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Folder(tmp)
+            fill(folder)
+            path = folder.study / "fit_stripes_separation_stripe86-2009_reference_cmaes.json"
+            summary = json.loads(path.read_text())
+            self.assertIn("None of these separations is of a catalogue whose true memberships are known",
+                          build(folder)[1].tables["para_stripes_separation"])
+            # As `mwsep separate --labels` adds them: 2 of the 3 stars assigned correctly.
+            summary.update(correct_stars=2, correct_fraction=2 / 3)
+            path.write_text(json.dumps(summary))
+            self.assertIn("Against true memberships: stripe 86: 66.7 % assigned correctly against 80.0 % expected.",
+                          build(folder)[1].tables["para_stripes_separation"])
+
 
 if __name__ == "__main__":
     unittest.main()
