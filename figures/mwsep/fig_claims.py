@@ -1,4 +1,4 @@
-"""Figure R4: every testable effect of the thesis, published against reproduced, with the line y = x: the effects
+"""Figure R6: every testable effect of the thesis, published against reproduced, with the line y = x: the effects
 of the study's facts (paper/mwsep/facts.py), which the report's claims table judges one by one."""
 import pathlib
 

@@ -4,9 +4,13 @@ method's best likelihood after each generation against the evaluations it had ma
 "async-ga (volunteers)" on its own line). The y axis is the distance below the best likelihood any method reached,
 on a log scale, so that the last digits of a converging search stay visible; a method's last point is marked.
 
-Standalone: `make(source, out_path, title=None)` takes a progress CSV's path (or its rows, as dicts of strings;
-rows of several work units or starts are refused: one figure compares methods on one problem) and writes one
-image; `python3 fig_search_methods.py PROGRESS.csv OUT.png [TITLE]` does the same from the command line.
+In the report (Figure R4, chapter 'Fitting the real stripes'): `make(facts, out_dir)` draws the study's
+fit_search_methods_progress.csv, with MilkyWay@Home's likelihood (the runs' reference_likelihood, by the same
+integrator as the search) as a dotted line; figures/make_figures.py calls it, and a GPU without that result gets an
+image saying so. Standalone: `draw_file(source, out_path, title=None)` takes a progress CSV's path (or its rows, as
+dicts of strings; rows of several work units or starts are refused: one figure compares methods on one problem)
+and writes one image; `python3 fig_search_methods.py PROGRESS.csv OUT.png [TITLE]` does the same from the command
+line.
 """
 import csv
 import pathlib
@@ -42,9 +46,9 @@ def series(rows):
     return out
 
 
-def make(source, out_path, title=None):
-    """Draws the progress rows of @p source (a CSV path or its rows) into @p out_path; returns the path written."""
-    rows = _rows(source)
+def figure(rows, title=None, reference=None):
+    """The figure of the progress rows @p rows (dicts of strings); @p reference: MilkyWay@Home's likelihood, drawn
+    as a line where it lies below the best of all."""
     if not rows:
         raise ValueError("no progress rows")
     lines = series(rows)
@@ -63,11 +67,20 @@ def make(source, out_path, title=None):
         ax.plot(x, y, linestyle=style, color=color, linewidth=1.5,
                 label=f"{method}: {points[-1][1]:.10f} after {x[-1]} evaluations")
         ax.plot([x[-1]], [y[-1]], marker="o", color=color)
+    if reference is not None and best - reference > floor:
+        ax.axhline(best - reference, color="#000000", linestyle=":", linewidth=1,
+                   label=f"MilkyWay@Home's vector: {reference:.10f}")
     ax.set_yscale("log")
     ax.set_xlabel("evaluations of the likelihood")
     ax.set_ylabel(f"best L reached, below the best of all ({best:.10f})")
     ax.set_title(title or "Search methods on one stripe")
     ax.legend(fontsize=7, loc="upper right")
+    return fig
+
+
+def draw_file(source, out_path, title=None):
+    """Draws the progress rows of @p source (a CSV path or its rows) into @p out_path; returns the path written."""
+    fig = figure(_rows(source), title)
     out = pathlib.Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=150, bbox_inches="tight")
@@ -75,7 +88,20 @@ def make(source, out_path, title=None):
     return out
 
 
+def make(facts, out_dir):
+    """Figure R4 of the report from the study's facts: fit_search_methods_progress.csv (MissingData when this GPU
+    did not record it), with MilkyWay@Home's likelihood from fit_search_methods.csv."""
+    from figures import common as c
+    rows = facts.files.rows("fit_search_methods_progress")
+    runs = facts.files.rows("fit_search_methods")
+    references = {float(r["reference_likelihood"]) for r in runs}
+    unit = runs[0]["work_unit"].replace("-2009", "").replace("stripe", "stripe ")
+    fig = figure(rows, f"Search methods on {unit} from MilkyWay@Home's vector, {facts.files.results.parent.name}",
+                 reference=references.pop() if len(references) == 1 else None)
+    return c.save(fig, out_dir, "fig_search_methods")
+
+
 if __name__ == "__main__":
     if len(sys.argv) not in (3, 4):
         sys.exit("usage: fig_search_methods.py PROGRESS.csv OUT.png [TITLE]")
-    print(make(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) == 4 else None))
+    print(draw_file(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) == 4 else None))

@@ -39,8 +39,15 @@ FILES = ["memory_spaces", "division_sqrt", "loop_unrolling", "precision", "launc
          "compressed_timing", "ncu_lean", "exp_lean", "end_to_end", "fit_cost_progress", "hessian_cost", "ncu_tail",
          "ncu_reduce", "fit_recovery", "fit_recovery_progress", "fit_scaling", "fit_scaling_progress",
          "fit_recovery_f32", "compressed_accuracy", "compressed_sweep", "compressed_cpu", "fit_recovery_compressed",
-         "cold_warm", "hardware_micro", "memory_latency", "shared_capacity"]
-UNCHECKED = ["ncu_fp64", "gpu_correctness", "exp_throughput", "skipping", "sass_mix", "ncu_modern", "end_to_end"]
+         "cold_warm", "hardware_micro", "memory_latency", "shared_capacity", "fit_stripes", "fit_stripes_progress",
+         "fit_search_methods", "fit_search_methods_progress", "stripe_costs_cpu"]
+# stripe_costs_gpu: its invalid rows (a likelihood that disagreed with the CPU's) are left out by the costs, not
+# refused with the file.
+UNCHECKED = ["ncu_fp64", "gpu_correctness", "exp_throughput", "skipping", "sass_mix", "ncu_modern", "end_to_end",
+             "stripe_costs_gpu"]
+# The real-stripe fits (kind fit_stripe): one JSON report per fit, and for a fit that separated its stars the
+# separation's summary (JSON) and per-star file (CSV, read for the figure alone).
+STRIPE_FITS = ["fit_stripes", "fit_search_methods"]
 METAS = ["memory_spaces", "cpu_vs_gpu_cpu", "cold_warm"]
 LISTING = "variants_3streams.txt"
 TIMED = ["memory_spaces", "division_sqrt", "loop_unrolling", "precision", "launch_config", "optimized_vs_unoptimized",
@@ -524,6 +531,14 @@ class Facts(F.Facts):
     records: Records
 
 
+def stripe_fit_tag(row):
+    """The tag of a fit_stripe row's files (<name>_report_<tag>.json, <name>_separation_<tag>.csv), as
+    experiments/studies/mwsep_stripes.py names them: unit, start and algorithm, and a labelled run's label (its
+    algorithm column reads "<algorithm> (<label>)")."""
+    algorithm, _, label = row["algorithm"].partition(" (")
+    return f"{row['work_unit']}_{row['start']}_{algorithm}" + (f"_{label.rstrip(')')}" if label else "")
+
+
 def grids_facts(units):
     return frozen({u: grid(u) for u in units})
 
@@ -593,6 +608,19 @@ def build(folder, published, compare=()):
     for (name, _), found in reports.items():
         for path in found if name == "fit_recovery_compressed" else found[:1]:
             part(files.load_file, path)
+    # The real-stripe fits: the report of each row, keyed (name, tag); the separation's summary keyed
+    # (name + "_separation", tag), its per-star rows loaded for the figure.
+    for name in STRIPE_FITS:
+        for r in rows_or_empty(files, name):
+            tag = stripe_fit_tag(r)
+            report = results / f"{name}_report_{tag}.json"
+            reports[(name, tag)] = (report,) if report.exists() else ()
+            part(files.load_file, report)
+            summary = results / f"{name}_separation_{tag}.json"
+            if summary.exists():
+                reports[(f"{name}_separation", tag)] = (summary,)
+                part(files.load_file, summary)
+                part(files.load, f"{name}_separation_{tag}", for_chapters=False)
     reports[("fit_cost", "")] = tuple(sorted(results.glob("fit_cost_report_*.json")))
     for path in reports[("fit_cost", "")][:1]:
         part(files.load_file, path, for_chapters=False)

@@ -7,7 +7,10 @@ The unit is the single-stream 2009 work unit of stripe 86 (data/workunits/stripe
 111,642 SDSS stars): the thesis priced a single-stream model, and this is the one the 2009 files give.
 
 Standalone: `stripe_costs(results_dir)` reads the result files of one GPU's study folder
-(experiments/results/<gpu>/mwsep/) and paper/mwsep/published.json, and returns a dict (see its docstring).
+(experiments/results/<gpu>/mwsep/) and paper/mwsep/published.json, and returns a dict (see its docstring). The
+report's chapter "Fitting the real stripes" (paper/mwsep/data/stripes.py) takes the same pieces (thesis,
+one_core_seconds, gpu_seconds, unit_fits) from the rows its facts read, so that a path not measured is said so
+alone while the others stand.
 
 Files and columns read (the runner writes them; experiments/definitions/mwsep/<name>.json says how):
   stripe_costs_cpu.csv  (kind bench_cpu)  work_unit, integrator ("reference" or "fast"), threads, slices, repeat,
@@ -50,6 +53,73 @@ def _median(values, what):
     return statistics.median(values)
 
 
+def thesis(claims):
+    """The thesis's costs from published.json's claims: {likelihood_seconds, fit_likelihoods, fit_seconds}."""
+    return {"likelihood_seconds": claims["cpu_likelihood_single_stream"]["value"] * HOUR,
+            "fit_likelihoods": claims["likelihoods_per_fit"]["value"],
+            "fit_seconds": claims["days_per_stream_fit"]["value"] * DAY}
+
+
+def one_core_seconds(cpu_rows, unit=UNIT):
+    """{"reference": s, "fast": s}: one core's time of one integral of @p unit (the median over the repeats of the
+    single-threaded rows of stripe_costs_cpu.csv), per integrator."""
+    cpu = [r for r in cpu_rows if r["work_unit"] == unit]
+    out = {}
+    for integrator in ("reference", "fast"):
+        mine = [float(r["cpu_seconds"]) for r in cpu if r["integrator"] == integrator and int(r["threads"]) == 1
+                and r.get("cpu_seconds") not in ("", "nan", None)]
+        out[integrator] = _median(mine, f"stripe_costs_cpu.csv for {integrator} on {unit}")
+    return out
+
+
+def gpu_seconds(gpu_rows, unit=UNIT):
+    """({variant: s}, {variant: s}): one likelihood of @p unit on one GPU, its kernels and its whole evaluation
+    (medians of the valid rows of stripe_costs_gpu.csv), for modern-f64 and compressed-f64."""
+    gpu = [r for r in gpu_rows if r["work_unit"] == unit and r.get("valid", "true") == "true"]
+    kernel, total = {}, {}
+    for variant in ("modern-f64", "compressed-f64"):
+        mine = [r for r in gpu if r["variant"] == variant]
+        kernel[variant] = _median([float(r["kernel_ms"]) / 1e3 for r in mine], f"stripe_costs_gpu.csv for {variant} on {unit}")
+        total[variant] = _median([float(r["total_ms"]) / 1e3 for r in mine], f"stripe_costs_gpu.csv for {variant} on {unit}")
+    return kernel, total
+
+
+def unit_fits(fit_rows, unit=UNIT):
+    """The whole fits of @p unit in fit_stripes.csv, by start: [{start, evaluations, seconds, process_seconds,
+    at_or_above_reference}]."""
+    fits = []
+    for r in fit_rows:
+        if r["work_unit"] != unit:
+            continue
+        above = None
+        if r.get("exact_likelihood") and r.get("reference_exact_likelihood"):
+            above = float(r["exact_likelihood"]) >= float(r["reference_exact_likelihood"])
+        fits.append({"start": r["start"], "evaluations": int(r["evaluations"]), "seconds": float(r["seconds"]),
+                     "process_seconds": float(r["process_seconds"]), "at_or_above_reference": above})
+    if not fits:
+        raise MissingResults(f"fit_stripes.csv: no fit of {unit}")
+    return sorted(fits, key=lambda f: f["start"])
+
+
+def costs_from_rows(claims, cpu_rows, gpu_rows, fit_rows, unit=UNIT):
+    """stripe_costs() from the rows of the three result files and published.json's claims."""
+    then = thesis(claims)
+    one_core = one_core_seconds(cpu_rows, unit)
+    kernel, total = gpu_seconds(gpu_rows, unit)
+    fits = unit_fits(fit_rows, unit)
+    now = {"cpu_reference_seconds": one_core["reference"], "cpu_fast_seconds": one_core["fast"],
+           "gpu_exact_seconds": kernel["modern-f64"], "gpu_exact_total_seconds": total["modern-f64"],
+           "gpu_compressed_seconds": kernel["compressed-f64"], "gpu_compressed_total_seconds": total["compressed-f64"],
+           "fits": fits}
+    paths = {"cpu_reference": now["cpu_reference_seconds"], "cpu_fast": now["cpu_fast_seconds"],
+             "gpu_exact": now["gpu_exact_seconds"], "gpu_compressed": now["gpu_compressed_seconds"]}
+    ratios = {f"then_over_{p}": then["likelihood_seconds"] / s for p, s in paths.items()}
+    ratios.update({f"thesis_fit_{p}_seconds": then["fit_likelihoods"] * s for p, s in paths.items()})
+    longest = max(f["process_seconds"] for f in fits)
+    ratios["then_fit_over_fit"] = then["fit_seconds"] / longest
+    return {"unit": unit, "then": then, "now": now, "ratios": ratios}
+
+
 def stripe_costs(results_dir, published=PUBLISHED, unit=UNIT):
     """The costs of one likelihood and of one fit of @p unit, then and now, from the study folder @p results_dir.
 
@@ -60,47 +130,8 @@ def stripe_costs(results_dir, published=PUBLISHED, unit=UNIT):
     likelihoods by that path; then_fit_over_fit: 312 days over the longest whole fit now (process time)}}.
     Raises MissingResults naming the file or rows that are missing."""
     claims = json.loads(pathlib.Path(published).read_text())["claims"]
-    likelihood_then = claims["cpu_likelihood_single_stream"]["value"] * HOUR
-    fit_likelihoods = claims["likelihoods_per_fit"]["value"]
-    fit_then = claims["days_per_stream_fit"]["value"] * DAY
-
-    cpu = [r for r in _rows(results_dir, "stripe_costs_cpu") if r["work_unit"] == unit]
-    one_core = {}
-    for integrator in ("reference", "fast"):
-        mine = [float(r["cpu_seconds"]) for r in cpu if r["integrator"] == integrator and int(r["threads"]) == 1
-                and r.get("cpu_seconds") not in ("", "nan", None)]
-        one_core[integrator] = _median(mine, f"stripe_costs_cpu.csv for {integrator} on {unit}")
-    gpu = [r for r in _rows(results_dir, "stripe_costs_gpu") if r["work_unit"] == unit and r.get("valid", "true") == "true"]
-    kernel, total = {}, {}
-    for variant in ("modern-f64", "compressed-f64"):
-        mine = [r for r in gpu if r["variant"] == variant]
-        kernel[variant] = _median([float(r["kernel_ms"]) / 1e3 for r in mine], f"stripe_costs_gpu.csv for {variant} on {unit}")
-        total[variant] = _median([float(r["total_ms"]) / 1e3 for r in mine], f"stripe_costs_gpu.csv for {variant} on {unit}")
-    fits = []
-    for r in _rows(results_dir, "fit_stripes"):
-        if r["work_unit"] != unit:
-            continue
-        above = None
-        if r.get("exact_likelihood") and r.get("reference_exact_likelihood"):
-            above = float(r["exact_likelihood"]) >= float(r["reference_exact_likelihood"])
-        fits.append({"start": r["start"], "evaluations": int(r["evaluations"]), "seconds": float(r["seconds"]),
-                     "process_seconds": float(r["process_seconds"]), "at_or_above_reference": above})
-    if not fits:
-        raise MissingResults(f"fit_stripes.csv: no fit of {unit}")
-
-    now = {"cpu_reference_seconds": one_core["reference"], "cpu_fast_seconds": one_core["fast"],
-           "gpu_exact_seconds": kernel["modern-f64"], "gpu_exact_total_seconds": total["modern-f64"],
-           "gpu_compressed_seconds": kernel["compressed-f64"], "gpu_compressed_total_seconds": total["compressed-f64"],
-           "fits": sorted(fits, key=lambda f: f["start"])}
-    paths = {"cpu_reference": now["cpu_reference_seconds"], "cpu_fast": now["cpu_fast_seconds"],
-             "gpu_exact": now["gpu_exact_seconds"], "gpu_compressed": now["gpu_compressed_seconds"]}
-    ratios = {f"then_over_{p}": likelihood_then / s for p, s in paths.items()}
-    ratios.update({f"thesis_fit_{p}_seconds": fit_likelihoods * s for p, s in paths.items()})
-    longest = max(f["process_seconds"] for f in fits)
-    ratios["then_fit_over_fit"] = fit_then / longest
-    return {"unit": unit,
-            "then": {"likelihood_seconds": likelihood_then, "fit_likelihoods": fit_likelihoods, "fit_seconds": fit_then},
-            "now": now, "ratios": ratios}
+    return costs_from_rows(claims, _rows(results_dir, "stripe_costs_cpu"), _rows(results_dir, "stripe_costs_gpu"),
+                           _rows(results_dir, "fit_stripes"), unit)
 
 
 def rows(costs):
