@@ -42,8 +42,8 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-if __package__ in (None, ""):
-    sys.path.insert(0, str(ROOT))
+if not __package__:  # run by its path, not with -m: import from the checkout's root
+    sys.path[0] = str(ROOT)
 
 from experiments.studies.ryoo import innermost_loops  # noqa: E402
 

@@ -31,8 +31,7 @@ echo "cold_warm: the runner exited $status after $((SECONDS - t0)) s"
 # The folder as tools/check_results.py checks every committed one, then against itself.
 python3 - "$out" <<'PY' || status=1
 import pathlib, sys
-sys.path.insert(0, "tools")
-import check_results
+from tools import check_results  # run from the checkout's root
 errors, count = check_results.check_folder(pathlib.Path(sys.argv[1]))
 print("\n".join(errors) or f"check_results: {count} files, no error")
 sys.exit(1 if errors else 0)

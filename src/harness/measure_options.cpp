@@ -38,7 +38,8 @@ std::vector<OptionSpec> measure_option_specs(const MeasureOptions& d) {
                        fallback(number(c.noise_target_pct))),
          option::value("--time-limit", "S", "stop sampling after S seconds, once the minimum is in",
                        fallback(number(c.time_limit_s))),
-         option::flag("--cold", "flush the GPU's L2 cache before each sample (default: warm)"),
+         option::flag("--cold", std::string("flush the GPU's L2 cache before each sample (default: ") +
+                                     (d.cold ? "cold" : "warm") + ")"),
          option::value("--throttle", "discard|keep",
                        "drop a sample taken while the GPU was throttled and take it again, or keep it flagged",
                        fallback(d.throttle == Throttle::keep ? "keep" : "discard")),
