@@ -172,7 +172,10 @@ def judge(claim, report):
             f", {untestable} not testable here" if untestable else "")
     else:
         verdict = NOT_TESTABLE
-        reason = "; ".join(f"{r['row']}: {r.get('why', '')}" for r in rows)
+        by_why = {}
+        for r in rows:
+            by_why.setdefault(r.get("why", ""), []).append(r["row"])
+        reason = "; ".join(f"{', '.join(names)}: {why}" for why, names in by_why.items())
     return {"verdict": verdict, "reason": reason, "rows": rows}
 
 
@@ -212,6 +215,35 @@ def folder_gpu(folder):
 def compared_files(new, ref):
     """{file: (verdict, detail)} of experiments/compare.py on the two folders."""
     return {rel: (v, d) for rel, v, d in compare_module.compare(pathlib.Path(new), pathlib.Path(ref))}
+
+
+def overlay(fresh, ref, rerun, dest):
+    """A results folder at @p dest (empty) that the report's code can read: the experiments @p rerun as the
+    folder @p fresh recorded them (absent where it did not record them), every other experiment as @p ref holds
+    it, each file a symbolic link to its folder's and each manifest entry its folder's; the host is @p fresh's.
+    The kit re-runs only the experiments of its claims, while a chapter reads more files than those (listings,
+    profiles, CPU baselines): they are the reference's, and the kit says which the report read."""
+    from experiments.harness.results import meta_path, read_manifest
+    fresh, ref, dest = pathlib.Path(fresh), pathlib.Path(ref), pathlib.Path(dest)
+    mf, mr = read_manifest(fresh / "manifest.json"), read_manifest(ref / "manifest.json")
+    merged = dict(mf)
+    merged["experiments"] = {**{k: v for k, v in mr["experiments"].items() if k not in rerun},
+                             **{k: v for k, v in mf["experiments"].items() if k in rerun}}
+    taken = {}
+    for folder, m, mine in ((ref, mr, False), (fresh, mf, True)):
+        for rel_path, entry in m["files"].items():
+            if (entry["experiment"] in rerun) == mine:
+                taken[rel_path] = (folder, entry)
+    merged["files"] = {k: e for k, (_, e) in taken.items()}
+    for rel_path, (folder, _) in taken.items():
+        for src in (folder / rel_path, meta_path(folder / rel_path)):
+            if src.exists():
+                link = dest / src.relative_to(folder)
+                link.parent.mkdir(parents=True, exist_ok=True)
+                if not link.exists():
+                    link.symlink_to(src.resolve())
+    (dest / "manifest.json").write_text(json.dumps(merged, indent=1) + "\n")
+    return {k for k, (folder, _) in taken.items() if folder == ref}
 
 
 # --- two folders side by side -------------------------------------------------------------------------------
