@@ -313,6 +313,22 @@ class TheKitAfterItsRuns(unittest.TestCase):
             self.assertIn("## mwsep-precision: does not hold here", md)
             self.assertIn("| claim | study | verdict here | verdict in nvidia-h200 | timings against nvidia-h200 | seconds |", md)
             self.assertIn(socket.gethostname(), md)
+            # The README's kit line (tools/kit_summary.py) counts such a record's claims and timings apart.
+            from tools import kit_summary
+            kept = tmp / "records" / "reproduce-check-test"
+            kept.mkdir(parents=True)
+            shutil.copy(out / "reproduce_check.json", kept)
+            saved = kit_summary.RECORDS, kit_summary.ROOT
+            kit_summary.RECORDS, kit_summary.ROOT = tmp / "records", tmp
+            try:
+                line = kit_summary.summary()
+            finally:
+                kit_summary.RECORDS, kit_summary.ROOT = saved
+            verdicts = [row["verdict"] for row in record["claims"]]
+            claims_part, timings_part = line.split("; timings against the reference: ")
+            self.assertIn(f" {verdicts.count('holds')} hold", claims_part)
+            self.assertIn(f" {verdicts.count('does not hold here')} do not hold here", claims_part)
+            self.assertIn(f"{[row['repeatability'] for row in record['claims']].count('repeated')} repeated", timings_part)
 
 
 if __name__ == "__main__":
