@@ -39,14 +39,18 @@ if not __package__:  # run by its path, not with -m: import from the checkout's 
 from experiments import compare as compare_module  # noqa: E402
 from experiments.harness import registry  # noqa: E402
 from experiments.harness.results import NotAResultFolder, ResultFolder  # noqa: E402
-from paper.report.common import DIFFERS, NOT_TESTABLE, QUALITATIVE, REPRODUCED  # noqa: E402
-
 ROOT = HERE.parent
 DECLARATION = HERE / "reproduce_check.json"
-HOLDS, NOT_HERE = "holds", "does not hold here"
+HOLDS, NOT_HERE, NOT_TESTABLE = "holds", "does not hold here", "not testable here"
 CLAIM_VERDICTS = (HOLDS, NOT_HERE, NOT_TESTABLE)
-# The report's kind of verdict -> the kit's word for the document's claim.
-WORD = {REPRODUCED: HOLDS, QUALITATIVE: HOLDS, DIFFERS: NOT_HERE, NOT_TESTABLE: NOT_TESTABLE}
+
+
+def word(kind):
+    """The kit's word for the document's claim from the report's kind of verdict (paper/report/common.py; the
+    report's code is imported only when a claim is judged by it, so that a tree without the report, such as the
+    harness's own test trees, runs the kit on claims it does not judge)."""
+    from paper.report.common import DIFFERS, NOT_TESTABLE as REPORT_NOT_TESTABLE, QUALITATIVE, REPRODUCED
+    return {REPRODUCED: HOLDS, QUALITATIVE: HOLDS, DIFFERS: NOT_HERE, REPORT_NOT_TESTABLE: NOT_TESTABLE}[kind]
 REPEATED, NOT_REPEATED, TOO_NOISY, NOT_COMPARED = "repeated", "not repeated", "too noisy to judge", "not compared"
 JUDGED_KEYS = {"part", "document", "row"}
 
@@ -85,16 +89,23 @@ def load_claims(path=DECLARATION):
 
 # --- the report's verdicts of a folder ----------------------------------------------------------------------
 
+def judged_studies(claims):
+    """The studies whose claims the report's tables judge (the others need no report to be built)."""
+    return {c["study"] for c in claims if c.get("judged_by")}
+
+
 def report_verdicts(folder, studies=None):
     """{study: {"verdicts": [...], "missing": {part: why}, "read": [result files]}} from the report's chapter
     modules built on the results folder @p folder (paper/report_data.build_study), each verdict as its chapter
     recorded it (claim, document, kind, published, value, why) with the chapter module that recorded it (part).
     Nothing is written into the tree (the one file a chapter writes beside its tables goes to a temporary
     folder)."""
+    out = {}
+    if studies is not None and not studies:
+        return out
     from paper import report_data
     import paper.mwsep.data.claims as mwsep_claims
     folder = pathlib.Path(folder).resolve()
-    out = {}
     saved = mwsep_claims.OUT
     with tempfile.TemporaryDirectory() as tmp:
         mwsep_claims.OUT = pathlib.Path(tmp)
@@ -156,7 +167,7 @@ def judge(claim, report):
             raise BadDeclaration(f"claim {claim['id']!r}: {j['row']!r} is a value the report compares without a "
                                  "verdict: name a judged claim")
         else:
-            row.update(verdict=WORD[r["kind"]], report_verdict=r["kind"], published=r.get("published", ""),
+            row.update(verdict=word(r["kind"]), report_verdict=r["kind"], published=r.get("published", ""),
                        value=r.get("value", ""), why=r.get("why", ""))
         rows.append(row)
     words = [r["verdict"] for r in rows]

@@ -313,9 +313,10 @@ def judge_recorded(claims, folder, given_ref):
     note = None if same else (f"no committed folder of this GPU ({gpu}): not compared" if not given_ref else
                               f"the reference holds another GPU model ({claim_verdicts.folder_gpu(ref)}): not compared")
     try:
-        judged = claim_verdicts.report_verdicts(folder)
+        studies = claim_verdicts.judged_studies(claims)
+        judged = claim_verdicts.report_verdicts(folder, studies)
         committed = judged if pathlib.Path(folder).resolve() == pathlib.Path(ref).resolve() else \
-            claim_verdicts.report_verdicts(ref)
+            claim_verdicts.report_verdicts(ref, studies)
         rows = claim_rows(claims, judged, committed, compared, note)
     except claim_verdicts.BadDeclaration as e:
         print(f"reproduce-check: {e}", file=sys.stderr)
@@ -503,10 +504,10 @@ def _main(argv=None):
     with tempfile.TemporaryDirectory() as tmp:
         if results.is_dir() and (results / "manifest.json").exists():
             from_ref = claim_verdicts.overlay(results, ref, rerun, tmp)
-            judged = claim_verdicts.report_verdicts(tmp)
+            judged = claim_verdicts.report_verdicts(tmp, claim_verdicts.judged_studies(claims))
         else:
             from_ref, judged = set(), {}
-        committed = claim_verdicts.report_verdicts(ref)
+        committed = claim_verdicts.report_verdicts(ref, claim_verdicts.judged_studies(claims))
     ref_paths = {str((ref / f).resolve()) for f in from_ref}
     read_from_ref = sorted({r for v in judged.values() for r in v["read"] if str((ROOT / r).resolve()) in ref_paths})
     try:

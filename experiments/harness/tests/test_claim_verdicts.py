@@ -313,6 +313,16 @@ class TheKitAfterItsRuns(unittest.TestCase):
             self.assertIn("## mwsep-precision: does not hold here", md)
             self.assertIn("| claim | study | verdict here | verdict in nvidia-h200 | timings against nvidia-h200 | seconds |", md)
             self.assertIn(socket.gethostname(), md)
+            # The results check accepts the record, and refuses it with a claim that lacks its timing line.
+            from tools import check_results
+            files = {"reproduce_check.md", "reproduce_check.json"}
+            self.assertEqual(check_results.check_kit(out, files), [])
+            broken = tmp / "broken"
+            broken.mkdir()
+            shutil.copy(out / "reproduce_check.md", broken)
+            bad = dict(record, claims=[dict(record["claims"][0], repeatability="reproduced")] + record["claims"][1:])
+            (broken / "reproduce_check.json").write_text(json.dumps(bad))
+            self.assertEqual(len(check_results.check_kit(broken, files)), 1)
             # The README's kit line (tools/kit_summary.py) counts such a record's claims and timings apart.
             from tools import kit_summary
             kept = tmp / "records" / "reproduce-check-test"
