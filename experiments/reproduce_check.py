@@ -281,11 +281,17 @@ def report_text(header, rows, total, committed_name):
     return "\n".join(lines)
 
 
-def print_rows(rows):
+def print_rows(rows, committed_name):
+    """Per claim: its verdict, its timing line, then each claim of the report it rests on with the published
+    value, the committed folder's value and this one's side by side."""
     for r in rows:
         secs = f"{r['seconds']:.0f} s" if r["seconds"] is not None else "-"
         print(f"{r['verdict']:>18}  {r['id']}  [{secs}]  {r['reason']}")
         print(f"{'timings: ' + r['repeatability']:>18}  {r['repeatability_reason']}")
+        for x in r["rows"]:
+            here = x.get("value") or x.get("why", "")
+            print(f"{'':>20}{x['document']}: {x['row']}: published {x.get('published', '-')}; {committed_name} "
+                  f"{x.get('committed_value', '-')} ({x.get('committed_verdict', '-')}); here {here} ({x['verdict']})")
 
 
 def exit_status(rows):
@@ -322,7 +328,7 @@ def judge_recorded(claims, folder, given_ref):
         print(f"reproduce-check: {e}", file=sys.stderr)
         return 2
     print(f"reproduce-check: judging {folder} ({gpu}); {ref_note}")
-    print_rows(rows)
+    print_rows(rows, pathlib.Path(ref).name)
     return exit_status(rows)
 
 
@@ -539,7 +545,7 @@ def _main(argv=None):
               "reproduce_check.json (read_from_reference)",
               f"estimate before the run: {total_estimate:.0f} s"]
     text = report_text(header, rows, total, ref.name)
-    print_rows(rows)
+    print_rows(rows, ref.name)
     print(f"total: {total:.0f} s")
     write_atomic(out / "reproduce_check.md", text)
     write_atomic(state_path, json.dumps({"kit_format": 2, "gpu": host, "commit": commit, "dirty": dirty,

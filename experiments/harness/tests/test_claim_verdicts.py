@@ -113,6 +113,26 @@ class ClaimVerdictsOnFolders(unittest.TestCase):
         self.assertIn("mwsep-precision: A holds, B does not hold here: DIFFERENT", r.stdout)
         self.assertIn("headline claim mwsep-precision: A holds, B does not hold here", r.stdout)
 
+    def test_a_planted_change_reverses_a_claimed_ordering(self):
+        # Ryoo's R2, "4 x 4 tiles are slower than no tiling", holds on the committed folder; with the 4 x 4 tiled
+        # kernel made four times faster (its times a quarter, its rate four times) the order reverses.
+        def faster_4x4(row):
+            if row["variant"] == "tiled-4":
+                row["kernel_ms"] = repr(float(row["kernel_ms"]) / 4)
+                row["gflops"] = repr(float(row["gflops"]) * 4)
+        claim = next(c for c in claim_verdicts.load_claims() if c["id"] == "ryoo-ladder")
+        before = {r["row"]: r["verdict"] for r in claim_verdicts.judge(claim, claim_verdicts.report_verdicts(H200))["rows"]}
+        self.assertEqual(before["R2"], "holds")
+        planted = copy_folder(H200, self.root / "ordering")
+        rewrite(planted, "ryoo/ladder.csv", faster_4x4)
+        after = claim_verdicts.judge(claim, claim_verdicts.report_verdicts(planted))
+        rows = {r["row"]: r for r in after["rows"]}
+        self.assertEqual(rows["R2"]["verdict"], "does not hold here", rows["R2"])
+        self.assertEqual(after["verdict"], "does not hold here")
+        self.assertIn("R2: refuted", after["reason"])
+        self.assertEqual({k: v["verdict"] for k, v in rows.items() if k != "R2"},
+                         {k: v for k, v in before.items() if k != "R2"}, "the other claims are untouched")
+
     def test_a_folder_missing_the_claims_file_is_not_testable_with_the_reason(self):
         folder = copy_folder(H200, self.root / "missing")
         manifest = json.loads((folder / "manifest.json").read_text())
