@@ -204,6 +204,8 @@ def repeatability(claim, compared, note=None):
             noisy.append(f"{f}: {d}")
         elif v == "not compared":
             unknown.append(f"{f}: {d}")
+        elif v == "new":
+            unknown.append(f"{f}: the reference folder has no such file")
         else:
             bad.append(f"{f}: {v}: {d}")
     if bad:

@@ -290,6 +290,8 @@ def print_rows(rows, committed_name):
         print(f"{'timings: ' + r['repeatability']:>18}  {r['repeatability_reason']}")
         for x in r["rows"]:
             here = x.get("value") or x.get("why", "")
+            if x.get("why") and x.get("value") and x["verdict"] != claim_verdicts.HOLDS:
+                here += f" [{x['why']}]"
             print(f"{'':>20}{x['document']}: {x['row']}: published {x.get('published', '-')}; {committed_name} "
                   f"{x.get('committed_value', '-')} ({x.get('committed_verdict', '-')}); here {here} ({x['verdict']})")
 

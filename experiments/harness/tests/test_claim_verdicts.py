@@ -272,6 +272,10 @@ class RepeatabilityOfAClaim(unittest.TestCase):
     def test_a_file_missing_from_the_comparison(self):
         self.assertEqual(self.rep({"s/a.csv": ("agrees", "x")})[0], "not repeated")
 
+    def test_a_file_the_reference_lacks(self):
+        self.assertEqual(self.rep({"s/a.csv": ("agrees", "x"), "s/b.log": ("new", "only in the new folder")}),
+                         ("not compared", "s/b.log: the reference folder has no such file"))
+
     def test_another_gpu_model(self):
         self.assertEqual(self.rep(None, "no committed folder of this GPU (X): not compared"),
                          ("not compared", "no committed folder of this GPU (X): not compared"))
