@@ -12,7 +12,8 @@
 #   make bench-cpu CPU integrator throughput and skipping counts (no GPU needed), into a fresh folder
 #   make experiments  every experiment on this machine's GPU into a fresh folder (OUT=, QUICK=1, ONLY=, STUDY=, PEER=)
 #   make compare   compare a fresh results folder (NEW=) with a committed one (REF=): a verdict per result (OUT=)
-#   make reproduce-check  the reviewer's kit: every study's headline claims re-run and judged (REF=, PEER=, OUT=, BUDGET=, CLAIMS=, DRY=1)
+#   make reproduce-check  the reviewer's kit: every study's headline claims re-run and judged (REF=, PEER=, OUT=, BUDGET=, CLAIMS=, DRY=1, JUDGE=)
+#   make compare-claims  the claim verdicts of two results folders side by side (A=, B=)
 #   make archive   the archive to deposit: source, results, records, licence texts, checksums, .zenodo.json (OUT=)
 #   make docs      the reader's documentation (HTML) in docs/_build/html
 #   make paper     the thesis-style report (HTML, and PDF unless PDF=0) from the recorded results (RESULTS=, STUDY=)
@@ -36,7 +37,7 @@ comma     := ,
 
 export NO_INSTALL
 
-.PHONY: all build mwsep run view linkcheck distclean test test-gpu test-sanitize test-boinc fuzz bench-cpu stars experiments compare reproduce-check archive docs figures paper reproduce venv deps clean help
+.PHONY: all build mwsep run view linkcheck distclean test test-gpu test-sanitize test-boinc fuzz bench-cpu stars experiments compare compare-claims reproduce-check archive docs figures paper reproduce venv deps clean help
 
 all: build
 
@@ -221,14 +222,24 @@ compare:
 	python3 experiments/compare.py $(NEW) $(REF) $(if $(OUT),--out-dir $(OUT),--fresh-new --out-dir build/compare/$(notdir $(abspath $(NEW)))-vs-$(notdir $(abspath $(REF))))
 
 # The reviewer's kit (experiments/reproduce_check.py, declared in experiments/reproduce_check.json): the
-# headline claims of every study, each run by the runner into a fresh folder under experiments/results/local/
-# and compared with REF (default: the committed folder of this GPU's model, else the nearest, said so); one
-# verdict line per claim with its time, also in reproduce_check.md there. It prints its estimate first and
-# refuses without a GPU. DRY=1: what would run, and the estimate (no GPU, no build needed); OUT=: a folder
-# (an existing one resumes); BUDGET=: seconds, start no claim past them; CLAIMS=a,b: those claims only.
-reproduce-check: $(if $(DRY),,build)
+# headline claims of every study, each run by the runner into a fresh folder under experiments/results/local/,
+# judged by the report's claims tables (holds / does not hold here / not testable here, beside REF's verdict) and
+# its timings compared with REF (default: the committed folder of this GPU's model, else the nearest, said so;
+# repeated / not repeated / too noisy to judge); two lines per claim with its time, also in reproduce_check.md
+# there. It prints its estimate first and refuses without a GPU. DRY=1: what would run, and the estimate (no GPU,
+# no build needed); JUDGE=<folder>: judge a recorded folder, nothing runs (no GPU needed); OUT=: a folder (an
+# existing one resumes); BUDGET=: seconds, start no claim past them; CLAIMS=a,b: those claims only.
+reproduce-check: $(if $(DRY)$(JUDGE),,build)
 	python3 experiments/reproduce_check.py --build $(BUILD) $(if $(REF),--ref $(REF)) $(if $(OUT),--out $(OUT)) \
-	  $(if $(PEER),--peer $(PEER)) $(if $(BUDGET),--budget $(BUDGET)) $(if $(CLAIMS),--claims $(CLAIMS)) $(if $(DRY),--dry-run)
+	  $(if $(PEER),--peer $(PEER)) $(if $(BUDGET),--budget $(BUDGET)) $(if $(CLAIMS),--claims $(CLAIMS)) $(if $(DRY),--dry-run) \
+	  $(if $(JUDGE),--judge $(JUDGE))
+
+# The claim verdicts of two results folders side by side (experiments/claim_verdicts.py): every headline claim of
+# the kit and every claim the report's tables judge, built from A= and from B=, each difference named; timings
+# compared where both hold one GPU model. Exit 1 when a verdict differs. No GPU needed; nothing is written.
+compare-claims:
+	@test -n "$(A)" -a -n "$(B)" || { echo "usage: make compare-claims A=experiments/results/<gpu> B=<another results folder>"; exit 2; }
+	python3 experiments/claim_verdicts.py $(A) $(B)
 
 # The archive to deposit (tools/archive.py, docs/release.md): the commit's tree by git archive (source, committed
 # results, records, licence texts), its source manifest, .zenodo.json and SHA256SUMS, as

@@ -1,36 +1,55 @@
 #!/usr/bin/env python3
-"""The reviewer's kit: re-runs the headline claims of every study and compares them with a committed folder.
+"""The reviewer's kit: re-runs the headline claims of every study, judges each claim from the fresh results by the
+report's own code, and compares their timings with a committed folder.
 
     python3 experiments/reproduce_check.py [--ref DIR] [--out DIR] [--build build] [--peer PATH]
-                                           [--claims a,b] [--budget SECONDS] [--dry-run]
+                                           [--claims a,b] [--budget SECONDS] [--dry-run | --judge DIR]
 
-The claims are declared in experiments/reproduce_check.json (one entry each: the study, the experiments
-to run, the result files that decide the verdict, an estimated time). Before anything runs, the kit checks
-the declaration (an unknown study, experiment or result file is an error), chooses the reference folder
-and prints its time estimate: from the job times the reference's manifest records, or, where it records
-none, from the declaration. Then, for each claim, `experiments/run.py --study S --only X,Y` runs into the
-results folder results/ of a fresh kit folder experiments/results/local/reproduce-check-<gpu>-<UTC date and
-time>/ (--out names one, never inside a committed folder; running again on the same folder resumes it:
-claims already run are kept, with their times, provided that they ran on this host since its last boot; a
-folder begun elsewhere is refused before any claim), and `experiments/compare.py` compares that results
-folder with the reference. One line per claim follows:
+The claims are declared in experiments/reproduce_check.json (one entry each: the study, what the source document
+claims, the claims of the report's claims tables that decide it, the experiments to run, the result files whose
+timings are compared, an estimated time). Before anything runs, the kit checks the declaration (an unknown
+study, experiment or result file is an error), chooses the reference folder and prints its time estimate: from
+the job times the reference's manifest records, or, where it records none, from the declaration. Then, for each
+claim, `experiments/run.py --study S --only X,Y` runs into the results folder results/ of a fresh kit folder
+experiments/results/local/reproduce-check-<gpu>-<UTC date and time>/ (--out names one, never inside a committed
+folder; running again on the same folder resumes it: claims already run are kept, with their times, provided
+that they ran on this host since its last boot; a folder begun elsewhere is refused before any claim).
 
-  reproduced   every deciding file agrees with the reference within its kind's declared tolerance
-  differs      a deciding file differs, is missing or unreadable, or its experiment failed (each named)
-  too noisy to judge  no deciding file differs, but one is too noisy to judge (a median whose allowance is above
-               the cap): never counted as reproduced
-  not compared the reference folder has no such file (the reason)
-  not run      not asked for (--claims), needs --peer, or the --budget ran out (run again to go on)
+Each claim then gets two lines. The first is the claim's verdict, read from the verdicts the report's chapter
+modules record when they build their claims tables from the fresh results (experiments/claim_verdicts.py; the
+files those chapters read that the kit does not re-run, such as listings, profiles and CPU baselines, are the
+reference's, and the output counts them):
 
-with the seconds each claim took and the total; the same goes to reproduce_check.md and
-reproduce_check.json in the kit folder, beside compare.md/.json, the runner's log and results/ (a complete run
-is committed as that folder whole, its re-run result files with its verdicts, as
-experiments/records/reproduce-check-<gpu>-<date>/). The reference: --ref, else the
-committed folder of this GPU's model (experiments/results/<gpu>, named as experiments/run.py names
-folders), else the nearest one, which the output says. Without a GPU the kit refuses before any work
-(--dry-run works anywhere). Exit status: 0 when every claim that ran is reproduced, 1 when one differs or
-without a GPU, 2 for a bad declaration or option (a --out folder begun on another host among them), 3 when
-the budget ran out before every claim had run.
+  holds               the report says reproduced or reproduced qualitatively for a claim it rests on, and
+                      differs for none
+  does not hold here  the report says differs for a claim it rests on (each named, with the value here)
+  not testable here   with the reason: the report says not testable here, or cannot build the claim's table
+                      (the file it lacks), or judges no claim of a document on it, or the claim did not run
+                      (not asked for with --claims, needs --peer, the --budget ran out)
+
+with the published value, the reference folder's value and this run's side by side. The second is the timing
+repeatability of the claim's deciding files against the reference (experiments/compare.py, the interval of each
+median, as `make compare`), never counted as agreement of the claim:
+
+  repeated            every deciding file agrees with the reference
+  not repeated        a deciding file differs, is missing or unreadable, or its experiment failed (each named)
+  too noisy to judge  none differs, but one's allowance is above the cap
+  not compared        the reference holds another GPU model ("no committed folder of this GPU: not compared"),
+                      or the claim did not run
+
+The same goes to reproduce_check.md and reproduce_check.json in the kit folder, beside compare.md/.json, the
+runner's log and results/ (a complete run is committed as that folder whole, its re-run result files with its
+verdicts, as experiments/records/reproduce-check-<gpu>-<date>/). The reference: --ref, else the committed folder
+of this GPU's model (experiments/results/<gpu>, named as experiments/run.py names folders), else the nearest one,
+which the output says; on a GPU model without a committed folder the claims are judged all the same. Without a
+GPU the kit refuses before any work; --dry-run (what would run) and --judge DIR (the two lines of every claim for
+a results folder already recorded, against --ref or the committed folder of DIR's GPU model; nothing runs and
+nothing is written) work anywhere.
+
+Exit status: 0 when every claim holds or is not testable here (with its reason); 1 when a claim does not hold
+here, when an experiment of a claim failed, or without a GPU; 2 for a bad declaration, option or folder (a --out
+folder begun on another host among them); 3 when the budget ran out before every claim had run. Timing
+repeatability does not change the exit status.
 """
 import argparse
 import datetime
@@ -39,12 +58,14 @@ import os
 import pathlib
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 if not __package__:  # run by its path, not with -m: import from the checkout's root
     sys.path[0] = str(pathlib.Path(__file__).resolve().parents[1])
 
+from experiments import claim_verdicts  # noqa: E402
 from experiments.harness import provenance, registry, runner  # noqa: E402
 from experiments.harness.results import NotAResultFolder, ResultFolder, committed_folder  # noqa: E402
 
@@ -97,6 +118,12 @@ def load_declaration(path):
             raise BadDeclaration(f"{where}: estimate_s must be a positive number of seconds")
         if c.get("needs") not in (None, "peer"):
             raise BadDeclaration(f"{where}: needs must be 'peer' when given")
+        if not c.get("states"):
+            raise BadDeclaration(f"{where}: missing key states (what the source document claims, in words)")
+        try:
+            claim_verdicts.check_judged(c, where)
+        except claim_verdicts.BadDeclaration as e:
+            raise BadDeclaration(str(e)) from e
     return claims
 
 
@@ -137,8 +164,8 @@ def choose_ref(devices, given):
         return n, folder == DEFAULT_REF
     nearest = max(committed, key=shared)
     return nearest, (f"reference {nearest.relative_to(ROOT)}: NO committed folder was recorded on this GPU "
-                     f"({name}); the nearest is {folder_gpu(nearest) or nearest.name}, so the timing claims are "
-                     "expected to differ by the two GPUs' difference (the details say by how much)")
+                     f"({name}); the nearest is {folder_gpu(nearest) or nearest.name}: the claims are judged all the "
+                     "same, with its values beside this run's; timings are not compared")
 
 
 def recorded_seconds(ref, claim):
@@ -177,45 +204,134 @@ def write_atomic(path, text):
         raise
 
 
-def verdict(claim, state, compared, ref_files):
-    """(verdict, reason) of one claim from its run state and the compare verdicts: differs when a deciding file
-    differs, is missing or unreadable (every such file named), too noisy to judge when none does but one is (its
-    medians' allowance above the cap: never counted as reproduced), else reproduced."""
-    if state is None or state.get("not_run"):
-        return "not run", (state or {}).get("not_run", "not run")
-    for f in claim["decided_by"]:
-        if f not in ref_files:
-            return "not compared", f"the reference folder has no {f}"
-    details, differing, noisy = [], [], []
-    for f in claim["decided_by"]:
-        v, d = compared.get(f, ("missing", "not in the comparison"))
-        if v == "not re-run":
-            return "differs", f"{f}: the run did not record its experiment (runner exit {state.get('rc')}; see reproduce_check.log)"
-        if v == "too noisy to judge":
-            noisy.append(f"{f}: {v}: {d}")
-        elif v != "agrees":
-            differing.append(f"{f}: {v}: {d}")
-        details.append(f"{f}: {d}")
-    if differing:
-        return "differs", "; ".join(differing)
-    if noisy:
-        return "too noisy to judge", "; ".join(noisy)
-    return "reproduced", "; ".join(details)
+def claim_rows(claims, judged, committed, compared, compare_note, state=None, selected=None, kinds=None):
+    """One row per declared claim: its verdict from @p judged (claim_verdicts.report_verdicts of the folder
+    judged) with the values of @p committed (the same of the reference) beside it, and its timing
+    repeatability from @p compared ({file: (verdict, detail)} of experiments/compare.py, or None with
+    @p compare_note). @p state: the kit's run state of each claim (None: a folder already recorded, every claim
+    judged); @p kinds: the reference's kind of each file (a host-specific kind is named)."""
+    rows = []
+    for c in claims:
+        s = None if state is None else (state.get(c["id"]) or (
+            None if selected is None or c in selected else {"not_run": "not asked for (--claims)", "seconds": None}))
+        row = {"id": c["id"], "study": c["study"], "source": c["source"], "states": c["states"],
+               "experiments": c["experiments"], "decided_by": c["decided_by"],
+               "seconds": (s or {}).get("seconds")}
+        if state is not None and (s is None or s.get("not_run")):
+            why = (s or {}).get("not_run", "not run")
+            row.update(verdict=claim_verdicts.NOT_TESTABLE, reason=f"not run: {why}", rows=[],
+                       committed_verdict=claim_verdicts.judge(c, committed)["verdict"],
+                       repeatability=claim_verdicts.NOT_COMPARED, repeatability_reason="not run")
+            rows.append(row)
+            continue
+        mine, theirs = claim_verdicts.judge(c, judged), claim_verdicts.judge(c, committed)
+        for r, t in zip(mine["rows"], theirs["rows"]):
+            r["committed_verdict"], r["committed_value"] = t["verdict"], t.get("value") or t.get("why", "")
+        rep, rep_reason = claim_verdicts.repeatability(c, compared, compare_note)
+        if s is not None and s.get("rc") and rep != claim_verdicts.NOT_COMPARED and compared is not None:
+            failed = [f for f in c["decided_by"] if compared.get(f, ("missing",))[0] in ("not re-run", "missing")]
+            if failed:
+                rep_reason += f" (runner exit {s['rc']}; see reproduce_check.log)"
+        host_specific = {f: kinds[f].host_specific for f in c["decided_by"]
+                         if kinds and kinds.get(f) is not None and kinds[f].host_specific}
+        if host_specific:
+            rep_reason += " [host-specific: " + "; ".join(f"{f}: {note}" for f, note in host_specific.items()) + "]"
+        row.update(verdict=mine["verdict"], reason=mine["reason"], rows=mine["rows"],
+                   committed_verdict=theirs["verdict"], repeatability=rep, repeatability_reason=rep_reason,
+                   host_specific=host_specific, runner_exit=(s or {}).get("rc"))
+        rows.append(row)
+    return rows
 
 
-def report_text(header, rows, total):
+def cell(text):
+    return str(text).replace("|", "/").replace("\n", " ")
+
+
+def report_text(header, rows, total, committed_name):
+    """The kit's Markdown: a line per claim (its verdict, the committed folder's, the timings and the seconds),
+    then per claim the report's judged claims with the published value, the committed value and this run's."""
     lines = ["# Reproduction check", ""] + [f"- {h}" for h in header] + [
-        "", "| claim | study | source | verdict | seconds | reason |", "|---|---|---|---|---|---|"]
+        "", f"| claim | study | verdict here | verdict in {committed_name} | timings against {committed_name} | seconds |",
+        "|---|---|---|---|---|---|"]
     for r in rows:
         secs = f"{r['seconds']:.0f}" if r["seconds"] is not None else "-"
-        lines.append(f"| {r['id']} | {r['study']} | {r['source']} | {r['verdict']} | {secs} | "
-                     f"{r['reason'].replace('|', '/')} |")
-    counts = {}
+        lines.append(f"| {r['id']} | {r['study']} | {r['verdict']} | {r['committed_verdict']} | {r['repeatability']} | {secs} |")
+    counts, repeats = {}, {}
     for r in rows:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
-    lines += ["", f"Total: {total:.0f} s for the claims that ran; " +
-              ", ".join(f"{n} {v}" for v, n in sorted(counts.items())), ""]
+        repeats[r["repeatability"]] = repeats.get(r["repeatability"], 0) + 1
+    lines += ["", f"Total: {total:.0f} s for the claims that ran; claims: " +
+              ", ".join(f"{n} {v}" for v, n in sorted(counts.items())) + "; timings: " +
+              ", ".join(f"{n} {v}" for v, n in sorted(repeats.items())), ""]
+    for r in rows:
+        lines += [f"## {r['id']}: {r['verdict']}", "", f"What the document claims: {r['states']} ({r['source']}).", ""]
+        if r["rows"]:
+            lines += [f"| the report's claim | published | {committed_name} | here | verdict here | verdict in {committed_name} |",
+                      "|---|---|---|---|---|---|"]
+            for x in r["rows"]:
+                here = x.get("value") or ""
+                if x.get("why") and x["verdict"] != claim_verdicts.HOLDS:
+                    here = f"{here} ({x['why']})" if here else x["why"]
+                lines.append(f"| {cell(x['document'] + ': ' + x['row'])} | {cell(x.get('published', ''))} | "
+                             f"{cell(x.get('committed_value', ''))} | {cell(here)} | {x['verdict']} | "
+                             f"{x.get('committed_verdict', '')} |")
+            lines.append("")
+        lines += [f"Verdict: {r['verdict']}: {r['reason']}", "",
+                  f"Timings: {r['repeatability']}: {r['repeatability_reason']}", ""]
     return "\n".join(lines)
+
+
+def print_rows(rows, committed_name):
+    """Per claim: its verdict, its timing line, then each claim of the report it rests on with the published
+    value, the committed folder's value and this one's side by side."""
+    for r in rows:
+        secs = f"{r['seconds']:.0f} s" if r["seconds"] is not None else "-"
+        print(f"{r['verdict']:>18}  {r['id']}  [{secs}]  {r['reason']}")
+        print(f"{'timings: ' + r['repeatability']:>18}  {r['repeatability_reason']}")
+        for x in r["rows"]:
+            here = x.get("value") or x.get("why", "")
+            if x.get("why") and x.get("value") and x["verdict"] != claim_verdicts.HOLDS:
+                here += f" [{x['why']}]"
+            print(f"{'':>20}{x['document']}: {x['row']}: published {x.get('published', '-')}; {committed_name} "
+                  f"{x.get('committed_value', '-')} ({x.get('committed_verdict', '-')}); here {here} ({x['verdict']})")
+
+
+def exit_status(rows):
+    """1 when a claim does not hold here or an experiment of a claim failed, else 0."""
+    failed = any(r.get("runner_exit") for r in rows)
+    return 1 if failed or any(r["verdict"] == claim_verdicts.NOT_HERE for r in rows) else 0
+
+
+def judge_recorded(claims, folder, given_ref):
+    """--judge: the two lines of every claim for the recorded results folder @p folder; nothing runs or is written."""
+    try:
+        ResultFolder(folder)
+    except NotAResultFolder as e:
+        print(f"reproduce-check: --judge {folder}: {e}", file=sys.stderr)
+        return 2
+    gpu = claim_verdicts.folder_gpu(folder)
+    ref, ref_note = choose_ref([{"gpu_name": gpu}] if gpu else [], given_ref)
+    try:
+        ResultFolder(ref)
+    except NotAResultFolder as e:
+        print(f"reproduce-check: --ref {ref}: {e}", file=sys.stderr)
+        return 2
+    same = gpu is not None and claim_verdicts.folder_gpu(ref) == gpu
+    compared = claim_verdicts.compared_files(folder, ref) if same else None
+    note = None if same else (f"no committed folder of this GPU ({gpu}): not compared" if not given_ref else
+                              f"the reference holds another GPU model ({claim_verdicts.folder_gpu(ref)}): not compared")
+    try:
+        studies = claim_verdicts.judged_studies(claims)
+        judged = claim_verdicts.report_verdicts(folder, studies)
+        committed = judged if pathlib.Path(folder).resolve() == pathlib.Path(ref).resolve() else \
+            claim_verdicts.report_verdicts(ref, studies)
+        rows = claim_rows(claims, judged, committed, compared, note)
+    except claim_verdicts.BadDeclaration as e:
+        print(f"reproduce-check: {e}", file=sys.stderr)
+        return 2
+    print(f"reproduce-check: judging {folder} ({gpu}); {ref_note}")
+    print_rows(rows, pathlib.Path(ref).name)
+    return exit_status(rows)
 
 
 def main(argv=None):
@@ -240,7 +356,12 @@ def _main(argv=None):
                                                 "with the same --out to go on")
     p.add_argument("--declaration", type=pathlib.Path, default=DECLARATION, help=argparse.SUPPRESS)
     p.add_argument("--dry-run", action="store_true", help="check the declaration, list what would run and the estimate")
-    args = p.parse_args(argv)
+    p.add_argument("--judge", type=pathlib.Path, metavar="DIR",
+                   help="judge every claim of the recorded results folder DIR (no GPU needed, nothing runs)")
+    try:
+        args = p.parse_args(argv)
+    except SystemExit as e:
+        return 0 if e.code == 0 else 2
     try:
         claims = load_declaration(args.declaration)
     except (BadDeclaration, SystemExit) as e:
@@ -252,6 +373,11 @@ def _main(argv=None):
         print(f"reproduce-check: --claims: unknown claim(s) {', '.join(unknown)} "
               f"(declared: {', '.join(c['id'] for c in claims)})", file=sys.stderr)
         return 2
+    if args.judge is not None:
+        if args.dry_run:
+            print("reproduce-check: --judge and --dry-run: give one", file=sys.stderr)
+            return 2
+        return judge_recorded([c for c in claims if not wanted or c["id"] in wanted], args.judge, args.ref)
     devices = provenance.gpus()
     if not devices and not args.dry_run:
         print("reproduce-check: no NVIDIA GPU on this machine (nvidia-smi finds none); the claims time GPU kernels. "
@@ -375,19 +501,29 @@ def _main(argv=None):
             return 1
         compared = {v["result"]: (v["verdict"], v["detail"]) for v in json.loads((out / "compare.json").read_text())["verdicts"]}
     ref_folder = ResultFolder(ref)
-    ref_files = set(ref_folder.files)
-    ref_kinds = {f: ref_folder.kind(f) for f in ref_files}
-    rows = []
-    for c in claims:
-        s = state.get(c["id"]) or (None if c in selected else {"not_run": "not asked for (--claims)", "seconds": None})
-        v, reason = verdict(c, s, compared, ref_files)
-        host_specific = {f: ref_kinds[f].host_specific for f in c["decided_by"]
-                         if ref_kinds.get(f) is not None and ref_kinds[f].host_specific}
-        if host_specific and v in ("reproduced", "differs", "too noisy to judge"):
-            reason += " [host-specific: " + "; ".join(f"{f}: {note}" for f, note in host_specific.items()) + "]"
-        rows.append({"id": c["id"], "study": c["study"], "source": c["source"], "verdict": v, "reason": reason,
-                     "seconds": (s or {}).get("seconds"), "experiments": c["experiments"], "decided_by": c["decided_by"],
-                     "host_specific": host_specific})
+    ref_kinds = {f: ref_folder.kind(f) for f in ref_folder.files}
+    same_model = claim_verdicts.folder_gpu(ref) == devices[0]["gpu_name"]
+    note = None if same_model else (f"no committed folder of this GPU ({devices[0]['gpu_name']}): not compared"
+                                    if not args.ref else f"the reference holds another GPU model "
+                                    f"({claim_verdicts.folder_gpu(ref)}): not compared")
+    # The claims are judged on this run's files of the experiments it ran; a chapter's other files are the
+    # reference's (the kit re-runs only its claims' experiments), and the record says which the report read.
+    rerun = {f"{c['study']}/{x}" for c in claims if "rc" in (state.get(c["id"]) or {}) for x in c["experiments"]}
+    with tempfile.TemporaryDirectory() as tmp:
+        if results.is_dir() and (results / "manifest.json").exists():
+            from_ref = claim_verdicts.overlay(results, ref, rerun, tmp)
+            judged = claim_verdicts.report_verdicts(tmp, claim_verdicts.judged_studies(claims))
+        else:
+            from_ref, judged = set(), {}
+        committed = claim_verdicts.report_verdicts(ref, claim_verdicts.judged_studies(claims))
+    ref_paths = {str((ref / f).resolve()) for f in from_ref}
+    read_from_ref = sorted({r for v in judged.values() for r in v["read"] if str((ROOT / r).resolve()) in ref_paths})
+    try:
+        rows = claim_rows(claims, judged, committed, compared if same_model else None, note, state=state,
+                          selected=selected, kinds=ref_kinds)
+    except claim_verdicts.BadDeclaration as e:
+        print(f"reproduce-check: {e}", file=sys.stderr)
+        return 2
     total = sum(r["seconds"] or 0 for r in rows)
     host = f"{len(devices)} x {devices[0]['gpu_name']}"
     commit, dirty = provenance.git_state()
@@ -405,23 +541,25 @@ def _main(argv=None):
     header = [f"GPU: {host} ({', '.join(facts['gpu_uuids'])}); host {facts['host_name']} (boot id {facts['boot_id']}, "
               f"CPU {facts['cpu_model']}); commit {commit}{' (the files differ from it)' if dirty else ''}, sources "
               f"{source['source_hash'][:12]}; {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}",
-              ref_note, f"results: {results}; per-file verdicts: compare.md; the runner's output: reproduce_check.log",
+              ref_note, f"results: {results}; per-file timing verdicts: compare.md; the runner's output: reproduce_check.log",
+              "claims judged by the report's claims tables built from this run's files; the files those tables also "
+              f"read that the kit does not re-run are the reference's: {len(read_from_ref)} file(s), listed in "
+              "reproduce_check.json (read_from_reference)",
               f"estimate before the run: {total_estimate:.0f} s"]
-    text = report_text(header, rows, total)
-    for r in rows:
-        secs = f"{r['seconds']:.0f} s" if r["seconds"] is not None else "-"
-        print(f"{r['verdict']:>12}  {r['id']}  [{secs}]  {r['reason']}")
+    text = report_text(header, rows, total, ref.name)
+    print_rows(rows, ref.name)
     print(f"total: {total:.0f} s")
     write_atomic(out / "reproduce_check.md", text)
-    write_atomic(state_path, json.dumps({"gpu": host, "commit": commit, "dirty": dirty, "provenance": facts,
-                                         "reference": str(ref),
+    write_atomic(state_path, json.dumps({"kit_format": 2, "gpu": host, "commit": commit, "dirty": dirty,
+                                         "provenance": facts, "reference": str(ref),
                                          "reference_note": ref_note, "estimate_s": round(total_estimate),
-                                         "total_s": round(total, 1), "claims": rows, "claims_state": state},
-                                        indent=1) + "\n")
+                                         "total_s": round(total, 1), "read_from_reference": read_from_ref,
+                                         "claims": rows, "claims_state": state},
+                                        indent=1, ensure_ascii=False) + "\n")
     print(f"reproduce-check: {out / 'reproduce_check.md'}")
     if stopped:
         return 3
-    return 1 if any(r["verdict"] == "differs" for r in rows) else 0
+    return exit_status(rows)
 
 
 if __name__ == "__main__":

@@ -81,7 +81,7 @@ class Built:
                                    "which another chapter writes too")
             mine.update(theirs)
         self.fallbacks += out.fallbacks
-        self.verdicts += out.verdicts
+        self.verdicts += [dict(v, part=name) for v in out.verdicts]  # the chapter module that judged it
 
 
 def build_study(entry, results_gpu):

@@ -38,6 +38,9 @@ from experiments.harness.results import NotAResultFolder, ResultFolder, invalid,
 # The reviewer's kit's record of one GPU (experiments/reproduce_check.py), kept at a folder's top level.
 KIT_FILES = {"reproduce_check.md", "reproduce_check.json"}
 KIT_VERDICTS = {"reproduced", "differs", "too noisy to judge", "not compared", "not run"}
+# A record of the kit that judges claims (its "kit_format" 2): a claim verdict and a timing line, each with a reason.
+CLAIM_VERDICTS = {"holds", "does not hold here", "not testable here"}
+REPEATABILITY = {"repeated", "not repeated", "too noisy to judge", "not compared"}
 
 COMMON_META = ["experiment", "study", "kind", "git_commit", "git_dirty", "date_utc", "command", "host_cpu", "build"]
 GPU_META = ["gpu_name", "sm_count", "driver_version", "cuda_version"]
@@ -116,9 +119,15 @@ def check_kit(folder, present):
     if present != KIT_FILES:
         return [f"{folder}: the kit's record needs both {' and '.join(sorted(KIT_FILES))}"]
     try:
-        claims = json.loads((folder / "reproduce_check.json").read_text())["claims"]
-    except (ValueError, KeyError) as e:
+        record = json.loads((folder / "reproduce_check.json").read_text())
+        claims = record["claims"]
+    except (ValueError, KeyError, TypeError) as e:
         return [f"{folder}/reproduce_check.json: not the kit's record: {e}"]
+    if record.get("kit_format", 1) >= 2:
+        return [f"{folder}/reproduce_check.json: claim {c.get('id')}: verdict {c.get('verdict')!r} and timings "
+                f"{c.get('repeatability')!r}: each must be one of the kit's, with its reason" for c in claims
+                if c.get("verdict") not in CLAIM_VERDICTS or not c.get("reason")
+                or c.get("repeatability") not in REPEATABILITY or not c.get("repeatability_reason")]
     return [f"{folder}/reproduce_check.json: claim {c.get('id')}: verdict {c.get('verdict')!r} without its reason"
             for c in claims if c.get("verdict") not in KIT_VERDICTS or not c.get("reason")]
 

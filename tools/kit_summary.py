@@ -18,6 +18,16 @@ RECORDS = ROOT / "experiments" / "records"
 BEGIN, END = "<!-- kit-record: tools/kit_summary.py -->", "<!-- /kit-record -->"
 
 
+# The plural of a verdict where it is the subject of a count ("2 differ", "3 hold").
+PLURAL = {"differs": "differ", "holds": "hold", "does not hold here": "do not hold here"}
+
+
+def counted(claims, key):
+    """'14 reproduced, 4 differ' for the values of @p key over the claims, the most frequent first."""
+    verdicts = collections.Counter(c[key] for c in claims)
+    return ", ".join(f"{n} {PLURAL.get(v, v) if n != 1 else v}" for v, n in sorted(verdicts.items(), key=lambda kv: -kv[1]))
+
+
 def summary():
     runs = sorted(RECORDS.glob("reproduce-check-*/reproduce_check.json"))
     if not runs:
@@ -25,10 +35,9 @@ def summary():
     parts = []
     for path in runs:
         r = json.loads(path.read_text())
-        verdicts = collections.Counter(c["verdict"] for c in r["claims"])
-        plural = {"differs": "differ"}
-        counts = ", ".join(f"{n} {plural.get(v, v) if n != 1 else v}"
-                           for v, n in sorted(verdicts.items(), key=lambda kv: -kv[1]))
+        counts = counted(r["claims"], "verdict")
+        if r.get("kit_format", 1) >= 2:  # the claims judged, and their timings apart (experiments/claim_verdicts.py)
+            counts = f"claims: {counts}; timings against the reference: {counted(r['claims'], 'repeatability')}"
         parts.append(f"on {r['gpu']} at commit {r['commit'][:7]}{' (uncommitted changes)' if r.get('dirty') else ''}, "
                      f"{len(r['claims'])} claims took {r['total_s'] / 60:.0f} minutes of runs, besides the build "
                      f"(estimated {r['estimate_s'] / 60:.0f} minutes beforehand): {counts} "

@@ -37,27 +37,37 @@ class Output:
             sources = tuple(sources) + reason.sources
         self.fallbacks.append({"what": what, "reason": str(reason), "sources": [rel(s) for s in dict.fromkeys(sources)]})
 
-    def verdict(self, kind, claim, document):
+    def verdict(self, kind, claim, document, published=None, value=None, why=None):
         """Records the verdict of one claim of @p document (its key in paper/documents.json: T, P, S1, ...) for
-        the report's abstract, which counts them per study (paper/report/frontmatter.py): @p kind is one of
-        VERDICT_KINDS, or None for a published value compared without a verdict."""
+        the report's abstract, which counts them per study (paper/report/frontmatter.py), and for the reviewer's
+        kit, which reads the same records (experiments/claim_verdicts.py): @p kind is one of VERDICT_KINDS, or None
+        for a published value compared without a verdict; @p published, @p value and @p why, the published value,
+        the value measured here and the reason the table prints beside the verdict, as the table prints them."""
         if kind is not None and kind not in VERDICT_KINDS:
             raise ValueError(f"{claim!r}: verdict kind {kind!r} is none of {', '.join(VERDICT_KINDS)}")
-        self.verdicts.append({"claim": str(claim), "document": document, "kind": kind})
+        record = {"claim": str(claim), "document": document, "kind": kind}
+        for key, text in (("published", published), ("value", value), ("why", why)):
+            if text is not None and str(text):
+                record[key] = str(text)
+        self.verdicts.append(record)
 
-    def judged(self, rows, document, words, column=-1, strict=False):
+    def judged(self, rows, document, words, column=-1, strict=False, published=None, value=None):
         """Records the verdicts of a claims table's rows (the rows given to table()), the claim being a row's first
         cell and its verdict cell (@p column) read by the chapter's own words: @p words, (pattern, kind) pairs, the
         first whose regular expression matches the cell's start giving the kind (None: a value compared without a
         verdict). A cell no pattern matches is compared without a verdict, or, with @p strict (a table whose every
-        row is judged), a fault of the code: the chapter's words changed and its patterns did not."""
+        row is judged), a fault of the code: the chapter's words changed and its patterns did not. @p published
+        and @p value: the columns of the published value and of the value measured here (the verdict cell when
+        not given, where a table prints the value in its verdict)."""
         for row in rows:
             text = str(row[column])
             kinds = [kind for pattern, kind in words if re.match(pattern, text)][:1]
             if not kinds and strict:
                 raise ValueError(f"{row[0]!r}: the verdict {text!r} matches none of the patterns its chapter "
                                  "declares for the kinds of its verdicts (Output.judged)")
-            self.verdict(kinds[0] if kinds else None, row[0], document)
+            self.verdict(kinds[0] if kinds else None, row[0], document,
+                         published=row[published] if published is not None else None,
+                         value=row[value if value is not None else column], why=text if value is not None else None)
 
 
 # The kinds of verdict a claim can get, in every study alike (the words the abstract counts them in).

@@ -156,6 +156,7 @@ class KillAnything(unittest.TestCase):
         cls.declaration = cls.tmp / "claims.json"
         cls.declaration.write_text(json.dumps({"claims": [
             {"id": f"toy-{name}", "study": "toy", "claim": "sums", "source": "toy", "experiments": [name],
+             "states": "sums", "not_judged": "the toy study has no report",
              "decided_by": [f"toy/{name}.csv"], "estimate_s": 5} for name in ("sums", "more_sums")]}))
 
     @classmethod
@@ -243,7 +244,8 @@ class KillAnything(unittest.TestCase):
         first = self.tmp / "kit-first"
         duration = self.uninterrupted(self.kit_argv(first, ref))
         expected = json.loads((first / "reproduce_check.json").read_text())
-        self.assertEqual([c["verdict"] for c in expected["claims"]], ["reproduced", "reproduced"], expected)
+        self.assertEqual([(c["verdict"], c["repeatability"]) for c in expected["claims"]],
+                         [("not testable here", "repeated")] * 2, expected)
         out = self.tmp / "kit-killed"
 
         def check():
@@ -266,8 +268,8 @@ class KillAnything(unittest.TestCase):
 
         def finished():
             record = json.loads((out / "reproduce_check.json").read_text())
-            self.assertEqual([(c["id"], c["verdict"]) for c in record["claims"]],
-                             [(c["id"], c["verdict"]) for c in expected["claims"]])
+            self.assertEqual([(c["id"], c["verdict"], c["repeatability"]) for c in record["claims"]],
+                             [(c["id"], c["verdict"], c["repeatability"]) for c in expected["claims"]])
             self.assertEqual(without_timings(out / "results"), without_timings(first / "results"))
             self.assertEqual((out / "compare.json").read_text().replace(str(out), "OUT"),
                              (first / "compare.json").read_text().replace(str(first), "OUT"))

@@ -1,6 +1,7 @@
 """The reviewer's kit (experiments/reproduce_check.py) without a GPU: its declaration is checked, a dry run
 lists every declared claim with the estimate, a declaration naming an unknown experiment is refused, and a
-run on a machine whose nvidia-smi finds no GPU stops at once with one line."""
+run on a machine whose nvidia-smi finds no GPU stops at once with one line. How a claim is judged:
+test_claim_verdicts."""
 import json
 import os
 import pathlib
@@ -61,6 +62,24 @@ class ReproduceCheckWithoutAGpu(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("decided_by", r.stderr)
 
+    def test_a_claim_without_its_judged_claims_is_refused(self):
+        path = self._declaration_with(lambda c: c.pop("judged_by"))
+        r = kit("--dry-run", "--declaration", path)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("give judged_by", r.stderr)
+        path = self._declaration_with(lambda c: c["judged_by"][0].pop("part"))
+        r = kit("--dry-run", "--declaration", path)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("each judged_by entry has the keys document, part, row", r.stderr)
+
+    def test_the_help_states_the_exit_status(self):
+        r = kit("--help")
+        self.assertEqual(r.returncode, 0)
+        for words in ("0 when every claim holds or is not testable here", "1 when a claim does not hold",
+                      "2 for a bad declaration, option or folder"):
+            self.assertIn(words, " ".join(r.stdout.split()))
+        self.assertEqual(kit("--no-such-option").returncode, 2)
+
     def test_an_unknown_claim_is_refused(self):
         r = kit("--dry-run", "--claims", "no-such-claim")
         self.assertEqual(r.returncode, 2)
@@ -106,35 +125,6 @@ class ReproduceCheckWithoutAGpu(unittest.TestCase):
                 self.assertIn("claim(s) mwsep-precision ran ", r.stderr)
                 self.assertIn(f"on host not-{here}" if "origin" in kept else "did not record where", r.stderr)
                 self.assertFalse((out / "reproduce_check.log").exists(), "no claim ran")
-
-
-class VerdictOfAClaim(unittest.TestCase):
-    """How the compare verdicts of a claim's files become its verdict (worked out by hand per case)."""
-
-    def setUp(self):
-        from experiments import reproduce_check
-        self.verdict = reproduce_check.verdict
-        self.claim = {"decided_by": ["s/a.csv", "s/b.log"]}
-        self.ref = {"s/a.csv", "s/b.log"}
-
-    def test_every_file_agrees(self):
-        v, why = self.verdict(self.claim, {"rc": 0}, {"s/a.csv": ("agrees", "x"), "s/b.log": ("agrees", "y")}, self.ref)
-        self.assertEqual((v, why), ("reproduced", "s/a.csv: x; s/b.log: y"))
-
-    def test_one_file_differs(self):
-        v, why = self.verdict(self.claim, {"rc": 1}, {"s/a.csv": ("agrees", "x"), "s/b.log": ("differs", "z")}, self.ref)
-        self.assertEqual((v, why), ("differs", "s/b.log: differs: z"))
-
-    def test_the_experiment_was_not_recorded(self):
-        v, _ = self.verdict(self.claim, {"rc": 1}, {"s/a.csv": ("not re-run", ""), "s/b.log": ("not re-run", "")}, self.ref)
-        self.assertEqual(v, "differs")
-
-    def test_the_reference_lacks_a_file(self):
-        v, why = self.verdict(self.claim, {"rc": 0}, {}, {"s/a.csv"})
-        self.assertEqual((v, why), ("not compared", "the reference folder has no s/b.log"))
-
-    def test_not_run(self):
-        self.assertEqual(self.verdict(self.claim, {"not_run": "budget"}, {}, self.ref), ("not run", "budget"))
 
 
 if __name__ == "__main__":

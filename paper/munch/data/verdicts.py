@@ -202,7 +202,7 @@ def build(ctx, facts):
     ctx.tables["table_munch_claims"] = table(
         f"Table R@: the thesis's claims, each with its source, the published value, this rebuild's ({gpu}) and a verdict",
         ["claim", "source", "thesis", "this rebuild", "verdict"], rows, widths=[24, 18, 16, 26, 16])
-    ctx.judged(rows, "S4", VERDICT_WORDS, strict=True)
+    ctx.judged(rows, "S4", VERDICT_WORDS, strict=True, published=2, value=3)
 
     refused = []
     for key, r in pub["invalid_cells"].items():

@@ -72,7 +72,7 @@ def build(ctx, facts):
         docs.append(doc)
         kinds.append(verdict)
         if verdict != METHODOLOGY:  # for the report's abstract (paper/report/frontmatter.py)
-            ctx.verdict(verdict, claim, "P" if doc == PPAM else "T")
+            ctx.verdict(verdict, claim, "P" if doc == PPAM else "T", published=published, value=reproduced, why=why)
         rows.append([where, claim, published, reproduced, variant, criterion, verdict + (f" ({why})" if why else "")])
 
     def graded(x, good, direction):
