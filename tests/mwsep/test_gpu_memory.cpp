@@ -73,8 +73,8 @@ TEST(GpuMemory, EveryVariantAllocatesExactlyWhatItsPlanSays) {
 TEST(GpuMemory, ACapBelowThePlanIsRefusedBeforeAnyAllocation) {
     REQUIRE_GPU();
     const auto& w = tiny();
-    for (const char* name : {"modern-f64", "shared-fast-unrolled-f64", "compressed-f64"}) {
-        const auto& v = mwsep::cuda::find_variant(name);
+    for (const std::string name : {"modern-f64", "shared-fast-unrolled-f64", "compressed-f64"}) {
+        const auto& v = mwsep::cuda::find_variant(name);  // no temporary argument: g++ 13's -Wdangling-reference
         const std::size_t needed = mwsep::cuda::evaluation_plans(w.setup, w.stars.size(), v, {0})[0].plan.needed_bytes();
         {
             const Cap cap(needed - 1);
