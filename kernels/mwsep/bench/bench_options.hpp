@@ -1,9 +1,7 @@
 /// @file bench_options.hpp
-/// @brief What the microbenchmark commands share: the measurement they start from and their options.
+/// @brief What the microbenchmark commands share: the measurement they start from (their options add the
+/// measurement options with harness::with_measure_options).
 #pragma once
-
-#include <utility>
-#include <vector>
 
 #include "harness/measure.hpp"
 #include "harness/measure_options.hpp"
@@ -20,13 +18,6 @@ inline harness::MeasureOptions measure_defaults(bool cold) {
     d.stop.time_limit_s = 2.0;
     d.cold = cold;
     return d;
-}
-
-/// @p own options, `--help`, and the measurement options.
-inline std::vector<harness::OptionSpec> with_measure_options(std::vector<harness::OptionSpec> own) {
-    own.push_back({"--help", harness::OptionKind::flag});
-    for (auto& s : harness::measure_option_specs()) own.push_back(std::move(s));
-    return own;
 }
 
 }  // namespace mwsep::bench

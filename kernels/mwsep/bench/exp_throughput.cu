@@ -283,24 +283,27 @@ void run_lean(Bench& b, const std::string& only) {
 }  // namespace
 
 int command_exp_throughput(const std::vector<std::string>& args) {
-    const harness::Options o(args, with_measure_options({{"--set"}, {"--only"}, {"--once", harness::OptionKind::flag}}), "mwsep exp-throughput");
-    if (o.has("--help")) {
-        std::puts("mwsep exp-throughput [--set library|lean] [--only FUNCTION:ARGUMENTS] [--once] [measurement options]\n"
-                  "  double-precision exponentials per second on the GPU, four independent dependent chains per thread\n"
-                  "  (throughput, not latency), one CSV row per function on standard output.\n"
-                  "  --set library (default): the CUDA library's exp, the branch-free exp_nonpositive (the CPU code's)\n"
-                  "      and the table exponential exp_from_steps (the modern kernel's, its table in shared memory);\n"
-                  "      columns function,exps,seconds,exps_per_second.\n"
-                  "  --set lean: the table exponentials of the lean modern variants beside exp_from_steps, the argument\n"
-                  "      in table steps, each with one table entry per warp (uniform) and one per lane (spread), and a\n"
-                  "      chain of fused multiply-adds alone (the FP64 pipe's ceiling); columns\n"
-                  "      function,arguments,exps,seconds,exps_per_second.\n"
-                  "  --only FUNCTION:ARGUMENTS --once (lean set): one row, one checked and one timed launch (for a profiler).\n"
-                  "  Each row's first launch is checked, every thread within 1e-10 of the host's long-double value,\n"
-                  "  before any is timed; seconds is the median of the timed launches (CUDA events).");
-        std::fputs(harness::measure_options_help(measure_defaults(false)).c_str(), stdout);
-        return 0;
-    }
+    namespace opt = harness::option;
+    const harness::Options o(
+        args,
+        harness::with_measure_options(
+            {opt::value("--set", "library|lean",
+                        "library: the CUDA library's exp, the branch-free exp_nonpositive (the CPU code's) and the "
+                        "table exponential exp_from_steps (the modern kernel's, its table in shared memory); columns "
+                        "function,exps,seconds,exps_per_second. lean: the table exponentials of the lean modern "
+                        "variants beside exp_from_steps, the argument in table steps, each with one table entry per "
+                        "warp (uniform) and one per lane (spread), and a chain of fused multiply-adds alone (the FP64 "
+                        "pipe's ceiling); columns function,arguments,exps,seconds,exps_per_second",
+                        "library"),
+             opt::value("--only", "FUNCTION:ARGUMENTS", "one row of the lean set only (with --set lean)", "every row"),
+             opt::flag("--once", "one checked and one timed launch of each row, for a profiler (with --set lean)")},
+            measure_defaults(false)),
+        "mwsep exp-throughput",
+        {{}, "Double-precision exponentials per second on the GPU, four independent dependent chains per thread "
+             "(throughput, not latency), one CSV row per function on standard output. Each row's first launch is "
+             "checked, every thread within 1e-10 of the host's long-double value, before any is timed; seconds is "
+             "the median of the timed launches (CUDA events).",
+         {}});
     const std::string set = o.choice("--set", {"library", "lean"}, "library");
     const std::string only = o.text("--only");
     const bool once = o.has("--once");

@@ -467,34 +467,37 @@ void shared_banks(Micro& m) {
 }  // namespace
 
 int command_hardware_micro(const std::vector<std::string>& args) {
-    const harness::Options o(args, with_measure_options({{"--tests"}}), "mwsep hardware-micro");
-    if (o.has("--help")) {
-        std::puts("mwsep hardware-micro [--tests latency,constant,coalescing,shared,spaces] [measurement options]\n"
-                  "  microbenchmarks of the hardware explanations the thesis gives without measuring them, one CSV row\n"
-                  "  per test and case on standard output (test,case,element_bytes,param,value,unit,ns_per_access,\n"
-                  "  kernel_ms): the latency of a dependent load from L1, L2 and global memory (a pointer chase,\n"
-                  "  cycles and ns per load); one warp's loads of __constant__ doubles at 1 to 32 distinct addresses\n"
-                  "  against the same loads from global memory (cycles per warp load); whole-GPU reads of every\n"
-                  "  stride-th 4- or 8-byte element of a 1 GiB buffer, aligned and misaligned (useful GB/s); 8- and\n"
-                  "  4-byte shared-memory accesses with lane l at element l x stride (SM cycles per warp access).\n"
-                  "  Every test checks its result against the host's (the chase's last node, the lanes' sums and\n"
-                  "  entries, the reads' sums before they are timed, the shared contents). The latency, constant and\n"
-                  "  shared tests time themselves in one launch (clock64, globaltimer); the strided reads go through\n"
-                  "  the measurement options below and are always cold (the L2 flushed before each sample).\n"
-                  "  --tests chooses the tests (default latency,constant,coalescing,shared); `spaces` adds, as latency\n"
-                  "  rows, the hit latency of a dependent register add and of loads from shared memory, the constant\n"
-                  "  cache, the texture path and the read-only data path, each over a small warmed cycle.\n"
-                  "  Needs about 1.1 GiB of device memory.");
-        std::fputs(harness::measure_options_help(measure_defaults(true)).c_str(), stdout);
-        return 0;
-    }
+    namespace opt = harness::option;
+    const harness::Options o(
+        args,
+        harness::with_measure_options(
+            {opt::value("--tests", "LIST",
+                        "the tests, comma-separated: latency, constant, coalescing, shared, spaces; spaces adds, as "
+                        "latency rows, the hit latency of a dependent register add and of loads from shared memory, "
+                        "the constant cache, the texture path and the read-only data path, each over a small warmed "
+                        "cycle",
+                        "latency,constant,coalescing,shared")},
+            measure_defaults(true)),
+        "mwsep hardware-micro",
+        {{}, "Microbenchmarks of the hardware explanations the thesis gives without measuring them, one CSV row per "
+             "test and case on standard output (test,case,element_bytes,param,value,unit,ns_per_access,kernel_ms): "
+             "the latency of a dependent load from L1, L2 and global memory (a pointer chase, cycles and ns per "
+             "load); one warp's loads of __constant__ doubles at 1 to 32 distinct addresses against the same loads "
+             "from global memory (cycles per warp load); whole-GPU reads of every stride-th 4- or 8-byte element of "
+             "a 1 GiB buffer, aligned and misaligned (useful GB/s); 8- and 4-byte shared-memory accesses with lane l "
+             "at element l x stride (SM cycles per warp access). Every test checks its result against the host's "
+             "(the chase's last node, the lanes' sums and entries, the reads' sums before they are timed, the shared "
+             "contents). The latency, constant and shared tests time themselves in one launch (clock64, "
+             "globaltimer); the strided reads go through the measurement options and are always cold (the L2 "
+             "flushed before each sample). Needs about 1.1 GiB of device memory.",
+         {}});
+    const std::vector<std::string> tests =
+        o.choices("--tests", {"latency", "constant", "coalescing", "shared", "spaces"}, "latency,constant,coalescing,shared");
     const harness::MeasureOptions options = harness::parse_measure_options(o, measure_defaults(true));
     if (harness::print_criterion_if_asked(o, "mwsep hardware-micro", options,
                                           "one strided read of the coalescing test, CUDA events, L2 flushed before each; the other "
                                           "tests time themselves inside one launch (clock64, globaltimer)"))
         return 0;
-    const std::vector<std::string> tests =
-        o.choices("--tests", {"latency", "constant", "coalescing", "shared", "spaces"}, "latency,constant,coalescing,shared");
     const auto wants = [&](const char* t) { return std::find(tests.begin(), tests.end(), t) != tests.end(); };
     Micro m(options);
     int device = 0, l2 = 0;

@@ -42,11 +42,7 @@ void time_gpu(AppRun& run, const AppCommand& what, const std::string& variant, c
 }  // namespace
 
 int run_application(const Args& args, const AppCommand& what, const MakeApplication& make) {
-    AppRun run(args, what.command, what.options);
-    if (run.help()) {
-        run.print_help(what.help);
-        return 0;
-    }
+    AppRun run(args, what.command, what.options, what.about);
     const std::unique_ptr<Application> app = make(run);
     if (!run.start(app->variant_names())) return 0;  // the criterion was printed
     app->check_before_work();

@@ -48,27 +48,12 @@ inline const std::vector<std::string> all_parts = {"kernel", "application", "tra
 class AppRun {
 public:
     /// Reads the command @p command's options from @p args: its own (@p own), the shared ones and the
-    /// measurement options.
-    AppRun(const Args& args, const std::string& command, std::vector<harness::OptionSpec> own)
-        : o_(args, specs(std::move(own)), command), command_(command) {}
+    /// measurement options; `--help` prints the help generated from them, with @p about (harness::HelpRequested).
+    AppRun(const Args& args, const std::string& command, std::vector<harness::OptionSpec> own, const std::string& about)
+        : o_(args, specs(std::move(own), command), command, harness::CommandHelp{{}, about, {}}), command_(command) {}
 
     /// The parsed options.
     const harness::Options& options() const { return o_; }
-    /// Whether --help was given.
-    bool help() const { return o_.has("--help"); }
-
-    /// Prints the command's help followed by the shared options and the measurement options.
-    void print_help(const std::string& text) const {
-        std::puts(text.c_str());
-        std::puts("  shared options:\n"
-                  "    --size small|large     the input (each command's help gives both)\n"
-                  "    --variants all|a,b,... the GPU variants to check and time\n"
-                  "    --parts kernel,application,transfer   the GPU parts to time (default: all three)\n"
-                  "    --cpu-samples N        timed runs of the single-thread CPU baseline (default 3; 0: the CPU\n"
-                  "                           result is computed once, untimed, for the checks)\n"
-                  "    --experiment NAME --csv FILE   one CSV row per kept sample");
-        std::fputs(harness::measure_options_help(gpu_defaults()).c_str(), stdout);
-    }
 
     /// Reads the shared options; call after the command has read its own (so that a bad option of either
     /// kind fails before any work). @p all: the registered variant names. With `--print-criterion`: prints
@@ -161,10 +146,25 @@ public:
     }
 
 private:
-    static std::vector<harness::OptionSpec> specs(std::vector<harness::OptionSpec> own) {
-        for (const char* name : {"--size", "--variants", "--parts", "--cpu-samples", "--csv", "--experiment"}) own.push_back({name});
-        own.push_back({"--help", harness::OptionKind::flag});
-        for (auto& s : harness::measure_option_specs()) own.push_back(std::move(s));
+    /// @p own, then the options every application command shares, then the measurement options.
+    static std::vector<harness::OptionSpec> specs(std::vector<harness::OptionSpec> own, const std::string& command) {
+        namespace opt = harness::option;
+        for (auto& s : opt::grouped(
+                 "shared options",
+                 {opt::value("--size", "small|large", "which input; the options above give their values at both sizes",
+                             "small"),
+                  opt::value("--variants", "all|NAME,...",
+                             "the GPU variants to check and time, comma-separated (`ryoo variants --names` lists them)", "all"),
+                  opt::value("--parts", "LIST", "the GPU parts to time, comma-separated: kernel, application, transfer",
+                             "kernel,application,transfer"),
+                  opt::value("--cpu-samples", "N",
+                             "timed runs of the single-thread CPU baseline, 0 to 100; 0: its result is computed once, "
+                             "untimed, for the checks",
+                             "3"),
+                  opt::value("--experiment", "NAME", "the rows' experiment column", command.substr(command.find(' ') + 1)),
+                  opt::csv("one row per kept sample")}))
+            own.push_back(std::move(s));
+        for (auto& s : harness::measure_option_specs(gpu_defaults())) own.push_back(std::move(s));
         return own;
     }
     static harness::MeasureOptions gpu_defaults() {
@@ -284,8 +284,8 @@ struct AppCommand {
     std::string command;                        ///< "ryoo elimination"
     std::string application;                    ///< the CSV's application column: "elimination"
     std::string unit;                           ///< the unit of its work: "B", "pairs", "keys", ...
-    std::vector<harness::OptionSpec> options;   ///< its own options (the shared ones are added)
-    std::string help;                           ///< its help, before the shared options'
+    std::vector<harness::OptionSpec> options;   ///< its own options, declared (the shared ones are added)
+    std::string about;                          ///< what it computes and times, for its help
 };
 
 /// Makes the application of a command from the run (whose options it reads).

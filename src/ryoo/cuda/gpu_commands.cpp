@@ -44,20 +44,29 @@ std::string describe_device() {
 
 std::string pci_bus_id() { return harness::current_pci_bus_id(); }
 
-/// The timing options of a command: the harness's measurement options with @p extra before them.
-std::vector<harness::OptionSpec> with_measure_options(std::vector<harness::OptionSpec> extra) {
-    for (auto& s : harness::measure_option_specs()) extra.push_back(std::move(s));
-    return extra;
-}
+namespace opt = harness::option;
 
-/// The measurement every GPU timing of this program uses, from the command's options: 5 to 50 samples,
-/// 0.5 %, 2 s unless given.
-harness::MeasureOptions measure_options(const harness::Options& o) {
+/// The measurement every GPU timing of this program starts from: 5 to 50 samples, 0.5 %, 2 s.
+harness::MeasureOptions measure_defaults() {
     harness::MeasureOptions d;
     d.stop.min_samples = 5;
     d.stop.max_samples = 50;
     d.stop.time_limit_s = 2.0;
-    return harness::parse_measure_options(o, d);
+    return d;
+}
+
+/// The measurement of a command, from its options and measure_defaults().
+harness::MeasureOptions measure_options(const harness::Options& o) { return harness::parse_measure_options(o, measure_defaults()); }
+
+/// The names --variants gives, each one of @p registry's; an OptionError (a usage error) names the first that
+/// is not, with the valid ones.
+template <class Registry>
+std::vector<std::string> chosen_variants(const harness::Options& o, const Registry& registry) {
+    const auto names = split_names(o.text("--variants", "all"), registry.name_list());
+    for (const auto& name : names)
+        if (!registry.contains(name))
+            throw o.error("--variants", "unknown variant '" + name + "'; the valid names are: " + registry.names());
+    return names;
 }
 
 /// The matrices of one size on the host, their double-precision reference, and device copies padded to
@@ -108,24 +117,22 @@ CheckResult run_and_check(const GemmVariant& v, const GemmLaunch& l, GemmProblem
     return p.reference().check(c.data(), padded, single_unit_roundoff, v.input_roundoff);
 }
 
-void print_help(const char* text) { std::puts(text); }
-
 }  // namespace
 
 int command_variants(const Args& args) {
-    const harness::Options o(args, {{"--help", harness::OptionKind::flag}, {"--names", harness::OptionKind::flag},
-                                    {"--apps", harness::OptionKind::flag}},
-                             "ryoo variants");
+    const harness::Options o(
+        args,
+        {opt::flag("--names", "print the registered variant names only, '<kind> <name>' per line (no GPU needed)"),
+         opt::flag("--apps", "list the applications' kernels instead, the application in the step column")},
+        "ryoo variants",
+        {{}, "One CSV row per GPU kernel of the matrix-multiplication ladder: registers, local memory (spills and "
+             "stack), shared memory, the blocks and warps per SM the occupancy calculator allows, and the mangled "
+             "symbol.",
+         {}});
     if (o.has("--names")) {  // the registered names only: no device is touched
         for (const auto& name : gemm_variants().name_list()) std::printf("gemm %s\n", name.c_str());
         for (const auto& name : stream_variants().name_list()) std::printf("stream %s\n", name.c_str());
         print_application_names();
-        return 0;
-    }
-    if (o.has("--help")) {
-        print_help("ryoo variants [--names] [--apps]\n  --names: the registered variant names only (no GPU needed); otherwise one CSV row per GPU kernel of the ladder\n"
-                   "  (--apps: of the applications, with the application in the step column): registers, local memory (spills and stack),\n"
-                   "  shared memory, the blocks and warps per SM the occupancy calculator allows, and the mangled symbol");
         return 0;
     }
     int device = 0;
@@ -161,23 +168,25 @@ int command_variants(const Args& args) {
 }
 
 int command_bench(const Args& args) {
-    const harness::Options o(args,
-                             with_measure_options({{"--help", harness::OptionKind::flag}, {"--variants"}, {"--n"},
-                                                   {"--csv"}, {"--experiment"}, {"--seed"}, {"--sample"}}),
-                             "ryoo bench");
-    if (o.has("--help")) {
-        print_help("ryoo bench [--variants all|a,b,...] [--n 4096] [--sample 65536] [--seed 1] [--experiment NAME]\n"
-                   "           [--csv FILE] [measurement options]\n"
-                   "  checks each variant's product against a double-precision CPU product (every element, or a sample\n"
-                   "  for large n) with the error bound gamma_n |A||B|, then times single launches with CUDA events\n"
-                   "  under the measurement options; one CSV row per sample. Exit 1 when a check fails.");
-        std::fputs(harness::measure_options_help(measure_options(o)).c_str(), stdout);
-        return 0;
-    }
+    const harness::Options o(
+        args,
+        harness::with_measure_options(
+            {opt::value("--variants", "all|NAME,...",
+                        "the variants to check and time, comma-separated (`ryoo variants --names` lists them)", "all"),
+             opt::value("--n", "N", "the matrices' order, 16 to 16384", "4096"),
+             opt::value("--sample", "N", "elements of C checked when the product is too large to check whole, 4 to n^2",
+                        "65536"),
+             opt::value("--seed", "N", "the seed of the random matrices", "1"),
+             opt::value("--experiment", "NAME", "the rows' experiment column", "bench"), opt::csv("one row per sample")},
+            measure_defaults()),
+        "ryoo bench",
+        {{}, "Checks each variant's product against a double-precision CPU product (every element, or a sample for "
+             "large n) with the error bound gamma_n |A||B|, then times single launches with CUDA events under the "
+             "measurement options.",
+         {}});
     const auto measure = measure_options(o);
     if (harness::print_criterion_if_asked(o, "ryoo bench", measure, "one product launch, CUDA events")) return 0;
-    const auto names = split_names(o.text("--variants", "all"), gemm_variants().name_list());
-    for (const auto& name : names) gemm_variants().find(name);  // an unknown name fails before any work
+    const auto names = chosen_variants(o, gemm_variants());  // an unknown name fails before any work
     const int n = static_cast<int>(o.integer("--n", 4096, 16, 16384));
     // Before the CPU reference (seconds at n = 16384): the sample within the product, the output, the device.
     const long long sample = o.integer("--sample", 65536, 4, static_cast<long long>(n) * n);
@@ -232,22 +241,22 @@ int command_bench(const Args& args) {
 }
 
 int command_stream(const Args& args) {
-    const harness::Options o(args,
-                             with_measure_options({{"--help", harness::OptionKind::flag}, {"--variants"}, {"--count"},
-                                                   {"--csv"}, {"--experiment"}}),
-                             "ryoo stream");
-    if (o.has("--help")) {
-        print_help("ryoo stream [--variants all|a,b,...] [--count 268435456] [--experiment NAME] [--csv FILE]\n"
-                   "            [measurement options]\n"
-                   "  SAXPY (y <- alpha x + y) and copies over float arrays: each result is compared exactly with the CPU\n"
-                   "  (the same single rounding, fmaf), then single launches are timed; one CSV row per sample.");
-        std::fputs(harness::measure_options_help(measure_options(o)).c_str(), stdout);
-        return 0;
-    }
+    const harness::Options o(
+        args,
+        harness::with_measure_options(
+            {opt::value("--variants", "all|NAME,...",
+                        "the kernels to check and time, comma-separated (`ryoo variants --names` lists them)", "all"),
+             opt::value("--count", "N", "float elements per array, a multiple of 4 from 1024 to 2^32", "268435456"),
+             opt::value("--experiment", "NAME", "the rows' experiment column", "stream"), opt::csv("one row per sample")},
+            measure_defaults()),
+        "ryoo stream",
+        {{}, "SAXPY (y <- alpha x + y) and copies over float arrays: each result is compared exactly with the CPU's "
+             "(the same single rounding, fmaf), then single launches are timed with CUDA events under the "
+             "measurement options.",
+         {}});
     const auto measure = measure_options(o);
     if (harness::print_criterion_if_asked(o, "ryoo stream", measure, "one stream kernel launch, CUDA events")) return 0;
-    const auto names = split_names(o.text("--variants", "all"), stream_variants().name_list());
-    for (const auto& name : names) stream_variants().find(name);
+    const auto names = chosen_variants(o, stream_variants());
     const long long count = o.integer("--count", 1LL << 28, 1024, 1LL << 32);
     if (count % 4) throw o.error("--count", "must be a multiple of 4");
     // Before the host arrays (x, y and the expected y: 12 bytes per element): the output, the device, the memory.
@@ -310,15 +319,16 @@ int command_stream(const Args& args) {
 }
 
 int command_profile(const Args& args) {
-    const harness::Options o(args, {{"--help", harness::OptionKind::flag}, {"--variants"}, {"--n"}}, "ryoo profile");
-    if (o.has("--help")) {
-        print_help("ryoo profile [--variants all|a,b,...] [--n 4096]\n"
-                   "  exactly one launch of each named variant, in the order given (the profiler's launch ids follow it),\n"
-                   "  with no warm-up and no check; the order is printed as 'launch <i>: <variant>'");
-        return 0;
-    }
-    const auto names = split_names(o.text("--variants", "all"), gemm_variants().name_list());
-    for (const auto& name : names) gemm_variants().find(name);
+    const harness::Options o(
+        args,
+        {opt::value("--variants", "all|NAME,...",
+                    "the variants to launch, in this order (`ryoo variants --names` lists them)", "all"),
+         opt::value("--n", "N", "the matrices' order, 16 to 16384", "4096")},
+        "ryoo profile",
+        {{}, "Exactly one launch of each named variant, in the order given (the profiler's launch ids follow it), "
+             "with no warm-up and no check (for Nsight Compute); the order is printed as 'launch <i>: <variant>'.",
+         {}});
+    const auto names = chosen_variants(o, gemm_variants());
     const int n = static_cast<int>(o.integer("--n", 4096, 16, 16384));
     {
         // One variant's copies at a time, freed before the next: the largest padded size must fit.

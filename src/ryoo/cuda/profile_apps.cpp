@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/check.hpp"
@@ -76,22 +77,30 @@ std::vector<AppKernel> app_kernels() {
     return out;
 }
 
+/// Every registered application kernel as (application, variant), read from the registries alone (no device
+/// touched): the names `--variants` may give.
+std::vector<std::pair<std::string, std::string>> application_variants() {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& v : gemm_variants().entries())
+        if (v.step != "library") out.emplace_back("matmul", v.name);
+    for (const auto& v : kirk_hwu::gpu::variants().entries())
+        if (v.kernel) out.emplace_back(borrowed_application(v.problem), v.name);
+    for (const auto& v : elimination_variants().entries()) out.emplace_back("elimination", v.name);
+    for (const auto& v : tpacf_variants().entries()) out.emplace_back("tpacf", v.name);
+    for (const auto& v : rc5_variants().entries()) out.emplace_back("rc5", v.name);
+    for (const auto& v : pns_variants().entries()) out.emplace_back("pns", v.name);
+    for (const auto& v : h264_variants().entries()) out.emplace_back("h264", v.name);
+    for (const auto& v : rpes_variants().entries()) out.emplace_back("rpes", v.name);
+    for (const auto& v : fdtd_variants().entries()) out.emplace_back("fdtd", v.name);
+    for (const auto& v : lbm_variants().entries()) out.emplace_back("lbm", v.name);
+    for (const auto& v : fem_variants().entries()) out.emplace_back("fem", v.name);
+    return out;
+}
+
 }  // namespace
 
 void print_application_names() {
-    for (const auto& v : gemm_variants().entries())
-        if (v.step != "library") std::printf("matmul %s\n", v.name.c_str());
-    for (const auto& v : kirk_hwu::gpu::variants().entries())
-        if (v.kernel) std::printf("%s %s\n", borrowed_application(v.problem).c_str(), v.name.c_str());
-    for (const auto& v : elimination_variants().entries()) std::printf("elimination %s\n", v.name.c_str());
-    for (const auto& v : tpacf_variants().entries()) std::printf("tpacf %s\n", v.name.c_str());
-    for (const auto& v : rc5_variants().entries()) std::printf("rc5 %s\n", v.name.c_str());
-    for (const auto& v : pns_variants().entries()) std::printf("pns %s\n", v.name.c_str());
-    for (const auto& v : h264_variants().entries()) std::printf("h264 %s\n", v.name.c_str());
-    for (const auto& v : rpes_variants().entries()) std::printf("rpes %s\n", v.name.c_str());
-    for (const auto& v : fdtd_variants().entries()) std::printf("fdtd %s\n", v.name.c_str());
-    for (const auto& v : lbm_variants().entries()) std::printf("lbm %s\n", v.name.c_str());
-    for (const auto& v : fem_variants().entries()) std::printf("fem %s\n", v.name.c_str());
+    for (const auto& [application, name] : application_variants()) std::printf("%s %s\n", application.c_str(), name.c_str());
 }
 
 void print_application_kernels(int max_warps) {
@@ -112,25 +121,34 @@ void print_application_kernels(int max_warps) {
 }
 
 int command_profile_apps(const Args& args) {
-    const harness::Options o(args, {{"--help", harness::OptionKind::flag}, {"--variants"}, {"--size"}}, "ryoo profile-apps");
-    if (o.has("--help")) {
-        std::puts("ryoo profile-apps [--variants all|a,b,...] [--size small|large]\n"
-                  "  exactly one launch of each named application kernel, in the order given, with no check: the first\n"
-                  "  elimination step, the DR histogram of the first random set, the search of the GPU range, every\n"
-                  "  trajectory in one launch, the 4x4 SAD search of the frame, the RPES kernel over every bra pair,\n"
-                  "  the FDTD electric-field update (2048^2 cells large, 256^2 small), one LBM step (128^3 cells large,\n"
-                  "  32^3 small), the product (n = 4096 large, 256 small), and for MRI-Q, MRI-FHD and CP\n"
-                  "  one staged chunk of samples or atoms over the documents' voxels or one slice of their lattice\n"
-                  "  (128^3 voxels or a 512 x 512 slice when large, 8^3 or 16 x 16 when small), so that each is one\n"
-                  "  launch. The order is printed as 'launch <i>: <variant>'.");
-        return 0;
-    }
+    namespace opt = harness::option;
+    const harness::Options o(
+        args,
+        {opt::value("--variants", "all|NAME,...",
+                    "the application kernels to launch, in this order (`ryoo variants --names` lists them)", "all"),
+         opt::value("--size", "small|large", "the inputs the kernels run on", "small")},
+        "ryoo profile-apps",
+        {{}, "Exactly one launch of each named application kernel, in the order given, with no check (for Nsight "
+             "Compute): the first elimination step, the DR histogram of the first random set, the search of the GPU "
+             "range, every trajectory in one launch, the 4x4 SAD search of the frame, the RPES kernel over every bra "
+             "pair, the FDTD electric-field update (2048^2 cells large, 256^2 small), one LBM step (128^3 cells "
+             "large, 32^3 small), the product (n = 4096 large, 256 small), and for MRI-Q, MRI-FHD and CP one staged "
+             "chunk of samples or atoms over the documents' voxels or one slice of their lattice (128^3 voxels or a "
+             "512 x 512 slice when large, 8^3 or 16 x 16 when small), so that each is one launch. The order is "
+             "printed as 'launch <i>: <variant>'.",
+         {}});
+    // The usage errors before any kernel is asked for its facts (which needs a GPU).
+    std::vector<std::string> registered;
+    for (const auto& v : application_variants()) registered.push_back(v.second);
+    for (const auto& n : split_names(o.text("--variants", "all"), registered))
+        if (std::find(registered.begin(), registered.end(), n) == registered.end())
+            throw o.error("--variants", "unknown application variant '" + n + "'");
+    const bool large = o.choice("--size", {"small", "large"}, "small") == "large";
     std::vector<std::string> all;
     for (const auto& k : app_kernels()) all.push_back(k.variant);
     const auto names = split_names(o.text("--variants", "all"), all);
     for (const auto& n : names)
         if (std::find(all.begin(), all.end(), n) == all.end()) throw o.error("--variants", "unknown application variant '" + n + "'");
-    const bool large = o.choice("--size", {"small", "large"}, "small") == "large";
     harness::Stream stream;
     const cudaStream_t s = stream.get();
     harness::DeviceMemory memory;

@@ -214,21 +214,26 @@ private:
 
 /// The command of @p problem: its name, the CSV's application name, and one line on what it computes.
 int borrowed_command(const Args& args, kh::gpu::Problem problem, const std::string& application, const std::string& summary) {
+    namespace opt = harness::option;
     const bool mri = problem != kh::gpu::Problem::coulomb;
-    const std::string command = "ryoo " + application;
-    const std::string help =
-        command + " [--size small|large] [--cpu-points N] [--check-points 2048] [shared options]\n  " + summary +
-        "\n  The kirk_hwu study's input of that size (small: its tiny input; large: its full input, the\n"
-        "  documents' size) and its GPU variants. The CPU baseline is the documents' single-precision loop on\n"
-        "  one thread over the first --cpu-points " +
-        std::string(mri ? "voxels (default: all when small, 512 when large)"
-                        : "lattice points of the first slice in whole rows\n  (default: all when small, 4096 when large)") +
-        ", every " + (mri ? "sample" : "atom") +
-        " included:\n  its rate is the CPU's rate. Each GPU variant's output must be within the variant's tolerance of\n"
-        "  the FP64 reference at --check-points points before it is timed. Parts: kernel (the computation),\n"
-        "  application (allocation and upload of the input, the kernels, download of the whole output),\n"
-        "  transfer (the input's upload and the output's download). Rates in Gpairs/s.";
-    return run_application(args, {command, application, "pairs", {{"--cpu-points"}, {"--check-points"}}, help},
+    const std::vector<harness::OptionSpec> options = {
+        opt::value("--cpu-points", "N",
+                   mri ? "voxels the CPU baseline computes (the first ones), 0 to 2^26; 0: all"
+                       : "lattice points of the first slice, in whole rows, the CPU baseline computes, 0 to 2^26; 0: all",
+                   mri ? "all with --size small, 512 with --size large" : "all with --size small, 4096 with --size large"),
+        opt::value("--check-points", "N", "points, spread over the output, compared with the FP64 reference, 1 to 2^20",
+                   "2048")};
+    const std::string about =
+        summary +
+        " The kirk_hwu study's input of that size (small: its tiny input; large: its full input, the documents' size) "
+        "and its GPU variants. The CPU baseline is the documents' single-precision loop on one thread over the first "
+        "--cpu-points " +
+        std::string(mri ? "voxels" : "lattice points") + ", every " + (mri ? "sample" : "atom") +
+        " included: its rate is the CPU's rate. Each GPU variant's output must be within the variant's tolerance of "
+        "the FP64 reference at --check-points points before it is timed. Parts: kernel (the computation), "
+        "application (allocation and upload of the input, the kernels, download of the whole output), transfer (the "
+        "input's upload and the output's download). Rates in Gpairs/s.";
+    return run_application(args, {"ryoo " + application, application, "pairs", options, about},
                            [problem, application](AppRun& run) { return std::make_unique<Borrowed>(run, problem, application); });
 }
 

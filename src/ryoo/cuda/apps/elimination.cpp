@@ -20,6 +20,7 @@ namespace ryoo::app {
 namespace {
 
 using harness::check;
+namespace opt = harness::option;
 
 /// Bytes the row SAXPYs of the whole elimination move at 12 bytes per element (x and y read, y written).
 double elimination_bytes(int n) {
@@ -143,14 +144,17 @@ private:
 
 int command_elimination(const Args& args) {
     return run_application<Elimination>(
-        args, {"ryoo elimination", "elimination", "B", {{"--n"}, {"--seed"}},
-               "ryoo elimination [--size small|large] [--n N] [--seed 1] [shared options]\n"
-               "  solves A x = b (A diagonally dominant, n = 128 small, 4096 large) by unblocked Gaussian\n"
-               "  elimination whose row updates are SAXPY calls: single-thread CPU (HPL's saxpy), then each GPU\n"
-               "  variant (one kernel per elimination step). Each GPU factorisation must equal the CPU's bit for\n"
-               "  bit and the solution must pass HPL's residual test (< 16) before it is timed. Parts: kernel (the\n"
-               "  elimination steps), application (upload, steps, download, back substitution), transfer (upload\n"
-               "  and download). Rates in GB/s at 12 bytes per SAXPY element."});
+        args, {"ryoo elimination",
+               "elimination",
+               "B",
+               {opt::value("--n", "N", "the system's order, 2 to 32768", "128 with --size small, 4096 with --size large"),
+                opt::value("--seed", "N", "the seed of the random system", "1")},
+               "Solves A x = b (A diagonally dominant) by unblocked Gaussian elimination whose row updates are SAXPY "
+               "calls: single-thread CPU (HPL's saxpy), then each GPU variant (one kernel per elimination step). Each "
+               "GPU factorisation must equal the CPU's bit for bit and the solution must pass HPL's residual test "
+               "(< 16) before it is timed. Parts: kernel (the elimination steps), application (upload, steps, "
+               "download, back substitution), transfer (upload and download). Rates in GB/s at 12 bytes per SAXPY "
+               "element."});
 }
 
 }  // namespace ryoo::app

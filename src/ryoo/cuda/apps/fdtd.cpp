@@ -21,6 +21,7 @@ namespace ryoo::app {
 namespace {
 
 using harness::check;
+namespace opt = harness::option;
 
 /// Bytes one cell moves per step in the three-kernel step: Ey and Ex each read their field, the
 /// coefficient and Hz and write their field (4 floats each); Hz reads itself, its coefficient, Ex and Ey and
@@ -183,15 +184,18 @@ private:
 
 int command_fdtd(const Args& args) {
     return run_application<Fdtd>(
-        args, {"ryoo fdtd", "fdtd", "B", {{"--nx"}, {"--ny"}, {"--steps"}},
-               "ryoo fdtd [--size small|large] [--nx N] [--ny N] [--steps T] [shared options]\n"
-               "  2-D FDTD (TE mode, Yee grid) in a medium given per cell: vacuum with a dielectric block and a\n"
-               "  point source (small: 256 x 256 cells; large: 2048 x 2048, five float arrays of 16 MiB; 100 steps\n"
-               "  both). One CPU thread, then each GPU variant, whose fields after the steps and energy after\n"
-               "  every step must equal the CPU's bit for bit before it is timed. Parts: kernel (the field\n"
-               "  updates of every step, the source computed on the host), application (upload of the medium,\n"
-               "  the steps, after each the fields downloaded and their energy summed on the host), transfer\n"
-               "  (the application's copies). Rates in GB/s at 52 bytes per cell and step."});
+        args, {"ryoo fdtd",
+               "fdtd",
+               "B",
+               {opt::value("--nx", "N", "cells along x, 4 to 32768", "256 with --size small, 2048 with --size large"),
+                opt::value("--ny", "N", "cells along y, 4 to 32768", "256 with --size small, 2048 with --size large"),
+                opt::value("--steps", "N", "time steps", "100")},
+               "2-D FDTD (TE mode, Yee grid) in a medium given per cell: vacuum with a dielectric block and a point "
+               "source (large: five float arrays of 16 MiB). One CPU thread, then each GPU variant, whose fields after "
+               "the steps and energy after every step must equal the CPU's bit for bit before it is timed. Parts: "
+               "kernel (the field updates of every step, the source computed on the host), application (upload of "
+               "the medium, the steps, after each the fields downloaded and their energy summed on the host), "
+               "transfer (the application's copies). Rates in GB/s at 52 bytes per cell and step."});
 }
 
 }  // namespace ryoo::app

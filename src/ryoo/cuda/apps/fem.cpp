@@ -24,6 +24,7 @@ namespace ryoo::app {
 namespace {
 
 using harness::check;
+namespace opt = harness::option;
 
 /// Nominal bytes of one step per node, besides its stiffness entries: its row offset, step weight and
 /// displacement (the gathered neighbours' displacements counted once, as if cached), its velocity read and
@@ -186,17 +187,22 @@ private:
 
 int command_fem(const Args& args) {
     return run_application<Fem>(
-        args, {"ryoo fem", "fem", "B", {{"--edge"}, {"--steps"}, {"--cpu-steps"}},
-               "ryoo fem [--size small|large] [--edge N] [--steps T] [--cpu-steps T] [shared options]\n"
-               "  FEM stand-in (the paper's FEM code is not public): explicit time stepping of the scalar wave\n"
-               "  equation, lumped mass, on a tetrahedral mesh of N^3 jittered cubes (six tetrahedra each) of a\n"
-               "  graded material, node numbers shuffled by a fixed permutation (small: N = 16, 20 steps on CPU and\n"
-               "  GPU; large: N = 128, 2.1 million nodes, a stiffness matrix of 260 MB in compressed rows, 2000 GPU\n"
-               "  steps and 10 CPU steps). One CPU thread, then each GPU variant (the mesh as numbered, the mesh\n"
-               "  renumbered in row order), whose state after the CPU's steps must equal the CPU's bit for bit\n"
-               "  before it is timed. Parts: kernel (the steps), application (upload of the mesh and state, the\n"
-               "  steps, download of the state, its energy on the host), transfer (the application's copies).\n"
-               "  Rates in GB/s at 24 bytes per node and 8 per stiffness entry and step."});
+        args, {"ryoo fem",
+               "fem",
+               "B",
+               {opt::value("--edge", "N", "the mesh's cubes per edge (N^3 cubes), 2 to 400",
+                           "16 with --size small, 128 with --size large"),
+                opt::value("--steps", "N", "GPU time steps", "20 with --size small, 2000 with --size large"),
+                opt::value("--cpu-steps", "N", "CPU time steps, at most --steps (the GPU's state is checked after them)",
+                           "20 with --size small, 10 with --size large")},
+               "FEM stand-in (the paper's FEM code is not public): explicit time stepping of the scalar wave "
+               "equation, lumped mass, on a tetrahedral mesh of N^3 jittered cubes (six tetrahedra each) of a graded "
+               "material, node numbers shuffled by a fixed permutation (large: 2.1 million nodes, a stiffness matrix "
+               "of 260 MB in compressed rows). One CPU thread, then each GPU variant (the mesh as numbered, the mesh "
+               "renumbered in row order), whose state after the CPU's steps must equal the CPU's bit for bit before "
+               "it is timed. Parts: kernel (the steps), application (upload of the mesh and state, the steps, "
+               "download of the state, its energy on the host), transfer (the application's copies). Rates in GB/s "
+               "at 24 bytes per node and 8 per stiffness entry and step."});
 }
 
 }  // namespace ryoo::app

@@ -23,6 +23,7 @@ namespace ryoo::app {
 namespace {
 
 using harness::check;
+namespace opt = harness::option;
 
 /// Blocks whose SADs differ between @p a and @p b, over the three sizes.
 long long differing_sads(const H264Sads& a, const H264Sads& b) {
@@ -152,17 +153,24 @@ private:
 
 int command_h264(const Args& args) {
     return run_application<H264>(
-        args, {"ryoo h264", "h264", "SADs", {{"--width"}, {"--height"}, {"--range"}, {"--noise"}, {"--seed"}},
-               "ryoo h264 [--size small|large] [--width W] [--height H] [--range R] [--noise N] [--seed 1] [shared options]\n"
-               "  H.264 motion estimation: the sum of absolute differences (SAD) of every 4x4 block of a current\n"
-               "  frame at every vector of a +-R window of a reference frame (edge pixels clamped), and the 8x8 and\n"
-               "  16x16 SADs summed from them. Synthetic frames (small: 176 x 144, large: 1280 x 720; R = 16; the\n"
-               "  current frame is the reference shifted per macroblock plus noise of +-2). The CPU searches on one\n"
-               "  thread; every GPU variant's SADs (all sizes) must equal the CPU's exactly before it is timed.\n"
-               "  Parts: kernel (the 4x4 SADs and the larger-block sums), application (both frames uploaded, the\n"
-               "  search, every SAD downloaded, the best vector of each block picked by the host; the paper's\n"
-               "  application, an encoder, is not rebuilt), transfer (the uploads and downloads). Rates in GSADs/s\n"
-               "  (4x4 SADs)."});
+        args, {"ryoo h264",
+               "h264",
+               "SADs",
+               {opt::value("--width", "N", "the frames' width in pixels, a multiple of 16 up to 7680",
+                           "176 with --size small, 1280 with --size large"),
+                opt::value("--height", "N", "the frames' height in pixels, a multiple of 16 up to 4320",
+                           "144 with --size small, 720 with --size large"),
+                opt::value("--range", "N", "the search window's reach R (vectors within +-R), 1 to 32", "16"),
+                opt::value("--noise", "N", "the current frame's noise (+-N), 0 to 16", "2"),
+                opt::value("--seed", "N", "the seed of the synthetic frames", "1")},
+               "H.264 motion estimation: the sum of absolute differences (SAD) of every 4x4 block of a current frame "
+               "at every vector of a +-R window of a reference frame (edge pixels clamped), and the 8x8 and 16x16 "
+               "SADs summed from them. Synthetic frames (the current frame is the reference shifted per macroblock "
+               "plus noise). The CPU searches on one thread; every GPU variant's SADs (all sizes) must equal the "
+               "CPU's exactly before it is timed. Parts: kernel (the 4x4 SADs and the larger-block sums), "
+               "application (both frames uploaded, the search, every SAD downloaded, the best vector of each block "
+               "picked by the host; the paper's application, an encoder, is not rebuilt), transfer (the uploads and "
+               "downloads). Rates in GSADs/s (4x4 SADs)."});
 }
 
 }  // namespace ryoo::app

@@ -22,6 +22,7 @@ namespace ryoo::app {
 namespace {
 
 using harness::check;
+namespace opt = harness::option;
 
 /// Bytes one cell moves per step: its 19 distributions read and written, and its flag read.
 constexpr double lbm_bytes_per_cell = 2.0 * lbm_q * sizeof(float) + 1;
@@ -155,16 +156,22 @@ private:
 
 int command_lbm(const Args& args) {
     return run_application<Lbm>(
-        args, {"ryoo lbm", "lbm", "B", {{"--edge"}, {"--steps"}, {"--cpu-steps"}, {"--lid"}},
-               "ryoo lbm [--size small|large] [--edge N] [--steps T] [--cpu-steps T] [--lid 0.05] [shared options]\n"
-               "  D3Q19 lattice Boltzmann (BGK, omega 1.2, single precision) in a cubic lid-driven cavity of N^3\n"
-               "  cells with a cube obstacle (small: N = 32, 20 steps on CPU and GPU; large: N = 128, two lattices\n"
-               "  of 152 MiB, 200 GPU steps and 20 CPU steps). One CPU thread, then each GPU variant (array of\n"
-               "  structures read directly or staged through shared memory, structure of arrays), whose lattice\n"
-               "  after the CPU's steps must equal the CPU's bit for bit before it is timed. Parts: kernel (the\n"
-               "  steps), application (layout, upload, steps, download, mass and kinetic energy on the host),\n"
-               "  transfer (upload and download). Rates in GB/s at 153 bytes per cell and step, so that runs of\n"
-               "  different step counts compare."});
+        args, {"ryoo lbm",
+               "lbm",
+               "B",
+               {opt::value("--edge", "N", "the cavity's cells per edge (N^3 cells), 4 to 1024",
+                           "32 with --size small, 128 with --size large"),
+                opt::value("--steps", "N", "GPU time steps", "20 with --size small, 200 with --size large"),
+                opt::value("--cpu-steps", "N", "CPU time steps, at most --steps (the GPU's lattice is checked after them)",
+                           "20"),
+                opt::value("--lid", "V", "the lid's velocity in lattice units, below 0.3", "0.05")},
+               "D3Q19 lattice Boltzmann (BGK, omega 1.2, single precision) in a cubic lid-driven cavity of N^3 cells "
+               "with a cube obstacle (large: two lattices of 152 MiB). One CPU thread, then each GPU variant (array "
+               "of structures read directly or staged through shared memory, structure of arrays), whose lattice "
+               "after the CPU's steps must equal the CPU's bit for bit before it is timed. Parts: kernel (the steps), "
+               "application (layout, upload, steps, download, mass and kinetic energy on the host), transfer (upload "
+               "and download). Rates in GB/s at 153 bytes per cell and step, so that runs of different step counts "
+               "compare."});
 }
 
 }  // namespace ryoo::app

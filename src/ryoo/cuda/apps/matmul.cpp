@@ -23,6 +23,7 @@ namespace ryoo::app {
 namespace {
 
 using harness::check;
+namespace opt = harness::option;
 
 /// The matrix-multiplication variants an application run may name: every kernel of the ladder (a library
 /// call has no kernel whose resources Table 3 could report).
@@ -143,14 +144,18 @@ private:
 
 int command_matmul_app(const Args& args) {
     return run_application<MatmulApp>(
-        args, {"ryoo matmul-app", "matmul", "flop", {{"--n"}, {"--seed"}, {"--sample"}},
-               "ryoo matmul-app [--size small|large] [--n N] [--seed 1] [--sample 65536] [shared options]\n"
-               "  C = A B in single precision as an application (small: n = 256, large: n = 4096): the CPU baseline\n"
-               "  is the optimised CPU BLAS on one thread (the paper compared with an SSE2 library), then each GPU\n"
-               "  variant of the ladder, whose product must pass the double-precision check (every element, or a\n"
-               "  sample) before it is timed. Parts: kernel (the product), application (allocation, upload of A\n"
-               "  and B, the product, download of C), transfer (the uploads and the download). Rates in GFLOP/s\n"
-               "  at 2 n^3 operations."});
+        args, {"ryoo matmul-app",
+               "matmul",
+               "flop",
+               {opt::value("--n", "N", "the matrices' order, 16 to 16384", "256 with --size small, 4096 with --size large"),
+                opt::value("--seed", "N", "the seed of the random matrices", "1"),
+                opt::value("--sample", "N", "elements of C checked when the product is too large to check whole, 4 to n^2",
+                           "65536")},
+               "C = A B in single precision as an application: the CPU baseline is the optimised CPU BLAS on one "
+               "thread (the paper compared with an SSE2 library), then each GPU variant of the ladder, whose product "
+               "must pass the double-precision check (every element, or a sample) before it is timed. Parts: kernel "
+               "(the product), application (allocation, upload of A and B, the product, download of C), transfer "
+               "(the uploads and the download). Rates in GFLOP/s at 2 n^3 operations."});
 }
 
 }  // namespace ryoo::app

@@ -21,6 +21,7 @@ namespace ryoo::app {
 namespace {
 
 using harness::check;
+namespace opt = harness::option;
 
 class Pns final : public Application {
 public:
@@ -160,16 +161,23 @@ private:
 
 int command_pns(const Args& args) {
     return run_application<Pns>(
-        args, {"ryoo pns", "pns", "steps", {{"--edge"}, {"--steps"}, {"--trajectories"}, {"--caps"}, {"--seed"}},
-               "ryoo pns [--size small|large] [--edge 8] [--steps N] [--trajectories N] [--caps all|N,M,...] [--seed 1]\n"
-               "          [shared options]\n"
-               "  the stochastic Petri-net simulation (an edge x edge torus net, one trajectory per thread; small: 512\n"
-               "  trajectories of 256 steps, large: 65536 of 8192): the CPU, then each GPU variant with at most\n"
-               "  --caps trajectories resident at once (the state buffer holds that many; the rest run in further\n"
-               "  launches: the paper's global-memory capacity emulated). The tokens per place summed over the\n"
-               "  trajectories and the firings must equal the CPU's exactly before timing. Parts: kernel (every\n"
-               "  launch), application (launches, downloads, accumulation), transfer (the downloads).\n"
-               "  Rates in Gsteps/s."});
+        args, {"ryoo pns",
+               "pns",
+               "steps",
+               {opt::value("--edge", "N", "the torus net's edge (edge x edge), 2 to 15", "8"),
+                opt::value("--steps", "N", "steps of each trajectory", "256 with --size small, 8192 with --size large"),
+                opt::value("--trajectories", "N", "trajectories, one per GPU thread",
+                           "512 with --size small, 65536 with --size large"),
+                opt::value("--caps", "all|N,M,...",
+                           "the most trajectories resident at once, each cap run on its own (all: every trajectory)",
+                           "all"),
+                opt::value("--seed", "N", "the seed of the simulation's random numbers", "1")},
+               "The stochastic Petri-net simulation (an edge x edge torus net, one trajectory per thread): the CPU, "
+               "then each GPU variant with at most --caps trajectories resident at once (the state buffer holds that "
+               "many; the rest run in further launches: the paper's global-memory capacity emulated). The tokens per "
+               "place summed over the trajectories and the firings must equal the CPU's exactly before timing. Parts: "
+               "kernel (every launch), application (launches, downloads, accumulation), transfer (the downloads). "
+               "Rates in Gsteps/s."});
 }
 
 }  // namespace ryoo::app

@@ -20,6 +20,7 @@ namespace ryoo::app {
 namespace {
 
 using harness::check;
+namespace opt = harness::option;
 
 class Rc5 final : public Application {
 public:
@@ -121,15 +122,21 @@ private:
 
 int command_rc5(const Args& args) {
     return run_application<Rc5>(
-        args, {"ryoo rc5", "rc5", "keys", {{"--gpu-keys"}, {"--cpu-keys"}, {"--chunk"}, {"--seed"}},
-               "ryoo rc5 [--size small|large] [--gpu-keys N] [--cpu-keys N] [--chunk N] [--seed 1] [shared options]\n"
-               "  the RC5-72 key search (RC5-32/12/9 against a known plaintext) over a range holding one planted\n"
-               "  key: the CPU (native rotate) searches the first cpu-keys keys, each GPU variant gpu-keys keys\n"
-               "  (small: 2^16 and 2^22; large: 2^22 and 2^32); both must find exactly the planted key, and the\n"
-               "  GPU check runs before any timing. Parts: kernel (one launch over the range), application (the\n"
-               "  range in work units of --chunk keys, default 2^26, each launched, its result downloaded and\n"
-               "  checked by the host), transfer (the result downloads). Rates in Gkeys/s: the CPU and the GPU\n"
-               "  search different ranges, so their speed-up is a ratio of rates."});
+        args, {"ryoo rc5",
+               "rc5",
+               "keys",
+               {opt::value("--gpu-keys", "N", "keys each GPU variant searches, 1024 to 2^40",
+                           "2^22 with --size small, 2^32 with --size large"),
+                opt::value("--cpu-keys", "N", "keys the CPU searches (the first of the GPU's), 1024 to --gpu-keys",
+                           "2^16 with --size small, 2^22 with --size large"),
+                opt::value("--chunk", "N", "keys per work unit of the application part", "2^26"),
+                opt::value("--seed", "N", "the seed of the planted key", "1")},
+               "The RC5-72 key search (RC5-32/12/9 against a known plaintext) over a range holding one planted key: "
+               "the CPU (native rotate) searches the first --cpu-keys keys, each GPU variant --gpu-keys keys; both "
+               "must find exactly the planted key, and the GPU check runs before any timing. Parts: kernel (one "
+               "launch over the range), application (the range in work units of --chunk keys, each launched, its "
+               "result downloaded and checked by the host), transfer (the result downloads). Rates in Gkeys/s: the "
+               "CPU and the GPU search different ranges, so their speed-up is a ratio of rates."});
 }
 
 }  // namespace ryoo::app

@@ -22,6 +22,7 @@ namespace ryoo::app {
 namespace {
 
 using harness::check;
+namespace opt = harness::option;
 
 /// "max relative error E of bound B".
 std::string error_text(double worst) {
@@ -158,19 +159,26 @@ private:
 
 int command_rpes(const Args& args) {
     return run_application<Rpes>(
-        args, {"ryoo rpes", "rpes", "quartets", {{"--edge"}, {"--per-atom"}, {"--spacing"}, {"--cpu-rows"}, {"--seed"}},
-               "ryoo rpes [--size small|large] [--edge E] [--per-atom K] [--spacing 2.0] [--cpu-rows N] [--seed 1]\n"
-               "                [shared options]\n"
-               "  two-electron repulsion integrals (ab|cd) of s-type primitive Gaussians (one-root Rys quadrature:\n"
-               "  the weight F0(T) from piecewise polynomial fits, the asymptote beyond) contracted with a positive\n"
-               "  pair density: J_ab = sum over every pair cd of (ab|cd) D_cd. Molecule: E^3 atoms on a lattice\n"
-               "  (spacing in bohr), K primitives each (small: E = 2, K = 4; large: E = 4, K = 6). The CPU (one\n"
-               "  thread, single precision, the same fit) computes cpu-rows bra rows spread evenly over the pairs\n"
-               "  (small: all; large: 1024); those rows of the CPU and of every GPU variant must lie within 1e-4 of the\n"
-               "  double-precision reference (F0 through erf), relative to the row or, for rows below 1e-6 of the\n"
-               "  largest (pairs whose factors underflow single precision), to that floor, before any timing. Parts: kernel,\n"
-               "  application (pairs built and uploaded, the kernel, J downloaded, the energy sum D.J by the host),\n"
-               "  transfer. Rates in Gquartets/s; the CPU's and the GPU's quartet counts differ."});
+        args, {"ryoo rpes",
+               "rpes",
+               "quartets",
+               {opt::value("--edge", "N", "atoms per edge of the lattice (N^3 atoms), 1 to 16",
+                           "2 with --size small, 4 with --size large"),
+                opt::value("--per-atom", "N", "primitive Gaussians per atom, 1 to 12",
+                           "4 with --size small, 6 with --size large"),
+                opt::value("--spacing", "BOHR", "the lattice spacing, in (0, 100]", "2.0"),
+                opt::value("--cpu-rows", "N", "bra rows the CPU computes, spread evenly over the pairs",
+                           "all with --size small, 1024 with --size large"),
+                opt::value("--seed", "N", "the seed of the pair density", "1")},
+               "Two-electron repulsion integrals (ab|cd) of s-type primitive Gaussians (one-root Rys quadrature: the "
+               "weight F0(T) from piecewise polynomial fits, the asymptote beyond) contracted with a positive pair "
+               "density: J_ab = sum over every pair cd of (ab|cd) D_cd. Molecule: atoms on a lattice, each with its "
+               "primitives. The CPU (one thread, single precision, the same fit) computes --cpu-rows bra rows; those "
+               "rows of the CPU and of every GPU variant must lie within 1e-4 of the double-precision reference (F0 "
+               "through erf), relative to the row or, for rows below 1e-6 of the largest (pairs whose factors "
+               "underflow single precision), to that floor, before any timing. Parts: kernel, application (pairs "
+               "built and uploaded, the kernel, J downloaded, the energy sum D.J by the host), transfer. Rates in "
+               "Gquartets/s; the CPU's and the GPU's quartet counts differ."});
 }
 
 }  // namespace ryoo::app

@@ -30,6 +30,7 @@ std::vector<float4> as_float4(const float* xyz, std::size_t count) {
 namespace {
 
 using harness::check;
+namespace opt = harness::option;
 
 /// Pairs of one run: DD and RR per set n (n - 1) / 2, DR per set n^2.
 double tpacf_pairs(int points, int sets) {
@@ -163,13 +164,18 @@ private:
 
 int command_tpacf(const Args& args) {
     return run_application<Tpacf>(
-        args, {"ryoo tpacf", "tpacf", "pairs", {{"--points"}, {"--random-sets"}, {"--bins"}, {"--seed"}},
-               "ryoo tpacf [--size small|large] [--points N] [--random-sets S] [--bins 20] [--seed 1] [shared options]\n"
-               "  the two-point angular correlation of a synthetic sky (small: 512 points and 2 random sets; large:\n"
-               "  8192 points and 4 random sets; 20 log-spaced bins from 1 to 10,000 arcmin): the DD, DR and RR\n"
-               "  histograms on one CPU thread, then each GPU variant, whose histograms must equal the CPU's exactly\n"
-               "  before it is timed. Parts: kernel (all histograms), application (packing, upload, histograms,\n"
-               "  download, the Landy-Szalay estimate), transfer (upload and download). Rates in Gpairs/s."});
+        args, {"ryoo tpacf",
+               "tpacf",
+               "pairs",
+               {opt::value("--points", "N", "points of the data set and of each random set",
+                           "512 with --size small, 8192 with --size large"),
+                opt::value("--random-sets", "N", "random sets, 1 to 64", "2 with --size small, 4 with --size large"),
+                opt::value("--bins", "N", "log-spaced angular bins from 1 to 10,000 arcmin", "20"),
+                opt::value("--seed", "N", "the seed of the synthetic sky", "1")},
+               "The two-point angular correlation of a synthetic sky: the DD, DR and RR histograms on one CPU thread, "
+               "then each GPU variant, whose histograms must equal the CPU's exactly before it is timed. Parts: "
+               "kernel (all histograms), application (packing, upload, histograms, download, the Landy-Szalay "
+               "estimate), transfer (upload and download). Rates in Gpairs/s."});
 }
 
 }  // namespace ryoo::app
