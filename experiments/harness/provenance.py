@@ -179,26 +179,39 @@ def source_state(root=ROOT):
     root = pathlib.Path(root)
     if root in _SOURCE_STATE:
         return _SOURCE_STATE[root]
-    commit, expected, origin = "unknown", None, "none"
+    def measured(commit, expected, origin):
+        state = {"commit": commit, "source_expected_from": origin}
+        if expected is None:
+            state.update(dirty=True, source_hash="unknown", source_hash_expected="unknown", source_files=0,
+                         source_mismatches=["no .git and no source manifest: the sources' commit cannot be checked"])
+        else:
+            actual = {p: blob_id(root / p) for p in expected}
+            mismatches = sorted(p for p in expected if actual[p] != expected[p])
+            state.update(dirty=bool(mismatches), source_hash=tree_hash(actual), source_hash_expected=tree_hash(expected),
+                         source_files=len(expected), source_mismatches=mismatches[:10])
+        return state
+
+    state = None
     r = sh(["git", "-C", str(root), "rev-parse", "HEAD"])
     if r.returncode == 0:
-        commit, origin = r.stdout.strip(), "git"
+        commit = r.stdout.strip()
         expected = commit_blobs(commit, root)
-    if expected is None and (root / SOURCE_MANIFEST).is_file():
+        if expected is not None:
+            state = measured(commit, expected, "git")
+    # A copy whose sources are not its .git's HEAD (a copy of a working tree over an older checkout), or that has
+    # no usable .git, is measured against its source manifest; the manifest's commit is taken only when every
+    # file it lists is on disk as that commit has it.
+    if (state is None or state["dirty"]) and (root / SOURCE_MANIFEST).is_file():
         try:
             m = json.loads((root / SOURCE_MANIFEST).read_text())
-            commit, expected, origin = m["commit"], {p: b for p, b in m["files"].items() if is_source(p)}, SOURCE_MANIFEST
+            by_manifest = measured(m["commit"], {p: b for p, b in m["files"].items() if is_source(p)}, SOURCE_MANIFEST)
+            if state is None or not by_manifest["dirty"]:
+                state = by_manifest
         except (OSError, ValueError, KeyError, TypeError):
-            commit, expected, origin = "unknown", None, f"{SOURCE_MANIFEST} (unreadable)"
-    state = {"commit": commit, "source_expected_from": origin}
-    if expected is None:
-        state.update(dirty=True, source_hash="unknown", source_hash_expected="unknown", source_files=0,
-                     source_mismatches=["no .git and no source manifest: the sources' commit cannot be checked"])
-    else:
-        actual = {p: blob_id(root / p) for p in expected}
-        mismatches = sorted(p for p in expected if actual[p] != expected[p])
-        state.update(dirty=bool(mismatches), source_hash=tree_hash(actual), source_hash_expected=tree_hash(expected),
-                     source_files=len(expected), source_mismatches=mismatches[:10])
+            if state is None:
+                state = measured("unknown", None, f"{SOURCE_MANIFEST} (unreadable)")
+    if state is None:
+        state = measured("unknown", None, "none")
     _SOURCE_STATE[root] = state
     return state
 

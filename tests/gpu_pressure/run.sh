@@ -100,12 +100,13 @@ PY
 # The fit's result lines without the wall time (the integral cache's account is the same for the same fit).
 fit_result() { sed -E 's/, [0-9.]+ s( \(stopped early.*\))?$//' "$1"; }
 
-say "GPU-pressure tests: $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git -C "$src" rev-parse --short HEAD 2> /dev/null || echo unknown)"
+# The commit as the runner measures it (experiments/harness/provenance.py: git, or the source manifest of a copy).
+state=$(cd "$src" && python3 -c 'from experiments.harness import provenance as p; c, d = p.git_state(); print(c[:12] + (" (sources differ from it)" if d else ""))' 2> /dev/null || echo unknown)
+say "GPU-pressure tests: $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $state"
 say "$probe"
-python3 - "$out/provenance.json" "$src" <<'PY'
-import json, pathlib, subprocess, sys
-sys.path.insert(0, str(pathlib.Path(sys.argv[2]) / "experiments"))
-from harness import provenance
+(cd "$src" && python3 - "$out/provenance.json") <<'PY'
+import json, pathlib, sys
+from experiments.harness import provenance  # run from the checkout's root
 commit, dirty = provenance.git_state()
 data = {"command": "tests/gpu_pressure/run.sh BUILD OUT", "date_utc": provenance.now_utc(), "git_commit": commit,
         "git_dirty": dirty, "gpus": provenance.gpus()}
@@ -194,11 +195,11 @@ dcs=$("$kirk" variants 2> /dev/null | awk '$2 == "coulomb" {print $1; exit}')
 expect_refusal "kirk_hwu bench (MRI-Q and Coulomb)" 1 "kirk_hwu bench at size small" \
   -- "$kirk" bench --variants "$mri,$dcs" --size small --max-samples 3
 expect_refusal "kirk_hwu rates" 1 "the rate kernel's output" -- "$kirk" rates --max-samples 5
-expect_refusal "kirk_hwu reconstruct on the GPU" 1 "the GPU reconstruction" -- "$kirk" reconstruct --device gpu --size tiny
+expect_refusal "kirk_hwu reconstruct on the GPU" 1 "the GPU reconstruction" -- "$kirk" reconstruct --backend cuda --size tiny
 expect_refusal "munch bench (convolution)" 1 "munch bench (convolution" -- "$munch" bench --signal 100000 --filter 999 --csv m1.csv
 expect_refusal "munch bench (rolling ball)" 1 "munch bench (rolling-ball" \
   -- "$munch" bench --computation rolling-ball --signal 100000 --filter 999 --csv m2.csv
-expect_refusal "munch matmul" 1 "munch matmul on the GPU" -- "$munch" matmul --implementations sdk-tiled-16 --sizes 256 --csv m3.csv
+expect_refusal "munch matmul" 1 "munch matmul on the GPU" -- "$munch" matmul --variants sdk-tiled-16 --sizes 256 --csv m3.csv
 expect_refusal "munch copy" 1 "munch copy" -- "$munch" copy --max-bytes 1048576 --csv m4.csv
 expect_refusal "munch roofline" 1 "munch roofline" -- "$munch" roofline --csv m5.csv
 expect_refusal "munch ieee" 1 "munch ieee" -- "$munch" ieee --count 65536 --csv m6.csv

@@ -124,6 +124,24 @@ class SourceState(unittest.TestCase):
         self.assertTrue(s["dirty"])
         self.assertEqual(s["source_mismatches"], ["src/a.cpp"])
 
+    def test_a_copy_over_an_older_git_checkout_is_measured_against_its_manifest(self):
+        """A working tree copied over an older checkout (its .git at the older commit): the files are the manifest's
+        commit's, so that commit is recorded, clean; a file edited after the manifest leaves git's verdict."""
+        from tools import source_manifest
+        old = self.git("rev-parse", "HEAD")
+        (self.repo / "src/a.cpp").write_text("int a = 2;\n")
+        self.git("-c", "user.email=t@example.invalid", "-c", "user.name=t", "commit", "-q", "-am", "two")
+        new = self.git("rev-parse", "HEAD")
+        m = source_manifest.manifest("HEAD", self.repo)
+        self.git("reset", "-q", "--soft", old)  # .git back at the older commit, the files still the newer one's
+        (self.repo / provenance.SOURCE_MANIFEST).write_text(json.dumps(m))
+        s = provenance.source_state(self.repo)
+        self.assertEqual((s["commit"], s["dirty"], s["source_expected_from"]), (new, False, provenance.SOURCE_MANIFEST))
+        provenance._SOURCE_STATE.clear()
+        (self.repo / "src/a.cpp").write_text("int a = 3;\n")
+        s = provenance.source_state(self.repo)
+        self.assertEqual((s["commit"], s["dirty"], s["source_expected_from"]), (old, True, "git"))
+
 
 class HostFacts(unittest.TestCase):
     def test_every_field_a_recording_carries(self):
