@@ -131,7 +131,7 @@ if [ -n "${FIT_BUNDLE:-}" ]; then
   fi
 fi
 have_fit=0
-"$fitbin" fit --help 2>&1 | grep -q -- "--devices" && have_fit=1
+"$fitbin" fit --help 2>&1 | grep -- "--devices" > /dev/null && have_fit=1  # grep -q could end the pipe early: SIGPIPE, a failure under pipefail
 [ "$have_fit" = 1 ] || say "note: $fitbin has no fit command (give FIT_BUNDLE=.device-input/fit from tools/fit_bundle.sh): the fit's checks are skipped"
 
 # ---- inputs ---------------------------------------------------------------------------------------------
