@@ -170,7 +170,7 @@ def kind_fit_stripe(self, d):
                 out = {part.name: part, f"{name}_progress.csv": tmp / f"{name}_progress.csv", report.name: report,
                        log.name: log}
                 if run["separate"]:
-                    sep_csv, sep_json = tmp / f"{name}_separation_{tag}.csv", tmp / f"{name}_separation_{tag}.json"
+                    sep_csv, sep_json = tmp / f"{name}_separation_{tag}.csv", tmp / f"{name}_separation_summary_{tag}.json"
                     s = self._run([self.mwsep, "separate", "-a", str(unit), "-s", str(STARS_FILES[wu]),
                                    "--search-parameters", str(tmp / "best.txt"), "--integrator", "compressed",
                                    "--csv", str(sep_csv), "--digits", "6", "--json"])

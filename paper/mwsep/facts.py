@@ -616,7 +616,7 @@ def build(folder, published, compare=()):
             report = results / f"{name}_report_{tag}.json"
             reports[(name, tag)] = (report,) if report.exists() else ()
             part(files.load_file, report)
-            summary = results / f"{name}_separation_{tag}.json"
+            summary = results / f"{name}_separation_summary_{tag}.json"
             if summary.exists():
                 reports[(f"{name}_separation", tag)] = (summary,)
                 part(files.load_file, summary)

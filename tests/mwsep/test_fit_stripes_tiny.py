@@ -122,7 +122,7 @@ class FitStripeOnTheCpu(unittest.TestCase):
         # The separation under the reference fit: every star, its probabilities summing to 1, the summary's sums.
         sep = outputs[0]
         csv_path = next(p for n, p in sep.items() if n.startswith("fit_tiny_separation_") and n.endswith(".csv"))
-        summary = json.loads(next(p for n, p in sep.items() if n.startswith("fit_tiny_separation_") and n.endswith(".json")).read_text())
+        summary = json.loads(next(p for n, p in sep.items() if n.startswith("fit_tiny_separation_summary_") and n.endswith(".json")).read_text())
         with open(csv_path, newline="") as f:
             stars_rows = list(csv.DictReader(f))
         self.assertEqual(len(stars_rows), 3000)

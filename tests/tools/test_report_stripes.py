@@ -138,7 +138,7 @@ def fill(folder):
                [[0, 30.0, 40.0, 10.0, 190.0, 0.5, 0.9, 0.1, "background"],
                 [1, 31.0, 41.0, 12.0, 191.0, -0.5, 0.8, 0.2, "background"],
                 [2, 32.0, 42.0, 20.0, 192.0, 0.1, 0.3, 0.7, "stream1"]])
-    folder.json("fit_stripes", f"fit_stripes_separation_{wu}_reference_cmaes", {
+    folder.json("fit_stripes", f"fit_stripes_separation_summary_{wu}_reference_cmaes", {
         "stars": 3, "likelihood": -2.899, "components": {"background": {"expected_stars": 2.0, "most_likely_stars": 2},
                                                          "stream1": {"expected_stars": 1.0, "most_likely_stars": 1}},
         "unexplained_stars": 0, "expected_correct_fraction": 0.8, "seconds": 1.0})
@@ -329,7 +329,7 @@ class TheFallbacks(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             folder = Folder(tmp)
             fill(folder)
-            path = folder.study / "fit_stripes_separation_stripe86-2009_reference_cmaes.json"
+            path = folder.study / "fit_stripes_separation_summary_stripe86-2009_reference_cmaes.json"
             summary = json.loads(path.read_text())
             self.assertIn("None of these separations is of a catalogue whose true memberships are known",
                           build(folder)[1].tables["para_stripes_separation"])

@@ -252,7 +252,7 @@ def _separation(ctx, facts):
              if facts.reports.get(("fit_stripes_separation", stripe_fit_tag(r)))]
     if not found:
         ctx.fallback("table_stripes_separation", "no separation of a fitted stripe was recorded",
-                     [files.path("fit_stripes")] + [files.results / f"fit_stripes_separation_{tag}.json"
+                     [files.path("fit_stripes")] + [files.results / f"fit_stripes_separation_summary_{tag}.json"
                                                     for _, _, tag, sep in declared("fit_stripes") if sep])
         ctx.tables["table_stripes_separation"] = _not_recorded(facts, "fit_stripes")
         ctx.tables["para_stripes_separation"] = ""
