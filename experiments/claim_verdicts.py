@@ -33,8 +33,8 @@ import sys
 import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
-if not __package__:  # run by its path, not with -m: import from the checkout's root
-    sys.path[0] = str(HERE.parent)
+if not __package__:  # run by its path, not with -m: the shim puts the checkout's root on the path
+    import _checkout  # noqa: F401
 
 from experiments import compare as compare_module  # noqa: E402
 from experiments.harness import registry  # noqa: E402

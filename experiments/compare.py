@@ -39,8 +39,8 @@ import re
 import statistics
 import sys
 
-if not __package__:  # run by its path, not with -m: import from the checkout's root
-    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[1])
+if not __package__:  # run by its path, not with -m: the shim puts the checkout's root on the path
+    import _checkout  # noqa: F401
 
 from experiments.harness.kinds import ALLOWANCE_CAP, key_value  # noqa: E402
 from experiments.harness.results import (NotAResultFolder, ResultFolder, committed_folder, failed_checks,  # noqa: E402

@@ -29,8 +29,8 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-if not __package__:  # run by its path, not with -m: import from the checkout's root
-    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[1])
+if not __package__:  # run by its path, not with -m: the shim puts the checkout's root on the path
+    import _checkout  # noqa: F401
 
 from experiments.harness import provenance, registry  # noqa: E402
 from experiments.harness.results import NotAResultFolder, ResultFolder, invalid, pass_disagreements  # noqa: E402

@@ -42,8 +42,8 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-if not __package__:  # run by its path, not with -m: import from the checkout's root
-    sys.path[0] = str(ROOT)
+if not __package__:  # run by its path, not with -m: the shim puts the checkout's root on the path
+    import _checkout  # noqa: F401
 
 from experiments.studies.ryoo import innermost_loops  # noqa: E402
 

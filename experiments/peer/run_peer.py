@@ -72,8 +72,8 @@ import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-if not __package__:  # run by its path, not with -m: import from the checkout's root
-    sys.path[0] = str(pathlib.Path(__file__).resolve().parents[2])
+if not __package__:  # run by its path, not with -m: the shim puts the checkout's root on the path
+    import _checkout  # noqa: F401
 
 from experiments.peer import convert_workunit  # noqa: E402
 

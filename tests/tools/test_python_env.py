@@ -41,6 +41,23 @@ class PythonEnvironment(unittest.TestCase):
         stated = set(re.findall(r"Python (?:>=|≥) ?(\d+\.\d+)", (ROOT / "README.md").read_text()))
         self.assertEqual(stated, {minimum}, f"the README states Python {sorted(stated)}; the tools need {minimum}")
 
+    def test_no_module_path_edit_outside_the_shims(self):
+        """The Python side is one package: a script run by its path imports the folder's shim (_checkout.py),
+        the one place that edits the module path; nothing else in experiments/, paper/, figures/ or tools/ does."""
+        shims = {ROOT / "tools" / "_checkout.py", ROOT / "experiments" / "_checkout.py",
+                 ROOT / "experiments" / "peer" / "_checkout.py"}
+        found = []
+        for folder in ("experiments", "paper", "figures", "tools"):
+            for path in (ROOT / folder).rglob("*"):
+                if path.suffix not in (".py", ".sh") or path in shims or "results" in path.relative_to(ROOT).parts:
+                    continue
+                for n, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+                    if "sys.path" in line:
+                        found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+        self.assertEqual(found, [], "module-path edits outside the shims")
+        for shim in shims:
+            self.assertIn("sys.path[0] =", shim.read_text(), f"{shim} is no shim")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -16,9 +16,7 @@ import sys
 import tempfile
 import unittest
 
-ROOT = pathlib.Path(__file__).resolve().parents[3]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+ROOT = pathlib.Path(__file__).resolve().parents[3]  # run from the checkout's root (python3 -m unittest ...)
 
 from experiments import claim_verdicts  # noqa: E402
 from experiments.harness import registry  # noqa: E402
