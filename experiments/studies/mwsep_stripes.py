@@ -62,9 +62,9 @@ KINDS = {
                        tables={r"_progress\.csv$": Kind(PROGRESS, key=["work_unit", "start", "algorithm", "generation"],
                                                         value="best_likelihood", numeric=NUMERIC,
                                                         compare=Compare("median", 1e-6)),
-                               r"_separation_.*\.csv$": Kind(SEPARATION, key=["star"], compare=Compare(
-                                   "none", reason="per-star probabilities; their sums are compared through the "
-                                                  "separation's JSON summary")),
+                               # Each star's most likely component, exactly (its probabilities, to 6 digits, and
+                               # their sums are compared through the separation's JSON summary).
+                               r"_separation_.*\.csv$": Kind(SEPARATION, key=["star"], compare=Compare("exact")),
                                r"_separation_.*\.json$": Kind(suffix=".json", value="likelihood",
                                                               compare=Compare("json_value", 1e-6)),
                                r"_report_.*\.json$": Kind(suffix=".json", value="likelihood",
