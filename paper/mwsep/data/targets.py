@@ -31,8 +31,8 @@ def build(ctx, facts):
          "parameters per point, so most of its points repeat components already integrated", "Beyond the thesis"],
         ["mwsep (compressed quadrature)", f"a whole `mwsep run` with compressed-f64 on the stripe-11 model with its "
          f"real stars at most {t.MWSEP_COMPRESSED_PROCESS_S:g} s from process start to exit",
-         "its integral takes about a millisecond; a user who runs one likelihood should find the faster algorithm "
-         "the faster program too, below the exact path's whole run", "A different algorithm: the compressed "
+         "the compressed integral is a small part of a whole run; a user who runs one likelihood should find the "
+         "faster algorithm the faster program too, below the exact path's whole run", "A different algorithm: the compressed "
          "line-of-sight quadrature"],
         ["ryoo (applications)", f"{issue_pct} % {issue_resource} activity (the share of cycles issuing) for compute-bound kernels; "
          + ", ".join(f"{p} %" for p in dram) + " of the DRAM throughput for "
