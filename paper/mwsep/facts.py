@@ -40,11 +40,11 @@ FILES = ["memory_spaces", "division_sqrt", "loop_unrolling", "precision", "launc
          "ncu_reduce", "fit_recovery", "fit_recovery_progress", "fit_scaling", "fit_scaling_progress",
          "fit_recovery_f32", "compressed_accuracy", "compressed_sweep", "compressed_cpu", "fit_recovery_compressed",
          "cold_warm", "hardware_micro", "memory_latency", "shared_capacity", "fit_stripes", "fit_stripes_progress",
-         "fit_search_methods", "fit_search_methods_progress", "stripe_costs_cpu"]
+         "fit_search_methods", "fit_search_methods_progress", "stripe_costs_cpu", "end_to_end_compressed"]
 # stripe_costs_gpu: its invalid rows (a likelihood that disagreed with the CPU's) are left out by the costs, not
 # refused with the file.
 UNCHECKED = ["ncu_fp64", "gpu_correctness", "exp_throughput", "skipping", "sass_mix", "ncu_modern", "end_to_end",
-             "stripe_costs_gpu"]
+             "end_to_end_compressed", "stripe_costs_gpu"]
 # The real-stripe fits (kind fit_stripe): one JSON report per fit, and for a fit that separated its stars the
 # separation's summary (JSON) and per-star file (CSV, read for the figure alone).
 STRIPE_FITS = ["fit_stripes", "fit_search_methods"]

@@ -36,3 +36,7 @@ MWSEP_FIT_EVAL_RATIO = 1.1
 # The Hessian of the 3-stream large unit with the integral cache: its integral kernels' seconds at least this
 # many times fewer than without it (hessian_cost, same variant, same call).
 MWSEP_HESSIAN_SAVING = 2.5
+# mwsep, the compressed quadrature (paper/mwsep/data/compressed.py): a whole `mwsep run --backend cuda --variant
+# compressed-f64` on the public application's stripe-11 model with its real stars, from process start to exit,
+# at most this many seconds (median of end_to_end_compressed), the rules' construction and CUDA start-up included.
+MWSEP_COMPRESSED_PROCESS_S = 0.25

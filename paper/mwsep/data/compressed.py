@@ -1,13 +1,14 @@
 """The compressed line-of-sight quadrature (a different algorithm from the exact sum), chapter
 82-compressed.md: its measured error against modern-f64 on the large units, the stripe-11 model and a sweep of
 fit candidates (compressed_accuracy, compressed_sweep), its GPU timings (compressed_timing), the CPU
-integrators (compressed_cpu) and the recovery fits with it (fit_recovery_compressed), all recorded by
+integrators (compressed_cpu), whole runs (end_to_end_compressed) and the recovery fits with it (fit_recovery_compressed), all recorded by
 experiments/run.py. Each part is built from its own files; a part whose files are missing is named in the
 study's status and its numbers and tables read "not measured", while the others stand. Every number it prints
 comes from those files."""
 import json
 import statistics
 
+from paper.report import targets as t
 from paper.report.common import ROOT, MissingData, fmt, table
 from paper.report.facts import available
 
@@ -167,9 +168,62 @@ def _fit(ctx, facts):
         widths=[8, 8, 9, 9, 12, 12, 8, 12, 12, 10])
 
 
+# The phases of a whole run (columns of the e2e kind's rows, seconds) in the table's order, with their headings.
+# start_ms and exit_ms are in ms already (the launch to main() and the output to the process's end);
+# host_prepare_s overlaps load and the device's start (the host's tables made while the context starts).
+E2E_PHASES = [("start_ms", "process start"), ("load_s", "load"), ("device_start_wait_s", "device start"),
+              ("prepare_s", "prepare (rules)"), ("integral_s", "integral"), ("likelihood_s", "likelihood"),
+              ("exit_ms", "exit"), ("host_prepare_s", "host tables (overlapped)")]
+
+
+def _end_to_end(ctx, facts):
+    """Whole `mwsep run` processes with compressed-f64 (end_to_end_compressed) per unit: the median wall time from
+    process start to exit and its phases, beside the exact path's whole run (modern-f64 rows of end_to_end) on the
+    same unit, and the verdict on the stripe-11 model's target (paper/report/targets.py)."""
+    n, files = ctx.n, facts.files
+    target = t.MWSEP_COMPRESSED_PROCESS_S
+    n["compressed_e2e_target_s"] = f"{target:g}"
+    runs = files.optional("end_to_end_compressed", check_valid=False)
+    if runs is None:
+        ctx.fallback("table_compressed_end_to_end", "end_to_end_compressed was not recorded",
+                     [files.path("end_to_end_compressed")])
+        n["compressed_e2e_verdict"] = "not measured on this GPU"
+        ctx.tables["table_compressed_end_to_end"] = ("(Not measured on this GPU: end_to_end_compressed was not "
+                                                     "recorded here.)")
+        return
+    exact = [r for r in files.optional("end_to_end", check_valid=False) or [] if r["variant"] == "modern-f64"]
+    med = lambda rows, col: statistics.median(float(r[col]) for r in rows)
+    body, wall = [], {}
+    for unit, label in UNITS:
+        mine = [r for r in runs if r["work_unit"] == unit and r["variant"] == "compressed-f64"]
+        if not mine:
+            continue
+        wall[unit] = med(mine, "wall_ms") / 1e3
+        ref = [r for r in exact if r["work_unit"] == unit]
+        body.append([label, str(len(mine)), fmt(wall[unit], 3)]
+                    + [fmt(med(mine, col) * (1 if col.endswith("_ms") else 1e3), 3) if mine[0].get(col) else "-"
+                       for col, _ in E2E_PHASES]
+                    + [fmt(med(ref, "wall_ms") / 1e3, 3) if ref else "not recorded"])
+    if "stripe11-large" not in wall:
+        raise MissingData(f"{files.path('end_to_end_compressed')}: no compressed-f64 run on stripe11-large",
+                          [files.path("end_to_end_compressed")])
+    s = wall["stripe11-large"]
+    n["compressed_e2e_s_stripe11_large"] = fmt(s, 3)
+    n["compressed_e2e_verdict"] = "met" if s <= target else f"not met: {fmt(s, 3)} s"
+    ctx.tables["table_compressed_end_to_end"] = table(
+        "Table R@: whole `mwsep run --backend cuda --variant compressed-f64` processes, files in and likelihood "
+        "out (end_to_end_compressed; medians over the runs): the wall time from process start to exit (s) and where "
+        "it goes (ms): from the launch to main(), reading the files, the wait for the CUDA context, the preparation "
+        "(the Gauss rules of the lines of sight and the device's tables), the integral and likelihood, from the "
+        "output to the process's end, and the host's integral and star tables, made while the context starts "
+        "(inside the load and device start, not added to them); beside it the exact path's whole run (modern-f64, "
+        "end_to_end) on the same unit.",
+        ["work unit", "runs", "whole run (s)"] + [h for _, h in E2E_PHASES] + ["exact path, whole run (s)"], body)
+
+
 def build(ctx, facts):
     missing = []
-    for part in (_accuracy, _sweep, _timing, _cpu, _fit):
+    for part in (_accuracy, _sweep, _timing, _cpu, _end_to_end, _fit):
         try:
             part(ctx, facts)
         except MissingData as e:

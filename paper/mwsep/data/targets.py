@@ -29,6 +29,11 @@ def build(ctx, facts):
          "application at full FP64-pipe use; these values ask for most of that limit, with the fixed cost of "
          "CUDA start-up and process exit left in the whole process; the Hessian's stencil changes one or two "
          "parameters per point, so most of its points repeat components already integrated", "Beyond the thesis"],
+        ["mwsep (compressed quadrature)", f"a whole `mwsep run` with compressed-f64 on the stripe-11 model with its "
+         f"real stars at most {t.MWSEP_COMPRESSED_PROCESS_S:g} s from process start to exit",
+         "the compressed integral is a small part of a whole run; a user who runs one likelihood should find the "
+         "faster algorithm the faster program too, below the exact path's whole run", "A different algorithm: the compressed "
+         "line-of-sight quadrature"],
         ["ryoo (applications)", f"{issue_pct} % {issue_resource} activity (the share of cycles issuing) for compute-bound kernels; "
          + ", ".join(f"{p} %" for p in dram) + " of the DRAM throughput for "
          + ", ".join(sorted(a for a, (r, _) in t.RYOO_BOUND.items() if r == "DRAM")),
