@@ -135,8 +135,10 @@ int command_pipeline(const Args& args) {
     const auto device = current_device();
     harness::ClockMonitor monitor(device.pci_bus);
     harness::Stream stream;
+    // The list is returned by value: kept here, so that the entry found in it outlives the loop.
+    const std::vector<gpu::VariantEntry> variants = gpu::convolution_variants();
     const gpu::VariantEntry* entry = nullptr;
-    for (const auto& e : gpu::convolution_variants())
+    for (const auto& e : variants)
         if (e.name == reference_variant) entry = &e;
     if (!entry) throw std::logic_error("munch pipeline: the direct variant is not registered");
 
