@@ -46,8 +46,10 @@ GPU the kit refuses before any work; --dry-run (what would run) and --judge DIR 
 a results folder already recorded, against --ref or the committed folder of DIR's GPU model; nothing runs and
 nothing is written) work anywhere.
 
-Exit status: 0 when every claim holds or is not testable here (with its reason); 1 when a claim does not hold
-here, when an experiment of a claim failed, or without a GPU; 2 for a bad declaration, option or folder (a --out
+Exit status: 0 when every claim's verdict here is the reference folder's (a document's claim that does not hold
+on this GPU, as the report says of the reference, is the artifact's finding reproduced) or is not testable (with
+its reason); 1 when a claim holds in one and does not hold in the other, when an experiment of a claim failed,
+or without a GPU; 2 for a bad declaration, option or folder (a --out
 folder begun on another host among them); 3 when the budget ran out before every claim had run. Timing
 repeatability does not change the exit status.
 """
@@ -297,9 +299,15 @@ def print_rows(rows, committed_name):
 
 
 def exit_status(rows):
-    """1 when a claim does not hold here or an experiment of a claim failed, else 0."""
+    """1 when an experiment of a claim failed, or when a claim's verdict here is not the reference folder's (the
+    artifact's finding not reproduced: a claim that holds there and does not hold here, or the reverse); else 0.
+    A document's claim that does not hold on this GPU, where the report already says so of the reference, is the
+    artifact's finding reproduced, not a failure; a claim not testable on either side changes nothing."""
     failed = any(r.get("runner_exit") for r in rows)
-    return 1 if failed or any(r["verdict"] == claim_verdicts.NOT_HERE for r in rows) else 0
+    decided = (claim_verdicts.HOLDS, claim_verdicts.NOT_HERE)
+    changed = any(r["verdict"] in decided and r.get("committed_verdict") in decided and
+                  r["verdict"] != r["committed_verdict"] for r in rows)
+    return 1 if failed or changed else 0
 
 
 def judge_recorded(claims, folder, given_ref):

@@ -153,7 +153,9 @@ class ClaimVerdictsOnFolders(unittest.TestCase):
             g["gpu_name"] = "NVIDIA H200 NVL"
         (folder / "manifest.json").write_text(json.dumps(manifest, indent=1))
         r = run(KIT, "--judge", str(folder), "--claims", "mwsep-precision,ryoo-ladder")
-        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)  # ryoo's R1 and R3 do not hold on this chip
+        # ryoo's R1 and R3 do not hold on this chip, as the nearest folder's report says of the H200: the
+        # artifact's finding reproduced, exit 0 (a claim holding there and failing here gives 1: the tests above)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("NO committed folder was recorded on this GPU (NVIDIA H200 NVL)", r.stdout)
         verdict, timings = claim_line(r.stdout, "mwsep-precision")
         self.assertTrue(verdict.strip().startswith("holds"), verdict)

@@ -75,7 +75,8 @@ class ReproduceCheckWithoutAGpu(unittest.TestCase):
     def test_the_help_states_the_exit_status(self):
         r = kit("--help")
         self.assertEqual(r.returncode, 0)
-        for words in ("0 when every claim holds or is not testable here", "1 when a claim does not hold",
+        for words in ("0 when every claim's verdict here is the reference folder's",
+                      "1 when a claim holds in one and does not hold in the other",
                       "2 for a bad declaration, option or folder"):
             self.assertIn(words, " ".join(r.stdout.split()))
         self.assertEqual(kit("--no-such-option").returncode, 2)
