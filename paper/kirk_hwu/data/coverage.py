@@ -2,7 +2,7 @@
 in this recording: reproduced (and where), ready to record (the experiment's result not in this GPU's folder: the
 command that records it), or not reproducible here (and why). A row whose result is absent is a fallback the
 report check follows: once the result is recorded, the row must say where it is reported."""
-from paper.report.common import table
+from paper.report.coverage import build_coverage
 
 STUDY = "kirk_hwu"
 # (id, the document's item, state): state is ("done", where), ("file", study, result, experiment, where) or
@@ -22,24 +22,4 @@ ITEMS = [
 
 
 def build(ctx, facts):
-    files = facts.files
-    body = []
-    for ident, item, state in ITEMS:
-        if state[0] == "done":
-            body.append([ident, item, "reproduced", state[1]])
-        elif state[0] == "file":
-            _, study, result, experiment, where = state
-            path = files.results.parent / study / f"{result}.csv"
-            if path.exists():
-                body.append([ident, item, "reproduced", where])
-            else:
-                body.append([ident, item, "ready to record",
-                             f"{where}; not measured on this GPU: `python3 experiments/run.py --study {study} --only {experiment}`"])
-                ctx.fallback(f"the coverage row {ident}", f"{study}/{result} was not recorded on this GPU", [path])
-        else:
-            body.append([ident, item, "not reproducible here", state[1]])
-    ctx.tables[f"table_{STUDY}_coverage"] = table(
-        "Table R@: the documents' items that an item-by-item reading found partly or not reproduced before this "
-        "recording, each with its state: reproduced (where), ready to record (its experiment, not yet recorded on "
-        "this GPU), or not reproducible here (why).", ["item", "the document", "state", "where, or why"], body,
-        widths=[7, 33, 14, 46])
+    build_coverage(ctx, facts, STUDY, ITEMS)
