@@ -109,7 +109,9 @@ namespace detail {
 /// progress of its own (a command that draws its own passes a Deadline to measure_host instead).
 class HostSampleProgress {
 public:
+    /// Starts the clock; @p stop gives the minimum samples the report counts down to.
     explicit HostSampleProgress(const StopCriterion& stop) : stop_(stop), t0_(steady_seconds()) {}
+    /// Counts a sample of @p ms and reports, at most once a second after the first two seconds.
     void sample_done(double ms) {
         ++taken_;
         total_ms_ += ms;

@@ -56,8 +56,9 @@ std::vector<std::string> timing_values(const Measurement& m, std::size_t i);
 /// noise_pct, samples, stop_reason.
 const std::vector<std::string>& host_timing_columns();
 
-/// @p own followed by host_timing_columns() / their values for sample @p i of @p m.
+/// @p own followed by host_timing_columns().
 std::vector<std::string> with_host_timing_columns(std::vector<std::string> own);
+/// @p own followed by the values of host_timing_columns() for sample @p i of @p m.
 std::vector<std::string> with_host_timing_values(std::vector<std::string> own, const Measurement& m, std::size_t i);
 
 /// @p own followed by timing_columns().

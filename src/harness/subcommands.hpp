@@ -18,6 +18,7 @@ inline constexpr int not_done = 3;      ///< the work could not be done: an inpu
 }  // namespace exit_status
 
 /// What a command of a build without CUDA says (Subcommand::unavailable), in every program.
+/// @hideinitializer
 inline const char* const needs_cuda_build =
     "needs a build with CUDA (this one was configured without a CUDA compiler; install the CUDA toolkit and "
     "configure again)";

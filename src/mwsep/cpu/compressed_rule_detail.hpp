@@ -15,8 +15,10 @@ namespace mwsep::cpu::detail {
 
 /// The affine map x = centre + half t between the measure's variable x = ln r and t in [-1, 1].
 struct Frame {
-    long double lo = 0, hi = 0;        ///< ln of the smallest and largest distance
-    long double centre = 0, half = 1;  ///< x = centre + half t
+    long double lo = 0;      ///< ln of the smallest distance
+    long double hi = 0;      ///< ln of the largest distance
+    long double centre = 0;  ///< x at t = 0
+    long double half = 1;    ///< dx/dt
     long double t_of(long double x) const { return (x - centre) / half; }  ///< t of x
 };
 

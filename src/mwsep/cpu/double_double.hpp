@@ -66,22 +66,28 @@ inline Dd two_prod(double a, double b) {
     const double p = a * b;
     return {p, product_error(a, b, p)};
 }
+/// a + b, normalised (both parts of each summed with their errors).
 inline Dd operator+(Dd a, Dd b) {
     const Dd s = two_sum(a.hi, b.hi);
     const Dd t = two_sum(a.lo, b.lo);
     Dd u = fast_two_sum(s.hi, s.lo + t.hi);
     return fast_two_sum(u.hi, u.lo + t.lo);
 }
+/// -a, exactly.
 inline Dd operator-(Dd a) { return {-a.hi, -a.lo}; }
+/// a - b, as a + (-b).
 inline Dd operator-(Dd a, Dd b) { return a + (-b); }
+/// a * b, the leading product exact and the cross terms added once.
 inline Dd operator*(Dd a, Dd b) {
     const Dd p = two_prod(a.hi, b.hi);
     return fast_two_sum(p.hi, p.lo + (a.hi * b.lo + a.lo * b.hi));
 }
+/// a * b for a double @p b.
 inline Dd operator*(Dd a, double b) {
     const Dd p = two_prod(a.hi, b);
     return fast_two_sum(p.hi, p.lo + a.lo * b);
 }
+/// a / b by three quotient digits, each corrected against the remainder.
 inline Dd operator/(Dd a, Dd b) {
     const double q1 = a.hi / b.hi;
     const Dd r = a - b * q1;
@@ -91,6 +97,7 @@ inline Dd operator/(Dd a, Dd b) {
     const Dd q = fast_two_sum(q1, q2);
     return q + Dd{q3, 0};
 }
+/// The square root of @p a by one Newton step from the double root (the double root for a ≤ 0).
 inline Dd sqrt(Dd a) {
     if (!(a.hi > 0)) return {std::sqrt(a.hi), 0};
     const double x = std::sqrt(a.hi);
@@ -112,6 +119,7 @@ typedef double v8 __attribute__((vector_size(64)));
 /// Number of lanes of v8.
 inline constexpr int lanes = 8;
 
+/// @p a in every lane.
 inline v8 splat(double a) { return v8{a, a, a, a, a, a, a, a}; }
 /// Loads eight doubles from @p p (no alignment needed).
 inline v8 load(const double* p) {
@@ -185,11 +193,13 @@ struct V8 {
     v8 hi;  ///< leading parts
     v8 lo;  ///< trailing parts
 };
+/// s + e = a + b exactly, per lane.
 inline V8 two_sum(v8 a, v8 b) {
     const v8 s = a + b;
     const v8 bb = s - a;
     return {s, (a - (s - bb)) + (b - bb)};
 }
+/// s + e = a + b exactly, per lane, where |a| ≥ |b|.
 inline V8 fast_two_sum(v8 a, v8 b) {
     const v8 s = a + b;
     return {s, b - (s - a)};
