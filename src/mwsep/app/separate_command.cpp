@@ -13,6 +13,7 @@
 #include "harness/options.hpp"
 #include "harness/output_paths.hpp"
 #include "mwsep/app/evaluate.hpp"
+#include "mwsep/app/input_options.hpp"
 #include "mwsep/cpu/compressed.hpp"
 #include "mwsep/cpu/integrators.hpp"
 #include "mwsep/cpu/thread_pool.hpp"
@@ -28,30 +29,21 @@ namespace opt = harness::option;
 
 /// The options of `mwsep separate`.
 std::vector<harness::OptionSpec> separate_specs() {
-    return {
-        opt::required("-a", "FILE", "the work unit: its astronomy_parameters.txt"),
-        opt::required("-s", "FILE", "the star catalogue (count, then 'l b r' per line)"),
-        opt::value("--search-parameters", "FILE", "the parameter vector (a 2009 search_parameters.txt, as mwsep fit -o writes)",
-                   "the work unit's values"),
-        opt::value("--np", "N", "the number of values given with -p (a parameter vector on the command line)", "none"),
-        opt::list("-p", "V", "the parameter vector's values, with --np", "none"),
-        opt::value("--r-binning", "magnitude|kpc", "r bins uniform in magnitude or in kpc", "magnitude"),
-        opt::value("--integrator", "exact|compressed",
-                   "the integrals by the fast exact CPU integrator or by the compressed line-of-sight quadrature (a "
-                   "different algorithm with a controlled error; much faster on the full-size units)",
-                   "exact"),
-        opt::value("--threads", "N", "CPU threads (the result does not depend on it)", "all cores"),
-        opt::csv("one row per star, in catalogue order: star, l, b, r, mu, nu, p_background, p_stream1, ..., "
-                 "most_likely (and true_component with --labels)"),
-        opt::value("--digits", "N", "significant digits of the CSV's numbers (1 to 17)", "as many as read back exactly"),
-        opt::value("--labels", "FILE",
-                   "the stars' true components (mwsep generate --labels): the summary adds the stars assigned correctly "
-                   "beside the number the model expects",
-                   "none"),
-        opt::flag("--json", "print the summary as one JSON object on standard output"),
-        opt::flag("--force",
-                  "compute even a work unit above the size limits (quadrature points, tables, convolve), which are "
-                  "refused by default")};
+    return mwsep::app::input_options(
+        true,
+        {opt::value("--integrator", "exact|compressed",
+                    "the integrals by the fast exact CPU integrator or by the compressed line-of-sight quadrature (a "
+                    "different algorithm with a controlled error; much faster on the full-size units)",
+                    "exact"),
+         opt::value("--threads", "N", "CPU threads (the result does not depend on it)", "all cores"),
+         opt::csv("one row per star, in catalogue order: star, l, b, r, mu, nu, p_background, p_stream1, ..., "
+                  "most_likely (and true_component with --labels)"),
+         opt::value("--digits", "N", "significant digits of the CSV's numbers (1 to 17)", "as many as read back exactly"),
+         opt::value("--labels", "FILE",
+                    "the stars' true components (mwsep generate --labels): the summary adds the stars assigned correctly "
+                    "beside the number the model expects",
+                    "none"),
+         opt::flag("--json", "print the summary as one JSON object on standard output")});
 }
 
 /// The per-star CSV: every number in the shortest form that reads back exactly, or with @p digits significant
@@ -95,19 +87,9 @@ int command_separate(const Args& args) {
                  "star's probability of component c is its term (P_c / I_c) E_c over their sum.";
     const harness::Options opt(args, separate_specs(), "mwsep separate", help);
     // Every option and output is checked before an input is read.
-    RunOptions o;
-    o.astronomy_path = opt.require("-a");
-    o.stars_path = opt.require("-s");
-    if (opt.has("--search-parameters")) o.search_path = opt.text("--search-parameters");
-    if (opt.has("--np") != opt.has("-p")) throw opt.error("--np", "and -p v1 ... vN go together");
+    RunOptions o = input_run_options(opt, true);
     if (opt.has("--np") && opt.has("--search-parameters"))
         throw opt.error("--np", "and --search-parameters both give the vector: give one");
-    if (opt.has("--np"))
-        o.search_vector = model::search_vector_from_arguments(static_cast<int>(opt.integer("--np", 0, 0, INT_MAX)),
-                                                              opt.list("-p"));
-    o.r_binning = opt.choice("--r-binning", {"magnitude", "kpc"}, "magnitude") == "kpc" ? model::RBinning::kpc
-                                                                                          : model::RBinning::magnitude;
-    o.force = opt.has("--force");
     const bool compressed = opt.choice("--integrator", {"exact", "compressed"}, "exact") == "compressed";
     o.cpu_integrator = compressed ? "compressed" : "fast";
     o.threads = static_cast<int>(opt.integer("--threads", 0, 0, INT_MAX));
