@@ -22,46 +22,17 @@
 #include "mwsep/model/build_model.hpp"
 #include "mwsep/model/input_error.hpp"
 #include "fit_catalogue.hpp"
+#include "fit_landscapes.hpp"
 #include "test_support.hpp"
 
 namespace {
 
 using mwsep::fit::Batch;
 
-/// L(x) = c - 1/2 (x - m)^T A (x - m): a likelihood whose Hessian is -A and whose maximum is m.
-class Quadratic : public mwsep::fit::BatchEvaluator {
-public:
-    Quadratic(std::vector<double> m, std::vector<double> a) : m_(std::move(m)), a_(std::move(a)) {}
-    std::vector<double> evaluate(const Batch& batch) override {
-        std::vector<double> out;
-        const std::size_t n = m_.size();
-        for (const auto& x : batch) {
-            double q = 0;
-            for (std::size_t i = 0; i < n; ++i)
-                for (std::size_t j = 0; j < n; ++j) q += (x[i] - m_[i]) * a_[i * n + j] * (x[j] - m_[j]);
-            out.push_back(-1.5 - 0.5 * q);
-        }
-        batches.push_back(batch.size());
-        return out;
-    }
-    std::string description() const override { return "quadratic"; }
-    std::vector<std::size_t> batches;
-
-private:
-    std::vector<double> m_, a_;
-};
-
-const std::vector<double> centre = {0.3, -1.2, 2.0};
-const std::vector<double> matrix = {4.0, 1.0, 0.5, 1.0, 3.0, -0.25, 0.5, -0.25, 2.0};  // symmetric, positive definite
-
-mwsep::fit::FitSpace box3() {
-    mwsep::fit::FitSpace s;
-    s.names = {"a", "b", "c"};
-    s.lower = {-2, -3, 0};
-    s.upper = {2, 1, 4};
-    s.start = {1.5, 0.5, 3.5};
-    return s;
-}
+using fit_landscapes::Quadratic;
+using fit_landscapes::box3;
+using fit_landscapes::centre;
+using fit_landscapes::matrix;
 
 TEST(FitHessian, CentralDifferencesOfAQuadraticAreItsMatrix) {
     Quadratic q(centre, matrix);
@@ -254,21 +225,7 @@ TEST(FitOptimizer, SameSeedSameTrajectoryAndAResumedFitContinuesIt) {
     std::filesystem::remove_all(dir);
 }
 
-/// A rugged objective (a Rastrigin-like landscape): a population's best after a generation is often worse
-/// than the best point the search has seen, so a resume that kept only the population would lose it.
-class Rugged : public mwsep::fit::BatchEvaluator {
-public:
-    std::vector<double> evaluate(const Batch& batch) override {
-        std::vector<double> out;
-        for (const auto& x : batch) {
-            double v = 0;
-            for (double xi : x) v += xi * xi - 2.0 * std::cos(6.0 * xi);
-            out.push_back(-v);
-        }
-        return out;
-    }
-    std::string description() const override { return "rugged"; }
-};
+using fit_landscapes::Rugged;
 
 // Stopped after any generation and resumed, a fit ends exactly as the uninterrupted one: the same best, the
 // same likelihoods, the same evaluation count and every generation's record; so does a finished fit whose

@@ -20,55 +20,18 @@
 #include "mwsep/fit/thesis_search.hpp"
 #include "mwsep/model/astronomy_parameters.hpp"
 #include "fit_catalogue.hpp"
+#include "fit_landscapes.hpp"
 #include "test_support.hpp"
 
 namespace {
 
 using mwsep::fit::Batch;
 
-/// L(x) = -1.5 - 1/2 (x - m)^T A (x - m), maximum -1.5 at m; records the size of every batch.
-class Quadratic : public mwsep::fit::BatchEvaluator {
-public:
-    std::vector<double> evaluate(const Batch& batch) override {
-        std::vector<double> out;
-        for (const auto& x : batch) {
-            double q = 0;
-            for (std::size_t i = 0; i < 3; ++i)
-                for (std::size_t j = 0; j < 3; ++j) q += (x[i] - m[i]) * a[i * 3 + j] * (x[j] - m[j]);
-            out.push_back(-1.5 - 0.5 * q);
-        }
-        batches.push_back(batch.size());
-        return out;
-    }
-    std::string description() const override { return "quadratic"; }
-    std::vector<std::size_t> batches;
-    const std::vector<double> m = {0.3, -1.2, 2.0};
-    const std::vector<double> a = {4.0, 1.0, 0.5, 1.0, 3.0, -0.25, 0.5, -0.25, 2.0};
-};
-
-/// A Rastrigin-like landscape: many local maxima (resuming must restore every bit of the search's state).
-class Rugged : public mwsep::fit::BatchEvaluator {
-public:
-    std::vector<double> evaluate(const Batch& batch) override {
-        std::vector<double> out;
-        for (const auto& x : batch) {
-            double v = 0;
-            for (double xi : x) v += xi * xi - 2.0 * std::cos(6.0 * xi);
-            out.push_back(-v);
-        }
-        return out;
-    }
-    std::string description() const override { return "rugged"; }
-};
-
-mwsep::fit::FitSpace box3() {
-    mwsep::fit::FitSpace s;
-    s.names = {"a", "b", "c"};
-    s.lower = {-2, -3, 0};
-    s.upper = {2, 1, 4};
-    s.start = {1.5, 0.5, 3.5};
-    return s;
-}
+using fit_landscapes::Quadratic;
+using fit_landscapes::Rugged;
+using fit_landscapes::box3;
+using fit_landscapes::centre;
+using fit_landscapes::matrix;
 
 mwsep::fit::FitOptions options(const std::string& algorithm) {
     mwsep::fit::FitOptions o;
@@ -88,10 +51,10 @@ mwsep::fit::FitOptions options(const std::string& algorithm) {
 TEST(ThesisSearch, EachMethodClimbsAQuadraticToItsMaximum) {
     const std::vector<std::pair<std::string, double>> cases = {{"cgd", 1e-6}, {"line", 1e-4}, {"async-ga", 0.05}};
     for (const auto& [algorithm, tolerance] : cases) {
-        Quadratic q;
+        Quadratic q(centre, matrix);
         auto o = options(algorithm);
         const auto r = mwsep::fit::run_fit(box3(), q, o, 100);
-        for (int i = 0; i < 3; ++i) EXPECT_NEAR(r.best[i], q.m[i], tolerance) << algorithm << " parameter " << i;
+        for (int i = 0; i < 3; ++i) EXPECT_NEAR(r.best[i], centre[i], tolerance) << algorithm << " parameter " << i;
         EXPECT_NEAR(r.likelihood, -1.5, 100 * tolerance * tolerance) << algorithm;
         EXPECT_EQ(r.evaluations, r.global_evaluations + r.hessian_evaluations) << algorithm;
         ASSERT_GE(r.history.size(), 2u) << algorithm;
