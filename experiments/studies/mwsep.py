@@ -15,6 +15,7 @@ or a tool, writes its rows or text into a scratch folder and verifies them:
   e2e          end-to-end `mwsep run` (files in, likelihood out): <name>.csv
   microbench   the exponential-rate microbenchmark: <name>.csv
   microbench_pipe  a microbenchmark's rows with Nsight Compute's FP64-pipe and issue use per row: <name>.csv
+  microbench_chains  the same with chains per thread, registers and resident warps per SM: <name>.csv
   hw_microbench  the hardware microbenchmarks (latency, constant cache, coalescing, shared banks): <name>.csv
   device_memory  the device memory `mwsep run` takes per unit and variant (its --json device_memory): <name>.csv
   peer         the public application on the same units (experiments/peer/run_peer.py): <name>.csv
@@ -175,6 +176,14 @@ KINDS = {
                             value="exps_per_second", numeric=NUMERIC | {"fp64_pipe_pct", "fp64_inst_pct",
                                                                           "issue_active_pct"},
                             compare=Compare("median", 0.05), run_keys=_MICROBENCH_RUN),
+    # The same with the number of independent chains per thread and what each kernel costs in registers and
+    # resident warps per SM (`mwsep exp-throughput --set chains`); the rates within 5 %, the counts exact.
+    "microbench_chains": Kind(["function", "arguments", "chains", "registers", "warps_per_sm", "exps", "seconds",
+                               "exps_per_second", "fp64_pipe_pct", "fp64_inst_pct", "issue_active_pct"],
+                              key=["function", "arguments"], value="exps_per_second",
+                              numeric=NUMERIC | {"chains", "registers", "warps_per_sm", "fp64_pipe_pct", "fp64_inst_pct",
+                                                 "issue_active_pct"},
+                              compare=Compare("median", 0.05), run_keys=_MICROBENCH_RUN),
     # The hardware microbenchmarks (`mwsep hardware-micro`, kernels/mwsep/bench/): one row per test and case,
     # its value in cycles or GB/s (`unit`), within 10 %.
     "hw_microbench": Kind(["test", "case", "element_bytes", "param", "value", "unit", "ns_per_access", "kernel_ms"],
@@ -895,13 +904,16 @@ class Study(study.Study):
                     row[column] = val[metric]
             part = tmp / f"{d['name']}.csv"
             with part.open("w", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=KINDS["microbench_pipe"].columns)
+                w = csv.DictWriter(f, fieldnames=KINDS[d["kind"]].columns)
                 w.writeheader()
                 w.writerows(rows)
             return {part.name: part}
         yield Job(f"mwsep {run['command']}", job, [" ".join(["mwsep", *map(str, command[1:])]),
                                                      "ncu per row (--only FUNCTION:ARGUMENTS --once, the timed launch profiled)"],
                   needs_gpus=1)
+
+    # The same job, the chains set's columns.
+    kind_microbench_chains = kind_microbench_pipe
 
     def kind_device_memory(self, d):
         """Per unit and variant, one `mwsep run --json` on device 0: the bytes its device_memory object reports."""

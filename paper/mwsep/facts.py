@@ -21,7 +21,7 @@ from typing import Any
 
 from paper.report import facts as F
 from paper.report.facts import (ROOT, MissingData, ResultFiles, Unavailable, available, frozen, meta_path_of,
-                                multi_gpu_folder, part)
+                                multi_gpu_folder, multi_gpu_folders, part)
 
 from . import variants
 from .variants import FINAL, FIRST, MODERN_F64, medians_by_axes
@@ -36,8 +36,9 @@ SCALING_DEFINITION = ROOT / "experiments" / "definitions" / "mwsep" / "scaling.j
 # every row (a failed comparison counted, not refused), the provenance they read, and the text listing.
 FILES = ["memory_spaces", "division_sqrt", "loop_unrolling", "precision", "launch_config", "optimized_vs_unoptimized",
          "cpu_vs_gpu", "cpu_vs_gpu_cpu", "modern", "device_memory", "scaling", "bench_cpu", "cpu_slice_load", "peer",
-         "compressed_timing", "ncu_lean", "exp_lean", "end_to_end", "fit_cost_progress", "hessian_cost", "ncu_tail",
+         "compressed_timing", "ncu_lean", "exp_lean", "exp_chains", "end_to_end", "fit_cost_progress", "hessian_cost", "ncu_tail",
          "ncu_reduce", "fit_recovery", "fit_recovery_progress", "fit_scaling", "fit_scaling_progress",
+         "fit_scaling_compressed", "fit_scaling_compressed_progress",
          "fit_recovery_f32", "compressed_accuracy", "compressed_sweep", "compressed_cpu", "fit_recovery_compressed",
          "cold_warm", "hardware_micro", "memory_latency", "shared_capacity", "fit_stripes", "fit_stripes_progress",
          "fit_search_methods", "fit_search_methods_progress", "stripe_costs_cpu", "end_to_end_compressed"]
@@ -528,6 +529,7 @@ class Facts(F.Facts):
     repeats: Repeats | Unavailable
     effects: tuple[Effect, ...] | Unavailable
     multi_folder: pathlib.Path | None | Unavailable     # the study's folder of the multi-GPU results, if any
+    scaling_folders: tuple | Unavailable                # every multi-GPU host's folder, fewest GPUs first (fit_scaling)
     records: Records
 
 
@@ -633,6 +635,14 @@ def build(folder, published, compare=()):
         if (multi / "multi_gpu.csv").exists():
             part(files.load, "multi_gpu", multi)
             part(files.load, "end_to_end_multi", multi, check_valid=False)
+    # The fit's throughput on every multi-GPU host (two GPUs, four GPUs, ...), exact and compressed.
+    scaling_folders = part(lambda: tuple(multi_gpu_folders(folder.path, STUDY)))
+    for d in scaling_folders if isinstance(scaling_folders, tuple) else ():
+        if d.resolve() == results.resolve():
+            continue
+        for name in ("fit_scaling", "fit_scaling_progress", "fit_scaling_compressed", "fit_scaling_compressed_progress"):
+            if (d / f"{name}.csv").exists():
+                part(files.load, name, d)
     files.close()
 
     tables_published = published["tables"]["4.2"]["rows"]
@@ -659,4 +669,4 @@ def build(folder, published, compare=()):
             {r["function"]: float(r["exps_per_second"]) for r in files.rows("exp_throughput", check_valid=False)})),
         repeats=part(repeats_facts, files),
         effects=dependent(lambda *p: effects_facts(published, *p), tables, launch, precision, cpu),
-        multi_folder=multi, records=records_facts())
+        multi_folder=multi, scaling_folders=scaling_folders, records=records_facts())

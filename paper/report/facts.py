@@ -340,6 +340,20 @@ def multi_gpu_folder(results_gpu, study):
     return None
 
 
+def multi_gpu_folders(results_gpu, study):
+    """Every folder of <study>'s results recorded on a host with several GPUs of the main GPU's model, fewest GPUs
+    first: RESULTS itself when its host had several, and each such folder of experiments/results (the fit's
+    scaling table sets the hosts of two and of four GPUs side by side). Empty when there is none."""
+    results_gpu = pathlib.Path(results_gpu)
+    name, count = folder_facts(results_gpu)
+    found = [(count, results_gpu)] if count > 1 else []
+    for d in sorted(RESULTS_ROOT.iterdir()) if RESULTS_ROOT.exists() else []:
+        other_name, other_count = folder_facts(d) if d.is_dir() else (None, 0)
+        if other_count > 1 and other_name == name and d.resolve() != results_gpu.resolve():
+            found.append((other_count, d))
+    return [d / study for _, d in sorted(found, key=lambda cd: (cd[0], cd[1].name))]
+
+
 def compare_folders(results_gpu):
     """The GPU folders to set beside the main one: $COMPARE (space- or comma-separated) if set, else every
     other folder of experiments/results with a manifest.json."""

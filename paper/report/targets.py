@@ -29,6 +29,9 @@ RYOO_DEFAULT_BOUND = ("issue", 60)
 # profiler, 3-stream unit); the whole process in seconds.
 MWSEP_PEER_RATIO = {"stripe11-large": 4.3, "3s-large": 5.0}
 MWSEP_FP64_PIPE_PCT = 80
+# The FP64 pipe's share (per cent, profiler) that chains of the lean exponential must reach for 4.3x to be
+# within this algorithm's reach (issue of the exact kernel's ceiling: "about 85 %").
+MWSEP_EXP_CEILING_PCT = 85
 MWSEP_PROCESS_S = 0.34
 # One evaluation inside a fit (the evaluator's whole evaluation) at most this multiple of its integral, per the
 # progress file's phase sums of the lean variant's fit (fit_cost).

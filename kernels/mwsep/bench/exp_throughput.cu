@@ -13,6 +13,12 @@
 // cells can meet). Columns: function,arguments,exps,seconds,exps_per_second. --only FUNCTION:ARGUMENTS
 // --once runs one checked and one timed launch of one row, for a profiler.
 //
+// With --set chains it asks what the lean kernels' exponential (exp_table8, its argument's multiply-add
+// included) can get out of the FP64 pipe with more or fewer independent chains per thread: rows of 1, 2, 3,
+// 4, 6 and 8 chains of exp_table8 (one table entry per warp), each beside as many chains of fused
+// multiply-adds alone, with the registers the compiler gave each kernel and the warps per SM that leaves
+// resident. Columns: function,arguments,chains,registers,warps_per_sm,exps,seconds,exps_per_second.
+//
 // Every row's first launch (the warm-up) is checked before any is timed: each chain x <- exp(-x/2 - k) - 1
 // contracts to its fixed point, which the host finds in long double with the C library's exponential, and
 // the fused multiply-add chains have a closed form; every thread's result must lie within 1e-10 (relative)
@@ -20,6 +26,7 @@
 // rule, the clock monitor; --cold flushes the L2 before each).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -148,11 +155,11 @@ __global__ void lean_chains(double* out, int iterations, LeanTables g, double st
 
 // ---- The host's values ----
 
-/// What every exponential chain of a thread settles on: the sum over k = 1..4 of the fixed point of
+/// What every exponential chain of a thread settles on: the sum over k = 1..@p chains of the fixed point of
 /// x = exp(-x/2 - k - @p lane) - 1 (a contraction: |d/dx| < 0.31 on the chains' range), found in long double.
-double settled_sum(double lane) {
+double settled_sum(double lane, int chains = 4) {
     long double sum = 0;
-    for (int k = 1; k <= 4; ++k) {
+    for (int k = 1; k <= chains; ++k) {
         long double x = 0;
         for (int i = 0; i < 200; ++i) x = std::exp(-x / 2 - k - static_cast<long double>(lane)) - 1;
         sum += x;
@@ -160,12 +167,12 @@ double settled_sum(double lane) {
     return static_cast<double>(sum);
 }
 
-/// The fused multiply-add chains of thread @p thread after @p n iterations, summed: v <- r v + s from
-/// v0 = 1e-3 (c + thread) has v_n = r^n (v0 - f) + f with f = s / (1 - r), in long double.
-double dfma_sum(unsigned thread, int n) {
+/// The @p chains fused multiply-add chains of thread @p thread after @p n iterations, summed: v <- r v + s
+/// from v0 = 1e-3 (c + thread) has v_n = r^n (v0 - f) + f with f = s / (1 - r), in long double.
+double dfma_sum(unsigned thread, int n, int chains = 8) {
     const long double r = 0.999999, s = 1e-9, f = s / (1 - r), rn = std::pow(r, static_cast<long double>(n));
     long double sum = 0;
-    for (unsigned c = 0; c < 8; ++c) sum += rn * (static_cast<long double>(1e-3 * (c + thread)) - f) + f;
+    for (unsigned c = 0; c < static_cast<unsigned>(chains); ++c) sum += rn * (static_cast<long double>(1e-3 * (c + thread)) - f) + f;
     return static_cast<double>(sum);
 }
 
@@ -184,9 +191,11 @@ struct Bench {
 };
 
 /// One row: a launch of @p launch (also the warm-up) checked thread by thread against @p expected, then the
-/// timed launches; prints the CSV line (with @p arguments unless empty) and the measurement on stderr.
+/// timed launches; prints the CSV line (with @p arguments unless empty, then @p extra, the columns of the
+/// chains set ending in a comma, unless empty) and the measurement on stderr.
 void run_row(Bench& b, const std::string& function, const std::string& arguments, double exps,
-             const std::function<void(double*, cudaStream_t)>& launch, const std::function<double(unsigned)>& expected) {
+             const std::function<void(double*, cudaStream_t)>& launch, const std::function<double(unsigned)>& expected,
+             const std::string& extra = "") {
     const cudaStream_t s = b.stream.get();
     const std::string what = function + (arguments.empty() ? "" : " (" + arguments + ")");
     launch(b.out, s);
@@ -208,7 +217,7 @@ void run_row(Bench& b, const std::string& function, const std::string& arguments
     });
     const double seconds = m.summary().median / 1e3;
     if (arguments.empty()) std::printf("%s,%.0f,%.6f,%.4g\n", function.c_str(), exps, seconds, exps / seconds);
-    else std::printf("%s,%s,%.0f,%.6f,%.4g\n", function.c_str(), arguments.c_str(), exps, seconds, exps / seconds);
+    else std::printf("%s,%s,%s%.0f,%.6f,%.4g\n", function.c_str(), arguments.c_str(), extra.c_str(), exps, seconds, exps / seconds);
     std::fflush(stdout);
     std::fprintf(stderr, "%s: %zu samples, noise %.2f %%, stop %s\n", what.c_str(), m.samples.size(), m.noise_pct, m.stop_reason.c_str());
 }
@@ -280,6 +289,101 @@ void run_lean(Bench& b, const std::string& only) {
     }
 }
 
+// ---- The chains set ----
+
+/// @p C independent chains per thread: of the lean kernels' exponential, x <- exp_table8(x * slope - k steps)
+/// - 1 for chain k = 1..C (the argument's multiply-add in table steps, as the kernels fold the scale into
+/// their quadratics; every lane on the same table entry), or, with @p Dfma, of fused multiply-adds alone,
+/// v <- 0.999999 v + 1e-9. Their sum to @p out.
+template <int C, bool Dfma>
+__global__ void counted_chains(double* out, int iterations, const double* global_table8, double steps) {
+    __shared__ double t8[mwsep::math::ExpTable8::size];
+    for (int i = threadIdx.x; i < mwsep::math::ExpTable8::size; i += blockDim.x) t8[i] = global_table8[i];
+    __syncthreads();
+    double v[C];
+#pragma unroll
+    for (int k = 0; k < C; ++k) v[k] = Dfma ? 1e-3 * (k + threadIdx.x) : -0.001 * threadIdx.x - 0.5 * k;
+    const double slope = -0.5 * steps;
+    for (int i = 0; i < iterations; ++i) {
+#pragma unroll
+        for (int k = 0; k < C; ++k) {
+            if constexpr (Dfma) v[k] = fma(v[k], 0.999999, 1e-9);
+            else v[k] = mwsep::math::exp_table8(fma(v[k], slope, -(k + 1.0) * steps), t8) - 1.0;
+        }
+    }
+    double sum = 0;
+#pragma unroll
+    for (int k = 0; k < C; ++k) sum += v[k];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+
+/// The chain counts of the chains set, in the order printed.
+constexpr int chain_counts[] = {1, 2, 3, 4, 6, 8};
+
+/// One row of the chains set.
+struct ChainRow {
+    int chains;  ///< independent chains per thread
+    bool dfma;   ///< multiply-adds alone (else exp_table8)
+    /// The function's name in the CSV.
+    const char* function() const { return dfma ? "dfma" : "exp_table8"; }
+    /// The row's arguments column.
+    std::string arguments() const { return "chains=" + std::to_string(chains); }
+    /// "function:arguments", as --only names it.
+    std::string id() const { return std::string(function()) + ":" + arguments(); }
+};
+
+/// Every row of the chains set: exp_table8 and the multiply-adds for each chain count.
+std::vector<ChainRow> chain_rows() {
+    std::vector<ChainRow> rows;
+    for (int c : chain_counts) {
+        rows.push_back({c, false});
+        rows.push_back({c, true});
+    }
+    return rows;
+}
+
+/// The row @p row with @p C chains: the kernel's registers and resident warps per SM (the CUDA runtime's
+/// occupancy calculator at this launch's block size), then run_row.
+template <int C>
+void run_chain_row(Bench& b, const ChainRow& row, const double* table8) {
+    const auto kernel = row.dfma ? counted_chains<C, true> : counted_chains<C, false>;
+    cudaFuncAttributes attributes{};
+    check(cudaFuncGetAttributes(&attributes, kernel), "read the chains kernel's registers");
+    int blocks_per_sm = 0;
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, threads, 0), "read the chains kernel's occupancy");
+    const std::string extra = std::to_string(C) + "," + std::to_string(attributes.numRegs) + "," +
+                              std::to_string(blocks_per_sm * threads / 32) + ",";
+    const double steps = mwsep::math::ExpTable8::steps_per_unit;
+    const double exps = static_cast<double>(C) * iterations * threads * static_cast<double>(b.blocks);
+    const bool dfma = row.dfma;
+    run_row(
+        b, row.function(), row.arguments(), exps,
+        [&, kernel](double* out, cudaStream_t s) { kernel<<<b.blocks, threads, 0, s>>>(out, iterations, table8, steps); },
+        dfma ? std::function<double(unsigned)>([](unsigned t) { return dfma_sum(t, iterations, C); })
+             : std::function<double(unsigned)>([](unsigned) { return settled_sum(0.0, C); }),
+        extra);
+}
+
+/// The chains set: every row, or only @p only ("function:arguments").
+void run_chains(Bench& b, const std::string& only) {
+    std::vector<double> eight(mwsep::math::ExpTable8::size);
+    mwsep::math::ExpTable8::fill(eight.data());
+    const double* table8 = b.memory.upload(eight, "upload the eight-byte table");
+    if (!b.once) std::printf("function,arguments,chains,registers,warps_per_sm,exps,seconds,exps_per_second\n");
+    for (const ChainRow& row : chain_rows()) {
+        if (!only.empty() && only != row.id()) continue;
+        switch (row.chains) {
+        case 1: run_chain_row<1>(b, row, table8); break;
+        case 2: run_chain_row<2>(b, row, table8); break;
+        case 3: run_chain_row<3>(b, row, table8); break;
+        case 4: run_chain_row<4>(b, row, table8); break;
+        case 6: run_chain_row<6>(b, row, table8); break;
+        case 8: run_chain_row<8>(b, row, table8); break;
+        default: throw std::logic_error("mwsep exp-throughput: no kernel for " + row.arguments());
+        }
+    }
+}
+
 }  // namespace
 
 int command_exp_throughput(const std::vector<std::string>& args) {
@@ -287,35 +391,41 @@ int command_exp_throughput(const std::vector<std::string>& args) {
     const harness::Options o(
         args,
         harness::with_measure_options(
-            {opt::value("--set", "library|lean",
+            {opt::value("--set", "library|lean|chains",
                         "library: the CUDA library's exp, the branch-free exp_nonpositive (the CPU code's) and the "
                         "table exponential exp_from_steps (the modern kernel's, its table in shared memory); columns "
                         "function,exps,seconds,exps_per_second. lean: the table exponentials of the lean modern "
                         "variants beside exp_from_steps, the argument in table steps, each with one table entry per "
                         "warp (uniform) and one per lane (spread), and a chain of fused multiply-adds alone (the FP64 "
-                        "pipe's ceiling); columns function,arguments,exps,seconds,exps_per_second",
+                        "pipe's ceiling); columns function,arguments,exps,seconds,exps_per_second. chains: 1, 2, 3, 4, 6 and 8 "
+                        "independent chains per thread of the lean kernels' exponential (exp_table8) and of "
+                        "multiply-adds alone, with each kernel's registers and resident warps per SM; columns "
+                        "function,arguments,chains,registers,warps_per_sm,exps,seconds,exps_per_second",
                         "library"),
-             opt::value("--only", "FUNCTION:ARGUMENTS", "one row of the lean set only (with --set lean)", "every row"),
-             opt::flag("--once", "one checked and one timed launch of each row, for a profiler (with --set lean)")},
+             opt::value("--only", "FUNCTION:ARGUMENTS", "one row of the lean or the chains set only", "every row"),
+             opt::flag("--once", "one checked and one timed launch of each row, for a profiler (with --set lean or chains)")},
             measure_defaults(false)),
         "mwsep exp-throughput",
         {{}, "Double-precision exponentials per second on the GPU, four independent dependent chains per thread "
-             "(throughput, not latency), one CSV row per function on standard output. Each row's first launch is "
+             "(throughput, not latency; --set chains varies their number), one CSV row per function on standard output. Each row's first launch is "
              "checked, every thread within 1e-10 of the host's long-double value, before any is timed; seconds is "
              "the median of the timed launches (CUDA events).",
          {}});
-    const std::string set = o.choice("--set", {"library", "lean"}, "library");
+    const std::string set = o.choice("--set", {"library", "lean", "chains"}, "library");
     const std::string only = o.text("--only");
     const bool once = o.has("--once");
-    if (set != "lean" && (o.has("--only") || once)) throw o.error(o.has("--only") ? "--only" : "--once", "applies to --set lean only");
+    if (set == "library" && (o.has("--only") || once))
+        throw o.error(o.has("--only") ? "--only" : "--once", "applies to --set lean or --set chains only");
     if (o.has("--only")) {
-        std::string ids;
-        bool found = false;
-        for (const LeanRow& row : lean_rows()) {
-            found = found || row.id() == only;
-            ids += (ids.empty() ? "" : ", ") + row.id();
-        }
-        if (!found) throw o.error("--only", "names no row: expected one of " + ids);
+        std::vector<std::string> ids;
+        if (set == "lean")
+            for (const LeanRow& row : lean_rows()) ids.push_back(row.id());
+        else
+            for (const ChainRow& row : chain_rows()) ids.push_back(row.id());
+        std::string list;
+        for (const std::string& id : ids) list += (list.empty() ? "" : ", ") + id;
+        if (std::find(ids.begin(), ids.end(), only) == ids.end())
+            throw o.error("--only", "names no row of --set " + set + ": expected one of " + list);
     }
     harness::MeasureOptions options = harness::parse_measure_options(o, measure_defaults(false));
     if (once) {
@@ -331,6 +441,7 @@ int command_exp_throughput(const std::vector<std::string>& args) {
     b.out = b.memory.allocate<double>(static_cast<std::size_t>(threads) * b.blocks, "allocate the chains' results");
     b.host.resize(static_cast<std::size_t>(threads) * b.blocks);
     if (set == "lean") run_lean(b, only);
+    else if (set == "chains") run_chains(b, only);
     else run_library(b);
     return 0;
 }

@@ -174,105 +174,156 @@ def _recovery(ctx, facts):
            f", and {above} of {len(rec)} ended above the truth's likelihood"))
 
 
-# Evaluations per second on two GPUs of one host should reach this multiple of one GPU's (the fit's specification).
+# Evaluations per second on two and on four GPUs of one host, exact integrator, should reach these multiples of
+# one GPU's (the fit's specification; the issue of four GPUs of one host).
 TWO_GPU_TARGET = 1.8
+FOUR_GPU_TARGET = 3.5
+# The result files of the fit's throughput, by integrator (kinds fit and fit_compressed).
+SCALING_FILES = {"exact": "fit_scaling", "compressed": "fit_scaling_compressed"}
+
+
+def _gpus(r):
+    """GPUs of a fit_scaling row: one process with N GPUs (devices "0,..,N-1") or N MPI ranks of one GPU each."""
+    return int(r["ranks"]) if int(r["ranks"]) > 1 else len(r["devices"].split(","))
+
+
+def _mode(r):
+    return "MPI ranks, one GPU each" if int(r["ranks"]) > 1 else "one process"
 
 
 def _scaling_rows(files, folder, host, runs_of):
-    """Table rows for the fit_scaling runs of one results folder: rate over the whole run, the median and
-    range of the per-generation rates (each generation after the first is one batch of the population), and
-    the speed-up against one GPU in one process of the same run; @p runs_of[host] gets the run counts and
-    generations."""
-    sc = files.optional("fit_scaling", folder)
-    if sc is None:
-        return None, {}
-    progress = files.rows("fit_scaling_progress", folder)
+    """Table rows for the fit_scaling runs (exact, and fit_scaling_compressed: compressed) of one results
+    folder: rate over the whole run, the median and range of the per-generation rates (each generation after
+    the first is one batch of the population), and the speed-up against one GPU in one process of the same
+    run and integrator; @p runs_of[host] gets the run counts and generations. Returns (rows, {(integrator,
+    mode, GPUs): rate})."""
+    body, rate = [], {}
+    for integrator, name in SCALING_FILES.items():
+        sc = files.optional(name, folder)
+        if sc is None:
+            continue
+        progress = files.rows(f"{name}_progress", folder)
+        runs, per_generation = {}, {}
+        for r in sc:
+            key = (integrator, _mode(r), _gpus(r))
+            runs.setdefault(key, []).append(float(r["evaluations_per_second"]))
+            gens = sorted((int(g["generation"]), int(g["evaluations"]), float(g["seconds"]))
+                          for g in progress if g["evaluator"] == r["evaluator"])
+            per_generation.setdefault(key, []).extend((e1 - e0) / (t1 - t0) for (_, e0, t0), (_, e1, t1) in zip(gens, gens[1:]))
+        mine = {k: statistics.median(v) for k, v in runs.items()}
+        rate.update(mine)
+        counts, generations = runs_of.get(host, (set(), set()))
+        runs_of[host] = (counts | {len(v) for v in runs.values()}, generations | {int(r["generations"]) for r in sc})
+        one = mine.get((integrator, "one process", 1))
+        for key, v in sorted(mine.items(), key=lambda kv: (kv[0][2], kv[0][1])):
+            g = per_generation[key]
+            med = statistics.median(g)
+            body.append([host, integrator, key[2], key[1], f"{v:.2f}", f"{med:.2f}", f"{100 * (max(g) - min(g)) / med:.1f}",
+                         f"{v / one:.2f}" if one else "n/a", f"{1000.0 / v:.1f}"])
+    return (body or None), rate
 
-    def gpus(r):  # one process with N GPUs (devices "0,..,N-1") or N MPI ranks of one GPU each
-        return int(r["ranks"]) if int(r["ranks"]) > 1 else len(r["devices"].split(","))
 
-    def mode(r):
-        return "MPI ranks, one GPU each" if int(r["ranks"]) > 1 else "one process"
-
-    runs, per_generation = {}, {}
-    for r in sc:
-        key = (mode(r), gpus(r))
-        runs.setdefault(key, []).append(float(r["evaluations_per_second"]))
-        gens = sorted((int(g["generation"]), int(g["evaluations"]), float(g["seconds"]))
-                      for g in progress if g["evaluator"] == r["evaluator"])
-        per_generation.setdefault(key, []).extend((e1 - e0) / (t1 - t0) for (_, e0, t0), (_, e1, t1) in zip(gens, gens[1:]))
-    rate = {k: statistics.median(v) for k, v in runs.items()}
-    counts = sorted({len(v) for v in runs.values()})
-    runs_of[host] = (counts, sorted({int(r["generations"]) for r in sc}))
-    one = rate.get(("one process", 1))
-    body = []
-    for key, v in sorted(rate.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-        g = per_generation[key]
-        med = statistics.median(g)
-        body.append([host, key[1], key[0], f"{v:.2f}", f"{med:.2f}", f"{100 * (max(g) - min(g)) / med:.1f}",
-                     f"{v / one:.2f}" if one else "n/a", f"{1000.0 / v:.1f}"])
-    return body, rate
+def _compressed_limit(files, folder, rate, host):
+    """What sets the compressed fit's pace on @p folder's host: its speed-up on the most GPUs it ran, and on one
+    GPU the medians per generation of the host's preparation (prepare_s) against the kernels (integral_s +
+    likelihood_s) from fit_scaling_compressed_progress. None without compressed rows."""
+    one = rate.get(("compressed", "one process", 1))
+    most = max((k[2] for k in rate if k[0] == "compressed" and k[1] == "one process"), default=None)
+    if not one or not most or most == 1:
+        return None
+    rows = files.rows("fit_scaling_compressed", folder)
+    progress = files.rows("fit_scaling_compressed_progress", folder)
+    single = [r for r in rows if _mode(r) == "one process" and _gpus(r) == 1]
+    gens = [g for g in progress if g["evaluator"] == single[0]["evaluator"] and int(g["generation"]) > 0
+            and g.get("prepare_s") not in (None, "")]
+    speedup = rate[("compressed", "one process", most)] / one
+    text = (f"With the compressed integrator, {most} GPUs in one process made {speedup:.2f} times the evaluations per "
+            f"second of one GPU on the same host ({host}).")
+    if gens:
+        prepare = statistics.median(float(g["prepare_s"]) for g in gens)
+        kernels = statistics.median(float(g["integral_s"]) + float(g["likelihood_s"]) for g in gens)
+        limit = ("the host's preparation of the candidates, which is more than the kernels' time, sets the pace"
+                 if prepare > kernels else "the kernels, which take longer than the host's preparation, set the pace")
+        text += (f" On one GPU a generation's candidates take {1e3 * prepare:.1f} ms of preparation on the host and "
+                 f"{1e3 * kernels:.1f} ms of integral and likelihood kernels (medians over the generations): {limit}.")
+    return text
 
 
 def _scaling(ctx, facts):
     files = facts.files
-    multi_dir = available(facts.multi_folder)
+    folders = [d for d in available(facts.scaling_folders) if d.resolve() != files.results.resolve()]
     runs_of = {}
     main_body, main_rate = _scaling_rows(files, files.results, files.results.parent.name, runs_of)
-    if multi_dir is None:
-        multi_body, multi_rate = None, {}  # no host with several GPUs of this model
-    elif multi_dir.resolve() == files.results.resolve():
-        multi_body, multi_rate = None, main_rate  # RESULTS is that host's folder: its rows are the main ones
-    else:
-        multi_body, multi_rate = _scaling_rows(files, multi_dir, multi_dir.parent.name, runs_of)
-    if main_body is None and multi_body is None:
+    hosts = []  # (host, folder, rates) of every multi-GPU host's folder
+    multi_body = []
+    for d in folders:
+        body, rate = _scaling_rows(files, d, d.parent.name, runs_of)
+        if body:
+            hosts.append((d.parent.name, d, rate))
+            multi_body += body
+    if any(d.resolve() == files.results.resolve() for d in available(facts.scaling_folders)):
+        hosts.insert(0, (files.results.parent.name, files.results, main_rate))  # RESULTS is itself a multi-GPU host's
+    if main_body is None and not multi_body:
         ctx.fallback("table_fit_scaling", "fit_scaling was not recorded", [files.path("fit_scaling")])
         ctx.tables["para_fit_scaling"] = "The throughput measurement (fit_scaling) was not recorded on this host.\n"
         ctx.tables["table_fit_scaling"] = ""
         return
     repeats = []
     for host, (counts, generations) in runs_of.items():
+        counts = sorted(counts)
         runs = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
         repeats.append(f"{host}: {runs} run{'s' if counts[-1] > 1 else ''} per configuration, each of "
-                       f"{' or '.join(str(g) for g in generations)} generations after the first")
-    single = all(c == [1] for c, _ in runs_of.values())
+                       f"{' or '.join(str(g) for g in sorted(generations))} generations after the first")
+    single = all(c == {1} for c, _ in runs_of.values())
     wanted = json.loads((pathlib.Path(__file__).resolve().parents[3] / "experiments/definitions/mwsep/fit_scaling.json")
                         .read_text())
-    have = {g for _, g in main_rate} | {g for _, g in multi_rate}
+    have = {k[2] for k in main_rate} | {k[2] for _, _, rate in hosts for k in rate}
     missing = sorted({int(run.get("needs_gpus", 1)) for run in wanted["runs"]} - have)
     # The GPU counts the experiment asks for that no recorded host had: a row each, never extrapolated.
-    absent = [["none", str(g), "one process; MPI ranks", f"not measured: no host with {g} GPUs", "", "", "", ""]
+    absent = [["none", "", str(g), "one process; MPI ranks", f"not measured: no host with {g} GPUs", "", "", "", ""]
               for g in missing]
     ctx.tables["table_fit_scaling"] = table(
-        "Table R@: evaluations per second of the fit's global search on the 3-stream large unit (fit_scaling), by "
-        "results folder (host), GPU count, as one process driving every GPU and as one MPI rank per GPU: over the "
+        "Table R@: evaluations per second of the fit's global search on the 3-stream large unit (fit_scaling; "
+        "fit_scaling_compressed with the compressed integrator, a different algorithm), by results folder (host), "
+        "integrator, GPU count, as one process driving every GPU and as one MPI rank per GPU: over the "
         "whole run, and the median of its generations after the first (one batch of the population each) with their "
         "range (max - min, % of the median); the speed-up "
-        "is against one GPU in one process of the same host and run. A GPU count that no recorded host had is a row "
-        "of its own, not measured. "
+        "is against one GPU in one process of the same host, integrator and run. A GPU count that no recorded host "
+        "had is a row of its own, not measured. "
         f"Runs: {'; '.join(repeats)}" + (" (the range of its generations is a run's only spread)." if single else "."),
-        ["host", "GPUs", "mode", "per second", "median per generation", "range %", "speed-up",
-         "ms each (wall)"], (main_body or []) + (multi_body or []) + absent)
+        ["host", "integrator", "GPUs", "mode", "per second", "median per generation", "range %", "speed-up",
+         "ms each (wall)"], (main_body or []) + multi_body + absent)
     text = []
     if single:
         text.append("Each configuration was run once, so each rate and speed-up below rests on one short run; the "
                     "range of its generations in the table is its only measure of spread.")
-    one = main_rate.get(("one process", 1))
+    one = main_rate.get(("exact", "one process", 1))
     if one:
         text.append(f"On the 3-stream large unit the global search made {one:.2f} evaluations per second on one GPU.")
-    m_one, m_two = multi_rate.get(("one process", 1)), multi_rate.get(("one process", 2))
-    if m_one and m_two:
-        ranks = multi_rate.get(("MPI ranks, one GPU each", 2))
-        text.append(f"On the host with two GPUs ({multi_dir.parent.name}), two GPUs in one process made {m_two:.2f} "
-                    f"evaluations per second against one GPU's {m_one:.2f} in the same run: {m_two / m_one:.2f} times as "
-                    "many, " + ("within" if m_two / m_one >= TWO_GPU_TARGET else "short of")
-                    + f" the target of {TWO_GPU_TARGET:g} times"
-                    + (f"; two MPI ranks of one GPU each made {ranks / m_one:.2f} times as many." if ranks else "."))
-        text.append("Where the rest of the second GPU's share goes is not measured apart; the parts of an evaluation "
+    judged = set()
+    for host, folder, rate in hosts:
+        m_one = rate.get(("exact", "one process", 1))
+        for gpus, target in ((2, TWO_GPU_TARGET), (4, FOUR_GPU_TARGET)):
+            m_n = rate.get(("exact", "one process", gpus))
+            if not (m_one and m_n):
+                continue
+            judged.add(gpus)
+            ranks = rate.get(("exact", "MPI ranks, one GPU each", gpus))
+            text.append(f"On the host with {max(k[2] for k in rate)} GPUs ({host}), {gpus} GPUs in one process made "
+                        f"{m_n:.2f} evaluations per second against one GPU's {m_one:.2f} in the same run: "
+                        f"{m_n / m_one:.2f} times as many, " + ("within" if m_n / m_one >= target else "short of")
+                        + f" the target of {target:g} times"
+                        + (f"; {gpus} MPI ranks of one GPU each made {ranks / m_one:.2f} times as many." if ranks else "."))
+        limit = _compressed_limit(files, folder, rate, host)
+        if limit:
+            text.append(limit)
+    if 2 in judged:
+        text.append("Where the rest of the other GPUs' share goes is not measured apart; the parts of an evaluation "
                     "that run on the host (each candidate's stream skip thresholds) and pagmo's step between "
                     "generations are the candidates.")
-    else:
-        text.append("No host with two GPUs recorded fit_scaling, so the two-GPU target is not judged.")
+    for gpus in (2, 4):
+        if gpus not in judged:
+            text.append(f"No host with {gpus} GPUs recorded fit_scaling, so the {gpus}-GPU target is not judged.")
     if missing:
         text.append(f"The runs on {', '.join(str(g) for g in missing)} GPUs are not recorded: no host with that many "
                     "GPUs was measured.")

@@ -43,6 +43,44 @@ def verdict(ok):
     return "met" if ok else "not met"
 
 
+def chains_paragraph(n, rows, ncu, best_stripe11):
+    """The ceiling of the lean kernels' exponential from exp_chains (@p rows): the FP64 pipe's share with 1 to 8
+    independent chains of exp_table8 per thread, their registers and resident warps, the multiply-adds' share in
+    the same run, and the verdict against the share 4.3x needs (targets.MWSEP_EXP_CEILING_PCT). With the
+    profiler's share of the best stripe-11 variant (@p ncu, @p best_stripe11) and its ratio to the public
+    application (n["lean_vs_peer_stripe11_large"]), the ratio the ceiling implies if the kernel's time fell in
+    proportion to the pipe's share. Sets n["exp_ceiling_pct"] and n["exp_ceiling_chains"]."""
+    exp = sorted((r for r in rows if r["function"] == "exp_table8"), key=lambda r: int(r["chains"]))
+    fma = {int(r["chains"]): float(r["fp64_pipe_pct"]) for r in rows if r["function"] == "dfma"}
+    if not exp:
+        return "How the exponential's share changes with the chains per thread (exp_chains) was not recorded on this GPU. "
+    parts = []
+    for r in exp:
+        c = int(r["chains"])
+        parts.append(f"{c} chain{'s' if c > 1 else ''} {float(r['fp64_pipe_pct']):.0f}% ({r['registers']} registers, "
+                     f"{r['warps_per_sm']} warps per SM" + (f"; multiply-adds {fma[c]:.0f}%" if c in fma else "") + ")")
+    top = max(exp, key=lambda r: float(r["fp64_pipe_pct"]))
+    ceiling = float(top["fp64_pipe_pct"])
+    n["exp_ceiling_pct"], n["exp_ceiling_chains"] = f"{ceiling:.1f}", top["chains"]
+    reached = ceiling >= t.MWSEP_EXP_CEILING_PCT
+    text = (f"More independent chains per thread do not change the instruction mix, only how much of it waits: "
+            f"with the lean kernels' exponential (exp_table8, exp_chains) the FP64 pipe is busy "
+            + ", ".join(parts) + f". The ceiling of this algorithm's exponential is {n['exp_ceiling_pct']}% "
+            f"({top['chains']} chains), against the about {t.MWSEP_EXP_CEILING_PCT}% that 4.3x the public application "
+            f"would need ({'reached' if reached else 'not reached'}). ")
+    ratio = n.get("lean_vs_peer_stripe11_large")
+    if ratio and best_stripe11 in ncu:
+        pipe = float(ncu[best_stripe11]["fp64_pipe_pct"])
+        implied = float(ratio) * ceiling / pipe
+        n["exp_ceiling_implied_ratio"] = f"{implied:.2f}"
+        text += (f"If `{best_stripe11}`, whose pipe is busy {pipe:.1f}% (3-stream unit), ran at that ceiling with the "
+                 f"rest unchanged, its {ratio}x on stripe 11 would become at most {n['exp_ceiling_implied_ratio']}x"
+                 + (". " if reached else ": 4.3x is not reachable with this algorithm. "))
+    elif not reached:
+        text += "4.3x is not reachable with this algorithm. "
+    return text
+
+
 def build(ctx, facts):
     n, files = ctx.n, facts.files
     modern = files.optional("modern")
@@ -121,7 +159,7 @@ def build(ctx, facts):
     if exp:
         def pct(f, a="uniform"):
             return f"{float(exp[(f, a)]['fp64_pipe_pct']):.0f}%"
-        exp_text = (f"Chains of the exponentials alone show the ceiling: the FP64 pipe is busy {pct('exp_from_steps')} "
+        exp_text = (f"Four chains per thread of the exponentials alone: the FP64 pipe is busy {pct('exp_from_steps')} "
                     f"of the cycles with modern-f64's exponential, {pct('exp_biased')} with the pre-biased one "
                     f"({pct('exp_biased', 'spread')} when every lane reads its own table entry, which costs it bank "
                     f"conflicts), {pct('exp_table8')} with the eight-byte one ({pct('exp_table8', 'spread')} spread: "
@@ -131,6 +169,10 @@ def build(ctx, facts):
                     "below it too. ")
     else:
         exp_text = "The exponentials' microbenchmark (exp_lean) was not recorded on this GPU. "
+    chains = files.optional("exp_chains") or []
+    if not chains:
+        ctx.fallback("para_exp_chains", "exp_chains was not recorded", [files.path("exp_chains")])
+    exp_text += chains_paragraph(n, chains, ncu, best.get("stripe11-large"))
     e2e = files.optional("end_to_end") or []
     wall = {}
     for r in e2e:
