@@ -23,7 +23,9 @@ grep -q '"cuda": "ON"' "$build/build_info.json" || { echo "fit_bundle: the build
 grep -q '"cuda_architectures": "90"' "$build/build_info.json" ||
   { echo "fit_bundle: the build is not for sm_90: $(grep cuda_architectures "$build/build_info.json")" >&2; exit 1; }
 cmake --build "$build" --target mwsep mwsep_fit_gpu_tests -j "${JOBS:-2}"
-"$build/mwsep" fit --help | grep -q -- "--devices" || { echo "fit_bundle: $build/mwsep has no fit command" >&2; exit 1; }
+# (the help read whole first: grep -q stopping early would break the pipe, which pipefail reports as a failure)
+help=$("$build/mwsep" fit --help)
+grep -q -- "--devices" <<< "$help" || { echo "fit_bundle: $build/mwsep has no fit command" >&2; exit 1; }
 
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
