@@ -208,6 +208,9 @@ class Kind:
 
     def __post_init__(self):
         object.__setattr__(self, "columns", tuple(self.columns))
+        twice = sorted({c for c in self.columns if self.columns.count(c) > 1})
+        if twice:  # a reader of the CSV could not tell the two apart (the results check refuses such a header)
+            raise ValueError(f"a kind's columns name {', '.join(twice)} twice")
         object.__setattr__(self, "key", tuple(self.key))
         object.__setattr__(self, "numeric", frozenset(self.numeric))
         # The durations and rates: finite and positive in every row (zero where may_be_zero allows it).

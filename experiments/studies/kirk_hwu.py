@@ -89,7 +89,7 @@ KINDS = {
                       compare=Compare("median", 0.10),
                       run_keys={"problems": Input("dict"), "loops": Input("list[str]"), "size": Input("str"),
                                 "min_samples": Input("int", 3), "time_limit": Input("number", 10)}),
-    "solver": Kind(["experiment", "size", "grid", "samples", "source", "q_variant", "fhd_variant", "lambda", "iterations",
+    "solver": Kind(["experiment", "size", "grid", "kspace_samples", "source", "q_variant", "fhd_variant", "lambda", "iterations",
                     "repeat", "solver_ms", "spectrum_ms", "reference", "reference_solver_ms", "rel_l2_diff",
                     "final_residual", "valid", "tolerance", *TIMING],
                    key=["size", "source", "q_variant", "fhd_variant", "iterations"], value="solver_ms", numeric=NUMERIC,
@@ -99,9 +99,10 @@ KINDS = {
                              "iterations": Input("int", 30), "lambda": Input("number", 0.01),
                              "min_samples": Input("int", 2), "time_limit": Input("number", 300)}),
     # Whole passes over the image in subsets (host clock around copies and launches): within 10 %.
-    "split": Kind(["experiment", "variant", "edge", "voxels", "samples", "subsets", "voxels_per_subset", "repeat", "ms",
+    # (kspace_samples: the k-space samples; "samples", among the timing columns, is the engine's count.)
+    "split": Kind(["experiment", "variant", "edge", "voxels", "kspace_samples", "subsets", "voxels_per_subset", "repeat", "ms",
                    "kernel_ms", "pairs", "pairs_per_second", "valid", "max_rel_err", "rel_l2_err", "tolerance", *TIMING],
-                  key=["variant", "edge", "samples", "subsets"], value="ms",
+                  key=["variant", "edge", "kspace_samples", "subsets"], value="ms",
                   numeric=NUMERIC | {"edge", "voxels", "subsets", "voxels_per_subset"}, compare=Compare("median", 0.10),
                   run_keys={"variant": Input("str"), "edge": Input("int", 1024), "samples": Input("int", 2048),
                             "subsets": Input("list[int]"), "min_samples": Input("int", 3)}),

@@ -46,6 +46,15 @@ class TypeGrammar(unittest.TestCase):
             Input("integer")
 
 
+class KindColumns(unittest.TestCase):
+    def test_a_column_declared_twice_is_refused(self):
+        # The split experiment once declared its k-space "samples" beside the engine's "samples".
+        with self.assertRaisesRegex(ValueError, "name samples twice"):
+            Kind(["variant", "samples", "ms", "samples"], key=["variant"], value="ms")
+        self.assertEqual(Kind(["variant", "kspace_samples", "ms", "samples"], key=["variant"], value="ms").columns,
+                         ("variant", "kspace_samples", "ms", "samples"))
+
+
 class StudyWithInputs:
     """A study whose kind `host` declares `keys` (required) and `repeats` (3, 1 with --quick); each job records
     the run it was given."""

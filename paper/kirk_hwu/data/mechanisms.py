@@ -217,7 +217,7 @@ def split(ctx, facts):
         k = statistics.median(float(r["kernel_ms"]) for r in by[s])
         body.append([str(s), by[s][0]["voxels_per_subset"], fmt(ms), fmt(k), fmt(ms / one), by[s][0]["rel_l2_err"]])
     ctx.tables["kh_split"] = table(
-        f"Table R@: F^H d of a {rows[0]['edge']}³-voxel image ({rows[0]['samples']} samples, {rows[0]['variant']}) in "
+        f"Table R@: F^H d of a {rows[0]['edge']}³-voxel image ({rows[0]['kspace_samples']} samples, {rows[0]['variant']}) in "
         "subsets of voxels, each with its own device copy (positions and samples uploaded, the variant's launches, the "
         "output copied back): the whole pass and the launches alone (medians, ms), the pass over the one-copy pass, "
         "and the relative L2 error at spread voxels against FP64.",

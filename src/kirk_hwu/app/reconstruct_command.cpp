@@ -247,7 +247,9 @@ int command_reconstruct(const std::vector<std::string>& args) {
         csv->row({experiment, device, size_text, std::to_string(shape.grid), std::to_string(problem.samples()),
                   settings.direct ? "iterative-direct" : settings.use_nufft ? "iterative-nufft" : "iterative", qv, fv, text(choice.q_threads_per_block),
                   text(choice.q_chunk), text(choice.fhd_threads_per_block), text(choice.fhd_chunk), n(settings.lambda),
-                  std::to_string(iterations), n(final_residual), n(r.times.q_ms), n(r.times.q_fft_ms), n(r.times.fhd_ms),
+                  std::to_string(iterations), n(final_residual),
+                  // The NUFFT operator forms no Q and no Toeplitz spectrum: empty, as the gridding row's.
+                  settings.use_nufft ? "" : n(r.times.q_ms), settings.use_nufft ? "" : n(r.times.q_fft_ms), n(r.times.fhd_ms),
                   device == "gpu" ? n(r.times.mu_ms) : "", n(r.times.solver_ms), n(r.times.recon_ms()), n(r.q_pairs), n(r.fhd_pairs), n(iterative.rel_l2),
                   n(iterative.max_rel), device == "gpu" ? std::to_string(r.q_check.points) : "",
                   device == "gpu" ? n(r.q_check.rel_l2) : "", device == "gpu" ? n(r.fhd_check.rel_l2) : ""});

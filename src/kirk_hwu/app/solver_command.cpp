@@ -24,7 +24,7 @@ namespace {
 
 /// The CSV columns of `kirk_hwu solver` (experiments/studies/kirk_hwu.py lists them too).
 const std::vector<std::string> solver_columns = harness::with_timing_columns(
-    {"experiment", "size", "grid", "samples", "source", "q_variant", "fhd_variant", "lambda", "iterations", "repeat",
+    {"experiment", "size", "grid", "kspace_samples", "source", "q_variant", "fhd_variant", "lambda", "iterations", "repeat",
      "solver_ms", "spectrum_ms", "reference", "reference_solver_ms", "rel_l2_diff", "final_residual", "valid", "tolerance"});
 
 /// The bound on the relative L2 difference between the timed CPU solve and the other solve of the same system

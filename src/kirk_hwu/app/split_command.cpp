@@ -29,7 +29,7 @@ namespace {
 
 /// The CSV columns of `kirk_hwu split` (experiments/studies/kirk_hwu.py lists them too).
 const std::vector<std::string> split_columns = harness::with_timing_columns(
-    {"experiment", "variant", "edge", "voxels", "samples", "subsets", "voxels_per_subset", "repeat", "ms", "kernel_ms",
+    {"experiment", "variant", "edge", "voxels", "kspace_samples", "subsets", "voxels_per_subset", "repeat", "ms", "kernel_ms",
      "pairs", "pairs_per_second", "valid", "max_rel_err", "rel_l2_err", "tolerance"});
 
 /// One pass over the image in @p ranges: per subset, the device copy of its voxels and the samples, the variant,
