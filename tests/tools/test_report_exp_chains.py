@@ -41,7 +41,7 @@ class ChainsParagraph(unittest.TestCase):
         self.assertIn("not reached", text)
         self.assertEqual(n["exp_ceiling_implied_ratio"], "3.77")  # 3.71 * 77 / 75.7 = 3.7738
         self.assertIn("4.3x is not reachable with this algorithm", text)
-        self.assertIn("1 chain 60% (24 registers, 64 warps per SM; multiply-adds 95%)", text)
+        self.assertIn("60% with 1 chain (24 registers, 64 warps per SM; multiply-adds 95%)", text)
         for share, verdict in ((84.9, "not reached"), (85.0, "reached")):
             n = {}
             text = chains_paragraph(n, rows({3: share}), {}, None)

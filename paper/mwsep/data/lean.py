@@ -57,14 +57,14 @@ def chains_paragraph(n, rows, ncu, best_stripe11):
     parts = []
     for r in exp:
         c = int(r["chains"])
-        parts.append(f"{c} chain{'s' if c > 1 else ''} {float(r['fp64_pipe_pct']):.0f}% ({r['registers']} registers, "
+        parts.append(f"{float(r['fp64_pipe_pct']):.0f}% with {c} chain{'s' if c > 1 else ''} ({r['registers']} registers, "
                      f"{r['warps_per_sm']} warps per SM" + (f"; multiply-adds {fma[c]:.0f}%" if c in fma else "") + ")")
     top = max(exp, key=lambda r: float(r["fp64_pipe_pct"]))
     ceiling = float(top["fp64_pipe_pct"])
     n["exp_ceiling_pct"], n["exp_ceiling_chains"] = f"{ceiling:.1f}", top["chains"]
     reached = ceiling >= t.MWSEP_EXP_CEILING_PCT
-    text = (f"More independent chains per thread do not change the instruction mix, only how much of it waits: "
-            f"with the lean kernels' exponential (exp_table8, exp_chains) the FP64 pipe is busy "
+    text = (f"Whether more independent chains per thread would hide more of that mix's waiting, measured (exp_chains): "
+            f"with the lean kernels' exponential (exp_table8) the FP64 pipe is busy "
             + ", ".join(parts) + f". The ceiling of this algorithm's exponential is {n['exp_ceiling_pct']}% "
             f"({top['chains']} chains), against the about {t.MWSEP_EXP_CEILING_PCT}% that 4.3x the public application "
             f"would need ({'reached' if reached else 'not reached'}). ")
