@@ -872,7 +872,8 @@ class Study(study.Study):
             part = tmp / f"{d['name']}.csv"
             part.write_text(r.stdout)
             return {part.name: part}
-        yield Job(f"mwsep {run['command']}", job, [" ".join(["mwsep", *map(str, command[1:])])], needs_gpus=1)
+        yield Job(f"mwsep {run['command']}", job, [" ".join(["mwsep", *map(str, command[1:])])], needs_gpus=1,
+                  argv=command)
 
     # The same job: run the definition's command, keep its CSV.
     kind_hw_microbench = kind_microbench
@@ -910,7 +911,7 @@ class Study(study.Study):
             return {part.name: part}
         yield Job(f"mwsep {run['command']}", job, [" ".join(["mwsep", *map(str, command[1:])]),
                                                      "ncu per row (--only FUNCTION:ARGUMENTS --once, the timed launch profiled)"],
-                  needs_gpus=1)
+                  needs_gpus=1, argv=command)
 
     # The same job, the chains set's columns.
     kind_microbench_chains = kind_microbench_pipe

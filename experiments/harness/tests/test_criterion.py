@@ -95,5 +95,19 @@ class PrintedCriterion(unittest.TestCase):
             self.assertNotIn("TIMING_COMMANDS", path.read_text(), path.name)
 
 
+
+class MicrobenchmarksAreAsked(unittest.TestCase):
+    def test_every_microbenchmark_job_names_its_command_for_the_criterion(self):
+        # mwsep's microbenchmarks (exp-throughput, hardware-micro) time through the engine: the runner must be
+        # able to ask their commands for the criterion, so each job carries its command line (argv).
+        plan = runner.plan_study("mwsep", "build", only=["exp_throughput", "exp_lean", "exp_chains", "hardware_micro",
+                                                        "memory_latency"])
+        self.assertEqual(len(plan.definitions), 5)
+        for d in plan.definitions:
+            for job in plan.jobs[d["name"]]:
+                self.assertIsNotNone(job.argv, f"{d['name']}: a job without the command to ask")
+                run = d["runs"][0]
+                self.assertEqual(job.argv[1:], [run["command"], *map(str, run.get("args", []))])
+
 if __name__ == "__main__":
     unittest.main()
