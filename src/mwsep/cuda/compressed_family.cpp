@@ -145,13 +145,28 @@ public:
         return report_;
     }
 
-    /// New stream constants and skip thresholds; the rules, tables and buffers stay.
+    /// New stream constants and skip thresholds (computed here, on @p host_threads threads); the rules, tables
+    /// and buffers stay.
     bool retarget(const geometry::IntegrationSetup& setup, unsigned host_threads = 1) override {
         if (static_cast<int>(setup.streams.size()) != n_streams_ || setup.areas.size() != areas_.size()) return false;
+        std::vector<std::vector<double>> thresholds;
+        for (std::size_t i = 0; i < areas_.size(); ++i)
+            thresholds.push_back(likelihood::stream_skip_thresholds(setup, setup.areas[i], host_[i].los, host_threads));
+        return retarget_with(setup, thresholds);
+    }
+
+    /// retarget() with the skip thresholds computed ahead (a fit's resident device computes the next candidate's
+    /// while this one's kernels run, and keeps those of streams it has seen).
+    bool retarget_with(const geometry::IntegrationSetup& setup, const std::vector<std::vector<double>>& thresholds) override {
+        if (static_cast<int>(setup.streams.size()) != n_streams_ || setup.areas.size() != areas_.size() ||
+            thresholds.size() != areas_.size())
+            return false;
+        for (const auto& t : thresholds)
+            if (static_cast<int>(t.size()) != n_streams_) return false;
         streams_ = tidal_streams(setup, nullptr);
         harness::use_device(device_, "select the device of the compressed integral");
         for (std::size_t i = 0; i < areas_.size(); ++i) {
-            host_[i].thresholds = likelihood::stream_skip_thresholds(setup, setup.areas[i], host_[i].los, host_threads);
+            host_[i].thresholds = thresholds[i];
             for (int s = 0; s < n_streams_; ++s) areas_[i].threshold[s] = host_[i].thresholds[s];
             poison(areas_[i]);
         }
