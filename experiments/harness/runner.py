@@ -709,7 +709,9 @@ def meta_json(rel, previous, definition, study, jobs, commit, dirty, host, build
         meta.update({k: g[k] for k in ("compute_capability", "sm_clock_max_khz", "memory_clock_khz",
                                        "memory_bus_width_bits", "l2_cache_bytes", "memory_bandwidth_gb_s",
                                        "device_facts_source") if k in g})
-        meta["sm_count"] = study.sm_count()
+        # The program's own report of its device, else the device's attribute (a program that cannot list its
+        # variants, e.g. without its build's kernel_resources.txt, still leaves the SM count recorded).
+        meta["sm_count"] = study.sm_count() or g.get("sm_count")
     if definition.get("emulation"):
         meta["emulation"] = definition["emulation"]
     lacking = [k for k in prov.HOST_FIELDS + (prov.GPU_FIELDS if host["gpus"] else ()) if meta.get(k) in (None, "", [])]
