@@ -43,3 +43,9 @@ MWSEP_HESSIAN_SAVING = 2.5
 # compressed-f64` on the public application's stripe-11 model with its real stars, from process start to exit,
 # at most this many seconds (median of end_to_end_compressed), the rules' construction and CUDA start-up included.
 MWSEP_COMPRESSED_PROCESS_S = 0.25
+# mwsep, a fit with the compressed integrator on one GPU (paper/mwsep/data/compressed.py): its evaluation at most
+# this multiple of the GPU time of its integral and likelihood kernels and at most this many ms on 3s-small, and the
+# 3s-small recovery fit at most this many seconds.
+MWSEP_COMPRESSED_EVAL_RATIO = 1.3
+MWSEP_COMPRESSED_EVAL_MS = 1.0
+MWSEP_COMPRESSED_FIT_S = 8.0
