@@ -22,8 +22,9 @@ repeated (one differs or is missing), too noisy to judge (none differs, one's al
 not compared (the two folders hold different GPU models).
 
 With two folders A and B it prints each headline claim's verdict in both, then every claim the report's tables
-judge, and names each claim whose verdict differs. Exit status: 0 when every verdict is the same, 1 when one
-differs, 2 for a bad folder or declaration.
+judge, and names each claim whose verdict differs, and apart from those each claim that one folder could not
+judge (not testable there, or not recorded). Exit status: 0 when no claim judged in both has two verdicts, 1
+when one has, 2 for a bad folder or declaration.
 """
 import argparse
 import json
@@ -269,9 +270,21 @@ def rel(path):
         return str(path)
 
 
+# A claim the other folder could not judge: its verdict says not testable (the file or the row is missing).
+NOT_JUDGED = "not judged"
+UNJUDGED = {NOT_TESTABLE, NOT_JUDGED}
+
+
+def contradicts(x, y):
+    """Whether the verdicts @p x and @p y of one claim in two folders contradict each other: both judged, and not
+    the same. A claim one folder could not judge (not testable, not judged) contradicts nothing."""
+    return x != y and x not in UNJUDGED and y not in UNJUDGED
+
+
 def side_by_side(a, b, claims):
-    """(text, number of differences) of the headline claims' verdicts and of every claim the report judges, in
-    the folders @p a and @p b."""
+    """(text, number of contradictions) of the headline claims' verdicts and of every claim the report judges, in
+    the folders @p a and @p b: a claim judged in both with two verdicts is a difference; one judged in one folder
+    only is listed apart and is none."""
     ra, rb = report_verdicts(a), report_verdicts(b)
     ga, gb = folder_gpu(a), folder_gpu(b)
     if ga and ga == gb:
@@ -280,7 +293,7 @@ def side_by_side(a, b, claims):
         compared, note = None, f"A and B hold different GPU models ({ga}, {gb}): timings not compared"
     lines = [f"A: {rel(a)} ({ga})", f"B: {rel(b)} ({gb})", "",
              "Headline claims (experiments/reproduce_check.json), judged by the report's claims tables:", ""]
-    differences = []
+    differences, coverage = [], []  # verdicts that contradict; a claim judged in one folder only
     for c in claims:
         ja, jb = judge(c, ra), judge(c, rb)
         same = ja["verdict"] == jb["verdict"]
@@ -290,7 +303,8 @@ def side_by_side(a, b, claims):
             lines.append(f"      {x['document']}: {x['row']}: A {x['verdict']} ({x.get('value', '') or x.get('why', '')}); "
                          f"B {y['verdict']} ({y.get('value', '') or y.get('why', '')}){mark}")
         if not same:
-            differences.append(f"headline claim {c['id']}: A {ja['verdict']}, B {jb['verdict']}")
+            (differences if contradicts(ja["verdict"], jb["verdict"]) else coverage).append(
+                f"headline claim {c['id']}: A {ja['verdict']}, B {jb['verdict']}")
         rv, rr = repeatability(c, compared, note)
         lines.append(f"      timings: {rv}" + (f" ({rr})" if rv != REPEATED else ""))
     lines += ["", "Every claim the report's tables judge:", ""]
@@ -308,19 +322,25 @@ def side_by_side(a, b, claims):
             if w is not None and w["kind"] == v["kind"]:
                 s += 1
             else:
-                differences.append(f"{study} ({k[1]}) {k[2]}: A {v['kind']}, B {w['kind'] if w else 'not judged'}")
+                kind_b = w["kind"] if w else NOT_JUDGED
+                (differences if contradicts(v["kind"], kind_b) else coverage).append(
+                    f"{study} ({k[1]}) {k[2]}: A {v['kind']}, B {kind_b}")
         for k in keys_b:
             if k not in set(keys_a):
                 n += 1
-                differences.append(f"{study} ({k[1]}) {k[2]}: A not judged, B {kb[k]['kind']}")
+                coverage.append(f"{study} ({k[1]}) {k[2]}: A {NOT_JUDGED}, B {kb[k]['kind']}")
         missing = [f"A: {p}: {w}" for p, w in ra[study]["missing"].items()] + \
                   [f"B: {p}: {w}" for p, w in rb.get(study, {}).get("missing", {}).items()]
         lines.append(f"  {study}: {s} of {n} verdicts the same" + (f" (parts not built: {'; '.join(missing)})" if missing else ""))
         total, same_count = total + n, same_count + s
-    lines += ["", f"{len(claims) - sum(d.startswith('headline') for d in differences)} of {len(claims)} headline claims "
+    headline_apart = sum(d.startswith("headline") for d in differences + coverage)
+    lines += ["", f"{len(claims) - headline_apart} of {len(claims)} headline claims "
               f"and {same_count} of {total} judged claims have the same verdict in A and B."]
     if differences:
-        lines += ["Differences:"] + [f"  - {d}" for d in differences]
+        lines += ["Differences (a verdict in each folder, not the same):"] + [f"  - {d}" for d in differences]
+    if coverage:
+        lines += ["Judged in one folder only (not testable or not recorded in the other; no contradiction):"] + \
+                 [f"  - {d}" for d in coverage]
     return "\n".join(lines) + "\n", len(differences)
 
 

@@ -244,6 +244,15 @@ class KitVerdictIsTheReportsVerdict(unittest.TestCase):
         self.assertIn(f"{n} of {n} headline claims", r.stdout)
         self.assertIn("A and B hold different GPU models", r.stdout)
 
+    def test_a_claim_judged_in_one_folder_only_contradicts_nothing(self):
+        c = claim_verdicts.contradicts
+        self.assertTrue(c("holds", "does not hold here"))
+        self.assertTrue(c("reproduced", "differs"))
+        self.assertFalse(c("holds", "holds"))
+        for judged in ("holds", "does not hold here", "reproduced", "reproduced qualitatively", "differs"):
+            self.assertFalse(c(judged, "not testable here"), judged)
+            self.assertFalse(c("not judged", judged), judged)
+
     def test_bad_folders_are_refused(self):
         r = run(SIDE_BY_SIDE, str(H100), "/nonexistent")
         self.assertEqual(r.returncode, 2)
