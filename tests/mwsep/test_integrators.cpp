@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -15,6 +16,7 @@
 #include "mwsep/likelihood/likelihood.hpp"
 #include "mwsep/cpu/thread_pool.hpp"
 #include "mwsep/likelihood/stream_skipping.hpp"
+#include "mwsep/math/sightline.hpp"
 #include "mwsep/geometry/tables.hpp"
 #include "mwsep/model/astronomy_parameters.hpp"
 #include "mwsep/model/build_model.hpp"
@@ -143,6 +145,58 @@ TEST(Integrators, ActiveStreamBinsCountWhatTheBoundKeeps) {
     for (auto n : mwsep::likelihood::active_stream_bins(s, a, los, infinite)) EXPECT_EQ(n, 0u);
     for (auto n : mwsep::likelihood::active_stream_bins(s, a, los, mwsep::likelihood::stream_skip_thresholds(s, a, los)))
         EXPECT_LE(n, all);
+}
+
+// The skip thresholds against a search written out here, which takes every cell's bound (ids x the weights' sum
+// x stream_term_bound(), the exponential of every cell) and the first strictly largest, then the exact sum of
+// that cell in point order: the same bits for the units' own streams and for streams moved about the wedge and
+// narrowed or widened (the search in stream_skipping.cpp leaves out the exponentials of cells that cannot win).
+TEST(Integrators, SkipThresholdsAreThoseOfTheSearchOverEveryCell) {
+    const auto threshold_of = [](const mwsep::geometry::StreamGeometry& g, const mwsep::geometry::AreaTables& a,
+                                 const mwsep::geometry::FoldedLineOfSight& los) {
+        double best = -1;
+        std::size_t cell = 0;
+        for (std::size_t p = 0; p < a.cells(); ++p) {
+            const double cbcl = a.cosb[p] * a.cosl[p], cbsl = a.cosb[p] * a.sinl[p];
+            const auto e = mwsep::math::stream_exponent_quadratic(cbcl, cbsl, a.sinb[p], g.centre, g.axis, g.inv_two_sigma_sq);
+            const double bound = a.ids[p % a.n_nu()] * los.weight_sum * mwsep::math::stream_term_bound(e, los.r_min, los.r_max);
+            if (bound > best) best = bound, cell = p;
+        }
+        double exact = 0;
+        for (std::size_t m = 0; m < los.r_point.size(); ++m) {
+            const auto pos = mwsep::math::point_position(los.r_point[m], a.cosb[cell] * a.cosl[cell], a.cosb[cell] * a.sinl[cell],
+                                                         a.sinb[cell]);
+            exact += los.weight[m] * std::exp(-mwsep::math::stream_distance_squared(pos, g.centre, g.axis) * g.inv_two_sigma_sq);
+        }
+        exact *= a.ids[cell % a.n_nu()];
+        return std::ldexp(exact, -60) / (static_cast<double>(a.cells()) * static_cast<double>(a.r.n_r));
+    };
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> shift(-6.0, 6.0), widen(0.05, 20.0);
+    int compared = 0;
+    for (const char* unit : {"tiny", "2s-small", "3s-small"}) {
+        const auto s = setup_of(mwsep::model::read_astronomy_parameters(workunit(unit).string()));
+        for (int variant = 0; variant < 6; ++variant) {
+            auto streams = s.streams;
+            if (variant > 0)
+                for (auto& g : streams) {
+                    g.centre = {g.centre.x + shift(rng), g.centre.y + shift(rng), g.centre.z + shift(rng)};
+                    g.inv_two_sigma_sq /= widen(rng);
+                    g.two_sigma_sq = 1 / g.inv_two_sigma_sq;
+                }
+            for (const auto& a : s.areas) {
+                const auto los = mwsep::geometry::fold_line_of_sight(a);
+                for (unsigned threads : {1u, 3u}) {
+                    const auto got = mwsep::likelihood::stream_skip_thresholds(streams, a, los, threads);
+                    ASSERT_EQ(got.size(), streams.size());
+                    for (std::size_t t = 0; t < streams.size(); ++t, ++compared)
+                        EXPECT_EQ(got[t], threshold_of(streams[t], a, los))
+                            << unit << " variant " << variant << " stream " << t + 1 << ", " << threads << " threads";
+                }
+            }
+        }
+    }
+    EXPECT_GE(compared, 60);
 }
 
 TEST(Integrators, KpcBinningChangesTheIntegralSlightly) {

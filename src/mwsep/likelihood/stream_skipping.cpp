@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "mwsep/math/sightline.hpp"
 
@@ -12,17 +14,31 @@ namespace mwsep::likelihood {
 namespace {
 
 /// The first cell of [first, last) with the largest line-of-sight bound of stream @p g, and that bound
-/// (-1 and @p first when no bound exceeds -1).
+/// (-1 and @p first when no bound exceeds -1). A cell's bound is ids * weight_sum * stream_term_bound(), whose
+/// exponential grows with the exponent x of stream_term_bound_exponent(): a cell whose x + log(2 ids
+/// weight_sum) lies below log(the best bound so far) by more than `margin` cannot exceed that bound (the
+/// logarithm's and the exponential's rounding are below 1e-15 relative), so its exponential is not taken. Every
+/// other cell's bound is computed as before, so the cell found and its bound are the same bits as a search that
+/// computes every bound; a NaN or infinite value never passes the test and is computed.
 std::pair<double, std::size_t> largest_bound(const geometry::StreamGeometry& g, const geometry::AreaTables& a,
                                              const geometry::FoldedLineOfSight& los, std::size_t first,
                                              std::size_t last) {
-    double best_bound = -1;
+    constexpr double margin = 1e-6;
+    const std::size_t n_nu = a.n_nu();
+    std::vector<double> log_scale(n_nu);  // log(2 ids weight_sum) per nu row
+    for (std::size_t j = 0; j < n_nu; ++j) log_scale[j] = std::log(2.0 * a.ids[j] * los.weight_sum);
+    double best_bound = -1, cut = -std::numeric_limits<double>::infinity();
     std::size_t best_cell = first;
     for (std::size_t p = first; p < last; ++p) {
         const double cbcl = a.cosb[p] * a.cosl[p], cbsl = a.cosb[p] * a.sinl[p];
         const auto e = math::stream_exponent_quadratic(cbcl, cbsl, a.sinb[p], g.centre, g.axis, g.inv_two_sigma_sq);
-        const double bound = a.ids[p % a.n_nu()] * los.weight_sum * math::stream_term_bound(e, los.r_min, los.r_max);
-        if (bound > best_bound) best_bound = bound, best_cell = p;
+        const double x = math::stream_term_bound_exponent(e, los.r_min, los.r_max);
+        if (x < 0 && x + log_scale[p % n_nu] < cut) continue;  // surely below the best bound
+        const double bound = a.ids[p % n_nu] * los.weight_sum * (x >= 0 ? 2.0 : 2.0 * std::exp(x));
+        if (bound > best_bound) {
+            best_bound = bound, best_cell = p;
+            cut = std::log(best_bound) - margin;
+        }
     }
     return {best_bound, best_cell};
 }

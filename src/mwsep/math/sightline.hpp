@@ -87,11 +87,11 @@ MWSEP_HD VertexQuadratic<Real> stream_exponent_vertex(Real cbcl, Real cbsl, Real
     return {-nn * scale, v, -(px * px + py * py + pz * pz) * scale};
 }
 
-/// An upper bound of exp(e(r)) for r in [r_lo, r_hi], for a stream exponent e that is a concave quadratic
-/// (a <= 0 up to rounding): e is largest at the vertex -b / (2a) clamped to the interval, or at an end.
-/// A relative slack of 1e-9 on the exponent and a factor 2 cover the rounding of e and of exp.
+/// The exponent of stream_term_bound(): the largest e(r) for r in [r_lo, r_hi] (at the clamped vertex of a
+/// concave e, or at an end), raised by a relative slack of 1e-9. stream_term_bound() is 2 where it is not
+/// negative and 2 exp(it) where it is; the skip thresholds' search compares it before taking the exponential.
 template <class Real>
-MWSEP_HD Real stream_term_bound(const Quadratic<Real>& e, Real r_lo, Real r_hi) {
+MWSEP_HD Real stream_term_bound_exponent(const Quadratic<Real>& e, Real r_lo, Real r_hi) {
     Real best = e(r_lo) > e(r_hi) ? e(r_lo) : e(r_hi);
     if (e.a < Real(0)) {
         Real v = -e.b / (Real(2) * e.a);
@@ -99,7 +99,15 @@ MWSEP_HD Real stream_term_bound(const Quadratic<Real>& e, Real r_lo, Real r_hi) 
         const Real at = e(v);
         best = at > best ? at : best;
     }
-    best = best + std::fabs(best) * Real(1e-9);
+    return best + std::fabs(best) * Real(1e-9);
+}
+
+/// An upper bound of exp(e(r)) for r in [r_lo, r_hi], for a stream exponent e that is a concave quadratic
+/// (a <= 0 up to rounding): e is largest at the vertex -b / (2a) clamped to the interval, or at an end.
+/// A relative slack of 1e-9 on the exponent and a factor 2 cover the rounding of e and of exp.
+template <class Real>
+MWSEP_HD Real stream_term_bound(const Quadratic<Real>& e, Real r_lo, Real r_hi) {
+    const Real best = stream_term_bound_exponent(e, r_lo, r_hi);
     return best >= Real(0) ? Real(2) : Real(2) * std::exp(best);
 }
 
