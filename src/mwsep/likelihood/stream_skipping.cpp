@@ -19,14 +19,13 @@ namespace {
 /// weight_sum) lies below log(the best bound so far) by more than `margin` cannot exceed that bound (the
 /// logarithm's and the exponential's rounding are below 1e-15 relative), so its exponential is not taken. Every
 /// other cell's bound is computed as before, so the cell found and its bound are the same bits as a search that
-/// computes every bound; a NaN or infinite value never passes the test and is computed.
+/// computes every bound; a NaN or infinite value never passes the test and is computed. @p log_scale: log(2 ids
+/// weight_sum) per nu row (log_scales()).
 std::pair<double, std::size_t> largest_bound(const geometry::StreamGeometry& g, const geometry::AreaTables& a,
-                                             const geometry::FoldedLineOfSight& los, std::size_t first,
-                                             std::size_t last) {
+                                             const geometry::FoldedLineOfSight& los, const std::vector<double>& log_scale,
+                                             std::size_t first, std::size_t last) {
     constexpr double margin = 1e-6;
     const std::size_t n_nu = a.n_nu();
-    std::vector<double> log_scale(n_nu);  // log(2 ids weight_sum) per nu row
-    for (std::size_t j = 0; j < n_nu; ++j) log_scale[j] = std::log(2.0 * a.ids[j] * los.weight_sum);
     double best_bound = -1, cut = -std::numeric_limits<double>::infinity();
     std::size_t best_cell = first;
     for (std::size_t p = first; p < last; ++p) {
@@ -41,6 +40,13 @@ std::pair<double, std::size_t> largest_bound(const geometry::StreamGeometry& g, 
         }
     }
     return {best_bound, best_cell};
+}
+
+/// log(2 ids weight_sum) of each nu row of @p a: what largest_bound() adds to a cell's exponent.
+std::vector<double> log_scales(const geometry::AreaTables& a, const geometry::FoldedLineOfSight& los) {
+    std::vector<double> out(static_cast<std::size_t>(a.n_nu()));
+    for (std::size_t j = 0; j < out.size(); ++j) out[j] = std::log(2.0 * a.ids[j] * los.weight_sum);
+    return out;
 }
 
 /// Cells per thread below which more threads do not pay for starting them.
@@ -62,9 +68,11 @@ std::vector<double> stream_skip_thresholds(const std::vector<geometry::StreamGeo
     const std::size_t parts = std::clamp<std::size_t>(cells / min_cells_per_thread, 1, std::max(1u, threads));
     // Part k covers cells [k cells / parts, (k + 1) cells / parts) of every stream.
     std::vector<std::pair<double, std::size_t>> found(n_streams * parts);
+    const std::vector<double> log_scale = log_scales(a, los);
     const auto search = [&](std::size_t k) {
         const std::size_t first = k * cells / parts, last = (k + 1) * cells / parts;
-        for (std::size_t t = 0; t < n_streams; ++t) found[t * parts + k] = largest_bound(streams[t], a, los, first, last);
+        for (std::size_t t = 0; t < n_streams; ++t)
+            found[t * parts + k] = largest_bound(streams[t], a, los, log_scale, first, last);
     };
     {
         std::vector<std::jthread> workers;
