@@ -333,11 +333,18 @@ def multi_gpu_folder(results_gpu, study):
         if not (folder / "manifest.json").exists():
             raise MissingData(f"{env}: MULTI names no results folder")
         return folder / study
+    for _, d in other_multi_gpu_hosts(results_gpu, name):
+        return d / study
+    return None
+
+
+def other_multi_gpu_hosts(results_gpu, name):
+    """(GPU count, folder) of every folder of experiments/results other than @p results_gpu recorded on a host
+    with several GPUs named @p name, in folder-name order."""
     for d in sorted(RESULTS_ROOT.iterdir()) if RESULTS_ROOT.exists() else []:
         other_name, other_count = folder_facts(d) if d.is_dir() else (None, 0)
-        if other_count > 1 and other_name == name and d.resolve() != results_gpu.resolve():
-            return d / study
-    return None
+        if other_count > 1 and other_name == name and d.resolve() != pathlib.Path(results_gpu).resolve():
+            yield other_count, d
 
 
 def multi_gpu_folders(results_gpu, study):
@@ -346,11 +353,7 @@ def multi_gpu_folders(results_gpu, study):
     scaling table sets the hosts of two and of four GPUs side by side). Empty when there is none."""
     results_gpu = pathlib.Path(results_gpu)
     name, count = folder_facts(results_gpu)
-    found = [(count, results_gpu)] if count > 1 else []
-    for d in sorted(RESULTS_ROOT.iterdir()) if RESULTS_ROOT.exists() else []:
-        other_name, other_count = folder_facts(d) if d.is_dir() else (None, 0)
-        if other_count > 1 and other_name == name and d.resolve() != results_gpu.resolve():
-            found.append((other_count, d))
+    found = ([(count, results_gpu)] if count > 1 else []) + list(other_multi_gpu_hosts(results_gpu, name))
     return [d / study for _, d in sorted(found, key=lambda cd: (cd[0], cd[1].name))]
 
 

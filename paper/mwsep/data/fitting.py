@@ -251,7 +251,9 @@ def _compressed_limit(files, folder, rate, host):
 
 def _scaling(ctx, facts):
     files = facts.files
-    folders = [d for d in available(facts.scaling_folders) if d.resolve() != files.results.resolve()]
+    main = files.results.resolve()
+    main_is_multi = any(d.resolve() == main for d in available(facts.scaling_folders))  # RESULTS: a multi-GPU host's
+    folders = [d for d in available(facts.scaling_folders) if d.resolve() != main]
     runs_of = {}
     main_body, main_rate = _scaling_rows(files, files.results, files.results.parent.name, runs_of)
     hosts = []  # (host, folder, rates) of every multi-GPU host's folder
@@ -261,8 +263,8 @@ def _scaling(ctx, facts):
         if body:
             hosts.append((d.parent.name, d, rate))
             multi_body += body
-    if any(d.resolve() == files.results.resolve() for d in available(facts.scaling_folders)):
-        hosts.insert(0, (files.results.parent.name, files.results, main_rate))  # RESULTS is itself a multi-GPU host's
+    if main_is_multi:
+        hosts.insert(0, (files.results.parent.name, files.results, main_rate))
     if main_body is None and not multi_body:
         ctx.fallback("table_fit_scaling", "fit_scaling was not recorded", [files.path("fit_scaling")])
         ctx.tables["para_fit_scaling"] = "The throughput measurement (fit_scaling) was not recorded on this host.\n"
