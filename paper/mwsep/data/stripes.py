@@ -105,7 +105,10 @@ def _why_below(rep):
     polishes = rep.get("polishes", {})
     stops = "; ".join(f"the polish from the {frm} by its {p['stopped_by']} after {p['evaluations']} evaluations"
                       for frm, p in polishes.items())
-    return (f"the global search stopped by its {rep['search_stopped_by']}" + (f", {stops}" if stops else "")
+    # pagmo's algorithms run their generations and name no stop; the thesis's searches say what stopped them.
+    search = (f"the global search stopped by its {rep['search_stopped_by']}" if rep.get("search_stopped_by")
+              else f"the global search ran its {rep['generations']} generations")
+    return (search + (f", {stops}" if stops else "")
             + f"; {len(at_edge)} of {len(params)} parameters ended on the edge of the search box"
             + (f" ({', '.join(at_edge)})" if at_edge else ""))
 
