@@ -10,11 +10,13 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "mwsep/cpu/integrators.hpp"
 #include "mwsep/likelihood/likelihood.hpp"
 #include "mwsep/cpu/thread_pool.hpp"
+#include "mwsep/cpu/worker_pool.hpp"
 #include "mwsep/likelihood/stream_skipping.hpp"
 #include "mwsep/math/sightline.hpp"
 #include "mwsep/geometry/tables.hpp"
@@ -173,6 +175,7 @@ TEST(Integrators, SkipThresholdsAreThoseOfTheSearchOverEveryCell) {
     };
     std::mt19937_64 rng(7);
     std::uniform_real_distribution<double> shift(-6.0, 6.0), widen(0.05, 20.0);
+    mwsep::cpu::WorkerPool pool(4);
     int compared = 0;
     for (const char* unit : {"tiny", "2s-small", "3s-small"}) {
         const auto s = setup_of(mwsep::model::read_astronomy_parameters(workunit(unit).string()));
@@ -193,10 +196,16 @@ TEST(Integrators, SkipThresholdsAreThoseOfTheSearchOverEveryCell) {
                         EXPECT_EQ(got[t], threshold_of(streams[t], a, los))
                             << unit << " variant " << variant << " stream " << t + 1 << ", " << threads << " threads";
                 }
+                // The fit's way: the same pool's threads for one search after another.
+                const auto pooled = mwsep::likelihood::stream_skip_thresholds(streams, a, los, pool);
+                ASSERT_EQ(pooled.size(), streams.size());
+                for (std::size_t t = 0; t < streams.size(); ++t, ++compared)
+                    EXPECT_EQ(pooled[t], threshold_of(streams[t], a, los))
+                        << unit << " variant " << variant << " stream " << t + 1 << ", a pool of " << pool.threads();
             }
         }
     }
-    EXPECT_GE(compared, 60);
+    EXPECT_GE(compared, 90);
 }
 
 TEST(Integrators, KpcBinningChangesTheIntegralSlightly) {
@@ -355,6 +364,35 @@ TEST(ThreadPool, RefusedThreadStartsRunTheLoopOnFewerThreads) {
         mwsep::cpu::parallel_for(runs.size(), 8, [&](std::size_t i) { runs[i].fetch_add(1); });
         for (std::size_t i = 0; i < runs.size(); ++i) ASSERT_EQ(runs[i].load(), 1) << "index " << i << ", allowed " << allowed;
     }
+}
+
+// A pool's threads start once and run loop after loop: every index of every loop exactly once (counted by
+// index), the calling thread taking part; a body's exception reaches the caller and the pool runs on; two
+// callers at once get whole loops each; workers the system refuses leave a smaller pool that still works.
+TEST(WorkerPool, RunsEveryIndexOfEveryLoopOnce) {
+    for (int allowed : {-1, 0, 2}) {
+        const ThreadStartLimit limit(allowed);
+        mwsep::cpu::WorkerPool pool(5);
+        EXPECT_EQ(pool.threads(), allowed < 0 ? 5u : static_cast<unsigned>(allowed) + 1) << "allowed " << allowed;
+        for (std::size_t n : {0u, 1u, 2u, 7u, 1000u}) {
+            for (int loop = 0; loop < 20; ++loop) {
+                std::vector<std::atomic<int>> runs(n);
+                pool.run(n, [&](std::size_t i) { runs[i].fetch_add(1); });
+                for (std::size_t i = 0; i < n; ++i)
+                    ASSERT_EQ(runs[i].load(), 1) << "index " << i << " of " << n << ", loop " << loop << ", allowed " << allowed;
+            }
+        }
+        EXPECT_THROW(pool.run(100, [](std::size_t i) { if (i == 37) throw std::runtime_error("body 37"); }), std::runtime_error);
+        std::atomic<int> after{0};
+        pool.run(50, [&](std::size_t) { after.fetch_add(1); });
+        EXPECT_EQ(after.load(), 50);
+    }
+    mwsep::cpu::WorkerPool shared(3);
+    std::vector<std::atomic<int>> a(500), b(500);
+    std::thread other([&] { for (int k = 0; k < 50; ++k) shared.run(a.size(), [&](std::size_t i) { a[i].fetch_add(1); }); });
+    for (int k = 0; k < 50; ++k) shared.run(b.size(), [&](std::size_t i) { b[i].fetch_add(1); });
+    other.join();
+    for (std::size_t i = 0; i < a.size(); ++i) ASSERT_TRUE(a[i].load() == 50 && b[i].load() == 50) << "index " << i;
 }
 
 // With starts refused, the fast integrator and likelihood still give the bit-identical result.

@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <cmath>
 #include <exception>
-#include <future>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -17,6 +16,7 @@
 
 #include "harness/device_budget_cuda.hpp"
 #include "harness/fault_injection.hpp"
+#include "mwsep/cpu/worker_pool.hpp"
 #include "mwsep/cuda/devices.hpp"
 #include "mwsep/cuda/variants.hpp"
 #include "mwsep/cuda_check.hpp"
@@ -90,6 +90,7 @@ public:
         }
         devices_.resize(devices.size());
         phases_.resize(devices.size());
+        for (std::size_t k = 0; k < devices.size(); ++k) ahead_.push_back(std::make_unique<cpu::WorkerPool>(2));
         // The host's cores shared between this process's devices and, under mpirun, the ranks of this
         // host: each candidate's skip thresholds are computed by that many threads.
         unsigned local_ranks = 1;
@@ -112,14 +113,15 @@ public:
         std::atomic<std::size_t> next{0};
         on_each(std::min(devices_.size(), batch.size()), [&](std::size_t k) {
             try {
-                // While candidate i's kernels run, another host thread computes the skip thresholds of this
-                // device's next candidate j (ResidentDevice::prefetch), so that its preparation is short.
+                // While candidate i's kernels run, the device's helper thread (ahead_, started once) computes
+                // the skip thresholds of this device's next candidate j (ResidentDevice::prefetch), so that
+                // its preparation is short.
                 for (std::size_t i = next.fetch_add(1); i < batch.size();) {
                     const std::size_t j = next.fetch_add(1);
-                    std::future<void> ahead;
-                    if (j < batch.size()) ahead = std::async(std::launch::async, [this, &batch, j, k] { prefetch(batch[j], k); });
-                    out[i] = one(batch[i], k);
-                    if (ahead.valid()) ahead.get();
+                    ahead_[k]->run(j < batch.size() ? 2 : 1, [&](std::size_t part) {
+                        if (part == 0) out[i] = one(batch[i], k);
+                        else prefetch(batch[j], k);
+                    });
                     i = j;
                 }
             } catch (...) {
@@ -214,6 +216,7 @@ private:
     std::string variant_;
     std::vector<std::unique_ptr<ResidentDevice>> devices_;
     std::vector<Phases> phases_;
+    std::vector<std::unique_ptr<cpu::WorkerPool>> ahead_;  // per device: its evaluation and the next prefetch
     std::string name_;
     std::unique_ptr<IntegralCache> cache_;  // shared by the devices; none: every candidate integrated whole
 };

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "harness/fault_injection.hpp"
+#include "mwsep/cpu/worker_pool.hpp"
 #include "mwsep/cuda_check.hpp"
 #include "mwsep/fit/candidate_setup.hpp"
 #include "mwsep/likelihood/likelihood.hpp"
@@ -15,7 +16,8 @@ namespace mwsep::fit {
 
 ResidentDevice::ResidentDevice(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
                                const std::string& variant, int device, unsigned host_threads)
-    : device_(device), host_threads_(host_threads), variant_(cuda::find_variant(variant)), setup_(setup) {
+    : device_(device), host_threads_(host_threads), pool_(std::make_unique<cpu::WorkerPool>(host_threads)),
+      variant_(cuda::find_variant(variant)), setup_(setup) {
     const int S = static_cast<int>(setup_.streams.size());
     if (S > cuda::max_streams)
         throw cuda::CudaError("the CUDA kernels support at most " + std::to_string(cuda::max_streams) +
@@ -75,7 +77,7 @@ std::vector<std::vector<double>> ResidentDevice::thresholds_of(const model::Mode
     for (const std::size_t s : missing) streams.push_back(geometry::make_stream_geometry(model.streams[s], model.wedge));
     std::vector<std::vector<double>> per_area;
     for (std::size_t i = 0; i < setup_.areas.size(); ++i)
-        per_area.push_back(likelihood::stream_skip_thresholds(streams, setup_.areas[i], los_[i], host_threads_));
+        per_area.push_back(likelihood::stream_skip_thresholds(streams, setup_.areas[i], los_[i], *pool_));
     const std::lock_guard lock(thresholds_mutex_);
     if (thresholds_.size() > (1u << 16)) thresholds_.clear();  // a global search's streams never repeat
     for (std::size_t k = 0; k < missing.size(); ++k) {

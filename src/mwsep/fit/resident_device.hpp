@@ -13,6 +13,7 @@
 #include <string>
 
 #include "harness/device_budget.hpp"
+#include "mwsep/cpu/worker_pool.hpp"
 #include "mwsep/cuda/backend.hpp"
 #include "mwsep/cuda/kernel_family.hpp"
 #include "mwsep/cuda/variants.hpp"
@@ -80,13 +81,15 @@ private:
     /// The Part for @p streams streams (1 to the unit's count - 1), prepared on first use from @p model.
     Part& part(const model::Model& model);
     /// The skip thresholds of @p model's streams, per area then stream: the kept ones, the others computed
-    /// (by @p host_threads_ threads) and kept.
+    /// (by the @p host_threads_ threads of pool_) and kept.
     std::vector<std::vector<double>> thresholds_of(const model::Model& model);
     /// Puts @p s's parameters and skip thresholds into @p integral.
     void retarget(cuda::PreparedIntegral& integral, const geometry::IntegrationSetup& s);
 
     int device_;
     unsigned host_threads_;
+    // The threads of every candidate's skip-threshold search, started once for the fit (thresholds_of()).
+    std::unique_ptr<cpu::WorkerPool> pool_;
     const cuda::VariantInfo& variant_;
     std::string device_name_;
     geometry::IntegrationSetup setup_;  // the tables, with the parameters of the last candidate

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "mwsep/cpu/worker_pool.hpp"
 #include "mwsep/math/sightline.hpp"
 
 namespace mwsep::likelihood {
@@ -52,16 +54,17 @@ std::vector<double> log_scales(const geometry::AreaTables& a, const geometry::Fo
 /// Cells per thread below which more threads do not pay for starting them.
 constexpr std::size_t min_cells_per_thread = 4096;
 
-}  // namespace
-
-std::vector<double> stream_skip_thresholds(const geometry::IntegrationSetup& s, const geometry::AreaTables& a,
-                                           const geometry::FoldedLineOfSight& los, unsigned threads) {
-    return stream_skip_thresholds(s.streams, a, los, threads);
+/// Runs body(k) for k in [0, n) and returns when every call has: on threads started for this one loop.
+void on_new_threads(std::size_t n, const std::function<void(std::size_t)>& body) {
+    std::vector<std::jthread> workers;
+    for (std::size_t k = 1; k < n; ++k) workers.emplace_back(body, k);
+    if (n > 0) body(0);
 }
 
-std::vector<double> stream_skip_thresholds(const std::vector<geometry::StreamGeometry>& streams,
-                                           const geometry::AreaTables& a, const geometry::FoldedLineOfSight& los,
-                                           unsigned threads) {
+/// The thresholds, each loop split into at most @p threads parts and run by @p run.
+std::vector<double> thresholds_on(const std::vector<geometry::StreamGeometry>& streams, const geometry::AreaTables& a,
+                                  const geometry::FoldedLineOfSight& los, unsigned threads,
+                                  const std::function<void(std::size_t, const std::function<void(std::size_t)>&)>& run) {
     const std::size_t n_streams = streams.size();
     std::vector<double> thresholds(n_streams, 0.0);
     const std::size_t cells = a.cells();
@@ -74,11 +77,7 @@ std::vector<double> stream_skip_thresholds(const std::vector<geometry::StreamGeo
         for (std::size_t t = 0; t < n_streams; ++t)
             found[t * parts + k] = largest_bound(streams[t], a, los, log_scale, first, last);
     };
-    {
-        std::vector<std::jthread> workers;
-        for (std::size_t k = 1; k < parts; ++k) workers.emplace_back(search, k);
-        search(0);
-    }
+    run(parts, search);
     // The exact stream sum of each stream's best cell, with the library exp: a lower bound of the integral.
     // Its terms are computed on the threads (every stream's points split into ranges), then added in point
     // order on this one, so the sum is the same for any number of threads.
@@ -102,11 +101,7 @@ std::vector<double> stream_skip_thresholds(const std::vector<geometry::StreamGeo
             terms[i] = los.weight[m] * std::exp(-math::stream_distance_squared(pos, g.centre, g.axis) * g.inv_two_sigma_sq);
         }
     };
-    {
-        std::vector<std::jthread> workers;
-        for (std::size_t k = 1; k < term_parts; ++k) workers.emplace_back(fill, k);
-        fill(0);
-    }
+    run(term_parts, fill);
     for (std::size_t t = 0; t < n_streams; ++t) {
         double exact = 0;
         for (std::size_t m = 0; m < points; ++m) exact += terms[t * points + m];
@@ -114,6 +109,26 @@ std::vector<double> stream_skip_thresholds(const std::vector<geometry::StreamGeo
         thresholds[t] = std::ldexp(exact, -60) / (static_cast<double>(cells) * static_cast<double>(a.r.n_r));
     }
     return thresholds;
+}
+
+}  // namespace
+
+std::vector<double> stream_skip_thresholds(const geometry::IntegrationSetup& s, const geometry::AreaTables& a,
+                                           const geometry::FoldedLineOfSight& los, unsigned threads) {
+    return stream_skip_thresholds(s.streams, a, los, threads);
+}
+
+std::vector<double> stream_skip_thresholds(const std::vector<geometry::StreamGeometry>& streams,
+                                           const geometry::AreaTables& a, const geometry::FoldedLineOfSight& los,
+                                           unsigned threads) {
+    return thresholds_on(streams, a, los, threads, on_new_threads);
+}
+
+std::vector<double> stream_skip_thresholds(const std::vector<geometry::StreamGeometry>& streams,
+                                           const geometry::AreaTables& a, const geometry::FoldedLineOfSight& los,
+                                           cpu::WorkerPool& pool) {
+    return thresholds_on(streams, a, los, pool.threads(),
+                         [&pool](std::size_t n, const std::function<void(std::size_t)>& body) { pool.run(n, body); });
 }
 
 std::vector<std::size_t> active_stream_bins(const geometry::IntegrationSetup& s, const geometry::AreaTables& a,

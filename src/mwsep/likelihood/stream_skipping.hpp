@@ -15,6 +15,10 @@
 
 #include "mwsep/geometry/tables.hpp"
 
+namespace mwsep::cpu {
+class WorkerPool;
+}
+
 namespace mwsep::likelihood {
 
 /// The per-bin threshold T of every stream for one area (0 where nothing may be skipped), the search
@@ -28,6 +32,13 @@ std::vector<double> stream_skip_thresholds(const geometry::IntegrationSetup& s, 
 std::vector<double> stream_skip_thresholds(const std::vector<geometry::StreamGeometry>& streams,
                                            const geometry::AreaTables& area, const geometry::FoldedLineOfSight& los,
                                            unsigned threads = 1);
+
+/// The same thresholds for @p streams, each loop run on the threads of @p pool (started once: a fit computes
+/// them for every candidate, where starting threads each time would cost more than the search). The same bits
+/// as with any number of threads.
+std::vector<double> stream_skip_thresholds(const std::vector<geometry::StreamGeometry>& streams,
+                                           const geometry::AreaTables& area, const geometry::FoldedLineOfSight& los,
+                                           cpu::WorkerPool& pool);
 
 /// How many r bins of every cell of one area pass the bound, per stream: the stream exponentials the fast
 /// integrator and the modern kernels evaluate there are these counts times the points per bin.

@@ -1,0 +1,118 @@
+/// @file worker_pool.hpp
+/// @brief Threads started once and given one loop after another: for work repeated many times a second (a
+/// fit's per-candidate skip thresholds), where starting threads anew each time (parallel_for) costs more than
+/// the loop itself.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdio>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "mwsep/cpu/thread_pool.hpp"
+
+namespace mwsep::cpu {
+
+/// A fixed set of worker threads. run(n, body) calls body(i) for every i in [0, n) on the workers and the
+/// calling thread, indices taken dynamically, and returns when every call has returned; the first exception
+/// is rethrown there. One loop runs at a time: a second caller waits for the first loop to end. A worker that
+/// the system refuses to start is left out with a warning (the loops run on those that started), as in
+/// parallel_for. Not to be called from inside one of its own loop bodies.
+class WorkerPool {
+public:
+    /// Starts @p threads - 1 workers: with the caller, @p threads threads run each loop (1: the caller alone).
+    explicit WorkerPool(unsigned threads) {
+        for (unsigned t = 1; t < threads; ++t) {
+            try {
+                detail::start_thread(workers_, worker_);
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "mwsep: warning: could start only %u of %u threads (%s); continuing on %u\n", t,
+                             threads, e.what(), t);
+                break;
+            }
+        }
+    }
+    ~WorkerPool() {
+        {
+            const std::lock_guard lock(mutex_);
+            stopping_ = true;
+        }
+        wake_.notify_all();
+        for (auto& t : workers_) t.join();
+    }
+    WorkerPool(const WorkerPool&) = delete;             ///< owns threads
+    WorkerPool& operator=(const WorkerPool&) = delete;  ///< owns threads
+
+    /// Threads that run each loop: the workers that started and the caller.
+    unsigned threads() const { return static_cast<unsigned>(workers_.size()) + 1; }
+
+    /// body(i) for i in [0, n), on every thread of the pool; see the class.
+    void run(std::size_t n, const std::function<void(std::size_t)>& body) {
+        const std::lock_guard one_loop(run_mutex_);
+        {
+            const std::lock_guard lock(mutex_);
+            body_ = &body, n_ = n, error_ = nullptr, busy_ = workers_.size();
+            next_.store(0);
+            ++loop_;
+        }
+        wake_.notify_all();
+        take(body, n);
+        std::unique_lock lock(mutex_);
+        done_.wait(lock, [&] { return busy_ == 0; });
+        body_ = nullptr;
+        if (error_) std::rethrow_exception(error_);
+    }
+
+private:
+    /// Takes indices of the current loop until none is left; records the first exception and stops the loop.
+    void take(const std::function<void(std::size_t)>& body, std::size_t n) {
+        try {
+            for (std::size_t i; (i = next_.fetch_add(1)) < n;) body(i);
+        } catch (...) {
+            const std::lock_guard lock(mutex_);
+            if (!error_) error_ = std::current_exception();
+            next_.store(n);
+        }
+    }
+
+    /// A worker: waits for each new loop, takes its share, says it is done.
+    std::function<void()> worker_ = [this] {
+        unsigned long long seen = 0;
+        for (;;) {
+            const std::function<void(std::size_t)>* body;
+            std::size_t n;
+            {
+                std::unique_lock lock(mutex_);
+                wake_.wait(lock, [&] { return stopping_ || loop_ != seen; });
+                if (stopping_) return;
+                seen = loop_, body = body_, n = n_;
+            }
+            take(*body, n);
+            {
+                const std::lock_guard lock(mutex_);
+                --busy_;
+            }
+            done_.notify_one();
+        }
+    };
+
+    std::mutex run_mutex_;  // one loop at a time
+    std::mutex mutex_;      // guards what follows
+    std::condition_variable wake_, done_;
+    const std::function<void(std::size_t)>* body_ = nullptr;
+    std::size_t n_ = 0;
+    std::size_t busy_ = 0;               // workers not yet done with the current loop
+    unsigned long long loop_ = 0;        // counts the loops, so that a worker takes each exactly once
+    bool stopping_ = false;
+    std::exception_ptr error_;
+    std::atomic<std::size_t> next_{0};
+    std::vector<std::thread> workers_;  // last: started after every member they use is made
+};
+
+}  // namespace mwsep::cpu
