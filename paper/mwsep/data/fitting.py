@@ -223,29 +223,55 @@ def _scaling_rows(files, folder, host, runs_of):
     return (body or None), rate
 
 
+def _generation_phases(progress, evaluator, gpus):
+    """Medians over the generations after the first of one run's progress rows (@p evaluator): the generation's
+    wall time, and per device (the phase columns are sums over the run's devices, or rank 0's alone under MPI) the
+    whole evaluations' wall time and the kernels' (integral and likelihood, CUDA events) [s]. None without the
+    phase columns."""
+    gens = sorted((int(g["generation"]), g) for g in progress if g["evaluator"] == evaluator)
+    pairs = [(a, b) for (_, a), (n, b) in zip(gens, gens[1:]) if n > 0 and b.get("evaluate_s") not in (None, "")]
+    if not pairs:
+        return None
+    per = 1 if "MPI ranks" in evaluator else gpus
+    wall = statistics.median(float(b["seconds"]) - float(a["seconds"]) for a, b in pairs)
+    evaluation = statistics.median(float(b["evaluate_s"]) for _, b in pairs) / per
+    kernels = statistics.median(float(b["integral_s"]) + float(b["likelihood_s"]) for _, b in pairs) / per
+    return wall, evaluation, kernels
+
+
 def _compressed_limit(files, folder, rate, host):
-    """What sets the compressed fit's pace on @p folder's host: its speed-up on the most GPUs it ran, and on one
-    GPU the medians per generation of the host's preparation (prepare_s) against the kernels (integral_s +
-    likelihood_s) from fit_scaling_compressed_progress. None without compressed rows."""
+    """What sets the compressed fit's pace on @p folder's host, from fit_scaling_compressed and its progress
+    file: the speed-ups on the most GPUs it ran (one process and MPI ranks) and, on one GPU and on the most in
+    one process, the share of a generation's wall time in which a device's kernels run. None without compressed
+    rows on more than one GPU."""
     one = rate.get(("compressed", "one process", 1))
     most = max((k[2] for k in rate if k[0] == "compressed" and k[1] == "one process"), default=None)
     if not one or not most or most == 1:
         return None
     rows = files.rows("fit_scaling_compressed", folder)
     progress = files.rows("fit_scaling_compressed_progress", folder)
-    single = [r for r in rows if _mode(r) == "one process" and _gpus(r) == 1]
-    gens = [g for g in progress if g["evaluator"] == single[0]["evaluator"] and int(g["generation"]) > 0
-            and g.get("prepare_s") not in (None, "")]
-    speedup = rate[("compressed", "one process", most)] / one
-    text = (f"With the compressed integrator, {most} GPUs in one process made {speedup:.2f} times the evaluations per "
-            f"second of one GPU on the same host ({host}).")
-    if gens:
-        prepare = statistics.median(float(g["prepare_s"]) for g in gens)
-        kernels = statistics.median(float(g["integral_s"]) + float(g["likelihood_s"]) for g in gens)
-        limit = ("the host's preparation of the candidates, which is more than the kernels' time, sets the pace"
-                 if prepare > kernels else "the kernels, which take longer than the host's preparation, set the pace")
-        text += (f" On one GPU a generation's candidates take {1e3 * prepare:.1f} ms of preparation on the host and "
-                 f"{1e3 * kernels:.1f} ms of integral and likelihood kernels (medians over the generations): {limit}.")
+    ranks = rate.get(("compressed", "MPI ranks, one GPU each", most))
+    text = (f"With the compressed integrator ({host}), {most} GPUs in one process made "
+            f"{rate[('compressed', 'one process', most)] / one:.2f} times the evaluations per second of one GPU"
+            + (f", and {most} MPI ranks of one GPU each {ranks / one:.2f} times." if ranks else "."))
+    phases = {}
+    for r in rows:
+        if _mode(r) == "one process" and _gpus(r) in (1, most):
+            phases[_gpus(r)] = _generation_phases(progress, r["evaluator"], _gpus(r))
+    if phases.get(1):
+        wall, evaluation, kernels = phases[1]
+        share = kernels / wall
+        text += (f" On one GPU a generation took {1e3 * wall:.1f} ms (median), of which the device's kernels (integral "
+                 f"and likelihood, CUDA events) ran {1e3 * kernels:.1f} ms ({100 * share:.0f} %) and its whole "
+                 f"evaluations {1e3 * evaluation:.1f} ms; the remaining {1e3 * (wall - evaluation):.1f} ms lie outside "
+                 "the evaluations: the wait for the next candidate's skip thresholds, which the host computes while the "
+                 "current candidate's kernels run, and pagmo's step between generations.")
+        text += (" The host's work, not the GPU, sets the pace." if share < 0.5 else
+                 " The kernels take most of the generation: the GPU sets the pace.")
+    if phases.get(most):
+        wall, evaluation, kernels = phases[most]
+        text += (f" On {most} GPUs in one process a generation took {1e3 * wall:.1f} ms, in which each device's kernels "
+                 f"ran {1e3 * kernels:.1f} ms ({100 * kernels / wall:.0f} %) and its evaluations {1e3 * evaluation:.1f} ms.")
     return text
 
 
