@@ -271,7 +271,10 @@ def _compressed_limit(files, folder, rate, host):
     if phases.get(most):
         wall, evaluation, kernels = phases[most]
         text += (f" On {most} GPUs in one process a generation took {1e3 * wall:.1f} ms, in which each device's kernels "
-                 f"ran {1e3 * kernels:.1f} ms ({100 * kernels / wall:.0f} %) and its evaluations {1e3 * evaluation:.1f} ms.")
+                 f"ran {1e3 * kernels:.1f} ms ({100 * kernels / wall:.0f} %) and its evaluations {1e3 * evaluation:.1f} ms "
+                 f"(means over the devices), leaving {1e3 * (wall - evaluation):.1f} ms of each device's generation "
+                 "outside its evaluations, not measured apart (pagmo's step between generations, and each device's first "
+                 "candidate of a batch, whose thresholds are not computed ahead, are the candidates).")
     return text
 
 
