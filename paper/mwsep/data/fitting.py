@@ -219,7 +219,8 @@ def _scaling_rows(files, folder, host, runs_of):
             g = per_generation[key]
             med = statistics.median(g)
             body.append([host, integrator, key[2], key[1], f"{v:.2f}", f"{med:.2f}", f"{100 * (max(g) - min(g)) / med:.1f}",
-                         f"{v / one:.2f}" if one else "n/a", f"{1000.0 / v:.1f}"])
+                         f"{v / one:.2f}" if one else "n/a", f"{100 * v / one / key[2]:.0f}" if one else "n/a",
+                         f"{1000.0 / v:.1f}"])
     return (body or None), rate
 
 
@@ -311,7 +312,7 @@ def _scaling(ctx, facts):
     have = {k[2] for k in main_rate} | {k[2] for _, _, rate in hosts for k in rate}
     missing = sorted({int(run.get("needs_gpus", 1)) for run in wanted["runs"]} - have)
     # The GPU counts the experiment asks for that no recorded host had: a row each, never extrapolated.
-    absent = [["none", "", str(g), "one process; MPI ranks", f"not measured: no host with {g} GPUs", "", "", "", ""]
+    absent = [["none", "", str(g), "one process; MPI ranks", f"not measured: no host with {g} GPUs", "", "", "", "", ""]
               for g in missing]
     ctx.tables["table_fit_scaling"] = table(
         "Table R@: evaluations per second of the fit's global search on the 3-stream large unit (fit_scaling; "
@@ -319,11 +320,12 @@ def _scaling(ctx, facts):
         "integrator, GPU count, as one process driving every GPU and as one MPI rank per GPU: over the "
         "whole run, and the median of its generations after the first (one batch of the population each) with their "
         "range (max - min, % of the median); the speed-up "
-        "is against one GPU in one process of the same host, integrator and run. A GPU count that no recorded host "
+        "is against one GPU in one process of the same host, integrator and run, and the efficiency that speed-up "
+        "over the GPU count (%). A GPU count that no recorded host "
         "had is a row of its own, not measured. "
         f"Runs: {'; '.join(repeats)}" + (" (the range of its generations is a run's only spread)." if single else "."),
         ["host", "integrator", "GPUs", "mode", "per second", "median per generation", "range %", "speed-up",
-         "ms each (wall)"], (main_body or []) + multi_body + absent)
+         "efficiency %", "ms each (wall)"], (main_body or []) + multi_body + absent)
     text = []
     if single:
         text.append("Each configuration was run once, so each rate and speed-up below rests on one short run; the "
