@@ -350,8 +350,8 @@ namespace {
 
 // Lets only @p n more worker threads start while it lives, as a system limit on threads would.
 struct ThreadStartLimit {
-    explicit ThreadStartLimit(int n) { mwsep::cpu::detail::thread_starts_allowed.store(n); }
-    ~ThreadStartLimit() { mwsep::cpu::detail::thread_starts_allowed.store(-1); }
+    explicit ThreadStartLimit(int n) { harness::detail::thread_starts_left.store(n); }
+    ~ThreadStartLimit() { harness::detail::thread_starts_left.store(-1); }
 };
 
 }  // namespace

@@ -7,15 +7,12 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
-#include <cstdio>
-#include <exception>
 #include <functional>
 #include <mutex>
-#include <system_error>
 #include <thread>
 #include <vector>
 
-#include "mwsep/cpu/thread_pool.hpp"
+#include "harness/threads.hpp"
 
 namespace mwsep::cpu {
 
@@ -28,15 +25,7 @@ class WorkerPool {
 public:
     /// Starts @p threads - 1 workers: with the caller, @p threads threads run each loop (1: the caller alone).
     explicit WorkerPool(unsigned threads) {
-        for (unsigned t = 1; t < threads; ++t) {
-            try {
-                detail::start_thread(workers_, worker_);
-            } catch (const std::exception& e) {
-                std::fprintf(stderr, "mwsep: warning: could start only %u of %u threads (%s); continuing on %u\n", t,
-                             threads, e.what(), t);
-                break;
-            }
-        }
+        harness::detail::start_workers(workers_, static_cast<int>(threads), worker_, "mwsep");
     }
     ~WorkerPool() {
         {
@@ -57,30 +46,21 @@ public:
         const std::lock_guard one_loop(run_mutex_);
         {
             const std::lock_guard lock(mutex_);
-            body_ = &body, n_ = n, error_ = nullptr, busy_ = workers_.size();
+            body_ = &body, n_ = n, busy_ = workers_.size();
             next_.store(0);
             ++loop_;
         }
         wake_.notify_all();
-        take(body, n);
-        std::unique_lock lock(mutex_);
-        done_.wait(lock, [&] { return busy_ == 0; });
-        body_ = nullptr;
-        if (error_) std::rethrow_exception(error_);
+        harness::detail::take_indices(next_, n, body, failure_);
+        {
+            std::unique_lock lock(mutex_);
+            done_.wait(lock, [&] { return busy_ == 0; });
+            body_ = nullptr;
+        }
+        failure_.rethrow();
     }
 
 private:
-    /// Takes indices of the current loop until none is left; records the first exception and stops the loop.
-    void take(const std::function<void(std::size_t)>& body, std::size_t n) {
-        try {
-            for (std::size_t i; (i = next_.fetch_add(1)) < n;) body(i);
-        } catch (...) {
-            const std::lock_guard lock(mutex_);
-            if (!error_) error_ = std::current_exception();
-            next_.store(n);
-        }
-    }
-
     /// A worker: waits for each new loop, takes its share, says it is done.
     std::function<void()> worker_ = [this] {
         unsigned long long seen = 0;
@@ -93,7 +73,7 @@ private:
                 if (stopping_) return;
                 seen = loop_, body = body_, n = n_;
             }
-            take(*body, n);
+            harness::detail::take_indices(next_, n, *body, failure_);
             {
                 const std::lock_guard lock(mutex_);
                 --busy_;
@@ -110,7 +90,7 @@ private:
     std::size_t busy_ = 0;               // workers not yet done with the current loop
     unsigned long long loop_ = 0;        // counts the loops, so that a worker takes each exactly once
     bool stopping_ = false;
-    std::exception_ptr error_;
+    harness::detail::FirstFailure failure_;  // the current loop's first exception
     std::atomic<std::size_t> next_{0};
     std::vector<std::thread> workers_;  // last: started after every member they use is made
 };
