@@ -35,7 +35,7 @@ std::pair<double, std::size_t> largest_bound(const geometry::StreamGeometry& g, 
         const auto e = math::stream_exponent_quadratic(cbcl, cbsl, a.sinb[p], g.centre, g.axis, g.inv_two_sigma_sq);
         const double x = math::stream_term_bound_exponent(e, los.r_min, los.r_max);
         if (x < 0 && x + log_scale[p % n_nu] < cut) continue;  // surely below the best bound
-        const double bound = a.ids[p % n_nu] * los.weight_sum * (x >= 0 ? 2.0 : 2.0 * std::exp(x));
+        const double bound = a.ids[p % n_nu] * los.weight_sum * math::stream_term_bound_of_exponent(x);
         if (bound > best_bound) {
             best_bound = bound, best_cell = p;
             cut = std::log(best_bound) - margin;

@@ -102,13 +102,19 @@ MWSEP_HD Real stream_term_bound_exponent(const Quadratic<Real>& e, Real r_lo, Re
     return best + std::fabs(best) * Real(1e-9);
 }
 
+/// stream_term_bound() from its exponent @p x (stream_term_bound_exponent()): 2 where @p x is not negative,
+/// 2 exp(x) where it is.
+template <class Real>
+MWSEP_HD Real stream_term_bound_of_exponent(Real x) {
+    return x >= Real(0) ? Real(2) : Real(2) * std::exp(x);
+}
+
 /// An upper bound of exp(e(r)) for r in [r_lo, r_hi], for a stream exponent e that is a concave quadratic
 /// (a <= 0 up to rounding): e is largest at the vertex -b / (2a) clamped to the interval, or at an end.
 /// A relative slack of 1e-9 on the exponent and a factor 2 cover the rounding of e and of exp.
 template <class Real>
 MWSEP_HD Real stream_term_bound(const Quadratic<Real>& e, Real r_lo, Real r_hi) {
-    const Real best = stream_term_bound_exponent(e, r_lo, r_hi);
-    return best >= Real(0) ? Real(2) : Real(2) * std::exp(best);
+    return stream_term_bound_of_exponent(stream_term_bound_exponent(e, r_lo, r_hi));
 }
 
 /// Whether a stream's terms in one r bin must be evaluated: unless the bin's bound
