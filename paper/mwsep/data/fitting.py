@@ -191,6 +191,13 @@ def _mode(r):
     return "MPI ranks, one GPU each" if int(r["ranks"]) > 1 else "one process"
 
 
+def _generation_pairs(progress, evaluator):
+    """(previous, this) progress rows of every generation after the first of one run (@p evaluator), in
+    generation order: each pair spans one batch of the population."""
+    gens = sorted((g for g in progress if g["evaluator"] == evaluator), key=lambda g: int(g["generation"]))
+    return list(zip(gens, gens[1:]))
+
+
 def _scaling_rows(files, folder, host, runs_of):
     """Table rows for the fit_scaling runs (exact, and fit_scaling_compressed: compressed) of one results
     folder: rate over the whole run, the median and range of the per-generation rates (each generation after
@@ -207,9 +214,9 @@ def _scaling_rows(files, folder, host, runs_of):
         for r in sc:
             key = (integrator, _mode(r), _gpus(r))
             runs.setdefault(key, []).append(float(r["evaluations_per_second"]))
-            gens = sorted((int(g["generation"]), int(g["evaluations"]), float(g["seconds"]))
-                          for g in progress if g["evaluator"] == r["evaluator"])
-            per_generation.setdefault(key, []).extend((e1 - e0) / (t1 - t0) for (_, e0, t0), (_, e1, t1) in zip(gens, gens[1:]))
+            per_generation.setdefault(key, []).extend(
+                (int(b["evaluations"]) - int(a["evaluations"])) / (float(b["seconds"]) - float(a["seconds"]))
+                for a, b in _generation_pairs(progress, r["evaluator"]))
         mine = {k: statistics.median(v) for k, v in runs.items()}
         rate.update(mine)
         counts, generations = runs_of.get(host, (set(), set()))
@@ -229,8 +236,7 @@ def _generation_phases(progress, evaluator, gpus):
     wall time, and per device (the phase columns are sums over the run's devices, or rank 0's alone under MPI) the
     whole evaluations' wall time and the kernels' (integral and likelihood, CUDA events) [s]. None without the
     phase columns."""
-    gens = sorted((int(g["generation"]), g) for g in progress if g["evaluator"] == evaluator)
-    pairs = [(a, b) for (_, a), (n, b) in zip(gens, gens[1:]) if n > 0 and b.get("evaluate_s") not in (None, "")]
+    pairs = [(a, b) for a, b in _generation_pairs(progress, evaluator) if b.get("evaluate_s") not in (None, "")]
     if not pairs:
         return None
     per = 1 if "MPI ranks" in evaluator else gpus
