@@ -1,10 +1,9 @@
 #include "kirk_hwu/recon/solve.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <stdexcept>
-#include <thread>
 
+#include "harness/threads.hpp"
 #include "kirk_hwu/pair_math.hpp"
 #include "kirk_hwu/recon/fft.hpp"
 #include "kirk_hwu/recon/recon_math.hpp"
@@ -12,18 +11,6 @@
 namespace kirk_hwu::recon {
 
 namespace {
-
-// Runs body(i) for i in [0, count), split into contiguous blocks over @p threads threads.
-template <class Body>
-void parallel_for(std::size_t count, int threads, const Body& body) {
-    const std::size_t t = static_cast<std::size_t>(std::max(1, threads));
-    std::vector<std::thread> pool;
-    for (std::size_t w = 0; w < t; ++w)
-        pool.emplace_back([&, w] {
-            for (std::size_t i = w * count / t; i < (w + 1) * count / t; ++i) body(i);
-        });
-    for (auto& th : pool) th.join();
-}
 
 std::complex<double> dot(const ComplexVector& a, const ComplexVector& b) {
     std::complex<double> s = 0;
@@ -38,21 +25,21 @@ std::size_t cube(int g) { return static_cast<std::size_t>(g) * g * g; }
 ComplexVector forward_direct(const MriInput& in, const ComplexVector& image, int threads) {
     if (image.size() != in.voxels()) throw std::invalid_argument("forward_direct: the image does not match the grid");
     ComplexVector out(in.samples());
-    parallel_for(in.samples(), threads, [&](std::size_t m) {
+    harness::parallel_for(in.samples(), threads, [&](std::size_t m) {
         std::complex<double> s = 0;
         for (std::size_t n = 0; n < in.voxels(); ++n) {
             const double e = mri_phase<double>(in.kx[m], in.ky[m], in.kz[m], in.x[n], in.y[n], in.z[n]);
             s += std::complex<double>(std::cos(e), -std::sin(e)) * image[n];
         }
         out[m] = std::complex<double>(in.phi_r[m], in.phi_i[m]) * s;
-    });
+    }, "kirk_hwu");
     return out;
 }
 
 ComplexVector adjoint_direct(const MriInput& in, const ComplexVector& samples, int threads) {
     if (samples.size() != in.samples()) throw std::invalid_argument("adjoint_direct: the data do not match the samples");
     ComplexVector out(in.voxels());
-    parallel_for(in.voxels(), threads, [&](std::size_t n) {
+    harness::parallel_for(in.voxels(), threads, [&](std::size_t n) {
         std::complex<double> s = 0;
         for (std::size_t m = 0; m < in.samples(); ++m) {
             const double e = mri_phase<double>(in.kx[m], in.ky[m], in.kz[m], in.x[n], in.y[n], in.z[n]);
@@ -60,7 +47,7 @@ ComplexVector adjoint_direct(const MriInput& in, const ComplexVector& samples, i
                  std::complex<double>(std::cos(e), std::sin(e));
         }
         out[n] = s;
-    });
+    }, "kirk_hwu");
     return out;
 }
 
