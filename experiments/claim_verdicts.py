@@ -39,7 +39,7 @@ if not __package__:  # run by its path, not with -m: the shim puts the checkout'
 
 from experiments import compare as compare_module  # noqa: E402
 from experiments.harness import registry  # noqa: E402
-from experiments.harness.results import NotAResultFolder, ResultFolder  # noqa: E402
+from experiments.harness.results import BadResultFile, NotAResultFolder, ResultFolder  # noqa: E402
 ROOT = HERE.parent
 DECLARATION = HERE / "reproduce_check.json"
 HOLDS, NOT_HERE, NOT_TESTABLE = "holds", "does not hold here", "not testable here"
@@ -114,7 +114,12 @@ def report_verdicts(folder, studies=None):
             for entry in registry.load():
                 if studies is not None and entry.name not in studies:
                     continue
-                built, missing = report_data.build_study(entry, folder)
+                try:
+                    built, missing = report_data.build_study(entry, folder)
+                except BadResultFile as e:  # a damaged file: the study's claims cannot be judged, and say why
+                    out[entry.name] = {"verdicts": [], "missing": {"*": f"a result file it reads is unreadable: {e}"},
+                                       "read": []}
+                    continue
                 parts = {}
                 for m in missing:  # "chapter: why", or the study's own "why" when nothing could be built
                     name, _, why = m.partition(": ")

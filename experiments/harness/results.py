@@ -491,7 +491,8 @@ class ResultFolder:
         if not isinstance(meta, dict):
             return [f"{at(mpath)} not a provenance record (a JSON object)"]
         named = f"{meta.get('study', self.study_of(rel))}/{meta.get('experiment')}"
-        if meta.get("file") not in (None, rel):
+        # One .meta.json may serve the files of one stem (a table and its log), naming them all in "files".
+        if meta.get("file") not in (None, rel) and rel not in (meta.get("files") or []):
             out.append(f"{at(mpath)} names file {meta['file']!r}, not {rel}: the provenance of another file")
         if named != entry["experiment"]:
             out.append(f"{at(mpath)} names experiment {named}, the manifest {entry['experiment']}")

@@ -608,6 +608,11 @@ def _commit_job(manifest, out, study_name, d, key, status, seconds, origin, outp
         manifest.record(name, key, status, seconds, origin)
         return status
     staged, files = [], {}
+    # Files of one stem (a table and its log: gpu_correctness.csv and .log) share one .meta.json, which names them
+    # all ("files"), written once.
+    sharing = {}
+    for fname in outputs:
+        sharing.setdefault(meta_file(out / f"{study_name}/{fname}"), []).append(f"{study_name}/{fname}")
     try:
         for fname, part in outputs.items():
             rel = f"{study_name}/{fname}"
@@ -618,7 +623,14 @@ def _commit_job(manifest, out, study_name, d, key, status, seconds, origin, outp
             else:
                 content, facts = part.read_bytes(), {}
             facts["sha256"] = hashlib.sha256(content).hexdigest()
-            for path, data in ((target, content), (meta_file(target), meta_of(rel, target if listed else None))):
+            writes = [(target, content)]
+            mpath = meta_file(target)
+            if sharing[mpath][0] == rel:
+                meta = meta_of(rel, target if listed else None)
+                if len(sharing[mpath]) > 1:
+                    meta = json.dumps(dict(json.loads(meta), files=sharing[mpath]), indent=1) + "\n"
+                writes.append((mpath, meta))
+            for path, data in writes:
                 stage = path.with_name(f".{path.name}{STAGED}")
                 write_whole(stage, data)
                 staged.append((stage.relative_to(out).as_posix(), path.relative_to(out).as_posix()))

@@ -146,6 +146,21 @@ class ClaimVerdictsOnFolders(unittest.TestCase):
         self.assertIn("mwsep/precision.csv", verdict)
         self.assertIn("timings: not repeated", timings)
 
+    def test_a_damaged_file_makes_its_claims_not_testable_with_the_reason(self):
+        """A .meta.json naming another file makes the file unreadable: the claims of its study are not testable
+        here, with the finding, instead of the kit ending in a traceback."""
+        folder = copy_folder(H200, self.root / "damaged")
+        meta_path = folder / "mwsep" / "precision.meta.json"
+        meta = json.loads(meta_path.read_text())
+        meta["file"] = "mwsep/another.csv"
+        meta_path.write_text(json.dumps(meta, indent=1))
+        r = run(KIT, "--judge", str(folder), "--claims", "mwsep-precision")
+        self.assertNotIn("Traceback", r.stderr)
+        verdict, _ = claim_line(r.stdout, "mwsep-precision")
+        self.assertTrue(verdict.strip().startswith("not testable here"), verdict)
+        self.assertIn("unreadable", verdict)
+        self.assertIn("the provenance of another file", verdict)
+
     def test_a_gpu_model_without_a_committed_folder_has_its_claims_judged(self):
         folder = copy_folder(H200, self.root / "other-model")
         manifest = json.loads((folder / "manifest.json").read_text())

@@ -9,6 +9,7 @@ import types
 import unittest
 
 from experiments.harness import gpu_tests, runner
+from experiments.harness.results import ResultFolder
 from experiments.harness.runner import Job, JobFailed
 
 EXPERIMENTS = pathlib.Path(__file__).resolve().parents[2]
@@ -42,6 +43,10 @@ class FakeStudy:
                         raise e
                     part = tmp / f"{d['name']}.csv"
                     part.write_text(f"key,value\n{key},1\n")
+                    if key == "with-log":  # a table and its log: two files of one stem
+                        log = tmp / f"{d['name']}.log"
+                        log.write_text("[  PASSED  ] 1 test.\n")
+                        return {part.name: part, log.name: log}
                     return {part.name: part}
                 yield Job(key, job, [f"fake {key}"], needs_gpus=2 if key.startswith("two-gpu") else 0)
 
@@ -87,6 +92,22 @@ class RunnerTest(unittest.TestCase):
 
     def manifest(self, out):
         return json.loads((out / "manifest.json").read_text())
+
+    def test_a_table_and_its_log_share_one_provenance_that_names_both(self):
+        """Two files of one stem (gpu_correctness.csv and .log) get one .meta.json naming both; the folder's check
+        reads each as its own, so that a later experiment resumes the folder instead of refusing it."""
+        defs = self.tmp / "definitions" / "fake"
+        (defs / "paired.json").write_text(json.dumps({"name": "paired", "kind": "host", "runs": [{"keys": ["with-log"]}]}))
+        out = self.tmp / "out"
+        self.assertEqual(runner.run_study("fake", out, self.build, only=["paired"]), 0)
+        meta = json.loads((out / "fake" / "paired.meta.json").read_text())
+        self.assertEqual(meta["files"], ["fake/paired.csv", "fake/paired.log"])
+        folder = ResultFolder(out)
+        for rel in ("fake/paired.csv", "fake/paired.log"):
+            self.assertEqual([p for p in folder.problems(rel) if ".meta.json" in p], [], rel)
+        # Another experiment into the same folder runs (the runner checks the folder before any job).
+        self.assertEqual(runner.run_study("fake", out, self.build, only=["counts"]), 1)
+        self.assertIn("a", FakeStudy.calls)
 
     def test_records_fails_then_resumes(self):
         out = self.tmp / "out"
