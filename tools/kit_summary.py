@@ -38,6 +38,8 @@ def summary():
         counts = counted(r["claims"], "verdict")
         if r.get("kit_format", 1) >= 2:  # the claims judged, and their timings apart (experiments/claim_verdicts.py)
             counts = f"claims: {counts}; timings against the reference: {counted(r['claims'], 'repeatability')}"
+        else:  # the first kit judged whether the same medians came back, not the claims
+            counts = f"timings only, by the first kit, which did not judge the claims: {counts}"
         parts.append(f"on {r['gpu']} at commit {r['commit'][:7]}{' (uncommitted changes)' if r.get('dirty') else ''}, "
                      f"{len(r['claims'])} claims took {r['total_s'] / 60:.0f} minutes of runs, besides the build "
                      f"(estimated {r['estimate_s'] / 60:.0f} minutes beforehand): {counts} "
