@@ -6,10 +6,14 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <chrono>
 #include <numbers>
+#include <stdexcept>
+#include <thread>
 
 #include <unistd.h>
 
+#include "harness/threads.hpp"
 #include "mwsep/fit/candidate_setup.hpp"
 #include "mwsep/fit/evaluator.hpp"
 #include "mwsep/fit/hessian.hpp"
@@ -175,6 +179,101 @@ TEST(FitOptimizer, ThePolishFromTheStartFindsThePeakTheGlobalSearchMissed) {
     EXPECT_NEAR(both.best[0], 1.5, 0.01);
     EXPECT_NEAR(both.best[1], 1.5, 0.01);
     EXPECT_EQ(both.evaluations, both.global_evaluations + both.polishes[0].evaluations + both.polishes[1].evaluations);
+}
+
+/// TwoPeaks that records, for each batch, its size and whether the thread that called run_fit evaluated it,
+/// takes a millisecond a batch (as an evaluation on a device takes about that, so that a polish does not end
+/// before the other one's thread has started), and fails (as a device would) from its @ref fail_from-th
+/// batch on.
+class RecordingPeaks : public TwoPeaks {
+public:
+    std::thread::id caller = std::this_thread::get_id();
+    std::vector<std::size_t> sizes;
+    bool foreign_thread = false;
+    std::size_t fail_from = std::numeric_limits<std::size_t>::max();
+    std::vector<double> evaluate(const Batch& batch) override {
+        if (std::this_thread::get_id() != caller) foreign_thread = true;
+        sizes.push_back(batch.size());
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        if (sizes.size() >= fail_from) throw std::runtime_error("the device failed");
+        return TwoPeaks::evaluate(batch);
+    }
+};
+
+/// The fit of TwoPeaks with both polishes (a global search that settles on the broad peak).
+mwsep::fit::FitResult two_peak_fit(RecordingPeaks& peaks, bool together) {
+    mwsep::fit::FitSpace s;
+    s.names = {"x", "y"};
+    s.lower = {-2, -2};
+    s.upper = {2, 2};
+    s.start = {1.35, 1.6};
+    mwsep::fit::FitOptions o;
+    o.algorithm = "cmaes";
+    o.population = 16;
+    o.generations = 0;
+    o.polish_evaluations = 400;
+    o.uncertainties = false;
+    o.polishes_together = together;
+    return mwsep::fit::run_fit(s, peaks, o, 100);
+}
+
+TEST(FitOptimizer, PolishesSideBySideReachWhatTheyReachOneAfterTheOther) {
+    RecordingPeaks apart_peaks, together_peaks;
+    const auto apart = two_peak_fit(apart_peaks, false);
+    const auto together = two_peak_fit(together_peaks, true);
+    ASSERT_EQ(apart.polishes.size(), 2u);
+    ASSERT_EQ(together.polishes.size(), 2u);
+    for (std::size_t i = 0; i < 2; ++i) {
+        EXPECT_EQ(together.polishes[i].from, apart.polishes[i].from);
+        EXPECT_EQ(together.polishes[i].likelihood, apart.polishes[i].likelihood) << i;  // bit for bit
+        EXPECT_EQ(together.polishes[i].evaluations, apart.polishes[i].evaluations) << i;
+        EXPECT_EQ(together.polishes[i].stopped_by, apart.polishes[i].stopped_by) << i;
+    }
+    EXPECT_EQ(together.best, apart.best);
+    EXPECT_EQ(together.likelihood, apart.likelihood);
+    EXPECT_EQ(together.evaluations, apart.evaluations);
+    EXPECT_EQ(together.polish_evaluations, apart.polish_evaluations);
+    // One after the other: one candidate a batch in the polishes. Side by side: pairs while both run, and
+    // fewer batches in all; every batch evaluated by the thread that called run_fit.
+    EXPECT_EQ(std::count(apart_peaks.sizes.begin(), apart_peaks.sizes.end(), 1u), apart_peaks.sizes.size());
+    EXPECT_GT(std::count(together_peaks.sizes.begin(), together_peaks.sizes.end(), 2u), 0);
+    EXPECT_LT(together_peaks.sizes.size(), apart_peaks.sizes.size());
+    EXPECT_FALSE(together_peaks.foreign_thread);
+    EXPECT_FALSE(apart_peaks.foreign_thread);
+}
+
+TEST(FitOptimizer, AFailureDuringSideBySidePolishesStopsTheFitWithIt) {
+    RecordingPeaks peaks;
+    peaks.fail_from = 25;  // the global search takes 17 batches of one; the polishes fail a few batches in
+    EXPECT_THROW(
+        {
+            try {
+                two_peak_fit(peaks, true);
+            } catch (const std::runtime_error& e) {
+                EXPECT_STREQ(e.what(), "the device failed");
+                throw;
+            }
+        },
+        std::runtime_error);
+    EXPECT_EQ(peaks.sizes.size(), 25u);  // no evaluation after the failed one
+}
+
+TEST(FitOptimizer, PolishesWithoutThreadsRunOneAfterTheOther) {
+    // No thread may start (the test hook of harness/threads.hpp): the polishes run on the calling thread, one
+    // after the other, with a warning, and reach what they reach side by side.
+    RecordingPeaks apart_peaks, refused_peaks;
+    const auto apart = two_peak_fit(apart_peaks, false);
+    struct NoThreadStarts {  // restored however the test ends
+        NoThreadStarts() { harness::detail::thread_starts_left.store(0); }
+        ~NoThreadStarts() { harness::detail::thread_starts_left.store(-1); }
+    };
+    const auto refused = [&] {
+        const NoThreadStarts none;
+        return two_peak_fit(refused_peaks, true);
+    }();
+    EXPECT_EQ(refused.best, apart.best);
+    EXPECT_EQ(refused.likelihood, apart.likelihood);
+    EXPECT_EQ(refused_peaks.sizes, apart_peaks.sizes);
 }
 
 TEST(FitOptimizer, SameSeedSameTrajectoryAndAResumedFitContinuesIt) {

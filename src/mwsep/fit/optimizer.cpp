@@ -8,15 +8,19 @@
 #include <cstdio>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <exception>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include <boost/archive/text_iarchive.hpp>
 #include <boost/archive/text_oarchive.hpp>
@@ -33,6 +37,7 @@
 #include <pagmo/s11n.hpp>
 
 #include "harness/atomic_file.hpp"
+#include "harness/threads.hpp"
 #include "mwsep/fit/fit_checkpoint.hpp"
 #include "mwsep/fit/hessian.hpp"
 #include "mwsep/fit/thesis_search.hpp"
@@ -222,6 +227,94 @@ void write_checkpoint(const std::string& path, const FitCheckpointData& c) {
     harness::write_file_atomically(path, [&](std::ostream& out) { out << text; });
 }
 
+/// Polishes that run side by side, each on a thread of its own, with their evaluations gathered into one
+/// batch: whenever every running polish waits for a fitness, the thread that serves (the one that called
+/// run_fit, the only one that calls the evaluator, as in the global search: MPI and the devices see the same
+/// thread) evaluates their candidates together, so that a GPU evaluator prepares one candidate while the
+/// device works on the other, and two devices take one each. Each polish's candidates and their fitnesses
+/// are what they would be one polish after the other (an evaluation depends on its candidate alone), so the
+/// result is the same, bit for bit; only the order of the evaluations differs.
+class PolishBatcher {
+public:
+    PolishBatcher(Shared& shared, std::size_t polishes) : shared_(shared), slots_(polishes) {}
+
+    /// Polish @p who begins (its thread calls fitness() from now on, then finished()).
+    void begin(std::size_t who) {
+        const std::lock_guard lock(mutex_);
+        slots_[who].state = Slot::running;
+    }
+    /// Polish @p who's fitness of @p x, once the serving thread has evaluated it; rethrows its failure.
+    double fitness(std::size_t who, std::vector<double> x) {
+        std::unique_lock lock(mutex_);
+        Slot& s = slots_[who];
+        s.x = std::move(x), s.waiting = true, s.answered = false;
+        changed_.notify_all();
+        changed_.wait(lock, [&] { return s.answered; });
+        if (s.error) std::rethrow_exception(s.error);
+        return s.f;
+    }
+    /// Polish @p who has returned (or failed).
+    void finished(std::size_t who) {
+        const std::lock_guard lock(mutex_);
+        slots_[who].state = Slot::done;
+        changed_.notify_all();
+    }
+    /// On the calling thread: evaluates the gathered candidates until every polish has finished.
+    void serve() {
+        std::unique_lock lock(mutex_);
+        for (;;) {
+            changed_.wait(lock, [&] { return all_done() || ready(); });
+            if (all_done()) return;
+            std::vector<std::size_t> who;
+            Batch batch;
+            for (std::size_t i = 0; i < slots_.size(); ++i)
+                if (slots_[i].state == Slot::running) who.push_back(i), batch.push_back(slots_[i].x);
+            lock.unlock();
+            std::vector<double> f;
+            std::exception_ptr error;
+            try {
+                f = shared_.fitness(batch);
+            } catch (...) {
+                error = std::current_exception();
+            }
+            lock.lock();
+            for (std::size_t k = 0; k < who.size(); ++k) {
+                Slot& s = slots_[who[k]];
+                s.waiting = false, s.answered = true, s.error = error;
+                if (!error) s.f = f[k];
+            }
+            changed_.notify_all();
+        }
+    }
+
+private:
+    struct Slot {
+        enum { idle, running, done } state = idle;
+        bool waiting = false;   ///< a candidate is posted and not yet evaluated
+        bool answered = false;  ///< its fitness (or the failure) is in
+        std::vector<double> x;
+        double f = 0;
+        std::exception_ptr error;
+    };
+    bool all_done() const {
+        return std::all_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.state == Slot::done; });
+    }
+    /// Some polish runs, and every running one waits for a fitness.
+    bool ready() const {
+        bool any = false;
+        for (const Slot& s : slots_) {
+            if (s.state != Slot::running) continue;
+            if (!s.waiting) return false;
+            any = true;
+        }
+        return any;
+    }
+    Shared& shared_;
+    std::vector<Slot> slots_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+};
+
 /// The polish: NLopt's BOBYQA (Nelder-Mead for one parameter) from @p u within the unit box.
 struct PolishState {
     Shared* shared;
@@ -230,6 +323,9 @@ struct PolishState {
     double best_f = std::numeric_limits<double>::infinity();
     nlopt_opt opt = nullptr;   ///< the optimisation, stopped when the evaluator fails
     std::exception_ptr fault;  ///< the evaluator's failure (a device fault), rethrown after NLopt returns
+    PolishBatcher* batcher = nullptr;  ///< where its evaluations go when polishes run side by side; else shared
+    std::size_t slot = 0;              ///< its place in @ref batcher
+    long long evaluations = 0;         ///< evaluations it made
 };
 
 double polish_objective(unsigned n, const double* u, double* gradient, void* data) {
@@ -239,7 +335,8 @@ double polish_objective(unsigned n, const double* u, double* gradient, void* dat
     // (nlopt_force_stop) and is rethrown once nlopt_optimize has returned.
     try {
         std::vector<double> v(u, u + n);
-        const double f = s.shared->fitness({s.box.to_x(v)})[0];
+        ++s.evaluations;
+        const double f = s.batcher ? s.batcher->fitness(s.slot, s.box.to_x(v)) : s.shared->fitness({s.box.to_x(v)})[0];
         if (f < s.best_f) s.best_f = f, s.best_u = v;
         return f;
     } catch (...) {
@@ -249,12 +346,14 @@ double polish_objective(unsigned n, const double* u, double* gradient, void* dat
     }
 }
 
-/// Returns how NLopt stopped: "tolerance", "evaluation limit" or "failure".
-std::string polish(const FitSpace& space, Shared& shared, unsigned max_evaluations, std::vector<double>& u, double& f) {
+/// Returns how NLopt stopped: "tolerance", "evaluation limit" or "failure"; @p evaluations: how many it made.
+/// With @p batcher, its evaluations go there, as polish @p slot.
+std::string polish(const FitSpace& space, Shared& shared, unsigned max_evaluations, std::vector<double>& u, double& f,
+                   long long& evaluations, PolishBatcher* batcher = nullptr, std::size_t slot = 0) {
     const unsigned n = static_cast<unsigned>(space.size());
     nlopt_opt opt = nlopt_create(n >= 2 ? NLOPT_LN_BOBYQA : NLOPT_LN_NELDERMEAD, n);
     if (!opt) throw std::runtime_error("NLopt could not create the polish");
-    PolishState state{&shared, UnitBox{&space}, u, f, opt, nullptr};
+    PolishState state{&shared, UnitBox{&space}, u, f, opt, nullptr, batcher, slot, 0};
     const std::vector<double> zero(n, 0.0), one(n, 1.0);
     nlopt_set_lower_bounds(opt, zero.data());
     nlopt_set_upper_bounds(opt, one.data());
@@ -267,6 +366,7 @@ std::string polish(const FitSpace& space, Shared& shared, unsigned max_evaluatio
     double minimum = f;
     const nlopt_result status = nlopt_optimize(opt, start.data(), &minimum);
     nlopt_destroy(opt);
+    evaluations = state.evaluations;
     if (state.fault) std::rethrow_exception(state.fault);  // the evaluator failed: the fit stops
     // A failed polish (NLopt's negative codes) keeps the point it began from.
     if (status > 0 && state.best_f < f) u = state.best_u, f = state.best_f;
@@ -449,17 +549,68 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
     if (r.completed && o.polish_evaluations > 0) {
         const auto t1 = Clock::now();
         const long long before = shared.evaluations;
-        const auto climb = [&](const char* from, std::vector<double> u, double fu) {
-            const long long e0 = shared.evaluations;
-            const double begin = std::isfinite(fu) ? -fu : std::numeric_limits<double>::quiet_NaN();
-            const std::string stopped = polish(space, shared, o.polish_evaluations, u, fu);
-            r.polishes.push_back({from, begin, -fu, shared.evaluations - e0, stopped});
-            if (fu < f) best_u = std::move(u), f = fu;
+        // Each polish: where it starts, and what it reached and how.
+        struct Climb {
+            const char* from = "";
+            std::vector<double> u;
+            double f = 0;
+            double begin = 0;
+            long long evaluations = 0;
+            std::string stopped;
         };
+        std::vector<Climb> climbs;
         const std::vector<double> from_global = best_u, from_start = box.to_u(start);
-        climb("global best", from_global, f);
-        if (o.polish_from_start && from_start != from_global)
-            climb("start", from_start, std::numeric_limits<double>::infinity());
+        const auto add = [&](const char* from, const std::vector<double>& u, double fu) {
+            Climb c;
+            c.from = from, c.u = u, c.f = fu;
+            c.begin = std::isfinite(fu) ? -fu : std::numeric_limits<double>::quiet_NaN();
+            climbs.push_back(std::move(c));
+        };
+        add("global best", from_global, f);
+        if (o.polish_from_start && from_start != from_global) add("start", from_start, std::numeric_limits<double>::infinity());
+        const auto climb = [&](Climb& c, PolishBatcher* batcher, std::size_t slot) {
+            c.stopped = polish(space, shared, o.polish_evaluations, c.u, c.f, c.evaluations, batcher, slot);
+        };
+        // Side by side on threads of their own (PolishBatcher), unless asked not to or no thread starts; then
+        // one after the other on this thread. The outcome is the same.
+        bool together = o.polishes_together && climbs.size() > 1;
+        if (together) {
+            PolishBatcher batcher(shared, climbs.size());
+            std::atomic<std::size_t> next{0};
+            std::atomic<bool> go{false};  // once every thread that could start has: each takes a polish at once
+            harness::detail::FirstFailure failure;
+            const auto worker = [&] {
+                while (!go.load()) std::this_thread::yield();
+                for (std::size_t i; (i = next.fetch_add(1)) < climbs.size();) {
+                    batcher.begin(i);
+                    try {
+                        climb(climbs[i], &batcher, i);
+                    } catch (...) {
+                        failure.keep_current();
+                    }
+                    batcher.finished(i);
+                }
+            };
+            std::vector<std::thread> pool;
+            // The calling thread serves the evaluations; the polishes need a thread of their own each (one
+            // that started runs the other polishes in turn).
+            const int started = harness::detail::start_workers(pool, static_cast<int>(climbs.size()) + 1, worker, "mwsep fit");
+            go.store(true);
+            if (started > 1) {
+                batcher.serve();
+                for (auto& t : pool) t.join();
+                failure.rethrow();  // the evaluator failed: the fit stops
+            } else {
+                together = false;
+            }
+        }
+        if (!together)
+            for (Climb& c : climbs) climb(c, nullptr, 0);
+        // The better one is kept, in the order the polishes are listed.
+        for (Climb& c : climbs) {
+            r.polishes.push_back({c.from, c.begin, -c.f, c.evaluations, c.stopped});
+            if (c.f < f) best_u = c.u, f = c.f;
+        }
         r.polish_evaluations = shared.evaluations - before;
         r.polish_seconds = seconds_since(t1);
     }
