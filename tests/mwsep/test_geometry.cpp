@@ -421,6 +421,35 @@ TEST(GeometryTables, SumOfIdsIsTheSineDifference) {
     }
 }
 
+TEST(GeometryTables, TheCellDirectionsAreTheSameOnAnyNumberOfThreads) {
+    // make_setup spreads the cells' directions over threads a mu row each: the same bits as on one thread,
+    // for the wedge and the cut, with more threads than rows of the cut (13) and a number that divides none.
+    const auto model = small_model(mwsep::model::RBinning::magnitude);
+    const auto one = mwsep::geometry::make_setup(model, 1);
+    for (unsigned threads : {2u, 3u, 16u}) {
+        const auto many = mwsep::geometry::make_setup(model, threads);
+        ASSERT_EQ(many.areas.size(), one.areas.size());
+        for (std::size_t k = 0; k < one.areas.size(); ++k) {
+            const auto& a = one.areas[k];
+            const auto& b = many.areas[k];
+            ASSERT_EQ(a.cells(), b.cells());
+            EXPECT_EQ(a.sinb, b.sinb) << threads << " threads, area " << k;
+            EXPECT_EQ(a.sinl, b.sinl) << threads << " threads, area " << k;
+            EXPECT_EQ(a.cosb, b.cosb) << threads << " threads, area " << k;
+            EXPECT_EQ(a.cosl, b.cosl) << threads << " threads, area " << k;
+            EXPECT_EQ(a.ids, b.ids);
+            EXPECT_EQ(a.r.r_point, b.r.r_point);
+        }
+    }
+    // And every cell holds the direction of its own centre, worked out apart.
+    const auto& a = one.areas[0];
+    const std::size_t i = 17, j = 5;
+    const auto lb = mwsep::geometry::stripe_to_galactic(a.mu_centre[i], a.nu_centre[j], model.wedge);
+    const std::size_t p = i * static_cast<std::size_t>(a.area.nu.steps) + j;
+    EXPECT_EQ(a.sinb[p], std::sin(lb.b / kDeg));
+    EXPECT_EQ(a.cosl[p], std::cos(lb.l / kDeg));
+}
+
 TEST(GeometryTables, KpcBinningSumOfIrvIsTheShellVolume) {
     const auto setup = mwsep::geometry::make_setup(small_model(mwsep::model::RBinning::kpc));
     for (const auto& a : setup.areas) {

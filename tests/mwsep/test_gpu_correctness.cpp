@@ -269,17 +269,18 @@ TEST(GpuLean, SameSumAsModernOnEveryUnit) {
 
 // mwsep run makes the integral's host tables and the star table while the devices start
 // (cuda::prepare_on_host), and evaluate() uploads them: every result is bit-identical to an evaluation that
-// computes them itself, for the modern family (whose host tables move) and a thesis variant (only the star
-// table moves), in both precisions.
+// computes them itself, for the modern family (whose host tables move), the compressed family (whose lines of
+// sight, ladders of rules and skip thresholds move) and a thesis variant (only the star table moves), in both
+// precisions.
 TEST(GpuHostWork, TablesMadeEarlyGiveTheSameBits) {
     if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: NOT checked";
     const auto w = load("2s-small");
-    for (const std::string v : {"modern-f64", "modern-f32", "shared-fast-unrolled-f64"}) {
+    for (const std::string v : {"modern-f64", "modern-f32", "compressed-f64", "shared-fast-unrolled-f64"}) {
         const auto plain = mwsep::cuda::evaluate(w->setup, w->stars, v, -1);
         auto host = mwsep::cuda::prepare_on_host(w->setup, w->stars, v, true);
         ASSERT_FALSE(host.failed) << v;
         ASSERT_TRUE(host.stars.has_value()) << v;
-        EXPECT_EQ(host.integral != nullptr, v.rfind("modern-", 0) == 0) << v;
+        EXPECT_EQ(host.integral != nullptr, v.rfind("modern-", 0) == 0 || v.rfind("compressed-", 0) == 0) << v;
         const auto early = mwsep::cuda::evaluate(w->setup, w->stars, v, -1, {}, true, nullptr, &host);
         EXPECT_EQ(early.integrals.background, plain.integrals.background) << v;
         ASSERT_EQ(early.integrals.streams.size(), plain.integrals.streams.size()) << v;

@@ -1,5 +1,6 @@
 #include "mwsep/app/evaluate.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include <future>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 
 #include "mwsep/cpu/integrators.hpp"
 #include "mwsep/model/astronomy_parameters.hpp"
@@ -125,7 +127,10 @@ std::string work_summary(const model::Model& m, const RunOptions& o) {
 geometry::IntegrationSetup checked_setup(const model::AstronomyParameters& file, const RunOptions& o) {
     const model::Model m = model::build_model(file, o.r_binning);
     check_work(m, o.force);
-    return geometry::make_setup(m);
+    // The cells' directions on every core the run may use (--threads on the CPU backend), while the stars are
+    // read and the devices start.
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    return geometry::make_setup(m, o.threads > 0 ? static_cast<unsigned>(o.threads) : cores);
 }
 
 Inputs load_inputs(const RunOptions& o) {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include "mwsep/cpu/compressed_rule.hpp"
@@ -19,19 +20,37 @@ struct HostArea {
     std::vector<double> thresholds;
 };
 
+/// The host state of area @p t of @p setup (no device touched); the seconds its ladder took are added to
+/// @p rule_seconds.
+HostArea host_area(const geometry::IntegrationSetup& setup, const geometry::AreaTables& t, double& rule_seconds) {
+    HostArea h;
+    h.los = geometry::fold_line_of_sight(t);
+    const auto t0 = std::chrono::steady_clock::now();
+    h.ladder = cpu::cached_ladder(h.los);
+    rule_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    h.thresholds = likelihood::stream_skip_thresholds(setup, t, h.los);
+    return h;
+}
+
+/// What CompressedFamily::prepare_host() makes while the devices start: every area's host state.
+struct CompressedHostPreparation : HostPreparation {
+    std::vector<HostArea> areas;
+    double rule_seconds = 0;
+};
+
 class CompressedIntegral : public PreparedIntegral {
 public:
+    /// @p early: the host state that prepare_host() made for the same @p setup (nullptr: made here).
     CompressedIntegral(const CompressedVariant& variant, const geometry::IntegrationSetup& setup, int device,
-                       const LaunchOptions& options)
+                       const LaunchOptions& options, CompressedHostPreparation* early = nullptr)
         : variant_(variant), options_(options), device_(device), selected_(device),
           n_streams_(static_cast<int>(setup.streams.size())), streams_(tidal_streams(setup, nullptr)) {
-        for (const auto& t : setup.areas) {
-            HostArea h;
-            h.los = geometry::fold_line_of_sight(t);
-            const auto t0 = std::chrono::steady_clock::now();
-            h.ladder = cpu::cached_ladder(h.los);
-            rule_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            h.thresholds = likelihood::stream_skip_thresholds(setup, t, h.los);
+        if (early && early->areas.size() != setup.areas.size())
+            throw std::logic_error("the compressed integral's host state was made for another setup");
+        if (early) rule_seconds_ = early->rule_seconds;
+        for (std::size_t i = 0; i < setup.areas.size(); ++i) {
+            const auto& t = setup.areas[i];
+            HostArea h = early ? std::move(early->areas[i]) : host_area(setup, t, rule_seconds_);
             CompressedArea a;
             static_cast<AreaGrid&>(a) = area_grid(t);
             const auto up = [&](const std::vector<double>& v, const char* what) {
@@ -236,8 +255,23 @@ void CompressedFamily::plan_device_memory(const geometry::IntegrationSetup& setu
 std::unique_ptr<PreparedIntegral> CompressedFamily::prepare(const geometry::IntegrationSetup& setup,
                                                             const std::vector<int>& devices,
                                                             const LaunchOptions& options) const {
+    return prepare_with(setup, devices, options, nullptr);
+}
+
+std::unique_ptr<HostPreparation> CompressedFamily::prepare_host(const geometry::IntegrationSetup& setup) const {
+    auto h = std::make_unique<CompressedHostPreparation>();
+    for (const auto& t : setup.areas) h->areas.push_back(host_area(setup, t, h->rule_seconds));
+    return h;
+}
+
+std::unique_ptr<PreparedIntegral> CompressedFamily::prepare_with(const geometry::IntegrationSetup& setup,
+                                                                 const std::vector<int>& devices,
+                                                                 const LaunchOptions& options,
+                                                                 std::unique_ptr<HostPreparation> host) const {
     if (devices.empty()) throw CudaError("no device for the compressed integral");
-    return std::make_unique<CompressedIntegral>(variant_, setup, devices.front(), options);
+    auto* early = dynamic_cast<CompressedHostPreparation*>(host.get());
+    if (host && !early) throw std::logic_error("the host state handed to the compressed family is another family's");
+    return std::make_unique<CompressedIntegral>(variant_, setup, devices.front(), options, early);
 }
 
 }  // namespace mwsep::cuda

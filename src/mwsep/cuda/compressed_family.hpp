@@ -20,6 +20,13 @@ public:
     /// cell directions, the line of sight (for the exact fallbacks) and the outputs to the first device.
     std::unique_ptr<PreparedIntegral> prepare(const geometry::IntegrationSetup& setup, const std::vector<int>& devices,
                                               const LaunchOptions& options) const override;
+    /// Each area's line of sight, ladder of rules and skip thresholds, made on the host while the devices start
+    /// (mwsep run), so that prepare_with() only uploads them.
+    std::unique_ptr<HostPreparation> prepare_host(const geometry::IntegrationSetup& setup) const override;
+    /// prepare() with the host state of prepare_host() (nullptr: made here); the same device state either way.
+    std::unique_ptr<PreparedIntegral> prepare_with(const geometry::IntegrationSetup& setup, const std::vector<int>& devices,
+                                                   const LaunchOptions& options,
+                                                   std::unique_ptr<HostPreparation> host) const override;
     /// What prepare() allocates on one device (KernelFamily::plan_device_memory()).
     void plan_device_memory(const geometry::IntegrationSetup& setup, std::size_t streams, int slices,
                             harness::DevicePlan& plan) const override;

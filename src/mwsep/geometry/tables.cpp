@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "harness/threads.hpp"
 #include "mwsep/geometry/sky.hpp"
 #include "mwsep/math/constants.hpp"
 
@@ -98,7 +99,7 @@ FoldedLineOfSight fold_line_of_sight(const AreaTables& a) {
 namespace {
 
 AreaTables make_area(const model::Area& area, const model::Model& m, const GaussLegendre& rule,
-                     const std::vector<double>& offsets) {
+                     const std::vector<double>& offsets, unsigned threads) {
     AreaTables a;
     a.area = area;
     a.r = make_r_table(area, m.r_binning, rule, offsets);
@@ -115,23 +116,26 @@ AreaTables make_area(const model::Area& area, const model::Model& m, const Gauss
     a.sinl.resize(cells);
     a.cosb.resize(cells);
     a.cosl.resize(cells);
-    for (int i = 0; i < area.mu.steps; ++i) {
-        for (int j = 0; j < area.nu.steps; ++j) {
-            const LB lb = stripe_to_galactic(a.mu_centre[i], a.nu_centre[j], m.wedge);
-            const SkyDirection d = sky_direction(lb.l, lb.b);
-            const std::size_t p = static_cast<std::size_t>(i) * area.nu.steps + j;
-            a.sinb[p] = d.sinb;
-            a.sinl[p] = d.sinl;
-            a.cosb[p] = d.cosb;
-            a.cosl[p] = d.cosl;
-        }
-    }
+    // Each mu row's cells on their own (the same values on any number of threads): a row a task.
+    harness::parallel_for(static_cast<std::size_t>(area.mu.steps), static_cast<int>(std::max(1u, threads)),
+                          [&](std::size_t i) {
+                              for (int j = 0; j < area.nu.steps; ++j) {
+                                  const LB lb = stripe_to_galactic(a.mu_centre[i], a.nu_centre[j], m.wedge);
+                                  const SkyDirection d = sky_direction(lb.l, lb.b);
+                                  const std::size_t p = i * static_cast<std::size_t>(area.nu.steps) + j;
+                                  a.sinb[p] = d.sinb;
+                                  a.sinl[p] = d.sinl;
+                                  a.cosb[p] = d.cosb;
+                                  a.cosl[p] = d.cosl;
+                              }
+                          },
+                          "mwsep");
     return a;
 }
 
 }  // namespace
 
-IntegrationSetup make_setup(const model::Model& model) {
+IntegrationSetup make_setup(const model::Model& model, unsigned threads) {
     IntegrationSetup s;
     s.model = model;
     s.rule = gauss_legendre(model.convolve);
@@ -139,7 +143,7 @@ IntegrationSetup make_setup(const model::Model& model) {
     for (const auto& st : model.streams) s.streams.push_back(make_stream_geometry(st, model.wedge));
     s.q_inv_sq = 1.0 / (model.q * model.q);
     s.hernquist_fast_path = model.alpha == 1.0 && model.delta == 1.0;
-    for (const auto& area : model.areas) s.areas.push_back(make_area(area, model, s.rule, s.offsets));
+    for (const auto& area : model.areas) s.areas.push_back(make_area(area, model, s.rule, s.offsets, threads));
     return s;
 }
 

@@ -66,8 +66,9 @@ struct IntegrationSetup {
 RTable make_r_table(const model::Area& area, model::RBinning binning, const GaussLegendre& rule,
                     const std::vector<double>& offsets);
 
-/// Builds every table for @p model.
-IntegrationSetup make_setup(const model::Model& model);
+/// Builds every table for @p model, the cells' directions on @p threads threads (a mu row each; the same
+/// tables on any number of threads).
+IntegrationSetup make_setup(const model::Model& model, unsigned threads = 1);
 
 /// Geometry of one stream (centre direction via the survey transforms of stripe @p wedge).
 StreamGeometry make_stream_geometry(const model::Stream& s, int wedge);
