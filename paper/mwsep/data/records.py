@@ -32,27 +32,47 @@ def build(ctx, facts):
     if not kits:
         ctx.tables["table_kit_records"] = "No run of the kit is recorded yet.\n"
         return
-    # One row per claim, one column per recorded run: its verdict and the seconds the claim's runs took.
+    # One row per claim, one column per recorded run: what it said of the claim and the seconds the claim's runs
+    # took. The claim-level kit (kit_format 2) judges the claim and, apart, the repeatability of its timings; the
+    # first kit said only whether the same medians came back, which is no verdict on the claim.
+    def claim_level(r):
+        return r.get("kit_format", 1) >= 2
+
+    def same_as_committed(r):
+        """Whether each claim's verdict in run @p r was the committed folder's, in words."""
+        other = [c["id"] for c in r["claims"] if c.get("committed_verdict") not in (None, c["verdict"])]
+        return ("the claim-level kit, every claim's verdict the committed folder's" if not other else
+                "the claim-level kit, the verdicts of " + ", ".join(f"`{i}`" for i in other) +
+                " other than the committed folder's")
+
     claims = {}
     for _, r in kits:
         for c in r["claims"]:
             claims.setdefault(c["id"], c["study"])
-    verdicts = [{c["id"]: c["verdict"] for c in r["claims"]} for _, r in kits]
+    by_run = [{c["id"]: c for c in r["claims"]} for _, r in kits]
     body = []
     for cid, study in claims.items():
         row = [f"`{cid}`", study]
-        for (_, r), by_id in zip(kits, verdicts):
-            verdict = by_id.get(cid)
+        for (_, r), by_id in zip(kits, by_run):
+            c = by_id.get(cid)
             seconds = r.get("claims_state", {}).get(cid, {}).get("seconds")
-            row.append("not declared then" if verdict is None else
-                       f"{verdict}, {seconds:.0f} s" if seconds is not None else verdict)
+            if c is None:
+                row.append("not declared then")
+                continue
+            said = (f"{c['verdict']}; timings {c.get('repeatability', 'not compared')}" if claim_level(r)
+                    else f"timings {c['verdict']}")
+            row.append(f"{said}, {seconds:.0f} s" if seconds is not None else said)
         body.append(row)
     runs = "; ".join(
         f"run {i}: {r['gpu']} at commit {r['commit'][:7]}{' with uncommitted changes' if r.get('dirty') else ''}, "
         f"against `{r['reference']}`, {r['total_s']:.0f} s in all ({r['estimate_s']:.0f} s estimated before it), "
-        f"reasons and deciding files in `{rel(p.parent)}/reproduce_check.md`" for i, (p, r) in enumerate(kits, 1))
+        + (same_as_committed(r) if claim_level(r) else "the first kit, which compared the timings only") +
+        f"; reasons and deciding files in `{rel(p.parent)}/reproduce_check.md`" for i, (p, r) in enumerate(kits, 1))
     ctx.tables["table_kit_records"] = table(
-        "Table R@: the reviewer's kit (`make reproduce-check`) as recorded: one verdict per headline claim and the "
-        f"seconds the claim's runs took. {runs[0].upper()}{runs[1:]}.",
+        "Table R@: the reviewer's kit (`make reproduce-check`) as recorded, per headline claim: the claim-level kit's "
+        "verdict on the claim (holds, does not hold here, not testable here) and, apart, whether the claim's timings "
+        "repeated those of the committed folder; the "
+        "first kit's line is that repeatability alone, no verdict on the claim; then the seconds the claim's runs "
+        f"took. {runs[0].upper()}{runs[1:]}.",
         ["claim", "study"] + [f"run {i}" for i in range(1, len(kits) + 1)], body,
         widths=[34, 14] + [52 // len(kits)] * len(kits))
