@@ -144,21 +144,34 @@ public:
     std::string description() const override { return "two peaks"; }
 };
 
-TEST(FitOptimizer, ThePolishFromTheStartFindsThePeakTheGlobalSearchMissed) {
-    // The start (1.35, 1.6) lies on the narrow peak's flank with L about 1.15; random candidates near the
-    // broad peak score up to 1.5, so the initial population's best (no generations follow) is there, and
-    // a polish from it climbs only the broad peak. The polish from the start reaches the narrow one.
+/// TwoPeaks' box, [-2, 2]^2, with the start (1.35, 1.6) on the narrow peak's flank.
+mwsep::fit::FitSpace two_peak_space() {
     mwsep::fit::FitSpace s;
     s.names = {"x", "y"};
     s.lower = {-2, -2};
     s.upper = {2, 2};
     s.start = {1.35, 1.6};
+    return s;
+}
+
+/// A fit of TwoPeaks whose global search is CMA-ES's initial population alone (it settles on the broad peak),
+/// with polishes of up to 400 evaluations and no uncertainties.
+mwsep::fit::FitOptions two_peak_options() {
     mwsep::fit::FitOptions o;
     o.algorithm = "cmaes";
     o.population = 16;
     o.generations = 0;
     o.polish_evaluations = 400;
     o.uncertainties = false;
+    return o;
+}
+
+TEST(FitOptimizer, ThePolishFromTheStartFindsThePeakTheGlobalSearchMissed) {
+    // The start (1.35, 1.6) lies on the narrow peak's flank with L about 1.15; random candidates near the
+    // broad peak score up to 1.5, so the initial population's best (no generations follow) is there, and
+    // a polish from it climbs only the broad peak. The polish from the start reaches the narrow one.
+    const mwsep::fit::FitSpace s = two_peak_space();
+    mwsep::fit::FitOptions o = two_peak_options();
     o.polish_from_start = false;
     TwoPeaks peaks;
     const auto global_only = mwsep::fit::run_fit(s, peaks, o, 100);
@@ -202,19 +215,9 @@ public:
 
 /// The fit of TwoPeaks with both polishes (a global search that settles on the broad peak).
 mwsep::fit::FitResult two_peak_fit(RecordingPeaks& peaks, bool together) {
-    mwsep::fit::FitSpace s;
-    s.names = {"x", "y"};
-    s.lower = {-2, -2};
-    s.upper = {2, 2};
-    s.start = {1.35, 1.6};
-    mwsep::fit::FitOptions o;
-    o.algorithm = "cmaes";
-    o.population = 16;
-    o.generations = 0;
-    o.polish_evaluations = 400;
-    o.uncertainties = false;
+    mwsep::fit::FitOptions o = two_peak_options();
     o.polishes_together = together;
-    return mwsep::fit::run_fit(s, peaks, o, 100);
+    return mwsep::fit::run_fit(two_peak_space(), peaks, o, 100);
 }
 
 TEST(FitOptimizer, PolishesSideBySideReachWhatTheyReachOneAfterTheOther) {

@@ -1,6 +1,5 @@
 #include "mwsep/app/evaluate.hpp"
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -9,7 +8,6 @@
 #include <future>
 #include <optional>
 #include <stdexcept>
-#include <thread>
 
 #include "mwsep/cpu/integrators.hpp"
 #include "mwsep/model/astronomy_parameters.hpp"
@@ -129,8 +127,7 @@ geometry::IntegrationSetup checked_setup(const model::AstronomyParameters& file,
     check_work(m, o.force);
     // The cells' directions on every core the run may use (--threads on the CPU backend), while the stars are
     // read and the devices start.
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    return geometry::make_setup(m, o.threads > 0 ? static_cast<unsigned>(o.threads) : cores);
+    return geometry::make_setup(m, static_cast<unsigned>(cpu::resolve_threads(o.threads)));
 }
 
 Inputs load_inputs(const RunOptions& o) {

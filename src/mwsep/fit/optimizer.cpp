@@ -581,15 +581,15 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
             harness::detail::FirstFailure failure;
             const auto worker = [&] {
                 while (!go.load()) std::this_thread::yield();
-                for (std::size_t i; (i = next.fetch_add(1)) < climbs.size();) {
+                harness::detail::take_indices(next, climbs.size(), [&](std::size_t i) {
                     batcher.begin(i);
-                    try {
-                        climb(climbs[i], &batcher, i);
-                    } catch (...) {
-                        failure.keep_current();
-                    }
-                    batcher.finished(i);
-                }
+                    struct Finished {  // however the polish ends, so that the serving thread stops waiting for it
+                        PolishBatcher& batcher;
+                        std::size_t i;
+                        ~Finished() { batcher.finished(i); }
+                    } finished{batcher, i};
+                    climb(climbs[i], &batcher, i);
+                }, failure);
             };
             std::vector<std::thread> pool;
             // The calling thread serves the evaluations; the polishes need a thread of their own each (one
