@@ -4,10 +4,10 @@
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <thread>
 #include <utility>
 #include <vector>
 
+#include "harness/threads.hpp"
 #include "mwsep/cpu/worker_pool.hpp"
 #include "mwsep/math/sightline.hpp"
 
@@ -54,11 +54,10 @@ std::vector<double> log_scales(const geometry::AreaTables& a, const geometry::Fo
 /// Cells per thread below which more threads do not pay for starting them.
 constexpr std::size_t min_cells_per_thread = 4096;
 
-/// Runs body(k) for k in [0, n) and returns when every call has: on threads started for this one loop.
+/// Runs body(k) for k in [0, n) and returns when every call has: on threads started for this one loop
+/// (harness::parallel_for, which goes on with fewer where the system refuses one).
 void on_new_threads(std::size_t n, const std::function<void(std::size_t)>& body) {
-    std::vector<std::jthread> workers;
-    for (std::size_t k = 1; k < n; ++k) workers.emplace_back(body, k);
-    if (n > 0) body(0);
+    harness::parallel_for(n, static_cast<int>(n), body, "mwsep");
 }
 
 /// The thresholds, each loop split into at most @p threads parts and run by @p run.
