@@ -20,6 +20,7 @@
 #include "cuda_check.hpp"
 #include "harness/type_name.hpp"
 #include "mwsep/cpu/compressed_cell.hpp"
+#include "mwsep/math/point.hpp"
 #include "mwsep/math/sightline.hpp"
 #include "mwsep/math/summation.hpp"
 
@@ -53,6 +54,11 @@ __device__ inline math::Quadratic<double> stream_exponent_bound(const Compressed
     return math::stream_exponent_quadratic(cbcl, cbsl, sinb, c, x, a.inv_two_sigma_sq[s]);
 }
 
+/// Stream @p s's skip threshold: the device's, where it computed them, else the host's.
+__device__ inline double skip_threshold(const CompressedArea& area, int s) {
+    return area.device_threshold ? area.device_threshold[s] : area.threshold[s];
+}
+
 /// Appends (cell @p p, component @p c) to the fallback list.
 __device__ inline void append_fallback(const CompressedArea& area, int p, int c) {
     const unsigned at = atomicAdd(&area.counters[0], 1u);
@@ -81,7 +87,7 @@ __global__ void compressed_cell_kernel(CompressedArgs a) {
 #pragma unroll
     for (int s = 0; s < S; ++s) {
         const auto e = stream_exponent(a, s, cbcl, cbsl, sinb);
-        const double floor = area.threshold[s] * area.n_r / ids;
+        const double floor = skip_threshold(area, s) * area.n_r / ids;
         const auto st = cpu::control(v, cpu::stream_first_level(v, e), area.tolerance, floor,
                                      [&](int k) { return cpu::stream_rule_sum(v, k, e); });
         const std::size_t at = static_cast<std::size_t>(1 + s) * area.padded + p;
@@ -111,7 +117,7 @@ __global__ void __launch_bounds__(compressed_fallback_threads) compressed_fallba
         } else {
             const auto e = stream_exponent(a, c - 1, cbcl, cbsl, sinb);
             const auto bound = stream_exponent_bound(a, c - 1, cbcl, cbsl, sinb);
-            const double threshold = area.threshold[c - 1];
+            const double threshold = skip_threshold(area, c - 1);
             for (int k = t; k < area.n_r; k += compressed_fallback_threads) {
                 if (!math::stream_bin_needed(ids, area.block_weight[k], bound, area.block_r_min[k], area.block_r_max[k],
                                              threshold))
@@ -150,6 +156,93 @@ __global__ void __launch_bounds__(compressed_chunks) compressed_reduce_kernel(Co
     out[0] = sum.running_sum();
     out[1] = sum.compensation();
     out[2] = estimate;
+}
+
+/// A candidate cell of the thresholds' search: its line-of-sight bound and its index.
+struct BoundAt {
+    double bound;
+    int cell;
+};
+
+/// Whether @p b beats @p a: a larger bound, or the same bound at an earlier cell (the host's search keeps the first
+/// largest); a NaN bound never beats anything.
+__device__ inline bool beats(const BoundAt& b, const BoundAt& a) {
+    return b.bound > a.bound || (b.bound == a.bound && b.cell < a.cell);
+}
+
+/// Reduces @p v[0 .. compressed_threshold_threads) to the best in v[0], in a fixed tree.
+__device__ inline void best_of_block(BoundAt* v) {
+    __syncthreads();
+    for (int half = compressed_threshold_threads / 2; half > 0; half /= 2) {
+        if (static_cast<int>(threadIdx.x) < half && beats(v[threadIdx.x + half], v[threadIdx.x]))
+            v[threadIdx.x] = v[threadIdx.x + half];
+        __syncthreads();
+    }
+}
+
+/// Threshold kernel 1: block b's best cell of each stream over the cells it walks (b x threads + t, in steps of
+/// the whole grid), as (bound, cell) into scratch[(s x blocks + b) x 2]. A cell's bound is the host search's,
+/// ids x weight_sum x stream_term_bound() (stream_skipping.cpp), every cell computed.
+__global__ void __launch_bounds__(compressed_threshold_threads) compressed_threshold_search_kernel(CompressedArgs a,
+                                                                                                 int n_streams,
+                                                                                                 double* scratch) {
+    const CompressedArea& area = a.area;
+    __shared__ BoundAt best[compressed_threshold_threads];
+    for (int s = 0; s < n_streams; ++s) {
+        BoundAt mine{-1.0, 0x7fffffff};
+        for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < area.cells; p += gridDim.x * blockDim.x) {
+            const double cbcl = area.cosb[p] * area.cosl[p], cbsl = area.cosb[p] * area.sinl[p];
+            const auto e = stream_exponent_bound(a, s, cbcl, cbsl, area.sinb[p]);
+            const double x = math::stream_term_bound_exponent(e, area.los_r_min, area.los_r_max);
+            const BoundAt here{area.ids[p % area.n_nu] * area.los_weight_sum * math::stream_term_bound_of_exponent(x), p};
+            if (beats(here, mine)) mine = here;
+        }
+        best[threadIdx.x] = mine;
+        best_of_block(best);
+        if (threadIdx.x == 0) {
+            scratch[(s * gridDim.x + blockIdx.x) * 2] = best[0].bound;
+            scratch[(s * gridDim.x + blockIdx.x) * 2 + 1] = static_cast<double>(best[0].cell);
+        }
+        __syncthreads();
+    }
+}
+
+/// Threshold kernel 2, block s for stream s: the best of the search blocks' cells (none found: cell 0, as on the
+/// host), that cell's exact stream sum over every point of the line of sight (a fixed tree over the threads'
+/// strided sums), and the threshold ids x sum x 2^-60 / (cells x r bins).
+__global__ void __launch_bounds__(compressed_threshold_threads) compressed_threshold_sum_kernel(CompressedArgs a,
+                                                                                              int search_blocks,
+                                                                                              const double* scratch,
+                                                                                              double* thresholds) {
+    const CompressedArea& area = a.area;
+    const int s = blockIdx.x;
+    __shared__ BoundAt best[compressed_threshold_threads];
+    __shared__ double partial[compressed_threshold_threads];
+    BoundAt mine{-1.0, 0x7fffffff};
+    for (int b = threadIdx.x; b < search_blocks; b += blockDim.x) {
+        const BoundAt there{scratch[(s * search_blocks + b) * 2], static_cast<int>(scratch[(s * search_blocks + b) * 2 + 1])};
+        if (beats(there, mine)) mine = there;
+    }
+    best[threadIdx.x] = mine;
+    best_of_block(best);
+    const int p = best[0].cell == 0x7fffffff ? 0 : best[0].cell;
+    const double cbcl = area.cosb[p] * area.cosl[p], cbsl = area.cosb[p] * area.sinl[p], sinb = area.sinb[p];
+    const math::Vec3<double> c{a.centre[3 * s], a.centre[3 * s + 1], a.centre[3 * s + 2]};
+    const math::Vec3<double> x{a.axis[3 * s], a.axis[3 * s + 1], a.axis[3 * s + 2]};
+    double sum = 0;
+    for (int m = threadIdx.x; m < area.n_r * area.n_conv; m += blockDim.x) {
+        const auto pos = math::point_position(area.folded_r[m], cbcl, cbsl, sinb);
+        sum += area.folded_w[m] * exp(-math::stream_distance_squared(pos, c, x) * a.inv_two_sigma_sq[s]);
+    }
+    partial[threadIdx.x] = sum;
+    __syncthreads();
+    for (int half = compressed_threshold_threads / 2; half > 0; half /= 2) {
+        if (static_cast<int>(threadIdx.x) < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        thresholds[s] = ldexp(partial[0] * area.ids[p % area.n_nu], -60) /
+                        (static_cast<double>(area.cells) * static_cast<double>(area.n_r));
 }
 
 /// The cell kernel's instance for @p streams streams (nullptr if none).
@@ -192,6 +285,23 @@ void launch_compressed(const CompressedArea& area, const TidalStreams& streams, 
     check(cudaGetLastError(), "launch the compressed reduction kernel");
 }
 
+/// Queues the two threshold kernels of one area on @p queue.
+void launch_compressed_thresholds(const CompressedArea& area, const TidalStreams& streams, double* thresholds,
+                                  double* scratch, cudaStream_t queue) {
+    if (streams.count <= 0) return;
+    if (streams.count > max_streams) throw CudaError("the compressed thresholds hold at most " + std::to_string(max_streams) + " streams");
+    CompressedArgs a{};
+    a.area = area;
+    a.q_inv_sq = streams.q_inv_sq, a.r0 = streams.r0;
+    streams.copy_geometry(a.centre, a.axis, a.inv_two_sigma_sq);
+    compressed_threshold_search_kernel<<<compressed_threshold_blocks, compressed_threshold_threads, 0, queue>>>(
+        a, streams.count, scratch);
+    check(cudaGetLastError(), "launch the skip thresholds' search kernel");
+    compressed_threshold_sum_kernel<<<streams.count, compressed_threshold_threads, 0, queue>>>(
+        a, compressed_threshold_blocks, scratch, thresholds);
+    check(cudaGetLastError(), "launch the skip thresholds' sum kernel");
+}
+
 /// No dynamic shared memory.
 std::size_t compressed_shared_bytes(int) { return 0; }
 
@@ -207,6 +317,7 @@ void add_compressed_variants(std::vector<CompressedVariant>& out) {
     v.kernels.identity = &kernels::compressed_kernel_identity;
     v.kernels.shared_bytes = &kernels::compressed_shared_bytes;
     v.launch = &kernels::launch_compressed;
+    v.thresholds = &kernels::launch_compressed_thresholds;
     out.push_back(v);
 }
 

@@ -35,6 +35,12 @@ struct CompressedArea : AreaGrid {
     const double* block_r_max = nullptr;   ///< per r bin: largest point distance
     cpu::LadderView ladder;                ///< the area's rules, device pointers
     double threshold[max_streams] = {};    ///< per stream: the skip threshold (stream_skipping.hpp)
+    /// Per stream: the skip threshold computed on the device (launch_compressed_thresholds()); when set, the
+    /// kernels read it instead of threshold[].
+    const double* device_threshold = nullptr;
+    double los_r_min = 0;       ///< the line of sight's smallest point distance (the thresholds' search)
+    double los_r_max = 0;       ///< its largest
+    double los_weight_sum = 0;  ///< the sum of its weights
     double tolerance = 1e-14;              ///< the controller's relative tolerance
     double* cell_out = nullptr;       ///< per component and cell [c * padded + p]: the cell's value (ids included)
     double* cell_estimate = nullptr;  ///< per component and cell: the accepted estimate (ids included), 0 if exact
@@ -47,10 +53,26 @@ struct CompressedArea : AreaGrid {
 using CompressedLaunchFn = void (*)(const CompressedArea& area, const TidalStreams& streams, const LaunchOptions& options,
                                     cudaStream_t queue);
 
+/// Blocks of the device skip thresholds' search (launch_compressed_thresholds()).
+inline constexpr int compressed_threshold_blocks = 128;
+/// Threads of each of their blocks.
+inline constexpr int compressed_threshold_threads = 256;
+/// Doubles of scratch the device skip thresholds need: (bound, cell) per search block and stream.
+inline constexpr std::size_t compressed_threshold_scratch = 2u * compressed_threshold_blocks * max_streams;
+
+/// Queues the device skip thresholds of @p streams over one area on @p queue: into @p thresholds (max_streams
+/// doubles, the first streams.count written), with @p scratch (compressed_threshold_scratch doubles). The same
+/// definition as likelihood::stream_skip_thresholds() (the cell of the largest line-of-sight bound, that cell's
+/// exact stream sum, times 2^-60 over cells x r bins), with the device's exponential and logarithm and its own
+/// order of the sum: the values may differ from the host's in the last bits.
+using CompressedThresholdsFn = void (*)(const CompressedArea& area, const TidalStreams& streams, double* thresholds,
+                                        double* scratch, cudaStream_t queue);
+
 /// One variant of the compressed family.
 struct CompressedVariant {
     KernelSet kernels;                  ///< name, precision, kernel instances
     CompressedLaunchFn launch = nullptr;  ///< queues its kernels
+    CompressedThresholdsFn thresholds = nullptr;  ///< queues the device skip thresholds
 };
 
 /// Adds compressed-f64 (compressed.cu).

@@ -10,10 +10,13 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "cuda_check.hpp"
 #include "mwsep/likelihood/likelihood.hpp"
+#include "mwsep/math/constants.hpp"
 #include "device_math.cuh"
 #include "likelihood_kernel.hpp"
 #include "mwsep/math/point.hpp"
@@ -56,19 +59,17 @@ __device__ __forceinline__ float gl_offset(float, int k) { return gl_offset_f32[
 __device__ __forceinline__ float gl_weight(float, int k) { return gl_weight_f32[k]; }    ///< w_k, single precision
 
 // [likelihood-kernel-begin]
-/// One thread per star: densities at the star's own distance, then log10 of its mixture
-/// probability.
+/// Star @p n's convolved densities (1 + S values into @p dens, the efficiency factor not yet applied) and its
+/// mixture probability, the efficiency applied.
 template <class Real, bool StructureOfArrays>
-__global__ void likelihood_kernel(StarKernelArgs<Real> a) {
-    const int n = blockIdx.x * blockDim.x + threadIdx.x;
-    if (n >= a.count) return;
+__device__ __forceinline__ Real star_probability(const StarKernelArgs<Real>& a, int n, Real* dens, Real& efficiency) {
     const auto field = [&](int f) {
         return StructureOfArrays ? a.stars[f * a.stride + n] : a.stars[n * 5 + f];
     };
     const Real sinb = field(0), sinl = field(1), cosb = field(2), cosl = field(3), r = field(4);
     const Real cbcl = cosb * cosl, cbsl = cosb * sinl;
     const Real g_centre = math::magnitude_from_distance(r);
-    Real dens[1 + max_streams] = {};
+    for (int c = 0; c <= a.n_streams; ++c) dens[c] = Real(0);
     for (int k = 0; k < a.n_conv; ++k) {
         const auto pt =
             math::convolution_point(g_centre, gl_offset(Real(), k), gl_weight(Real(), k));
@@ -83,15 +84,90 @@ __global__ void likelihood_kernel(StarKernelArgs<Real> a) {
                                                    a.inv_two_sigma_sq[s]);
         }
     }
-    const Real efficiency = math::efficiency_factor(r);
+    efficiency = math::efficiency_factor(r);
     Real p = dens[0] * a.weight[0];
     for (int s = 0; s < a.n_streams; ++s) p += dens[1 + s] * a.weight[1 + s];
-    p *= efficiency;
+    return p * efficiency;
+}
+
+/// One thread per star: densities at the star's own distance, then log10 of its mixture
+/// probability.
+template <class Real, bool StructureOfArrays>
+__global__ void likelihood_kernel(StarKernelArgs<Real> a) {
+    const int n = blockIdx.x * blockDim.x + threadIdx.x;
+    if (n >= a.count) return;
+    Real dens[1 + max_streams];
+    Real efficiency;
+    const Real p = star_probability<Real, StructureOfArrays>(a, n, dens, efficiency);
     a.log_probability[n] = math::log10_or_penalty(p);
     for (int c = 0; c <= a.n_streams; ++c)
         a.densities[static_cast<size_t>(n) * (1 + a.n_streams) + c] = dens[c] * efficiency;
 }
 // [likelihood-kernel-end]
+
+/// Threads of a block of the likelihood kernels (fixed: the device star sum's order depends on it).
+constexpr int star_threads = 64;
+/// Threads of the block that adds the star sum's block parts (fixed, for the same reason).
+constexpr int star_total_threads = 256;
+
+/// @p into plus @p part: the two running sums added with the rounding error of the addition kept exactly
+/// (Knuth's two-sum, no multiplication, so nothing for the compiler to fuse), the compensations added, the
+/// counts added, and the first non-finite star the smaller of the two.
+__device__ __forceinline__ void merge(StarSumPart& into, const StarSumPart& part) {
+    const double s = into.sum + part.sum;
+    const double b = s - into.sum;
+    const double rounding = (into.sum - (s - b)) + (part.sum - b);
+    into.compensation += part.compensation + rounding;
+    into.sum = s;
+    into.zero_stars += part.zero_stars;
+    into.non_finite_stars += part.non_finite_stars;
+    into.first_non_finite = min(into.first_non_finite, part.first_non_finite);
+}
+
+/// The part of no star.
+__device__ __forceinline__ StarSumPart empty_part() { return StarSumPart{0.0, 0.0, 0, 0, star_none}; }
+
+/// Adds @p parts[0 .. width) in shared memory in a fixed tree; the total ends in parts[0].
+__device__ __forceinline__ void tree_sum(StarSumPart* parts, int width) {
+    __syncthreads();
+    for (int half = width / 2; half > 0; half /= 2) {
+        if (static_cast<int>(threadIdx.x) < half) merge(parts[threadIdx.x], parts[threadIdx.x + half]);
+        __syncthreads();
+    }
+}
+
+/// The fit's likelihood kernel: each star's log-probability as likelihood_kernel computes it, added on the
+/// device. Block b writes the compensated sum of its stars (a fixed tree over its threads) to parts[b].
+template <class Real, bool StructureOfArrays>
+__global__ void __launch_bounds__(star_threads) likelihood_sum_kernel(StarKernelArgs<Real> a, StarSumPart* parts) {
+    __shared__ StarSumPart block[star_threads];
+    const int n = blockIdx.x * blockDim.x + threadIdx.x;
+    StarSumPart mine = empty_part();
+    if (n < a.count) {
+        Real dens[1 + max_streams];
+        Real efficiency;
+        const Real p = star_probability<Real, StructureOfArrays>(a, n, dens, efficiency);
+        const double log_probability = static_cast<double>(math::log10_or_penalty(p));
+        mine.sum = log_probability;
+        mine.zero_stars = log_probability == constants::zero_probability_penalty;
+        if (!isfinite(log_probability)) mine.non_finite_stars = 1, mine.first_non_finite = n;
+    }
+    block[threadIdx.x] = mine;
+    tree_sum(block, star_threads);
+    if (threadIdx.x == 0) parts[blockIdx.x] = block[0];
+}
+
+/// One block adds the @p count block parts: thread t the parts t, t + star_total_threads, ... in order, then
+/// a fixed tree over the threads; the total goes to @p total.
+__global__ void __launch_bounds__(star_total_threads) star_total_kernel(const StarSumPart* parts, int count,
+                                                                          StarSumPart* total) {
+    __shared__ StarSumPart block[star_total_threads];
+    StarSumPart mine = empty_part();
+    for (int i = threadIdx.x; i < count; i += star_total_threads) merge(mine, parts[i]);
+    block[threadIdx.x] = mine;
+    tree_sum(block, star_total_threads);
+    if (threadIdx.x == 0) *total = block[0];
+}
 
 /// The star table in the layout @p soa asks for, in precision Real, on the host.
 template <class Real>
@@ -106,19 +182,17 @@ std::vector<Real> star_table(const model::StarCatalogue& stars, int stride, bool
     return host;
 }
 
-/// Uploads the quadrature tables, folds the mixture weights W_c = (E_c / I_c) / Sigma_E on the host, runs
-/// likelihood_kernel over the resident stars @p rs on @p queue and downloads the per-star results. Throws
-/// CudaError for more than max_convolve points or more than max_streams streams.
+/// Uploads the quadrature tables on @p queue and fills the kernels' arguments for the resident stars @p rs,
+/// with the mixture weights W_c = (E_c / I_c) / Sigma_E folded on the host (output pointers left null).
+/// Throws CudaError for more than max_convolve points or more than max_streams streams.
 template <class Real>
-StarResults run(const geometry::IntegrationSetup& setup, const ResidentStars& rs, const model::Integrals& integrals,
-                cudaStream_t queue, bool with_densities) {
+StarKernelArgs<Real> kernel_args(const geometry::IntegrationSetup& setup, const ResidentStars& rs,
+                                 const model::Integrals& integrals, cudaStream_t queue) {
     const int n_conv = setup.model.convolve;
     const int S = static_cast<int>(setup.streams.size());
     if (n_conv > max_convolve)
         throw CudaError("the likelihood kernel holds at most " + std::to_string(max_convolve) + " convolution points");
     if (S > max_streams) throw CudaError("the CUDA kernels support at most " + std::to_string(max_streams) + " streams");
-    const int count = rs.count;
-    const bool soa = rs.soa;
     std::vector<Real> offsets(n_conv), weights(n_conv);
     for (int k = 0; k < n_conv; ++k) offsets[k] = Real(setup.offsets[k]), weights[k] = Real(setup.rule.weights[k]);
     if constexpr (sizeof(Real) == 8) {
@@ -129,7 +203,7 @@ StarResults run(const geometry::IntegrationSetup& setup, const ResidentStars& rs
         check(cudaMemcpyToSymbolAsync(gl_weight_f32, weights.data(), sizeof(Real) * n_conv, 0, cudaMemcpyHostToDevice, queue), "upload GL weights");
     }
     StarKernelArgs<Real> a{};
-    a.count = count;
+    a.count = rs.count;
     a.stride = rs.stride;
     a.n_conv = n_conv;
     a.n_streams = S;
@@ -144,19 +218,30 @@ StarResults run(const geometry::IntegrationSetup& setup, const ResidentStars& rs
         a.inv_two_sigma_sq[s] = Real(g.inv_two_sigma_sq);
         a.weight[1 + s] = Real(mix.streams[s] / integrals.streams[s] / mix.sum);
     }
+    a.stars = static_cast<const Real*>(rs.stars);
+    return a;
+}
+
+/// Runs likelihood_kernel over the resident stars @p rs on @p queue and downloads the per-star results.
+template <class Real>
+StarResults run(const geometry::IntegrationSetup& setup, const ResidentStars& rs, const model::Integrals& integrals,
+                cudaStream_t queue, bool with_densities) {
+    StarKernelArgs<Real> a = kernel_args<Real>(setup, rs, integrals, queue);
+    const int S = a.n_streams;
+    const int count = rs.count;
+    const bool soa = rs.soa;
     const size_t dens_count = static_cast<size_t>(count) * (1 + S);
     Real* d_log = static_cast<Real*>(rs.log_probability);
     Real* d_dens = static_cast<Real*>(rs.densities);
     // Poison the outputs (all bits set is a NaN): a star the kernel never wrote cannot pass a check.
     check(cudaMemsetAsync(d_log, 0xff, sizeof(Real) * count, queue), "poison per-star results");
     check(cudaMemsetAsync(d_dens, 0xff, sizeof(Real) * dens_count, queue), "poison per-star densities");
-    a.stars = static_cast<const Real*>(rs.stars);
     a.log_probability = d_log;
     a.densities = d_dens;
     Event start;
     Event stop;
     start.record(queue);
-    const int threads = 64;
+    const int threads = star_threads;
     if (soa) likelihood_kernel<Real, true><<<(count + threads - 1) / threads, threads, 0, queue>>>(a);
     else likelihood_kernel<Real, false><<<(count + threads - 1) / threads, threads, 0, queue>>>(a);
     check(cudaGetLastError(), "launch the likelihood kernel");
@@ -180,7 +265,54 @@ StarResults run(const geometry::IntegrationSetup& setup, const ResidentStars& rs
     return out;
 }
 
+/// Runs likelihood_sum_kernel and star_total_kernel over the resident stars @p rs on @p queue; only the
+/// total comes back.
+template <class Real>
+StarSum run_sum(const geometry::IntegrationSetup& setup, const ResidentStars& rs, const model::Integrals& integrals,
+                cudaStream_t queue) {
+    const StarKernelArgs<Real> a = kernel_args<Real>(setup, rs, integrals, queue);
+    const int blocks = (rs.count + star_threads - 1) / star_threads;
+    if (blocks > rs.sum_blocks) throw CudaError("the star sum's buffers hold fewer blocks than the stars need");
+    // Poisoned as the per-star results are: a part the kernels never wrote is a NaN and a count of every bit.
+    check(cudaMemsetAsync(rs.sum_parts, 0xff, sizeof(StarSumPart) * (rs.sum_blocks + 1), queue), "poison the star sums");
+    auto* parts = static_cast<StarSumPart*>(rs.sum_parts);
+    Event start;
+    Event stop;
+    start.record(queue);
+    if (blocks > 0) {
+        if (rs.soa) likelihood_sum_kernel<Real, true><<<blocks, star_threads, 0, queue>>>(a, parts);
+        else likelihood_sum_kernel<Real, false><<<blocks, star_threads, 0, queue>>>(a, parts);
+        check(cudaGetLastError(), "launch the likelihood sum kernel");
+    }
+    star_total_kernel<<<1, star_total_threads, 0, queue>>>(parts, blocks, parts + rs.sum_blocks);
+    check(cudaGetLastError(), "launch the star total kernel");
+    stop.record(queue);
+    StarSumPart total{};
+    check(cudaMemcpyAsync(&total, parts + rs.sum_blocks, sizeof total, cudaMemcpyDeviceToHost, queue), "download the star sum");
+    check(cudaStreamSynchronize(queue), "run the likelihood sum kernels");
+    if (total.non_finite_stars > 0) {
+        if (total.non_finite_stars <= static_cast<unsigned long long>(rs.count) && total.first_non_finite >= 0 &&
+            total.first_non_finite < rs.count)
+            throw CudaError("the likelihood kernel left star " + std::to_string(total.first_non_finite) +
+                            " without a finite result");
+        throw CudaError("the likelihood sum kernels left a block of stars unwritten");
+    }
+    if (total.zero_stars > static_cast<unsigned long long>(rs.count) || !std::isfinite(total.sum + total.compensation))
+        throw CudaError("the likelihood sum kernels left a block of stars unwritten");
+    StarSum out;
+    out.likelihood = rs.count > 0 ? (total.sum + total.compensation) / static_cast<double>(rs.count)
+                                  : std::numeric_limits<double>::quiet_NaN();
+    out.zero_stars = static_cast<long long>(total.zero_stars);
+    out.kernel_ms = stop.since(start);
+    return out;
+}
+
 }  // namespace kernels
+
+void allocate_star_sums(ResidentStars& rs) {
+    rs.sum_blocks = (rs.count + kernels::star_threads - 1) / kernels::star_threads;
+    rs.sum_parts = rs.mem.allocate<StarSumPart>(static_cast<std::size_t>(rs.sum_blocks) + 1, "allocate the star sums");
+}
 
 ResidentStars::ResidentStars(const model::StarCatalogue& catalogue, bool double_precision_, bool soa_, int n_streams)
     : double_precision(double_precision_), soa(soa_), count(static_cast<int>(catalogue.size())),
@@ -197,12 +329,19 @@ ResidentStars::ResidentStars(const model::StarCatalogue& catalogue, bool double_
         log_probability = mem.allocate<float>(count, "allocate per-star results");
         densities = mem.allocate<float>(dens_count, "allocate per-star densities");
     }
+    allocate_star_sums(*this);
 }
 
 StarResults run_likelihood_kernel(const geometry::IntegrationSetup& setup, const ResidentStars& stars,
                                   const model::Integrals& integrals, cudaStream_t queue, bool densities) {
     return stars.double_precision ? kernels::run<double>(setup, stars, integrals, queue, densities)
                                   : kernels::run<float>(setup, stars, integrals, queue, densities);
+}
+
+StarSum run_likelihood_sum(const geometry::IntegrationSetup& setup, const ResidentStars& stars,
+                           const model::Integrals& integrals, cudaStream_t queue) {
+    return stars.double_precision ? kernels::run_sum<double>(setup, stars, integrals, queue)
+                                  : kernels::run_sum<float>(setup, stars, integrals, queue);
 }
 
 StarResults run_likelihood_kernel(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,

@@ -21,6 +21,26 @@ struct StarResults {
     double kernel_ms = 0;                 ///< kernel time from CUDA events [ms], transfers excluded
 };
 
+/// What the device star sum (run_likelihood_sum) adds per block of stars and in total: a compensated sum
+/// (running sum and its accumulated rounding errors) of the stars' log10 mixture probabilities, the stars
+/// at the -238 penalty, and the stars without a finite value with the first of them.
+struct StarSumPart {
+    double sum;                           ///< running sum of the log-probabilities
+    double compensation;                  ///< the rounding errors of its additions, summed
+    unsigned long long zero_stars;        ///< stars of mixture probability exactly 0 (the penalty)
+    unsigned long long non_finite_stars;  ///< stars whose log-probability is NaN or infinite
+    long long first_non_finite;           ///< the first such star, or star_none
+};
+/// StarSumPart::first_non_finite of a part without a non-finite star.
+inline constexpr long long star_none = 0x7fffffffffffffffLL;
+
+/// The likelihood added on the device (run_likelihood_sum).
+struct StarSum {
+    double likelihood = 0;     ///< the mean of the stars' log10 mixture probabilities
+    long long zero_stars = 0;  ///< stars at the -238 penalty
+    double kernel_ms = 0;      ///< time of the two kernels from CUDA events [ms]
+};
+
 /// A star catalogue on the current device in the likelihood kernel's precision and layout, with room for
 /// the kernel's per-star outputs: uploaded once, so that a fit evaluates many candidates over it.
 struct ResidentStars {
@@ -37,6 +57,8 @@ struct ResidentStars {
     const void* stars = nullptr;      ///< 5 values per star in the layout soa names
     void* log_probability = nullptr;  ///< per star
     void* densities = nullptr;        ///< per star, 1 + S values
+    int sum_blocks = 0;               ///< blocks of the device star sum: ceil(N / 64)
+    void* sum_parts = nullptr;        ///< StarSumPart per block, then one for the total
 };
 
 /// Runs the kernel over the resident stars @p stars on the CUDA queue @p queue (their device current),
@@ -45,6 +67,18 @@ struct ResidentStars {
 /// the diagnostic likelihoods, are most of the transfer) and StarResults::densities stays empty.
 StarResults run_likelihood_kernel(const geometry::IntegrationSetup& setup, const ResidentStars& stars,
                                   const model::Integrals& integrals, cudaStream_t queue, bool densities = true);
+
+/// Allocates @p stars' star-sum buffers (sum_blocks parts and the total) in its memory; both constructors call it.
+void allocate_star_sums(ResidentStars& stars);
+
+/// The likelihood of the resident stars @p stars summed on the device, on the CUDA queue @p queue (their device
+/// current): each star's log-probability is the value run_likelihood_kernel() downloads, and the stars are
+/// added with a compensated sum in a fixed order (per block of 64 stars a tree, then the blocks), so the result
+/// does not depend on timing and lies within about one rounding of the exact sum of those values. It is not
+/// the bits of the host's plain sum in star order (assemble_likelihood). Only the total comes back; a star
+/// without a finite value throws CudaError, as assemble_likelihood() does.
+StarSum run_likelihood_sum(const geometry::IntegrationSetup& setup, const ResidentStars& stars,
+                           const model::Integrals& integrals, cudaStream_t queue);
 
 /// Uploads the stars, runs the kernel in the given precision and star layout (SoA or AoS) on the CUDA
 /// queue @p queue, downloads.

@@ -77,14 +77,15 @@ TEST(DevicePlans, ThesisFamilyOnTheTinyUnit) {
 }
 
 TEST(DevicePlans, StarTablesAndPerStarResults) {
-    // 400 stars: the table pads to 448 (a multiple of 64), 5 values each; 400 results; 400 x 3 densities.
+    // 400 stars: the table pads to 448 (a multiple of 64), 5 values each; 400 results; 400 x 3 densities; the
+    // device star sum's parts, one per block of 64 stars (7) and the total, 40 bytes each (5 eight-byte fields).
     harness::DevicePlan f64, f32, none;
     mwsep::cuda::plan_star_memory(400, true, 2, f64);
     mwsep::cuda::plan_star_memory(400, false, 2, f32);
     mwsep::cuda::plan_star_memory(0, true, 2, none);
-    EXPECT_EQ(f64.requested_bytes(), (448u * 5 + 400 + 1200) * 8);
-    EXPECT_EQ(f32.requested_bytes(), (448u * 5 + 400 + 1200) * 4);
-    EXPECT_EQ(none.requested_bytes(), 3u * 8);  // every allocation holds at least one value
+    EXPECT_EQ(f64.requested_bytes(), (448u * 5 + 400 + 1200) * 8 + 8 * 40);
+    EXPECT_EQ(f32.requested_bytes(), (448u * 5 + 400 + 1200) * 4 + 8 * 40);
+    EXPECT_EQ(none.requested_bytes(), 3u * 8 + 40);  // every allocation holds at least one value; the total's part
 }
 
 TEST(DevicePlans, AnEvaluationNeedsTheLargerOfItsIntegralAndItsStars) {
@@ -94,7 +95,7 @@ TEST(DevicePlans, AnEvaluationNeedsTheLargerOfItsIntegralAndItsStars) {
     const auto& phases = plans[0].plan.phases();
     ASSERT_EQ(phases.size(), 2u);
     EXPECT_EQ(phases[0].requested(), integral_bytes("modern-f64"));
-    EXPECT_EQ(phases[1].requested(), (448u * 5 + 400 + 1200) * 8);
+    EXPECT_EQ(phases[1].requested(), (448u * 5 + 400 + 1200) * 8 + 8 * 40);
     EXPECT_EQ(plans[0].plan.peak().name, "the integral runs");
     // The modern family deals slices round-robin: 3 slices over 2 devices put 2 on the first, 1 on the second,
     // and only the first device holds the stars.
@@ -116,7 +117,7 @@ TEST(DevicePlans, AnEvaluationNeedsTheLargerOfItsIntegralAndItsStars) {
 TEST(DevicePlans, AFitKeepsTheIntegralItsPartialIntegralsAndTheStars) {
     // Everything at once for the whole fit: the full integral, the integral cache's 1-stream integral (the tiny
     // unit has 2 streams), the stars; without the cache, no partial integral.
-    const std::size_t stars = (448u * 5 + 400 + 1200) * 8;
+    const std::size_t stars = (448u * 5 + 400 + 1200) * 8 + 8 * 40;
     const auto with = mwsep::fit::ResidentDevice::plan(tiny(), 400, "modern-f64", true);
     const auto without = mwsep::fit::ResidentDevice::plan(tiny(), 400, "modern-f64", false);
     ASSERT_EQ(with.phases().size(), 1u);

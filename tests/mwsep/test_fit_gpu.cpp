@@ -11,6 +11,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numbers>
 #include <utility>
 
@@ -106,6 +107,91 @@ TEST(FitResidentDevice, BitIdenticalToAFreshEvaluationOnThe3StreamSmallUnit) {
 TEST(FitResidentDevice, CompressedBitIdenticalToAFreshEvaluationOnThe3StreamSmallUnit) {
     REQUIRE_GPU();
     expect_resident_matches_evaluate("3s-small", "compressed-f64");
+}
+
+// The fit's default: the stars added on the device (cuda::run_likelihood_sum). Its likelihood is compared with the
+// mean of the very per-star values the kernel downloads (run_likelihood_kernel), added on the host in long double
+// with compensation: within two roundings of that mean (the compensated sum's rounding and the division's). The
+// integrals are the same bits as without the device sum, a repeat gives the same bits, and the penalty stars are
+// counted alike. 20,000 stars: 313 blocks of 64, more than the 256 threads of the total's block.
+static void expect_device_sum_within_two_roundings(const std::string& variant) {
+    const auto data = fit_data("3s-small", 20000);
+    const auto batch = candidates(data);
+    const auto base = mwsep::geometry::make_setup(model_of(data, batch[0]));
+    mwsep::fit::ResidentDevice host(base, data.stars, variant, 0, 1);
+    mwsep::fit::ResidentDevice device(base, data.stars, variant, 0, 1, {.star_sum = true, .thresholds = false});
+    for (std::size_t k = 0; k < batch.size(); ++k) {
+        const auto m = model_of(data, batch[k]);
+        const auto on_host = host.evaluate(m);
+        const auto on_device = device.evaluate(m);
+        EXPECT_EQ(on_device.integrals.background, on_host.integrals.background) << variant << " candidate " << k;
+        for (std::size_t s = 0; s < on_host.integrals.streams.size(); ++s)
+            EXPECT_EQ(on_device.integrals.streams[s], on_host.integrals.streams[s]) << variant << " stream " << s;
+        const auto star = mwsep::cuda::run_likelihood_kernel(mwsep::geometry::make_setup(m), data.stars, on_host.integrals,
+                                                             true, true, nullptr);
+        ASSERT_EQ(star.log_probability.size(), data.stars.size());
+        long double sum = 0, compensation = 0;
+        for (const double v : star.log_probability) {
+            const long double t = sum + v;
+            compensation += std::fabs(sum) >= std::fabs(static_cast<long double>(v)) ? (sum - t) + v : (v - t) + sum;
+            sum = t;
+        }
+        const long double mean = (sum + compensation) / static_cast<long double>(star.log_probability.size());
+        const double eps = std::numeric_limits<double>::epsilon();
+        const double l = on_device.likelihood.likelihood;
+        EXPECT_LE(std::fabs(static_cast<long double>(l) - mean), 2 * eps * std::fabs(mean))
+            << variant << " candidate " << k << ": device " << l << ", long double " << static_cast<double>(mean);
+        EXPECT_EQ(on_device.likelihood.zero_probability_stars, on_host.likelihood.zero_probability_stars) << k;
+        EXPECT_EQ(device.evaluate(m).likelihood.likelihood, l) << variant << " candidate " << k << " again";
+    }
+}
+
+TEST(FitResidentDevice, DeviceStarSumWithinTwoRoundingsOfTheExactMeanOfTheStarsValues) {
+    REQUIRE_GPU();
+    expect_device_sum_within_two_roundings("modern-f64");
+    expect_device_sum_within_two_roundings("compressed-f64");
+}
+
+// The compressed integral's skip thresholds computed on the device (the fit's default): the same definition as the
+// host's (stream_skipping.cpp) with the device's exponential and its own order of the best cell's sum, so within
+// 1e-13 relative of the host's values. A threshold also sets the error controller's floor, so a rule can be
+// accepted one level apart: the integrals and the likelihood stay within 1e-13 relative (the controller's tolerance
+// is 1e-14 per cell). With the device thresholds prefetching does nothing and a repeat gives the same bits.
+TEST(FitResidentDevice, CompressedDeviceThresholdsWithin1e13OfTheHostsAndTheirIntegralsToo) {
+    REQUIRE_GPU();
+    const auto data = fit_data("3s-small", 2000);
+    const auto batch = candidates(data);
+    const auto base = mwsep::geometry::make_setup(model_of(data, batch[0]));
+    mwsep::fit::ResidentDevice host(base, data.stars, "compressed-f64", 0, 1);
+    mwsep::fit::ResidentDevice device(base, data.stars, "compressed-f64", 0, 1, {.star_sum = false, .thresholds = true});
+    ASSERT_TRUE(device.device_work().thresholds) << "the compressed family should compute its thresholds on the device";
+    int differing = 0;
+    for (std::size_t k = 0; k < batch.size(); ++k) {
+        const auto m = model_of(data, batch[k]);
+        device.prefetch(m);
+        const auto on_host = host.evaluate(m);
+        const auto on_device = device.evaluate(m);
+        const auto th = host.thresholds_in_use(), td = device.thresholds_in_use();
+        ASSERT_EQ(th.size(), td.size());
+        for (std::size_t i = 0; i < th.size(); ++i) {
+            ASSERT_EQ(th[i].size(), m.streams.size());
+            ASSERT_EQ(td[i].size(), th[i].size());
+            for (std::size_t s = 0; s < th[i].size(); ++s) {
+                EXPECT_GT(th[i][s], 0.0) << "candidate " << k << " area " << i << " stream " << s;
+                EXPECT_NEAR(td[i][s], th[i][s], 1e-13 * th[i][s]) << "candidate " << k << " area " << i << " stream " << s;
+                differing += td[i][s] != th[i][s];
+            }
+        }
+        EXPECT_NEAR(on_device.integrals.background, on_host.integrals.background, 1e-13 * on_host.integrals.background);
+        for (std::size_t s = 0; s < on_host.integrals.streams.size(); ++s)
+            EXPECT_NEAR(on_device.integrals.streams[s], on_host.integrals.streams[s], 1e-13 * on_host.integrals.streams[s])
+                << "candidate " << k << " stream " << s;
+        const double l = on_device.likelihood.likelihood, lh = on_host.likelihood.likelihood;
+        EXPECT_NEAR(l, lh, 1e-13 * std::fabs(lh)) << "candidate " << k;
+        EXPECT_EQ(device.evaluate(m).likelihood.likelihood, l) << "candidate " << k << " again";
+    }
+    std::printf("device thresholds: %d of %zu differ from the host's in some bit\n", differing,
+                batch.size() * base.areas.size() * base.streams.size());
 }
 
 TEST(FitGpuEvaluator, SameValuesOnOneDeviceEveryDeviceOrOneAtATimeAndCloseToTheCpu) {

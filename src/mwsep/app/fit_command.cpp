@@ -108,6 +108,10 @@ std::vector<harness::OptionSpec> fit_specs() {
         opt::flag("--no-integral-cache",
                   "integrate every component of every candidate (by default a component whose parameters an earlier "
                   "candidate had, bit for bit, is taken from that candidate: the same value)"),
+        opt::flag("--run-bits",
+                  "GPU: evaluate each candidate as mwsep run does, the bits of its likelihood (the stars added on the "
+                  "host in star order, skip thresholds on the host); by default the GPU adds the stars (compensated) "
+                  "and computes the compressed integral's thresholds, about a rounding apart"),
         opt::value("--checkpoint", "FILE",
                    "write the search's state after every generation (de and cmaes); a completed fit removes it", "none"),
         opt::flag("--resume", "continue from --checkpoint"),
@@ -319,6 +323,7 @@ int run_fit_command(const Args& args) {
         data.r_binning = ro.r_binning;
         data.compressed = compressed;
         data.integral_cache = !opt.has("--no-integral-cache");
+        data.device_work = !opt.has("--run-bits");
         std::optional<std::vector<double>> truth, reference;
         for (const char* option : {"--truth", "--reference"}) {
             if (!opt.has(option)) continue;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -85,6 +86,10 @@ public:
             a.ladder.x_min = h.ladder->x_min;
             a.ladder.x_max = h.ladder->x_max;
             for (int s = 0; s < n_streams_; ++s) a.threshold[s] = h.thresholds[s];
+            a.los_r_min = h.los.r_min, a.los_r_max = h.los.r_max, a.los_weight_sum = h.los.weight_sum;
+            device_thresholds_.push_back(mem_.allocate<double>(max_streams, "allocate the device skip thresholds"));
+            threshold_scratch_.push_back(
+                mem_.allocate<double>(compressed_threshold_scratch, "allocate the device skip thresholds' search"));
             a.tolerance = cpu::CompressedOptions{}.tolerance;
             const std::size_t n_out = static_cast<std::size_t>(a.padded) * (1 + n_streams_);
             a.cell_out = mem_.allocate<double>(n_out, "allocate per-cell results");
@@ -103,7 +108,12 @@ public:
     void launch() override {
         harness::use_device(device_, "select the device of the compressed integral");
         start_.record(queue_.get());
-        for (const auto& a : areas_) variant_.launch(a, streams_, options_, queue_.get());
+        for (std::size_t i = 0; i < areas_.size(); ++i) {
+            const auto& a = areas_[i];
+            if (a.device_threshold)
+                variant_.thresholds(a, streams_, device_thresholds_[i], threshold_scratch_[i], queue_.get());
+            variant_.launch(a, streams_, options_, queue_.get());
+        }
         stop_.record(queue_.get());
     }
 
@@ -187,10 +197,42 @@ public:
         for (std::size_t i = 0; i < areas_.size(); ++i) {
             host_[i].thresholds = thresholds[i];
             for (int s = 0; s < n_streams_; ++s) areas_[i].threshold[s] = host_[i].thresholds[s];
+            areas_[i].device_threshold = nullptr;
             poison(areas_[i]);
         }
         have_report_ = false;
         return true;
+    }
+
+    /// retarget() with the thresholds computed by the device in the next launch().
+    bool retarget_on_device(const geometry::IntegrationSetup& setup) override {
+        if (static_cast<int>(setup.streams.size()) != n_streams_ || setup.areas.size() != areas_.size()) return false;
+        if (!variant_.thresholds) return false;
+        streams_ = tidal_streams(setup, nullptr);
+        harness::use_device(device_, "select the device of the compressed integral");
+        for (std::size_t i = 0; i < areas_.size(); ++i) {
+            host_[i].thresholds.assign(static_cast<std::size_t>(n_streams_), std::numeric_limits<double>::quiet_NaN());
+            for (int s = 0; s < n_streams_; ++s) areas_[i].threshold[s] = std::numeric_limits<double>::quiet_NaN();
+            areas_[i].device_threshold = device_thresholds_[i];
+            check(cudaMemset(device_thresholds_[i], 0xff, sizeof(double) * max_streams), "poison the device skip thresholds");
+            poison(areas_[i]);
+        }
+        have_report_ = false;
+        return true;
+    }
+
+    /// The skip thresholds the last launch() used, per area then stream (downloaded where the device computed them).
+    std::vector<std::vector<double>> thresholds_in_use() const override {
+        harness::use_device(device_, "select the device of the compressed integral");
+        std::vector<std::vector<double>> out;
+        for (std::size_t i = 0; i < areas_.size(); ++i) {
+            std::vector<double> t(areas_[i].threshold, areas_[i].threshold + n_streams_);
+            if (areas_[i].device_threshold)
+                check(cudaMemcpy(t.data(), device_thresholds_[i], sizeof(double) * t.size(), cudaMemcpyDeviceToHost),
+                      "download the device skip thresholds");
+            out.push_back(std::move(t));
+        }
+        return out;
     }
 
 private:
@@ -219,6 +261,8 @@ private:
     TidalStreams streams_;
     std::vector<HostArea> host_;
     std::vector<CompressedArea> areas_;
+    std::vector<double*> device_thresholds_;  // per area: max_streams thresholds computed on the device
+    std::vector<double*> threshold_scratch_;  // per area: their search's (bound, cell) per block and stream
     double rule_seconds_ = 0;
     cpu::CompressedReport report_;
     bool have_report_ = false;
@@ -248,7 +292,9 @@ void CompressedFamily::plan_device_memory(const geometry::IntegrationSetup& setu
             .add<double>("per-cell results and estimates", padded * components, 2)
             .add<int>("the fallback list", 2 * padded * components)
             .add<unsigned>("the fallback counters", 2 + max_streams)
-            .add<double>("chunk sums", static_cast<std::size_t>(compressed_chunks) * 3 * components);
+            .add<double>("chunk sums", static_cast<std::size_t>(compressed_chunks) * 3 * components)
+            .add<double>("the device skip thresholds", max_streams)
+            .add<double>("the device skip thresholds' search", compressed_threshold_scratch);
     }
 }
 

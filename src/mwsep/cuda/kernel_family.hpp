@@ -44,6 +44,18 @@ public:
         (void)thresholds;
         return false;
     }
+    /// retarget() with the skip thresholds computed on the device, by kernels the next launch() queues before
+    /// the integral's (inside its timing): no host work but the stream constants. The thresholds follow the
+    /// definition of likelihood::stream_skip_thresholds() with the device's arithmetic, so they may differ from the
+    /// host's in the last bits, and the integral by as much as a skipped term can (below 2^-60 of it). Returns
+    /// false where the family cannot (the compressed family can). A later retarget() or retarget_with() goes back
+    /// to host thresholds.
+    virtual bool retarget_on_device(const geometry::IntegrationSetup& setup) {
+        (void)setup;
+        return false;
+    }
+    /// The skip thresholds of the last launch(), per area then stream; empty where the family does not say.
+    virtual std::vector<std::vector<double>> thresholds_in_use() const { return {}; }
     /// Checkpointing (`mwsep run --checkpoint`): the number of groups the work splits into, each a range of
     /// every area's reduction chunks that can run on its own; 0 when the family cannot (the thesis's).
     virtual int checkpoint_groups() const { return 0; }

@@ -42,7 +42,8 @@ void plan_star_memory(std::size_t count, bool double_precision, int n_streams, h
     const std::size_t stride = (count + 63) / 64 * 64;
     plan.add("the star table", stride * 5, real)
         .add("per-star results", count, real)
-        .add("per-star densities", count * (1 + static_cast<std::size_t>(std::max(n_streams, 0))), real);
+        .add("per-star densities", count * (1 + static_cast<std::size_t>(std::max(n_streams, 0))), real)
+        .add<StarSumPart>("the star sums (one per block of 64 stars, and the total)", (count + 63) / 64 + 1);
 }
 
 // Declared with the other constructor in likelihood_kernel.hpp; the buffers as that one allocates them.
@@ -60,6 +61,7 @@ ResidentStars::ResidentStars(const StarTable& table, int n_streams)
         log_probability = mem.allocate<float>(count, "allocate per-star results");
         densities = mem.allocate<float>(dens_count, "allocate per-star densities");
     }
+    allocate_star_sums(*this);
 }
 
 }  // namespace mwsep::cuda

@@ -32,6 +32,11 @@ struct FitData {
     /// candidate changes: the same values, bit for bit, for the exact integrators; never with the compressed one
     /// (its error controller looks at every component of a cell).
     bool integral_cache = true;
+    /// The GPU evaluator leaves the per-candidate work around the kernels to the device (ResidentDevice's
+    /// DeviceWork): the stars added there (compensated, in a fixed order; only the total comes back) and, for the
+    /// compressed integral, the skip thresholds computed there. The likelihood then differs from `mwsep run`'s
+    /// bits by about a rounding (1e-16 relative); false evaluates each candidate as `mwsep run` does.
+    bool device_work = true;
 };
 
 /// Evaluates batches of candidates. The value of a candidate is its likelihood L (the mean log10 mixture

@@ -100,11 +100,15 @@ public:
         // Each device's context, tables and stars are set up at once, not inside the first batch's timing.
         on_each(devices.size(), [&](std::size_t k) {
             harness::use_device(devices[k], "select a fit device");
-            devices_[k] = std::make_unique<ResidentDevice>(base, data_.stars, variant_, devices[k], host_threads);
+            devices_[k] = std::make_unique<ResidentDevice>(base, data_.stars, variant_, devices[k], host_threads,
+                                                           DeviceWork{data_.device_work, data_.device_work});
         });
         cudaDeviceProp prop{};
         cuda::check(cudaGetDeviceProperties(&prop, devices.front()), "query the device");
-        name_ = std::to_string(devices.size()) + " x " + prop.name + " (" + variant_ + ", resident)";
+        const DeviceWork& work = devices_.front()->device_work();
+        name_ = std::to_string(devices.size()) + " x " + prop.name + " (" + variant_ + ", resident" +
+                (work.star_sum ? ", stars added on the device" : "") +
+                (work.thresholds ? ", skip thresholds on the device" : "") + ")";
         if (data_.integral_cache && !data_.compressed) cache_ = std::make_unique<IntegralCache>();
     }
 

@@ -1,6 +1,7 @@
 #include "mwsep/fit/resident_device.hpp"
 
 #include <chrono>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 
@@ -15,9 +16,9 @@
 namespace mwsep::fit {
 
 ResidentDevice::ResidentDevice(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
-                               const std::string& variant, int device, unsigned host_threads)
+                               const std::string& variant, int device, unsigned host_threads, DeviceWork work)
     : device_(device), host_threads_(host_threads), pool_(std::make_unique<cpu::WorkerPool>(host_threads)),
-      variant_(cuda::find_variant(variant)), setup_(setup) {
+      variant_(cuda::find_variant(variant)), setup_(setup), work_(work) {
     const int S = static_cast<int>(setup_.streams.size());
     if (S > cuda::max_streams)
         throw cuda::CudaError("the CUDA kernels support at most " + std::to_string(cuda::max_streams) +
@@ -36,6 +37,7 @@ ResidentDevice::ResidentDevice(const geometry::IntegrationSetup& setup, const mo
     if (!own_thresholds_ && !integral_->retarget(setup_))
         throw std::invalid_argument("kernel variant " + variant + " cannot keep its tables between evaluations; "
                                     "fit with a modern variant (modern-f64)");
+    if (work_.thresholds) work_.thresholds = integral_->retarget_on_device(setup_);
     stars_ = std::make_unique<cuda::ResidentStars>(stars, variant_.kernels.double_precision, true, S);
     queue_ = std::make_unique<cuda::Stream>();
 }
@@ -89,10 +91,11 @@ std::vector<std::vector<double>> ResidentDevice::thresholds_of(const model::Mode
 }
 
 void ResidentDevice::prefetch(const model::Model& model) {
-    if (own_thresholds_) thresholds_of(model);
+    if (own_thresholds_ && !work_.thresholds) thresholds_of(model);
 }
 
 void ResidentDevice::retarget(cuda::PreparedIntegral& integral, const geometry::IntegrationSetup& s) {
+    if (work_.thresholds && integral.retarget_on_device(s)) return;
     const bool done = own_thresholds_ ? integral.retarget_with(s, thresholds_of(s.model)) : integral.retarget(s, host_threads_);
     if (!done) throw cuda::CudaError("the prepared integral refused a candidate");
 }
@@ -155,14 +158,23 @@ cuda::GpuResult ResidentDevice::evaluate(const model::Model& model, IntegralCach
     r.integrals = cache ? cache->integrals(setup_.model, integrate) : integrate(setup_.model);
     likelihood::check_integrals(r.integrals);
     stamp(steps_.sums);
-    // The fit needs the likelihood alone: only the log-probabilities come back, and the diagnostic
-    // likelihoods (a logarithm per star and component on the host) are not formed.
-    const cuda::StarResults star =
-        cuda::run_likelihood_kernel(setup_, *stars_, r.integrals, queue_->get(), /*densities=*/false);
-    stamp(steps_.likelihood);
-    r.likelihood = cuda::assemble_likelihood(setup_, star, r.integrals);
-    stamp(steps_.assemble);
-    r.likelihood_seconds = star.kernel_ms / 1000.0;
+    // The fit needs the likelihood alone: the diagnostic likelihoods (a logarithm per star and component on the
+    // host) are not formed. Either only the total comes back (the device sum) or the log-probabilities do.
+    if (work_.star_sum) {
+        const cuda::StarSum sum = cuda::run_likelihood_sum(setup_, *stars_, r.integrals, queue_->get());
+        stamp(steps_.likelihood);
+        r.likelihood.likelihood = sum.likelihood;
+        r.likelihood.zero_probability_stars = sum.zero_stars;
+        r.likelihood.background_likelihood = std::numeric_limits<double>::quiet_NaN();
+        r.likelihood_seconds = sum.kernel_ms / 1000.0;
+    } else {
+        const cuda::StarResults star =
+            cuda::run_likelihood_kernel(setup_, *stars_, r.integrals, queue_->get(), /*densities=*/false);
+        stamp(steps_.likelihood);
+        r.likelihood = cuda::assemble_likelihood(setup_, star, r.integrals);
+        stamp(steps_.assemble);
+        r.likelihood_seconds = star.kernel_ms / 1000.0;
+    }
     r.device = device_name_;
     return r;
 }

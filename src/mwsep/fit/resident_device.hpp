@@ -1,8 +1,9 @@
 /// @file resident_device.hpp
 /// @brief One GPU's state for a whole fit: its tables, integral buffers and star catalogue uploaded once;
 /// per candidate only the stream constants and skip thresholds change before the integral kernels and the
-/// likelihood kernel run. The integrals and the likelihood are bit-identical to cuda::evaluate() for the same
-/// setup on one device; the diagnostic likelihoods are not formed (a fit does not use them).
+/// likelihood kernel run. The integrals are bit-identical to cuda::evaluate() for the same setup on one device,
+/// and so is the likelihood where the stars are added on the host (the default; the fit adds them on the device,
+/// see the constructor); the diagnostic likelihoods are not formed (a fit does not use them).
 #pragma once
 
 #include <chrono>
@@ -24,6 +25,15 @@
 
 namespace mwsep::fit {
 
+/// Per-candidate work a ResidentDevice may leave to its device instead of its host. Either makes the likelihood
+/// differ from cuda::evaluate()'s bits by about a rounding (see the constructor); neither is the default.
+struct DeviceWork {
+    /// Add the stars' log-probabilities on the device (cuda::run_likelihood_sum()) instead of on the host.
+    bool star_sum = false;
+    /// Compute the skip thresholds on the device (PreparedIntegral::retarget_on_device()) where the family can.
+    bool thresholds = false;
+};
+
 /// A device with the work unit's tables and the catalogue resident. Use it from one host thread at a time.
 class ResidentDevice {
 public:
@@ -31,8 +41,14 @@ public:
     /// (one whose family can retarget a prepared integral, e.g. modern-f64). Throws CudaError where the
     /// CUDA kernels cannot evaluate the work unit, std::invalid_argument for a variant that cannot retarget.
     /// Each candidate's skip thresholds are computed by @p host_threads CPU threads (the same values for any number).
+    /// With @p work.star_sum the stars' log-probabilities are added on the device (cuda::run_likelihood_sum(),
+    /// compensated, in a fixed order; only the total comes back) instead of downloaded and added on the host in
+    /// star order: the likelihood then lies within about one rounding of the exact sum of the same per-star values,
+    /// not on the bits of cuda::evaluate(). With @p work.thresholds a family that can (the compressed one) computes
+    /// each candidate's skip thresholds on the device: the same definition with the device's arithmetic, so the
+    /// integrals may differ from the host thresholds' in what one skipped term can change (below 2^-60 of them).
     ResidentDevice(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,
-                   const std::string& variant, int device, unsigned host_threads = 1);
+                   const std::string& variant, int device, unsigned host_threads = 1, DeviceWork work = {});
     ~ResidentDevice();
 
     /// What a ResidentDevice of @p setup, @p stars stars and kernel variant @p variant allocates on its device
@@ -59,6 +75,11 @@ public:
     void prefetch(const model::Model& model);
 
     int device() const { return device_; }  ///< the CUDA device
+    /// What this device does of each candidate's work: as asked, the thresholds only where the family can.
+    const DeviceWork& device_work() const { return work_; }
+    /// The skip thresholds of the last evaluation's full integral, per area then stream (downloaded where the device
+    /// computed them); empty where the family does not say.
+    std::vector<std::vector<double>> thresholds_in_use() const { return integral_->thresholds_in_use(); }
 
     /// Host wall time of every evaluation so far, per step: the candidate's stream constants and skip
     /// thresholds, the integral (launch and wait), its sums brought to the host, the likelihood (upload of
@@ -67,8 +88,9 @@ public:
         double prepare = 0;     ///< stream constants and skip thresholds
         double integral = 0;    ///< the integral's launch and wait
         double sums = 0;        ///< the integral's sums brought to the host and checked
-        double likelihood = 0;  ///< the likelihood kernel with its uploads and the per-star download
-        double assemble = 0;    ///< the likelihood's sum on the host
+        double likelihood = 0;  ///< the likelihood kernel with its uploads and the per-star download (or the
+                                ///< device sum's kernels and the total's download)
+        double assemble = 0;    ///< the likelihood's sum on the host (0 with the device sum)
     };
     const Steps& steps() const { return steps_; }  ///< the totals so far
 
@@ -98,6 +120,7 @@ private:
     std::unique_ptr<cuda::Stream> queue_;
     std::vector<std::unique_ptr<Part>> parts_;  // [k - 1]: the Part of k streams, once used
     std::vector<geometry::FoldedLineOfSight> los_;  // per area: the line of sight the thresholds are computed on
+    DeviceWork work_;  // what the device does; work_.thresholds only where the family could
     bool own_thresholds_ = true;  // false: the family computes its own (retarget_with() refused)
     std::mutex thresholds_mutex_;
     std::map<ComponentKey, std::vector<double>> thresholds_;  // a stream's thresholds in every area, by its key
