@@ -156,7 +156,8 @@ def _fit(ctx, facts):
                     f"at most {t.MWSEP_COMPRESSED_EVAL_MS:g} ms: {'met' if each_ms <= t.MWSEP_COMPRESSED_EVAL_MS else 'not met'}), "
                     f"and the whole recovery fit {fmt(fit_s, 3)} s (target at most {t.MWSEP_COMPRESSED_FIT_S:g} s: "
                     f"{'met' if fit_s <= t.MWSEP_COMPRESSED_FIT_S else 'not met'}). The candidate's preparation on the "
-                    f"host, {fmt(p['prepare'] / count * 1e3, 3)} ms, is {100 * p['prepare'] / p['evaluation']:.0f}% of it.")
+                    f"host, {fmt(p['prepare'] / count * 1e3, 3)} ms, is {100 * p['prepare'] / p['evaluation']:.0f}% of it "
+                    f"(evaluator: {r['evaluator']}).")
             phases.append([r["work_unit"], ms(p["evaluation"]), ms(p["prepare"]),
                            f"{ms(p['device_wall_integral'])} ({ms(p['integral'])})", ms(p["device_wall_sums"]),
                            f"{ms(p['device_wall_likelihood'])} ({ms(p['likelihood'])})", ms(p["device_wall_assemble"]),
@@ -166,7 +167,11 @@ def _fit(ctx, facts):
         "over the fit: the whole evaluation, the candidate's preparation (its model, stream constants and skip "
         "thresholds), the integral (launch to completion; its kernels' time by CUDA events in brackets), the "
         "integral's sums brought to the host, the likelihood (kernel and download of the per-star results; the "
-        "kernel's time in brackets), the likelihood's assembly on the host, and the rest.",
+        "kernel's time in brackets), the likelihood's assembly on the host, and the rest. Where the fit's evaluator "
+        "says the stars are added on the device, the likelihood column is the two kernels of that sum and the "
+        "download of its total, and nothing is assembled on the host; where it says the skip thresholds are "
+        "computed on the device, their kernels are inside the integral's and the preparation is the model and "
+        "the stream constants.",
         ["unit", "evaluation", "preparation", "integral (kernels)", "sums", "likelihood (kernel)", "assembly",
          "rest"], phases) if phases else \
         "(The fits' reports carry no per-phase account: they were recorded before the fit measured one.)"
