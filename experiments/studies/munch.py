@@ -59,7 +59,8 @@ KINDS = {
                        "checked", "noise_pct", "samples", "stop_reason"],
                       key=["computation", "implementation", "threads", "signal", "filter"], value="ms", numeric=NUMERIC,
                       host_only=True, compare=Compare("median", 0.10, noise="noise_pct"),
-                      run_keys=dict(_CELLS, implementations=Input("list[str]"), repeats=Input("int", 3))),
+                      run_keys=dict(_CELLS, implementations=Input("list[str]"), repeats=Input("int", 3),
+                                    max_samples=Input("int", None))),
     "launch": Kind(_LAUNCH, key=_LAUNCH_KEY, value="us_per_launch", numeric=NUMERIC,
                    compare=Compare("median", 0.10, noise="noise_pct"),
                    run_keys={"launches": Input("int", 1000), "repeats": Input("int", 5)}),
@@ -156,6 +157,8 @@ class Study(study.Study):
             args = ["bench-cpu", "--computation", run["computation"], "--variants", ",".join(implementations),
                     "--signal", str(n), "--filter", str(w), "--min-samples", str(run["repeats"]),
                     "--time-limit", str(run["time_limit"])]
+            if run["max_samples"] is not None:
+                args += ["--max-samples", str(run["max_samples"])]
             key = f"{run['computation']}|{','.join(implementations)}|{n}|{w}"
             yield self._job(d, key, args, needs_gpus=0)
 

@@ -89,7 +89,8 @@ _NEEDS_GPUS = {"needs_gpus": Input("int", 1)}  # the GPUs each job of the defini
 _FIT_RUN = {"work_units": _UNITS, "population": Input("int"), "generations": Input("int"),
             "algorithm": Input("str", "pso"), "box": Input("number", 0.05), "perturb": Input("number", 0.01),
             "polish": Input("int", 300), "seed": Input("int", 1), "devices": Input("str", ""), "ranks": Input("int", 1),
-            "uncertainties": Input("bool", True), "variant": Input("str", None), "needs_gpus": Input("int", None)}
+            "uncertainties": Input("bool", True), "variant": Input("str", None), "needs_gpus": Input("int", None),
+            "run_bits": Input("bool", False)}
 # A microbenchmark's run names its `mwsep` command (built by CMake, kernels/mwsep/bench/) and that command's arguments.
 _MICROBENCH_COMMANDS = ("exp-throughput", "hardware-micro")
 _MICROBENCH_RUN = {"command": Input("str", choices=_MICROBENCH_COMMANDS), "args": Input("list[str]", [])}
@@ -257,7 +258,8 @@ TOOLS = ROOT / "experiments" / "studies" / "mwsep_tools"
 # Rows: <name>.csv (one per fit) and <name>_progress.csv (one per generation). `devices` lists the GPUs of one
 # process ("" : every GPU; "cpu": the CPU; "local-rank": one GPU per MPI rank); `ranks` > 1 runs that many MPI
 # ranks (mpirun), each with `devices`. `needs_gpus` (per run, else per definition) skips a run on a smaller host.
-# `variant` (per run) names the CUDA variant the candidates run with (default: mwsep fit's, modern-f64).
+# `variant` (per run) names the CUDA variant the candidates run with (default: mwsep fit's, modern-f64); `run_bits`
+# (per run) evaluates every candidate as `mwsep run` does (`mwsep fit --run-bits`: no work moved to the device).
 def search_space(mwsep, workunit):
     """The work unit's search vector as `mwsep fit --print-vector` reads it: (name, value, lower, upper) rows."""
     r = subprocess.run([str(mwsep), "fit", "-a", str(workunit), "--print-vector"], capture_output=True, text=True)
@@ -304,6 +306,8 @@ def _kind_fit(self, d):
                     cmd += ["--integrator", "compressed"]
                 if run["variant"]:
                     cmd += ["--variant", run["variant"]]
+                if run["run_bits"]:
+                    cmd.append("--run-bits")  # each candidate evaluated as mwsep run evaluates it
                 if ranks > 1:
                     cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-np", str(ranks)] + cmd
                 r = self._run(cmd, log=tmp / f"{name}_{wu}.log")

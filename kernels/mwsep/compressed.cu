@@ -207,17 +207,9 @@ __global__ void __launch_bounds__(compressed_threshold_threads) compressed_thres
     }
 }
 
-/// Threshold kernel 2, block s for stream s: the best of the search blocks' cells (none found: cell 0, as on the
-/// host), that cell's exact stream sum over every point of the line of sight (a fixed tree over the threads'
-/// strided sums), and the threshold ids x sum x 2^-60 / (cells x r bins).
-__global__ void __launch_bounds__(compressed_threshold_threads) compressed_threshold_sum_kernel(CompressedArgs a,
-                                                                                              int search_blocks,
-                                                                                              const double* scratch,
-                                                                                              double* thresholds) {
-    const CompressedArea& area = a.area;
-    const int s = blockIdx.x;
-    __shared__ BoundAt best[compressed_threshold_threads];
-    __shared__ double partial[compressed_threshold_threads];
+/// The best cell of stream @p s over the search blocks' results in @p scratch (none found: cell 0, as on the host),
+/// reduced by the calling block's threads in @p best.
+__device__ inline int best_cell(const double* scratch, int s, int search_blocks, BoundAt* best) {
     BoundAt mine{-1.0, 0x7fffffff};
     for (int b = threadIdx.x; b < search_blocks; b += blockDim.x) {
         const BoundAt there{scratch[(s * search_blocks + b) * 2], static_cast<int>(scratch[(s * search_blocks + b) * 2 + 1])};
@@ -225,12 +217,28 @@ __global__ void __launch_bounds__(compressed_threshold_threads) compressed_thres
     }
     best[threadIdx.x] = mine;
     best_of_block(best);
-    const int p = best[0].cell == 0x7fffffff ? 0 : best[0].cell;
+    return best[0].cell == 0x7fffffff ? 0 : best[0].cell;
+}
+
+/// Threshold kernel 2, block (s, b): stream s's best cell, then that cell's exact stream sum over part b of the line
+/// of sight's points (compressed_threshold_parts equal parts; a fixed tree over the threads' strided sums) into
+/// sums[s x parts + b].
+__global__ void __launch_bounds__(compressed_threshold_threads) compressed_threshold_sum_kernel(CompressedArgs a,
+                                                                                              int search_blocks,
+                                                                                              const double* scratch,
+                                                                                              double* sums) {
+    const CompressedArea& area = a.area;
+    const int s = blockIdx.x, part = blockIdx.y;
+    __shared__ BoundAt best[compressed_threshold_threads];
+    __shared__ double partial[compressed_threshold_threads];
+    const int p = best_cell(scratch, s, search_blocks, best);
     const double cbcl = area.cosb[p] * area.cosl[p], cbsl = area.cosb[p] * area.sinl[p], sinb = area.sinb[p];
     const math::Vec3<double> c{a.centre[3 * s], a.centre[3 * s + 1], a.centre[3 * s + 2]};
     const math::Vec3<double> x{a.axis[3 * s], a.axis[3 * s + 1], a.axis[3 * s + 2]};
+    const long long points = static_cast<long long>(area.n_r) * area.n_conv;
+    const int first = static_cast<int>(points * part / gridDim.y), last = static_cast<int>(points * (part + 1) / gridDim.y);
     double sum = 0;
-    for (int m = threadIdx.x; m < area.n_r * area.n_conv; m += blockDim.x) {
+    for (int m = first + threadIdx.x; m < last; m += blockDim.x) {
         const auto pos = math::point_position(area.folded_r[m], cbcl, cbsl, sinb);
         sum += area.folded_w[m] * exp(-math::stream_distance_squared(pos, c, x) * a.inv_two_sigma_sq[s]);
     }
@@ -240,9 +248,20 @@ __global__ void __launch_bounds__(compressed_threshold_threads) compressed_thres
         if (static_cast<int>(threadIdx.x) < half) partial[threadIdx.x] += partial[threadIdx.x + half];
         __syncthreads();
     }
-    if (threadIdx.x == 0)
-        thresholds[s] = ldexp(partial[0] * area.ids[p % area.n_nu], -60) /
-                        (static_cast<double>(area.cells) * static_cast<double>(area.n_r));
+    if (threadIdx.x == 0) sums[s * gridDim.y + part] = partial[0];
+}
+
+/// Threshold kernel 3, block s: the parts' sums added in order, and the threshold ids x sum x 2^-60 / (cells x r bins).
+__global__ void __launch_bounds__(compressed_threshold_threads) compressed_threshold_finish_kernel(
+    CompressedArea area, int search_blocks, const double* scratch, const double* sums, double* thresholds) {
+    __shared__ BoundAt best[compressed_threshold_threads];
+    const int s = blockIdx.x;
+    const int p = best_cell(scratch, s, search_blocks, best);
+    if (threadIdx.x != 0) return;
+    double exact = 0;
+    for (int part = 0; part < compressed_threshold_parts; ++part) exact += sums[s * compressed_threshold_parts + part];
+    thresholds[s] = ldexp(exact * area.ids[p % area.n_nu], -60) /
+                    (static_cast<double>(area.cells) * static_cast<double>(area.n_r));
 }
 
 /// The cell kernel's instance for @p streams streams (nullptr if none).
@@ -297,9 +316,13 @@ void launch_compressed_thresholds(const CompressedArea& area, const TidalStreams
     compressed_threshold_search_kernel<<<compressed_threshold_blocks, compressed_threshold_threads, 0, queue>>>(
         a, streams.count, scratch);
     check(cudaGetLastError(), "launch the skip thresholds' search kernel");
-    compressed_threshold_sum_kernel<<<streams.count, compressed_threshold_threads, 0, queue>>>(
-        a, compressed_threshold_blocks, scratch, thresholds);
+    double* sums = scratch + 2 * compressed_threshold_blocks * max_streams;
+    compressed_threshold_sum_kernel<<<dim3(streams.count, compressed_threshold_parts), compressed_threshold_threads, 0,
+                                      queue>>>(a, compressed_threshold_blocks, scratch, sums);
     check(cudaGetLastError(), "launch the skip thresholds' sum kernel");
+    compressed_threshold_finish_kernel<<<streams.count, compressed_threshold_threads, 0, queue>>>(
+        area, compressed_threshold_blocks, scratch, sums, thresholds);
+    check(cudaGetLastError(), "launch the skip thresholds' finishing kernel");
 }
 
 /// No dynamic shared memory.

@@ -57,8 +57,12 @@ using CompressedLaunchFn = void (*)(const CompressedArea& area, const TidalStrea
 inline constexpr int compressed_threshold_blocks = 128;
 /// Threads of each of their blocks.
 inline constexpr int compressed_threshold_threads = 256;
-/// Doubles of scratch the device skip thresholds need: (bound, cell) per search block and stream.
-inline constexpr std::size_t compressed_threshold_scratch = 2u * compressed_threshold_blocks * max_streams;
+/// Equal parts of the line of sight whose sums at a stream's best cell separate blocks compute.
+inline constexpr int compressed_threshold_parts = 32;
+/// Doubles of scratch the device skip thresholds need: (bound, cell) per search block and stream, then the sum of
+/// each part per stream.
+inline constexpr std::size_t compressed_threshold_scratch =
+    2u * compressed_threshold_blocks * max_streams + static_cast<std::size_t>(compressed_threshold_parts) * max_streams;
 
 /// Queues the device skip thresholds of @p streams over one area on @p queue: into @p thresholds (max_streams
 /// doubles, the first streams.count written), with @p scratch (compressed_threshold_scratch doubles). The same

@@ -59,10 +59,11 @@ __device__ __forceinline__ float gl_offset(float, int k) { return gl_offset_f32[
 __device__ __forceinline__ float gl_weight(float, int k) { return gl_weight_f32[k]; }    ///< w_k, single precision
 
 // [likelihood-kernel-begin]
-/// Star @p n's convolved densities (1 + S values into @p dens, the efficiency factor not yet applied) and its
-/// mixture probability, the efficiency applied.
+/// Star @p n's convolved densities (1 + S values into @p dens, the efficiency factor
+/// not yet applied) and its mixture probability, the efficiency applied.
 template <class Real, bool StructureOfArrays>
-__device__ __forceinline__ Real star_probability(const StarKernelArgs<Real>& a, int n, Real* dens, Real& efficiency) {
+__device__ __forceinline__ Real star_probability(const StarKernelArgs<Real>& a, int n, Real* dens,
+                                                 Real& efficiency) {
     const auto field = [&](int f) {
         return StructureOfArrays ? a.stars[f * a.stride + n] : a.stars[n * 5 + f];
     };

@@ -20,13 +20,13 @@ What it does, per requested tolerance and upsampling factor (0: the library choo
   the exported number of iterations on the normal operator plus λ times the first-difference roughness), timed
   from F^H d to the last iteration, its image's relative L2 error against the phantom.
 Each plan is made and its points set once (outside the timing, as a plan is reused in practice); one untimed
-execution is checked first (a result outside the requested tolerance is recorded with valid=false and the script
-exits 1 after writing), then --repeats executions are timed with CUDA events (the reconstruction on the host
-clock, with a synchronisation at the end). The library's file hash and, when build_cufinufft.sh wrote
+execution is checked first (a result outside the requested tolerance is recorded with valid=false: the library's
+tolerance is a target, not a bound, and what it reaches is the measurement), then --repeats executions are timed
+with CUDA events (the reconstruction, up to 3 times, on the host clock with a synchronisation at the end). The library's file hash and, when build_cufinufft.sh wrote
 build_info.json beside it, its source commit go into every row's `checked` column.
 
-Exit status: 0 when every result was within its tolerance, 1 when one was not or a call failed, 2 when the
-arguments or inputs are unusable (nothing ran).
+Exit status: 0 when every call ran (the rows say which results were outside their requested tolerance, and the
+last line how many), 1 when a call failed, 2 when the arguments or inputs are unusable (nothing ran).
 """
 import argparse
 import csv
@@ -255,10 +255,10 @@ def main(argv=None):
     forward_reference = cp.asarray(arrays["forward_reference"].astype(np.complex128))
     image = cp.empty((n, n, n), dtype=cp.complex128)
     values = cp.empty(m, dtype=cp.complex128)
-    rows, failures = [], 0
+    rows, failures, outside = [], 0, 0
 
     def add(variant, operation, tolerance, factor, times, err, what, valid, stop="repeats"):
-        nonlocal failures
+        nonlocal outside
         noise = 100 * statistics.pstdev(times) / statistics.mean(times) if len(times) > 1 else 0.0
         for i, ms in enumerate(times):
             rows.append([args.experiment, "cufinufft", variant, "gpu", problem["size"], n, m, operation, repr(tolerance),
@@ -266,7 +266,7 @@ def main(argv=None):
                          "true" if valid else "false", "", "", repr(noise), len(times), stop, "warm", 0])
         print(f"cufinufft {variant:<22} {operation:<11} tol {tolerance:<6g} {statistics.median(times):9.4g} ms median  "
               f"rel L2 {err:.3g}{'' if valid else '  OUTSIDE ITS TOLERANCE'}", flush=True)
-        failures += 0 if valid else 1
+        outside += 0 if valid else 1
 
     try:
         for factor in factors:
@@ -297,30 +297,33 @@ def main(argv=None):
                         # The reconstruction as kirk_hwu runs it: conjugate gradients from zero on
                         # T1(w T2 x) + lambda R x = T1(mu), every iteration, timed from F^H d to the end.
                         lam, iterations = float(problem["lambda"]), int(problem["iterations"])
-                        cp.cuda.Device().synchronize()
-                        start = time.perf_counter()
-                        b = cp.empty_like(image)
-                        peer.execute(t1, mu, b)
-                        x = cp.zeros_like(b)
-                        r = b.copy()
-                        q = b.copy()
-                        rr = float(cp.vdot(r, r).real)
-                        for _ in range(iterations):
-                            aq = cp.empty_like(q)
-                            peer.execute(t2, values, q)
-                            values[...] *= w
-                            peer.execute(t1, values, aq)
-                            aq += lam * roughness(cp, q)
-                            alpha = rr / float(cp.vdot(q, aq).real)
-                            x += alpha * q
-                            r -= alpha * aq
-                            rr_next = float(cp.vdot(r, r).real)
-                            q = r + (rr_next / rr) * q
-                            rr = rr_next
-                        cp.cuda.Device().synchronize()
-                        ms = 1e3 * (time.perf_counter() - start)
+                        def reconstruct():
+                            cp.cuda.Device().synchronize()
+                            start = time.perf_counter()
+                            b = cp.empty_like(image)
+                            peer.execute(t1, mu, b)
+                            x = cp.zeros_like(b)
+                            r = b.copy()
+                            q = b.copy()
+                            rr = float(cp.vdot(r, r).real)
+                            for _ in range(iterations):
+                                aq = cp.empty_like(q)
+                                peer.execute(t2, values, q)
+                                values[...] *= w
+                                peer.execute(t1, values, aq)
+                                aq += lam * roughness(cp, q)
+                                alpha = rr / float(cp.vdot(q, aq).real)
+                                x += alpha * q
+                                r -= alpha * aq
+                                rr_next = float(cp.vdot(r, r).real)
+                                q = r + (rr_next / rr) * q
+                                rr = rr_next
+                            cp.cuda.Device().synchronize()
+                            return 1e3 * (time.perf_counter() - start), x
+                        runs = [reconstruct() for _ in range(min(3, args.repeats))]
+                        x = runs[-1][1]
                         err = float(cp.linalg.norm((x - truth).ravel()) / cp.linalg.norm(truth.ravel()))
-                        add(variant, "reconstruct", tol, factor, [ms], err,
+                        add(variant, "reconstruct", tol, factor, [ms for ms, _ in runs], err,
                             f"image against the phantom, {iterations} iterations, lambda {lam:g}; host clock", True,
                             stop="max_samples")
                 finally:
@@ -334,6 +337,8 @@ def main(argv=None):
         if new:
             writer.writerow(COLUMNS)
         writer.writerows(rows)
+    if outside:
+        print(f"run_cufinufft: {outside} result(s) outside their requested tolerance, recorded with valid=false", flush=True)
     return 1 if failures else 0
 
 

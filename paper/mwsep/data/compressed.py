@@ -175,6 +175,25 @@ def _fit(ctx, facts):
         ["unit", "evaluation", "preparation", "integral (kernels)", "sums", "likelihood (kernel)", "assembly",
          "rest"], phases) if phases else \
         "(The fits' reports carry no per-phase account: they were recorded before the fit measured one.)"
+    # The same fit with its per-candidate work elsewhere (fit_compressed_evaluators): as mwsep run evaluates each
+    # candidate (--run-bits), and with two resident evaluators on the one GPU, beside the default.
+    others = facts.files.optional("fit_compressed_evaluators") or []
+    erows = []
+    for r in [f for f in fits if f["work_unit"] == "3s-small"] + list(others):
+        base = next((f for f in fits if f["work_unit"] == r["work_unit"]), None)
+        diff = float(r["likelihood"]) - float(base["likelihood"]) if base else None
+        erows.append([r["work_unit"], r["evaluator"], r["devices"], fmt(float(r["seconds"]), 3), r["evaluations"],
+                      fmt(float(r["seconds_per_evaluation"]) * 1e3, 3), f"{float(r['likelihood']):.13f}",
+                      "(the default)" if r is base else (f"{diff:.1e}" if diff is not None else "not compared")])
+    ctx.tables["table_compressed_fit_evaluators"] = table(
+        "Table R@: the compressed recovery fit of 3s-small with each candidate's work in other places: the default "
+        "(fit_recovery_compressed: the stars added and the skip thresholds computed on the GPU), each candidate "
+        "evaluated as mwsep run evaluates it (--run-bits), and two resident evaluators on the one GPU (devices 0,0: "
+        "a batch's candidates side by side), from fit_compressed_evaluators; the fit's time, evaluations, time per "
+        "evaluation, the likelihood it ends on and its difference from the default's.",
+        ["unit", "evaluator", "devices", "fit (s)", "evaluations", "per evaluation (ms)", "likelihood",
+         "difference"], erows) if others else \
+        "(fit_compressed_evaluators is not recorded on this GPU.)"
     ctx.tables["para_compressed_fit_targets"] = (" ".join(verdicts) if verdicts else
                                                  "The targets of a compressed fit evaluation were not judged: the "
                                                  "3s-small fit's report carries no per-phase account.") + "\n"

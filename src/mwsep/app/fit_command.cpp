@@ -72,8 +72,9 @@ std::vector<harness::OptionSpec> fit_specs() {
                    "controlled error; the optimum is then evaluated again with the exact sum)",
                    "exact"),
         opt::value("--devices", "LIST",
-                   "comma-separated CUDA devices, or local-rank: one device per MPI rank (the node-local rank mod the "
-                   "device count)",
+                   "comma-separated CUDA devices (a device named twice holds two evaluators, each with its own stream, "
+                   "so that a batch's candidates run side by side), or local-rank: one device per MPI rank (the "
+                   "node-local rank mod the device count)",
                    "local-rank under mpirun with several ranks, else every device with double precision"),
         opt::value("--threads", "N", "CPU threads", "all cores"),
         opt::value("--algorithm", "pso|de|cmaes|cgd|line|async-ga",
