@@ -41,7 +41,8 @@ FILES = ["memory_spaces", "division_sqrt", "loop_unrolling", "precision", "launc
          "fit_scaling_compressed", "fit_scaling_compressed_progress",
          "fit_recovery_f32", "compressed_accuracy", "compressed_sweep", "compressed_cpu", "fit_recovery_compressed",
          "cold_warm", "hardware_micro", "memory_latency", "shared_capacity", "fit_stripes", "fit_stripes_progress",
-         "fit_search_methods", "fit_search_methods_progress", "stripe_costs_cpu", "end_to_end_compressed"]
+         "fit_search_methods", "fit_search_methods_progress", "stripe_costs_cpu", "end_to_end_compressed",
+         "fit_compressed_evaluators"]
 # stripe_costs_gpu: its invalid rows (a likelihood that disagreed with the CPU's) are left out by the costs, not
 # refused with the file.
 UNCHECKED = ["ncu_fp64", "gpu_correctness", "exp_throughput", "skipping", "sass_mix", "ncu_modern", "end_to_end",

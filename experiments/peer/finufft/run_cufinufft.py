@@ -20,9 +20,11 @@ What it does, per requested tolerance and upsampling factor (0: the library choo
   the exported number of iterations on the normal operator plus λ times the first-difference roughness), timed
   from F^H d to the last iteration, its image's relative L2 error against the phantom.
 Each plan is made and its points set once (outside the timing, as a plan is reused in practice); one untimed
-execution is checked first (a result outside the requested tolerance is recorded with valid=false: the library's
-tolerance is a target, not a bound, and what it reaches is the measurement), then --repeats executions are timed
-with CUDA events (the reconstruction, up to 3 times, on the host clock with a synchronisation at the end). The library's file hash and, when build_cufinufft.sh wrote
+execution is checked first: its error against the reference is measured and recorded, and a result above the
+requested tolerance says so in its `checked` column (the library's tolerance is a target, not a bound: what it
+reaches is the measurement, so the row stays valid; valid=false is kept for a defect of the run); then --repeats
+executions are timed with CUDA events (the reconstruction, up to 3 times, on the host clock with a
+synchronisation at the end). The library's file hash and, when build_cufinufft.sh wrote
 build_info.json beside it, its source commit go into every row's `checked` column.
 
 Exit status: 0 when every call ran (the rows say which results were outside their requested tolerance, and the
@@ -33,6 +35,7 @@ import csv
 import ctypes
 import hashlib
 import json
+import math
 import pathlib
 import re
 import statistics
@@ -257,16 +260,18 @@ def main(argv=None):
     values = cp.empty(m, dtype=cp.complex128)
     rows, failures, outside = [], 0, 0
 
-    def add(variant, operation, tolerance, factor, times, err, what, valid, stop="repeats"):
+    def add(variant, operation, tolerance, factor, times, err, what, within, stop="repeats"):
         nonlocal outside
         noise = 100 * statistics.pstdev(times) / statistics.mean(times) if len(times) > 1 else 0.0
+        note = "" if within else f"; above its requested tolerance {tolerance:g}"
+        valid = "true" if math.isfinite(err) else "false"  # a NaN error: the run is broken, not the peer's accuracy
         for i, ms in enumerate(times):
             rows.append([args.experiment, "cufinufft", variant, "gpu", problem["size"], n, m, operation, repr(tolerance),
-                         repr(factor) if factor else "", "", "", i, repr(ms), repr(err), f"{what}; {source}",
-                         "true" if valid else "false", "", "", repr(noise), len(times), stop, "warm", 0])
+                         repr(factor) if factor else "", "", "", i, repr(ms), repr(err), f"{what}{note}; {source}",
+                         valid, "", "", repr(noise), len(times), stop, "warm", 0])
         print(f"cufinufft {variant:<22} {operation:<11} tol {tolerance:<6g} {statistics.median(times):9.4g} ms median  "
-              f"rel L2 {err:.3g}{'' if valid else '  OUTSIDE ITS TOLERANCE'}", flush=True)
-        outside += 0 if valid else 1
+              f"rel L2 {err:.3g}{'' if within else '  above its requested tolerance'}", flush=True)
+        outside += 0 if within else 1
 
     try:
         for factor in factors:
@@ -338,7 +343,7 @@ def main(argv=None):
             writer.writerow(COLUMNS)
         writer.writerows(rows)
     if outside:
-        print(f"run_cufinufft: {outside} result(s) outside their requested tolerance, recorded with valid=false", flush=True)
+        print(f"run_cufinufft: {outside} result(s) above their requested tolerance (their rows say so)", flush=True)
     return 1 if failures else 0
 
 
