@@ -253,9 +253,12 @@ class KitVerdictIsTheReportsVerdict(unittest.TestCase):
             self.assertGreaterEqual(checked, 30, "the declaration's judged claims were compared")
 
     def test_the_two_committed_folders_side_by_side(self):
+        # The two GPUs' hosts may disagree on a judged claim (a finding of the measurements, e.g. the OpenMP
+        # speed-up per thread of one host's CPU): the exit status says whether the output lists a difference.
         r = run(SIDE_BY_SIDE, str(H100), str(H200))
         n = len(claim_verdicts.load_claims())
-        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        listed = "Differences (a verdict in each folder, not the same):" in r.stdout
+        self.assertEqual(r.returncode, 1 if listed else 0, r.stdout + r.stderr)
         self.assertIn(f"{n} of {n} headline claims", r.stdout)
         self.assertIn("A and B hold different GPU models", r.stdout)
 
