@@ -160,8 +160,8 @@ __global__ void __launch_bounds__(compressed_chunks) compressed_reduce_kernel(Co
 
 /// A candidate cell of the thresholds' search: its line-of-sight bound and its index.
 struct BoundAt {
-    double bound;
-    int cell;
+    double bound;  ///< ids x weight_sum x stream_term_bound() of the cell (-1: no cell yet)
+    int cell;      ///< the cell's index in the area
 };
 
 /// Whether @p b beats @p a: a larger bound, or the same bound at an earlier cell (the host's search keeps the first
