@@ -16,6 +16,7 @@
 #include <string>
 #include <utility>
 
+#include "block_tree.cuh"
 #include "compressed_kernels.hpp"
 #include "cuda_check.hpp"
 #include "harness/type_name.hpp"
@@ -128,11 +129,7 @@ __global__ void __launch_bounds__(compressed_fallback_threads) compressed_fallba
             }
         }
         partial[t] = sum;
-        __syncthreads();
-        for (int half = compressed_fallback_threads / 2; half > 0; half /= 2) {
-            if (t < half) partial[t] += partial[t + half];
-            __syncthreads();
-        }
+        block_tree<compressed_fallback_threads>(partial, [](double x, double y) { return x + y; });
         if (t == 0) area.cell_out[static_cast<std::size_t>(c) * area.padded + p] = partial[0] * ids;
         __syncthreads();
     }
@@ -243,11 +240,7 @@ __global__ void __launch_bounds__(compressed_threshold_threads) compressed_thres
         sum += area.folded_w[m] * exp(-math::stream_distance_squared(pos, c, x) * a.inv_two_sigma_sq[s]);
     }
     partial[threadIdx.x] = sum;
-    __syncthreads();
-    for (int half = compressed_threshold_threads / 2; half > 0; half /= 2) {
-        if (static_cast<int>(threadIdx.x) < half) partial[threadIdx.x] += partial[threadIdx.x + half];
-        __syncthreads();
-    }
+    block_tree<compressed_threshold_threads>(partial, [](double x, double y) { return x + y; });
     if (threadIdx.x == 0) sums[s * gridDim.y + part] = partial[0];
 }
 
@@ -283,12 +276,18 @@ std::string compressed_kernel_identity(int streams, bool capped) {
     return "mwsep::cuda::kernels::compressed_cell_kernel<" + std::to_string(streams) + ">";
 }
 
-/// Queues the three kernels of one area (cells, exact fallbacks, reduction) on @p queue.
-void launch_compressed(const CompressedArea& area, const TidalStreams& streams, const LaunchOptions& opt, cudaStream_t queue) {
+/// The kernels' arguments for @p area and the stream constants of @p streams.
+CompressedArgs compressed_args(const CompressedArea& area, const TidalStreams& streams) {
     CompressedArgs a{};
     a.area = area;
     a.q_inv_sq = streams.q_inv_sq, a.r0 = streams.r0;
     streams.copy_geometry(a.centre, a.axis, a.inv_two_sigma_sq);
+    return a;
+}
+
+/// Queues the three kernels of one area (cells, exact fallbacks, reduction) on @p queue.
+void launch_compressed(const CompressedArea& area, const TidalStreams& streams, const LaunchOptions& opt, cudaStream_t queue) {
+    CompressedArgs a = compressed_args(area, streams);
     const void* kernel = compressed_kernel(streams.count, false);
     if (!kernel) throw CudaError("no compressed kernel instance for " + std::to_string(streams.count) + " streams");
     check(cudaMemsetAsync(area.counters, 0, sizeof(unsigned) * (2 + max_streams), queue), "clear the fallback counters");
@@ -304,15 +303,12 @@ void launch_compressed(const CompressedArea& area, const TidalStreams& streams, 
     check(cudaGetLastError(), "launch the compressed reduction kernel");
 }
 
-/// Queues the two threshold kernels of one area on @p queue.
+/// Queues the three threshold kernels of one area (search, the best cell's sums in parts, finish) on @p queue.
 void launch_compressed_thresholds(const CompressedArea& area, const TidalStreams& streams, double* thresholds,
                                   double* scratch, cudaStream_t queue) {
     if (streams.count <= 0) return;
     if (streams.count > max_streams) throw CudaError("the compressed thresholds hold at most " + std::to_string(max_streams) + " streams");
-    CompressedArgs a{};
-    a.area = area;
-    a.q_inv_sq = streams.q_inv_sq, a.r0 = streams.r0;
-    streams.copy_geometry(a.centre, a.axis, a.inv_two_sigma_sq);
+    const CompressedArgs a = compressed_args(area, streams);
     compressed_threshold_search_kernel<<<compressed_threshold_blocks, compressed_threshold_threads, 0, queue>>>(
         a, streams.count, scratch);
     check(cudaGetLastError(), "launch the skip thresholds' search kernel");

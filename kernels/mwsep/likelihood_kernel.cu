@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "block_tree.cuh"
 #include "cuda_check.hpp"
 #include "mwsep/likelihood/likelihood.hpp"
 #include "mwsep/math/constants.hpp"
@@ -109,7 +110,7 @@ __global__ void likelihood_kernel(StarKernelArgs<Real> a) {
 // [likelihood-kernel-end]
 
 /// Threads of a block of the likelihood kernels (fixed: the device star sum's order depends on it).
-constexpr int star_threads = 64;
+constexpr int star_threads = star_sum_block;
 /// Threads of the block that adds the star sum's block parts (fixed, for the same reason).
 constexpr int star_total_threads = 256;
 
@@ -130,13 +131,10 @@ __device__ __forceinline__ void merge(StarSumPart& into, const StarSumPart& part
 /// The part of no star.
 __device__ __forceinline__ StarSumPart empty_part() { return StarSumPart{0.0, 0.0, 0, 0, star_none}; }
 
-/// Adds @p parts[0 .. width) in shared memory in a fixed tree; the total ends in parts[0].
-__device__ __forceinline__ void tree_sum(StarSumPart* parts, int width) {
-    __syncthreads();
-    for (int half = width / 2; half > 0; half /= 2) {
-        if (static_cast<int>(threadIdx.x) < half) merge(parts[threadIdx.x], parts[threadIdx.x + half]);
-        __syncthreads();
-    }
+/// @p a plus @p b (merge()), for block_tree.
+__device__ __forceinline__ StarSumPart merged(StarSumPart a, const StarSumPart& b) {
+    merge(a, b);
+    return a;
 }
 
 /// The fit's likelihood kernel: each star's log-probability as likelihood_kernel computes it, added on the
@@ -156,7 +154,7 @@ __global__ void __launch_bounds__(star_threads) likelihood_sum_kernel(StarKernel
         if (!isfinite(log_probability)) mine.non_finite_stars = 1, mine.first_non_finite = n;
     }
     block[threadIdx.x] = mine;
-    tree_sum(block, star_threads);
+    block_tree<star_threads>(block, [](StarSumPart x, const StarSumPart& y) { return merged(x, y); });
     if (threadIdx.x == 0) parts[blockIdx.x] = block[0];
 }
 
@@ -168,7 +166,7 @@ __global__ void __launch_bounds__(star_total_threads) star_total_kernel(const St
     StarSumPart mine = empty_part();
     for (int i = threadIdx.x; i < count; i += star_total_threads) merge(mine, parts[i]);
     block[threadIdx.x] = mine;
-    tree_sum(block, star_total_threads);
+    block_tree<star_total_threads>(block, [](StarSumPart x, const StarSumPart& y) { return merged(x, y); });
     if (threadIdx.x == 0) *total = block[0];
 }
 
@@ -274,8 +272,7 @@ template <class Real>
 StarSum run_sum(const geometry::IntegrationSetup& setup, const ResidentStars& rs, const model::Integrals& integrals,
                 cudaStream_t queue) {
     const StarKernelArgs<Real> a = kernel_args<Real>(setup, rs, integrals, queue);
-    const int blocks = (rs.count + star_threads - 1) / star_threads;
-    if (blocks > rs.sum_blocks) throw CudaError("the star sum's buffers hold fewer blocks than the stars need");
+    const int blocks = rs.sum_blocks;
     // Poisoned as the per-star results are: a part the kernels never wrote is a NaN and a count of every bit.
     check(cudaMemsetAsync(rs.sum_parts, 0xff, sizeof(StarSumPart) * (rs.sum_blocks + 1), queue), "poison the star sums");
     auto* parts = static_cast<StarSumPart*>(rs.sum_parts);
@@ -313,7 +310,7 @@ StarSum run_sum(const geometry::IntegrationSetup& setup, const ResidentStars& rs
 }  // namespace kernels
 
 void allocate_star_sums(ResidentStars& rs) {
-    rs.sum_blocks = (rs.count + kernels::star_threads - 1) / kernels::star_threads;
+    rs.sum_blocks = star_sum_blocks(rs.count);
     rs.sum_parts = rs.mem.allocate<StarSumPart>(static_cast<std::size_t>(rs.sum_blocks) + 1, "allocate the star sums");
 }
 

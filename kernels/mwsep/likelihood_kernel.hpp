@@ -31,6 +31,11 @@ struct StarSumPart {
     unsigned long long non_finite_stars;  ///< stars whose log-probability is NaN or infinite
     long long first_non_finite;           ///< the first such star, or star_none
 };
+/// Stars a block of the device star sum adds before the blocks are added (the likelihood kernels' block size).
+inline constexpr int star_sum_block = 64;
+/// Blocks of the device star sum over @p count stars.
+constexpr int star_sum_blocks(int count) { return (count + star_sum_block - 1) / star_sum_block; }
+
 /// StarSumPart::first_non_finite of a part without a non-finite star.
 inline constexpr long long star_none = 0x7fffffffffffffffLL;
 
@@ -57,7 +62,7 @@ struct ResidentStars {
     const void* stars = nullptr;      ///< 5 values per star in the layout soa names
     void* log_probability = nullptr;  ///< per star
     void* densities = nullptr;        ///< per star, 1 + S values
-    int sum_blocks = 0;               ///< blocks of the device star sum: ceil(N / 64)
+    int sum_blocks = 0;               ///< blocks of the device star sum: star_sum_blocks(N)
     void* sum_parts = nullptr;        ///< StarSumPart per block, then one for the total
 };
 

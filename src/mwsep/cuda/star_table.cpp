@@ -43,7 +43,8 @@ void plan_star_memory(std::size_t count, bool double_precision, int n_streams, h
     plan.add("the star table", stride * 5, real)
         .add("per-star results", count, real)
         .add("per-star densities", count * (1 + static_cast<std::size_t>(std::max(n_streams, 0))), real)
-        .add<StarSumPart>("the star sums (one per block of 64 stars, and the total)", (count + 63) / 64 + 1);
+        .add<StarSumPart>("the star sums (one per block of stars, and the total)",
+                          static_cast<std::size_t>(star_sum_blocks(static_cast<int>(count))) + 1);
 }
 
 // Declared with the other constructor in likelihood_kernel.hpp; the buffers as that one allocates them.
