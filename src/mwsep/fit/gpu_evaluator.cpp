@@ -119,10 +119,11 @@ public:
             try {
                 // While candidate i's kernels run, the device's helper thread (ahead_, started once) computes
                 // the skip thresholds of this device's next candidate j (ResidentDevice::prefetch), so that
-                // its preparation is short.
+                // its preparation is short; not where the device computes them itself.
+                const bool ahead = devices_[k]->prefetches();
                 for (std::size_t i = next.fetch_add(1); i < batch.size();) {
                     const std::size_t j = next.fetch_add(1);
-                    ahead_[k]->run(j < batch.size() ? 2 : 1, [&](std::size_t part) {
+                    ahead_[k]->run(ahead && j < batch.size() ? 2 : 1, [&](std::size_t part) {
                         if (part == 0) out[i] = one(batch[i], k);
                         else prefetch(batch[j], k);
                     });

@@ -91,7 +91,7 @@ std::vector<std::vector<double>> ResidentDevice::thresholds_of(const model::Mode
 }
 
 void ResidentDevice::prefetch(const model::Model& model) {
-    if (own_thresholds_ && !work_.thresholds) thresholds_of(model);
+    if (prefetches()) thresholds_of(model);
 }
 
 void ResidentDevice::retarget(cuda::PreparedIntegral& integral, const geometry::IntegrationSetup& s) {

@@ -73,6 +73,9 @@ public:
     /// does so for a device's next candidate while the current one's kernels run. A family that computes its
     /// own thresholds (the compressed one) makes this a no-op.
     void prefetch(const model::Model& model);
+    /// Whether prefetch() does anything: the host computes this device's skip thresholds (not the family itself,
+    /// nor the device). The GPU evaluator builds no model ahead for a device that does not.
+    bool prefetches() const { return own_thresholds_ && !work_.thresholds; }
 
     int device() const { return device_; }  ///< the CUDA device
     /// What this device does of each candidate's work: as asked, the thresholds only where the family can.
