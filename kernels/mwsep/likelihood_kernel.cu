@@ -6,7 +6,8 @@
 /// convolution points on the fly (every star has its own distance), evaluates the background and stream
 /// densities with the shared per-point formulas, and writes log10 of its mixture probability (or the
 /// -238 penalty) and its densities. The host sums the per-star values in star order; a fit adds them on the
-/// device instead (likelihood_sum_kernel, star_total_kernel: compensated, in a fixed order). Plain IEEE
+/// device instead (star_densities_kernel, which does not need the integrals and so runs beside them, then
+/// mixture_sum_kernel and star_total_kernel: compensated, in a fixed order). Plain IEEE
 /// division and square root and a runtime stream loop, as in the thesis: with the exact integral this kernel
 /// takes well under 1% of an evaluation's time (with the compressed one, about half).
 #include <cuda_runtime.h>
@@ -62,11 +63,10 @@ __device__ __forceinline__ float gl_offset(float, int k) { return gl_offset_f32[
 __device__ __forceinline__ float gl_weight(float, int k) { return gl_weight_f32[k]; }    ///< w_k, single precision
 
 // [likelihood-kernel-begin]
-/// Star @p n's convolved densities (1 + S values into @p dens, the efficiency factor
-/// not yet applied) and its mixture probability, the efficiency applied.
+/// Star @p n's convolved densities, the efficiency factor not yet applied (1 + S values into @p dens);
+/// they depend on the model's geometry, not on the integrals.
 template <class Real, bool StructureOfArrays>
-__device__ __forceinline__ Real star_probability(const StarKernelArgs<Real>& a, int n, Real* dens,
-                                                 Real& efficiency) {
+__device__ __forceinline__ void star_densities(const StarKernelArgs<Real>& a, int n, Real* dens) {
     const auto field = [&](int f) {
         return StructureOfArrays ? a.stars[f * a.stride + n] : a.stars[n * 5 + f];
     };
@@ -88,10 +88,31 @@ __device__ __forceinline__ Real star_probability(const StarKernelArgs<Real>& a, 
                                                    a.inv_two_sigma_sq[s]);
         }
     }
-    efficiency = math::efficiency_factor(r);
+}
+
+/// Star @p n's distance [kpc].
+template <class Real, bool StructureOfArrays>
+__device__ __forceinline__ Real star_distance(const StarKernelArgs<Real>& a, int n) {
+    return StructureOfArrays ? a.stars[4 * a.stride + n] : a.stars[n * 5 + 4];
+}
+
+/// The mixture probability of a star of densities @p dens (efficiency not applied) and efficiency factor
+/// @p efficiency: the mixture weights applied, then the efficiency.
+template <class Real>
+__device__ __forceinline__ Real mixture_probability(const StarKernelArgs<Real>& a, const Real* dens, Real efficiency) {
     Real p = dens[0] * a.weight[0];
     for (int s = 0; s < a.n_streams; ++s) p += dens[1 + s] * a.weight[1 + s];
     return p * efficiency;
+}
+
+/// Star @p n's convolved densities (1 + S values into @p dens, the efficiency factor
+/// not yet applied) and its mixture probability, the efficiency applied.
+template <class Real, bool StructureOfArrays>
+__device__ __forceinline__ Real star_probability(const StarKernelArgs<Real>& a, int n, Real* dens,
+                                                 Real& efficiency) {
+    star_densities<Real, StructureOfArrays>(a, n, dens);
+    efficiency = math::efficiency_factor(star_distance<Real, StructureOfArrays>(a, n));
+    return mixture_probability(a, dens, efficiency);
 }
 
 /// One thread per star: densities at the star's own distance, then log10 of its mixture
@@ -137,17 +158,33 @@ __device__ __forceinline__ StarSumPart merged(StarSumPart a, const StarSumPart& 
     return a;
 }
 
-/// The fit's likelihood kernel: each star's log-probability as likelihood_kernel computes it, added on the
-/// device. Block b writes the compensated sum of its stars (a fixed tree over its threads) to parts[b].
+/// The device star sum's first kernel: star n's densities (star_densities(), the efficiency not applied) into
+/// @p out[c x count + n], component by component. They do not depend on the integrals, so a fit queues this
+/// kernel beside the integral's kernels.
 template <class Real, bool StructureOfArrays>
-__global__ void __launch_bounds__(star_threads) likelihood_sum_kernel(StarKernelArgs<Real> a, StarSumPart* parts) {
+__global__ void __launch_bounds__(star_threads) star_densities_kernel(StarKernelArgs<Real> a, Real* out) {
+    const int n = blockIdx.x * blockDim.x + threadIdx.x;
+    if (n >= a.count) return;
+    Real dens[1 + max_streams];
+    star_densities<Real, StructureOfArrays>(a, n, dens);
+    for (int c = 0; c <= a.n_streams; ++c) out[static_cast<size_t>(c) * a.count + n] = dens[c];
+}
+
+/// The device star sum's second kernel: each star's log-probability from its densities @p dens
+/// (star_densities_kernel()'s layout) as likelihood_kernel computes it (mixture_probability(), the same
+/// operations in the same order), added on the device. Block b writes the compensated sum of its stars (a fixed
+/// tree over its threads) to parts[b].
+template <class Real, bool StructureOfArrays>
+__global__ void __launch_bounds__(star_threads) mixture_sum_kernel(StarKernelArgs<Real> a, const Real* dens,
+                                                                   StarSumPart* parts) {
     __shared__ StarSumPart block[star_threads];
     const int n = blockIdx.x * blockDim.x + threadIdx.x;
     StarSumPart mine = empty_part();
     if (n < a.count) {
-        Real dens[1 + max_streams];
-        Real efficiency;
-        const Real p = star_probability<Real, StructureOfArrays>(a, n, dens, efficiency);
+        Real mine_dens[1 + max_streams];
+        for (int c = 0; c <= a.n_streams; ++c) mine_dens[c] = dens[static_cast<size_t>(c) * a.count + n];
+        const Real efficiency = math::efficiency_factor(star_distance<Real, StructureOfArrays>(a, n));
+        const Real p = mixture_probability(a, mine_dens, efficiency);
         const double log_probability = static_cast<double>(math::log10_or_penalty(p));
         mine.sum = log_probability;
         mine.zero_stars = log_probability == constants::zero_probability_penalty;
@@ -183,17 +220,13 @@ std::vector<Real> star_table(const model::StarCatalogue& stars, int stride, bool
     return host;
 }
 
-/// Uploads the quadrature tables on @p queue and fills the kernels' arguments for the resident stars @p rs,
-/// with the mixture weights W_c = (E_c / I_c) / Sigma_E folded on the host (output pointers left null).
-/// Throws CudaError for more than max_convolve points or more than max_streams streams.
+/// Uploads the convolution's quadrature tables of @p setup on @p queue (the kernels read them from constant
+/// memory). Throws CudaError for more than max_convolve points.
 template <class Real>
-StarKernelArgs<Real> kernel_args(const geometry::IntegrationSetup& setup, const ResidentStars& rs,
-                                 const model::Integrals& integrals, cudaStream_t queue) {
+void upload_quadrature(const geometry::IntegrationSetup& setup, cudaStream_t queue) {
     const int n_conv = setup.model.convolve;
-    const int S = static_cast<int>(setup.streams.size());
     if (n_conv > max_convolve)
         throw CudaError("the likelihood kernel holds at most " + std::to_string(max_convolve) + " convolution points");
-    if (S > max_streams) throw CudaError("the CUDA kernels support at most " + std::to_string(max_streams) + " streams");
     std::vector<Real> offsets(n_conv), weights(n_conv);
     for (int k = 0; k < n_conv; ++k) offsets[k] = Real(setup.offsets[k]), weights[k] = Real(setup.rule.weights[k]);
     if constexpr (sizeof(Real) == 8) {
@@ -203,23 +236,49 @@ StarKernelArgs<Real> kernel_args(const geometry::IntegrationSetup& setup, const 
         check(cudaMemcpyToSymbolAsync(gl_offset_f32, offsets.data(), sizeof(Real) * n_conv, 0, cudaMemcpyHostToDevice, queue), "upload GL offsets");
         check(cudaMemcpyToSymbolAsync(gl_weight_f32, weights.data(), sizeof(Real) * n_conv, 0, cudaMemcpyHostToDevice, queue), "upload GL weights");
     }
+}
+
+/// The kernels' arguments for the resident stars @p rs and the geometry of @p setup, without the mixture weights
+/// (zero) and output pointers (null). Throws CudaError for more than max_streams streams.
+template <class Real>
+StarKernelArgs<Real> geometry_args(const geometry::IntegrationSetup& setup, const ResidentStars& rs) {
+    const int S = static_cast<int>(setup.streams.size());
+    if (S > max_streams) throw CudaError("the CUDA kernels support at most " + std::to_string(max_streams) + " streams");
     StarKernelArgs<Real> a{};
     a.count = rs.count;
     a.stride = rs.stride;
-    a.n_conv = n_conv;
+    a.n_conv = setup.model.convolve;
     a.n_streams = S;
     a.q_inv_sq = Real(setup.q_inv_sq);
     a.r0 = Real(setup.model.r0);
-    const auto mix = likelihood::mixture_weights(setup.model);
-    a.weight[0] = Real(mix.background / integrals.background / mix.sum);
     for (int s = 0; s < S; ++s) {
         const auto& g = setup.streams[s];
         a.centre[3 * s] = Real(g.centre.x), a.centre[3 * s + 1] = Real(g.centre.y), a.centre[3 * s + 2] = Real(g.centre.z);
         a.axis[3 * s] = Real(g.axis.x), a.axis[3 * s + 1] = Real(g.axis.y), a.axis[3 * s + 2] = Real(g.axis.z);
         a.inv_two_sigma_sq[s] = Real(g.inv_two_sigma_sq);
-        a.weight[1 + s] = Real(mix.streams[s] / integrals.streams[s] / mix.sum);
     }
     a.stars = static_cast<const Real*>(rs.stars);
+    return a;
+}
+
+/// Sets the mixture weights W_c = (E_c / I_c) / Sigma_E of @p a, folded on the host from the model of @p setup and
+/// @p integrals.
+template <class Real>
+void set_mixture_weights(StarKernelArgs<Real>& a, const geometry::IntegrationSetup& setup,
+                         const model::Integrals& integrals) {
+    const auto mix = likelihood::mixture_weights(setup.model);
+    a.weight[0] = Real(mix.background / integrals.background / mix.sum);
+    for (int s = 0; s < a.n_streams; ++s) a.weight[1 + s] = Real(mix.streams[s] / integrals.streams[s] / mix.sum);
+}
+
+/// Uploads the quadrature tables on @p queue and fills the kernels' arguments for the resident stars @p rs,
+/// with the mixture weights (output pointers left null). Throws as upload_quadrature() and geometry_args() do.
+template <class Real>
+StarKernelArgs<Real> kernel_args(const geometry::IntegrationSetup& setup, const ResidentStars& rs,
+                                 const model::Integrals& integrals, cudaStream_t queue) {
+    StarKernelArgs<Real> a = geometry_args<Real>(setup, rs);
+    upload_quadrature<Real>(setup, queue);
+    set_mixture_weights(a, setup, integrals);
     return a;
 }
 
@@ -266,23 +325,44 @@ StarResults run(const geometry::IntegrationSetup& setup, const ResidentStars& rs
     return out;
 }
 
-/// Runs likelihood_sum_kernel and star_total_kernel over the resident stars @p rs on @p queue; only the
-/// total comes back.
+/// Queues star_densities_kernel over the resident stars @p rs on @p queue (its output poisoned first), between
+/// @p rs's densities events.
 template <class Real>
-StarSum run_sum(const geometry::IntegrationSetup& setup, const ResidentStars& rs, const model::Integrals& integrals,
-                cudaStream_t queue) {
-    const StarKernelArgs<Real> a = kernel_args<Real>(setup, rs, integrals, queue);
+void queue_densities(const geometry::IntegrationSetup& setup, const ResidentStars& rs, cudaStream_t queue) {
+    const StarKernelArgs<Real> a = geometry_args<Real>(setup, rs);
+    upload_quadrature<Real>(setup, queue);
+    auto* dens = static_cast<Real*>(rs.densities);
+    // All bits set is a NaN: a star the kernel never wrote has a NaN probability, which the sum reports.
+    check(cudaMemsetAsync(dens, 0xff, sizeof(Real) * static_cast<size_t>(rs.count) * (1 + a.n_streams), queue),
+          "poison the star densities");
+    rs.densities_start->record(queue);
+    if (rs.sum_blocks > 0) {
+        if (rs.soa) star_densities_kernel<Real, true><<<rs.sum_blocks, star_threads, 0, queue>>>(a, dens);
+        else star_densities_kernel<Real, false><<<rs.sum_blocks, star_threads, 0, queue>>>(a, dens);
+        check(cudaGetLastError(), "launch the star densities kernel");
+    }
+    rs.densities_stop->record(queue);
+}
+
+/// Runs mixture_sum_kernel and star_total_kernel over the densities queue_densities() left in @p rs, on @p queue;
+/// only the total comes back.
+template <class Real>
+StarSum finish_sum(const geometry::IntegrationSetup& setup, const ResidentStars& rs, const model::Integrals& integrals,
+                   cudaStream_t queue) {
+    StarKernelArgs<Real> a = geometry_args<Real>(setup, rs);
+    set_mixture_weights(a, setup, integrals);
     const int blocks = rs.sum_blocks;
     // Poisoned as the per-star results are: a part the kernels never wrote is a NaN and a count of every bit.
     check(cudaMemsetAsync(rs.sum_parts, 0xff, sizeof(StarSumPart) * (rs.sum_blocks + 1), queue), "poison the star sums");
     auto* parts = static_cast<StarSumPart*>(rs.sum_parts);
+    const auto* dens = static_cast<const Real*>(rs.densities);
     Event start;
     Event stop;
     start.record(queue);
     if (blocks > 0) {
-        if (rs.soa) likelihood_sum_kernel<Real, true><<<blocks, star_threads, 0, queue>>>(a, parts);
-        else likelihood_sum_kernel<Real, false><<<blocks, star_threads, 0, queue>>>(a, parts);
-        check(cudaGetLastError(), "launch the likelihood sum kernel");
+        if (rs.soa) mixture_sum_kernel<Real, true><<<blocks, star_threads, 0, queue>>>(a, dens, parts);
+        else mixture_sum_kernel<Real, false><<<blocks, star_threads, 0, queue>>>(a, dens, parts);
+        check(cudaGetLastError(), "launch the mixture sum kernel");
     }
     star_total_kernel<<<1, star_total_threads, 0, queue>>>(parts, blocks, parts + rs.sum_blocks);
     check(cudaGetLastError(), "launch the star total kernel");
@@ -293,7 +373,7 @@ StarSum run_sum(const geometry::IntegrationSetup& setup, const ResidentStars& rs
     if (total.non_finite_stars > 0) {
         if (total.non_finite_stars <= static_cast<unsigned long long>(rs.count) && total.first_non_finite >= 0 &&
             total.first_non_finite < rs.count)
-            throw CudaError("the likelihood kernel left star " + std::to_string(total.first_non_finite) +
+            throw CudaError("the likelihood kernels left star " + std::to_string(total.first_non_finite) +
                             " without a finite result");
         throw CudaError("the likelihood sum kernels left a block of stars unwritten");
     }
@@ -303,7 +383,7 @@ StarSum run_sum(const geometry::IntegrationSetup& setup, const ResidentStars& rs
     out.likelihood = rs.count > 0 ? (total.sum + total.compensation) / static_cast<double>(rs.count)
                                   : std::numeric_limits<double>::quiet_NaN();
     out.zero_stars = static_cast<long long>(total.zero_stars);
-    out.kernel_ms = stop.since(start);
+    out.kernel_ms = rs.densities_stop->since(*rs.densities_start) + stop.since(start);
     return out;
 }
 
@@ -312,6 +392,8 @@ StarSum run_sum(const geometry::IntegrationSetup& setup, const ResidentStars& rs
 void allocate_star_sums(ResidentStars& rs) {
     rs.sum_blocks = star_sum_blocks(rs.count);
     rs.sum_parts = rs.mem.allocate<StarSumPart>(static_cast<std::size_t>(rs.sum_blocks) + 1, "allocate the star sums");
+    rs.densities_start = std::make_unique<Event>();
+    rs.densities_stop = std::make_unique<Event>();
 }
 
 ResidentStars::ResidentStars(const model::StarCatalogue& catalogue, bool double_precision_, bool soa_, int n_streams)
@@ -338,10 +420,21 @@ StarResults run_likelihood_kernel(const geometry::IntegrationSetup& setup, const
                                   : kernels::run<float>(setup, stars, integrals, queue, densities);
 }
 
+void queue_star_densities(const geometry::IntegrationSetup& setup, const ResidentStars& stars, cudaStream_t queue) {
+    if (stars.double_precision) kernels::queue_densities<double>(setup, stars, queue);
+    else kernels::queue_densities<float>(setup, stars, queue);
+}
+
+StarSum finish_likelihood_sum(const geometry::IntegrationSetup& setup, const ResidentStars& stars,
+                              const model::Integrals& integrals, cudaStream_t queue) {
+    return stars.double_precision ? kernels::finish_sum<double>(setup, stars, integrals, queue)
+                                  : kernels::finish_sum<float>(setup, stars, integrals, queue);
+}
+
 StarSum run_likelihood_sum(const geometry::IntegrationSetup& setup, const ResidentStars& stars,
                            const model::Integrals& integrals, cudaStream_t queue) {
-    return stars.double_precision ? kernels::run_sum<double>(setup, stars, integrals, queue)
-                                  : kernels::run_sum<float>(setup, stars, integrals, queue);
+    queue_star_densities(setup, stars, queue);
+    return finish_likelihood_sum(setup, stars, integrals, queue);
 }
 
 StarResults run_likelihood_kernel(const geometry::IntegrationSetup& setup, const model::StarCatalogue& stars,

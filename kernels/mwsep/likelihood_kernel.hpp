@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <memory>
 #include <vector>
 
 #include "mwsep/cuda/star_table.hpp"
@@ -43,7 +44,7 @@ inline constexpr long long star_none = 0x7fffffffffffffffLL;
 struct StarSum {
     double likelihood = 0;     ///< the mean of the stars' log10 mixture probabilities
     long long zero_stars = 0;  ///< stars at the -238 penalty
-    double kernel_ms = 0;      ///< time of the two kernels from CUDA events [ms]
+    double kernel_ms = 0;      ///< time of the three kernels from CUDA events [ms]
 };
 
 /// A star catalogue on the current device in the likelihood kernel's precision and layout, with room for
@@ -61,9 +62,13 @@ struct ResidentStars {
     DeviceMemory mem;       ///< owns the buffers below
     const void* stars = nullptr;      ///< 5 values per star in the layout soa names
     void* log_probability = nullptr;  ///< per star
-    void* densities = nullptr;        ///< per star, 1 + S values
+    /// 1 + S values per star: run_likelihood_kernel() writes them star by star ([n x (1 + S) + c], efficiency
+    /// applied); the device star sum component by component ([c x N + n], efficiency not applied)
+    void* densities = nullptr;
     int sum_blocks = 0;               ///< blocks of the device star sum: star_sum_blocks(N)
     void* sum_parts = nullptr;        ///< StarSumPart per block, then one for the total
+    std::unique_ptr<Event> densities_start;  ///< recorded before the device star sum's densities kernel
+    std::unique_ptr<Event> densities_stop;   ///< recorded after it
 };
 
 /// Runs the kernel over the resident stars @p stars on the CUDA queue @p queue (their device current),
@@ -81,9 +86,21 @@ void allocate_star_sums(ResidentStars& stars);
 /// added with a compensated sum in a fixed order (per block of 64 stars a tree, then the blocks), so the result
 /// does not depend on timing and lies within about one rounding of the exact sum of those values. It is not
 /// the bits of the host's plain sum in star order (assemble_likelihood). Only the total comes back; a star
-/// without a finite value throws CudaError, as assemble_likelihood() does.
+/// without a finite value throws CudaError, as assemble_likelihood() does. The same as queue_star_densities()
+/// then finish_likelihood_sum() on @p queue.
 StarSum run_likelihood_sum(const geometry::IntegrationSetup& setup, const ResidentStars& stars,
                            const model::Integrals& integrals, cudaStream_t queue);
+
+/// The first half of run_likelihood_sum(): queues the stars' densities under the model of @p setup on @p queue and
+/// returns at once. They need no integral, so a fit queues them before the integral's kernels, on a queue of
+/// their own, and the two run side by side.
+void queue_star_densities(const geometry::IntegrationSetup& setup, const ResidentStars& stars, cudaStream_t queue);
+
+/// The second half: the mixture of the densities queue_star_densities() queued on the same @p queue (with the same
+/// @p setup), weighted by @p integrals, and the stars' compensated sum; waits for @p queue. StarSum::kernel_ms is
+/// the time of both halves' kernels, each between its own events (the first may have shared the GPU).
+StarSum finish_likelihood_sum(const geometry::IntegrationSetup& setup, const ResidentStars& stars,
+                              const model::Integrals& integrals, cudaStream_t queue);
 
 /// Uploads the stars, runs the kernel in the given precision and star layout (SoA or AoS) on the CUDA
 /// queue @p queue, downloads.

@@ -134,11 +134,20 @@ cuda::GpuResult ResidentDevice::evaluate(const model::Model& model, IntegralCach
     set_parameters(setup_, model);
     if (!setup_.hernquist_fast_path || setup_.model.aux_profile)
         throw cuda::CudaError("a candidate leaves the alpha = delta = 1 background the CUDA kernels implement");
+    // With the device star sum, the stars' densities (which need no integral) are queued on the stars' own queue
+    // right after the first integral's kernels, so that the two run side by side; the mixture waits for the sums.
+    bool densities_queued = false;
+    const auto queue_densities = [&] {
+        if (!work_.star_sum || densities_queued) return;
+        cuda::queue_star_densities(setup_, *stars_, queue_->get());
+        densities_queued = true;
+    };
     // One launch: the constants and skip thresholds of @p s, the kernels, and the sums brought back.
     const auto run = [&](cuda::PreparedIntegral& integral, const geometry::IntegrationSetup& s) {
         retarget(integral, s);
         r.prepare_seconds += stamp(steps_.prepare);
         integral.launch();
+        queue_densities();
         r.integral_seconds += integral.wait() / 1000.0;
         stamp(steps_.integral);
         model::Integrals sums = cuda::combine_areas(integral.area_sums(), static_cast<int>(s.streams.size()));
@@ -161,7 +170,8 @@ cuda::GpuResult ResidentDevice::evaluate(const model::Model& model, IntegralCach
     // The fit needs the likelihood alone: the diagnostic likelihoods (a logarithm per star and component on the
     // host) are not formed. Either only the total comes back (the device sum) or the log-probabilities do.
     if (work_.star_sum) {
-        const cuda::StarSum sum = cuda::run_likelihood_sum(setup_, *stars_, r.integrals, queue_->get());
+        queue_densities();  // every integral came from the cache
+        const cuda::StarSum sum = cuda::finish_likelihood_sum(setup_, *stars_, r.integrals, queue_->get());
         stamp(steps_.likelihood);
         r.likelihood.likelihood = sum.likelihood;
         r.likelihood.zero_probability_stars = sum.zero_stars;
