@@ -583,7 +583,7 @@ def _kind_checkpoint(self, d):
     for run in d["runs"]:
         engine = run["engine"]
 
-        def job(tmp, engine=engine):
+        def job(tmp, engine=engine, run=run):
             log = tmp / f"{name}_{engine}.log"
             r = self._run([sys.executable, str(script), str(self.mwsep), str(ROOT / "data" / "workunits"), engine,
                            "--kills", str(run["kills"]), "--seed", str(run["seed"]), "--log", str(log)])
@@ -810,7 +810,7 @@ class Study(study.Study):
         for run in d["runs"]:
             devices = run["devices_column"]
             for wu in self.units(run):
-                def job(tmp, wu=wu):
+                def job(tmp, wu=wu, run=run, devices=devices):
                     part = tmp / f"{d['name']}.csv"
                     header = self._run([sys.executable, str(TOOLS / "e2e_row.py"), "--header"] + (["--devices"] if devices else []))
                     lines = [header.stdout.strip()]
@@ -954,7 +954,7 @@ class Study(study.Study):
                         yield Job(key, None, [], skip="no peer binary given (experiments/run.py --peer PATH)")
                         continue
 
-                    def job(tmp, wu=wu, flags=flags):
+                    def job(tmp, wu=wu, flags=flags, run=run):
                         converted = tmp / "peer_astronomy_parameters.txt"
                         c = self._run([sys.executable, str(ROOT / "experiments" / "peer" / "convert_workunit.py"),
                                        str(self.workunit(wu)), "-o", str(converted)])

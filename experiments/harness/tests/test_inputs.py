@@ -182,6 +182,41 @@ class CommittedDefinitions(unittest.TestCase):
                 runner.DEFINITIONS = old
         self.assertIn(f"{path}: runs[0]: unknown key 'min_sampels'", str(caught.exception))
 
+    def test_every_job_keeps_the_values_of_the_run_it_was_made_for(self):
+        """The runner makes every job of every experiment before the first one runs, so a job's function must not
+        read a loop variable of the code that made it (Python binds such a name when the function runs, by which
+        time the loop has moved on to the last run: `end_to_end` once timed its lean variant twice and modern-f64
+        never). Each job's closure is read as the job is made and again once every job is made; a value that
+        changed between the two is a name the function would read late."""
+        checked = late = 0
+        problems = []
+        for study in registry.names():
+            plan = runner.plan_study(study, "/nonexistent-build")
+            for d in plan.definitions:
+                made = []
+                for job in plan.study.jobs(d):
+                    fn = job.run
+                    cells = zip(fn.__code__.co_freevars, fn.__closure__ or ()) if callable(fn) and hasattr(fn, "__code__") else ()
+                    seen = []
+                    for name, cell in cells:
+                        try:
+                            seen.append((name, cell, cell.cell_contents))
+                        except ValueError:  # not yet bound when the job was made: it can only be bound later
+                            seen.append((name, cell, None))
+                    made.append((job.key, seen))
+                for key, seen in made:
+                    for name, cell, value in seen:
+                        checked += 1
+                        try:
+                            now = cell.cell_contents
+                        except ValueError:
+                            now = None
+                        if now is not value:
+                            late += 1
+                            problems.append(f"{study}/{d['name']} job {key}: '{name}' is read when the job runs")
+        self.assertGreater(checked, 100, "the jobs' closures were read")
+        self.assertEqual(problems, [])
+
     def test_every_kind_with_a_method_declares_its_inputs(self):
         for study in registry.names():
             cls = study_class(study)

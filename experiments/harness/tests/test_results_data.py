@@ -38,6 +38,17 @@ def folder_of(dest, rels, source=H200):
     return dest
 
 
+def unseal(folder, rels):
+    """Makes the manifest entries of @p rels in @p folder ones of the earlier format, without the SHA-256 and row
+    counts the runner records now: the line-by-line checks these tests exercise run only where a recorded SHA-256
+    does not refuse an edited file first (test_a_file_edited_after_the_runner_wrote_it tests that)."""
+    manifest = json.loads((folder / "manifest.json").read_text())
+    for rel in rels:
+        for key in ("sha256", "rows", "parts"):
+            manifest["files"][rel].pop(key, None)
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+
+
 def edit_rows(path, change):
     """Rewrites the CSV @p path with change(rows) (a list of dicts; returns the new list)."""
     with path.open(newline="") as f:
@@ -57,12 +68,9 @@ class DamagedFilesAreRefused(unittest.TestCase):
         self.tmp = pathlib.Path(tempfile.mkdtemp())
         self.folder = folder_of(self.tmp / "f", [self.REL, "mwsep/skipping.csv", "mwsep/gpu_correctness.csv"])
         self.path = self.folder / self.REL
-        # These tests exercise the line-by-line checks, which a recorded SHA-256 would pre-empt: the copy's entry
-        # is made one of the earlier format, without its SHA-256 and row count (the SHA-256 test adds one back).
-        manifest = json.loads((self.folder / "manifest.json").read_text())
-        for key in ("sha256", "rows", "parts"):
-            manifest["files"][self.REL].pop(key, None)
-        (self.folder / "manifest.json").write_text(json.dumps(manifest))
+        # These tests exercise the line-by-line checks, which a recorded SHA-256 would pre-empt: the copies' entries
+        # are made ones of the earlier format (the SHA-256 test adds one back).
+        unseal(self.folder, [self.REL, "mwsep/skipping.csv", "mwsep/gpu_correctness.csv"])
 
     def tearDown(self):
         shutil.rmtree(self.tmp)
@@ -183,6 +191,7 @@ class CorrectnessIsRecomputed(unittest.TestCase):
         passes its bound of 1e-4 (the larger of its integral's and its likelihood's tolerances) at 1.24e-4."""
         new = self.tmp / "new"
         shutil.copytree(H200, new)
+        unseal(new, ["mwsep/gpu_correctness.csv"])
         edit_rows(new / "mwsep/gpu_correctness.csv",
                   lambda rows: [dict(r, max_rel_diff=repr(float(r["max_rel_diff"]) * 10)) for r in rows])
         verdict, detail = {rel: (v, d) for rel, v, d in compare.compare(new, H200)}["mwsep/gpu_correctness.csv"]
@@ -196,6 +205,7 @@ class CorrectnessIsRecomputed(unittest.TestCase):
     def test_a_failing_row_made_to_say_pass_still_fails(self):
         new = self.tmp / "new"
         folder_of(new, ["kirk_hwu/gpu_correctness.csv"])
+        unseal(new, ["kirk_hwu/gpu_correctness.csv"])
         ref = folder_of(self.tmp / "ref", ["kirk_hwu/gpu_correctness.csv"])
         edit_rows(new / "kirk_hwu/gpu_correctness.csv",
                   lambda rows: [dict(r, rel_l2_err="0.5") if i == 4 else r for i, r in enumerate(rows)])
