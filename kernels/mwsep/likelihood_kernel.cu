@@ -63,8 +63,8 @@ __device__ __forceinline__ float gl_offset(float, int k) { return gl_offset_f32[
 __device__ __forceinline__ float gl_weight(float, int k) { return gl_weight_f32[k]; }    ///< w_k, single precision
 
 // [likelihood-kernel-begin]
-/// Star @p n's convolved densities, the efficiency factor not yet applied (1 + S values into @p dens);
-/// they depend on the model's geometry, not on the integrals.
+/// Star @p n's convolved densities, the efficiency factor not yet applied (1 + S values into
+/// @p dens); they depend on the model's geometry, not on the integrals.
 template <class Real, bool StructureOfArrays>
 __device__ __forceinline__ void star_densities(const StarKernelArgs<Real>& a, int n, Real* dens) {
     const auto field = [&](int f) {
@@ -96,10 +96,11 @@ __device__ __forceinline__ Real star_distance(const StarKernelArgs<Real>& a, int
     return StructureOfArrays ? a.stars[4 * a.stride + n] : a.stars[n * 5 + 4];
 }
 
-/// The mixture probability of a star of densities @p dens (efficiency not applied) and efficiency factor
-/// @p efficiency: the mixture weights applied, then the efficiency.
+/// The mixture probability of a star of densities @p dens (efficiency not applied) and
+/// efficiency factor @p efficiency: the mixture weights applied, then the efficiency.
 template <class Real>
-__device__ __forceinline__ Real mixture_probability(const StarKernelArgs<Real>& a, const Real* dens, Real efficiency) {
+__device__ __forceinline__ Real mixture_probability(const StarKernelArgs<Real>& a, const Real* dens,
+                                                    Real efficiency) {
     Real p = dens[0] * a.weight[0];
     for (int s = 0; s < a.n_streams; ++s) p += dens[1 + s] * a.weight[1 + s];
     return p * efficiency;
