@@ -11,7 +11,7 @@ project = "gpu_studies"
 author = "the gpu_studies authors"
 copyright = "2026, the gpu_studies authors"
 # tools.sphinx_offline_mathjax: MathJax served from the build itself, so that the pages read offline.
-extensions = ["myst_parser", "breathe", "sphinx.ext.graphviz", "tools.sphinx_offline_mathjax"]
+extensions = ["myst_parser", "breathe", "sphinx.ext.graphviz", "tools.sphinx_offline_mathjax", "tools.sphinx_emphasis"]
 source_suffix = {".md": "markdown"}
 exclude_patterns = ["_build", "README.md"]
 myst_enable_extensions = ["colon_fence"]
