@@ -40,13 +40,24 @@ def scale_column(path, column, factor, where=None):
         w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
-    # The planted change stands for a recording that measured it: the folder's manifest records the file's new
-    # SHA-256 where it records one (else the results layer refuses the file as edited).
+    reseal(path)
+
+
+def reseal(path):
+    """A planted change stands for a recording that measured it: the folder's manifest records the file's new SHA-256
+    and row count where it records them (else the results layer refuses the file as edited after the runner)."""
     manifest_path = path.parent.parent / "manifest.json"
     manifest = json.loads(manifest_path.read_text())
     entry = manifest["files"][f"{path.parent.name}/{path.name}"]
     if "sha256" in entry:
         entry["sha256"] = sha256(path)
+        with path.open(newline="") as f:
+            rows = sum(1 for _ in csv.DictReader(f))
+        if len(entry.get("parts", [])) == 1:
+            entry["parts"][0][1] = rows
+        elif entry.get("rows") != rows:
+            raise AssertionError(f"{path}: a planted change of the row count in a file of several jobs")
+        entry["rows"] = rows
         manifest_path.write_text(json.dumps(manifest, indent=1))
 
 
@@ -148,9 +159,11 @@ class CommittedFolders(unittest.TestCase):
         variant, n, checked, _, _, _ = text[1].split(",")
         text[1] = ",".join([variant, n, checked, "2.5", "3", "false"])
         path.write_text("\n".join(text) + "\n")
+        reseal(path)
         sass = new / "mwsep/sass_mix.csv"
         lines = sass.read_text().splitlines()
         sass.write_text("\n".join(lines[:-1]) + "\n")  # one kernel fewer
+        reseal(sass)
         skip = new / "mwsep/skipping.csv"
         scale_column(skip, "evaluated_terms", 2, lambda r: r["area"] == "0" and r["stream"] == "1")
         v = verdicts(new, H200)
@@ -172,6 +185,7 @@ class CommittedFolders(unittest.TestCase):
             w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
             w.writeheader()
             w.writerows(rows)
+        reseal(path)
         verdict, detail = verdicts(new, H200)["mwsep/memory_spaces.csv"]
         self.assertEqual(verdict, "differs")
         self.assertIn("16 configurations of kernel_ms; median change +30.0%", detail)
