@@ -25,7 +25,7 @@ Comparison methods (`Compare.method`):
 
 What a definition of the kind may say (its inputs): `run_keys`, {key: Input} for each entry of the definition's
 `runs`, and `definition_keys`, {key: Input} for its keys beside the common ones (DEFINITION_KEYS: name, kind,
-runs, thesis, question, notes). An Input is a type (a small grammar: str, int, number, bool, list[T], dict[T],
+runs, thesis, question, notes, after). An Input is a type (a small grammar: str, int, number, bool, list[T], dict[T],
 dict, alternatives with |), a default (none: the key is required) and, where --quick changes it, the quick
 default. The runner refuses a definition with an unknown, mistyped or missing key before any job runs
 (experiments/harness/runner.py, check_definition) and hands the kind's method every declared key, defaults
@@ -120,7 +120,10 @@ def type_errors(spec, value):
 
 # The keys every definition may have, whatever its kind.
 DEFINITION_KEYS = {"name": Input("str"), "kind": Input("str"), "runs": Input("list[dict]"),
-                   "thesis": Input("str", ""), "question": Input("str", ""), "notes": Input("str", "")}
+                   "thesis": Input("str", ""), "question": Input("str", ""), "notes": Input("str", ""),
+                   # experiments of the same study whose files this one's jobs read from the folder being recorded:
+                   # where both are run, those run first (runner.in_run_order)
+                   "after": Input("list[str]", [])}
 
 
 @dataclass(frozen=True)

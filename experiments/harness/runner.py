@@ -129,6 +129,39 @@ def load_definitions(study, only=(), kinds=None, quick=False):
     return defs
 
 
+def in_run_order(definitions):
+    """@p definitions in the order they run: file order, except that a definition comes after every definition of
+    the list that its `after` names (an `after` naming an experiment that is not in the list asks nothing: the
+    job that reads its files finds them in the folder or says what to record first). A name that is no experiment
+    of the study, or a cycle, ends the command with the file and the key."""
+    by_name = {d["name"]: d for d in definitions}
+    for d in definitions:
+        known = {p.stem for p in (DEFINITIONS / d["study"]).glob("*.json")}
+        for name in d.get("after", []):
+            if name not in known:
+                raise SystemExit(f"{DEFINITIONS / d['study'] / (d['name'] + '.json')}: key 'after': '{name}' is no "
+                                 f"experiment of the study {d['study']}")
+    ordered, placed, visiting = [], set(), []
+
+    def place(d):
+        if d["name"] in placed:
+            return
+        if d["name"] in visiting:
+            cycle = " -> ".join(visiting[visiting.index(d["name"]):] + [d["name"]])
+            raise SystemExit(f"{DEFINITIONS / d['study'] / (d['name'] + '.json')}: key 'after': a cycle ({cycle})")
+        visiting.append(d["name"])
+        for name in d.get("after", []):
+            if name in by_name:
+                place(by_name[name])
+        visiting.pop()
+        placed.add(d["name"])
+        ordered.append(d)
+
+    for d in definitions:
+        place(d)
+    return ordered
+
+
 def check_names(studies, names):
     """Exits with a message when one of @p names is an experiment of none of @p studies."""
     known = {d["name"] for study in studies for d in load_definitions(study)}
@@ -419,7 +452,7 @@ def plan_study(study_name, build, only=(), quick=False, options=None, devices=No
     study_mod = importlib.import_module(f"experiments.studies.{study_name}")
     study = study_mod.Study(build=pathlib.Path(build), quick=quick, devices=devices or [], options=options or {})
     kinds = study.kinds() if hasattr(study, "kinds") else None
-    definitions = load_definitions(study_name, only, kinds, quick)
+    definitions = in_run_order(load_definitions(study_name, only, kinds, quick))
     jobs = {}
     for d in definitions:
         try:
@@ -557,6 +590,8 @@ def _run_plan(plan, out, manifest, devices, commit, dirty, host, build_facts, or
     study_name, study, quick = plan.study_name, plan.study, plan.quick
     folder = out / study_name
     folder.mkdir(parents=True, exist_ok=True)
+    # The folder being recorded, for a job that reads the files an earlier experiment left there (`after`).
+    study.results_folder = folder
     failures = 0
     for d in plan.definitions:
         name = f"{study_name}/{d['name']}"

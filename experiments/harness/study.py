@@ -73,6 +73,9 @@ class Study:
         self.devices = devices
         self.options = options
         self._sm_count = None
+        # <out>/<study>, set by the runner before the first job runs: where a job finds the files an experiment
+        # it runs `after` recorded (None while jobs are only made, as by `run.py --list`).
+        self.results_folder = None
 
     @classmethod
     def kinds(cls):

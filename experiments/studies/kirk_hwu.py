@@ -33,6 +33,7 @@ import sys
 
 from experiments.harness import study
 from experiments.harness.kinds import CACHE_KEY, TIMING, Compare, Input, Kind
+from experiments.harness.results import BadResultFile, IncompleteFile, ResultFolder
 from experiments.harness.runner import Job, JobFailed
 from experiments.harness.study import CACHE_INPUT, correctness_kind
 
@@ -45,8 +46,9 @@ NUMERIC = {"seconds", "pairs", "pairs_per_second", "max_rel_err", "rel_l2_err", 
 # kind `reconstruct`: the whole reconstruction at one size (`kirk_hwu reconstruct`), one job per run: rows per
 # method (<name>.csv), one row per conjugate-gradient iteration (<name>_history.csv) and, for runs with
 # "images", the central xy slice of the phantom, the gridding image and the iterative image
-# (<name>_images_<label>.json). A run with "tuned" uses the best configuration of the committed tuning sweep
-# (TUNING_REFERENCE: the highest median rate of the valid rows per computation). A run with "operator": "nufft"
+# (<name>_images_<label>.json). A run with "tuned" uses the best configuration of the tuning sweep recorded in the
+# same results folder (mri_tuning.csv beside it: the highest median rate of the valid rows per computation), so a
+# GPU's reconstruction is tuned on that GPU; its definition runs `after` mri_tuning. A run with "operator": "nufft"
 # reconstructs with the NUFFT pair at "nufft_tolerance" (and "nufft_oversampling") instead of Q and F^H d.
 RECONSTRUCT_COLUMNS = ["experiment", "device", "size", "grid", "samples", "method", "q_variant", "fhd_variant",
                        "q_threads_per_block", "q_chunk", "fhd_threads_per_block", "fhd_chunk", "lambda", "iterations",
@@ -57,7 +59,28 @@ RECONSTRUCT_NUMERIC = NUMERIC | {"grid", "q_threads_per_block", "q_chunk", "fhd_
                                  "lambda", "iterations", "final_residual", "q_ms", "q_fft_ms", "fhd_ms", "mu_ms",
                                  "solver_ms", "recon_ms", "q_pairs", "fhd_pairs", "residual", "quadratic",
                                  "check_points", "q_check_rel_l2", "fhd_check_rel_l2"}
-TUNING_REFERENCE = pathlib.Path(__file__).resolve().parents[1] / "results" / "nvidia-h200" / "kirk_hwu" / "mri_tuning.csv"
+# The tuning sweep a tuned reconstruction takes its launch configuration from, in the folder being recorded.
+TUNING_FILE = "mri_tuning.csv"
+def best_configuration(rows, where):
+    """(Q threads, Q chunk, F^H d threads, F^H d chunk) of a tuning sweep's @p rows (mri_tuning.csv, read from
+    @p where): per computation the configuration of the highest median rate over its valid rows. A sweep without a
+    valid row of each computation is refused, naming @p where."""
+    runs = {}
+    for row in rows:
+        if row["valid"] == "true":
+            key = (row["problem"], int(row["threads_per_block"]), int(row["chunk"]))
+            runs.setdefault(key, []).append(float(row["pairs_per_second"]))
+    best = {}
+    for (problem, tpb, chunk), rates in runs.items():
+        m = statistics.median(rates)
+        if problem not in best or m > best[problem][0]:
+            best[problem] = (m, tpb, chunk)
+    missing = [p for p in ("mri-q", "mri-fhd") if p not in best]
+    if missing:
+        raise RuntimeError(f"{where}: no valid row of {', '.join(missing)}: no launch configuration to take")
+    return best["mri-q"][1], best["mri-q"][2], best["mri-fhd"][1], best["mri-fhd"][2]
+
+
 # The peer NUFFT's runner (cuFINUFFT through its C interface; docs/peer.md, the NUFFT section).
 PEER_RUNNER = pathlib.Path(__file__).resolve().parents[1] / "peer" / "finufft" / "run_cufinufft.py"
 
@@ -137,7 +160,8 @@ KINDS = {
                                                            compare=Compare("json_arrays", 0.01,
                                                                            values=("phantom", "gridding", "iterative")))},
                         # A GPU run names its Q and F^H d variants; `tuned` takes the launch configuration of the
-                        # tuning sweep (TUNING_REFERENCE); `images` keeps the central slice of each image.
+                        # tuning sweep of the folder being recorded (TUNING_FILE); `images` keeps the central
+                        # slice of each image.
                         run_keys={"label": Input("str"), "device": Input("str", "gpu", choices=("gpu", "cpu")),
                                   "size": Input("str", "full"), "lambda": Input("number", 0.01),
                                   "iterations": Input("int", 30), "method": Input("str", "both"),
@@ -240,21 +264,21 @@ class Study(study.Study):
         yield self._job(d, "variants", args, 1, "listing the kernels' resources failed")
 
     def tuned_configuration(self):
-        """(Q threads, Q chunk, F^H d threads, F^H d chunk): the best of the committed tuning sweep."""
-        if not TUNING_REFERENCE.exists():
-            raise RuntimeError(f"{TUNING_REFERENCE}: the tuning sweep the tuned run takes its configuration from is missing")
-        runs = {}
-        with TUNING_REFERENCE.open() as f:
-            for row in csv.DictReader(f):
-                if row["valid"] == "true":
-                    key = (row["problem"], int(row["threads_per_block"]), int(row["chunk"]))
-                    runs.setdefault(key, []).append(float(row["pairs_per_second"]))
-        best = {}
-        for (problem, tpb, chunk), rates in runs.items():
-            m = statistics.median(rates)
-            if problem not in best or m > best[problem][0]:
-                best[problem] = (m, tpb, chunk)
-        return best["mri-q"][1], best["mri-q"][2], best["mri-fhd"][1], best["mri-fhd"][2]
+        """(Q threads, Q chunk, F^H d threads, F^H d chunk): the best of the tuning sweep recorded in the folder
+        being recorded (best_configuration()), read through the results layer (a sweep not recorded whole is not
+        read). Called when the tuned job runs, not when it is made."""
+        folder = self.results_folder
+        rel = f"kirk_hwu/{TUNING_FILE}"
+        if folder is None or not (folder / TUNING_FILE).exists():
+            raise RuntimeError(f"the tuned reconstruction takes its launch configuration from the tuning sweep of the "
+                               f"folder being recorded, and {folder or 'this folder'} has no {TUNING_FILE}: record "
+                               "mri_tuning first (experiments/run.py --study kirk_hwu --only mri_tuning,mri_reconstruct "
+                               "--out <folder> runs it first)")
+        try:
+            rows = ResultFolder(folder.parent).rows(rel)
+        except (BadResultFile, IncompleteFile) as e:
+            raise RuntimeError(f"{folder / TUNING_FILE}: not a tuning sweep to take the launch configuration from: {e}")
+        return best_configuration(rows, str(folder / TUNING_FILE))
 
     def kind_reconstruct(self, d):
         name = d["name"]
@@ -274,12 +298,15 @@ class Study(study.Study):
                 if not run["q_variant"] or not run["fhd_variant"]:
                     raise ValueError(f"run {label}: a GPU reconstruction names q_variant and fhd_variant")
                 args += ["--q-variant", run["q_variant"], "--fhd-variant", run["fhd_variant"]]
-            if run["tuned"]:
-                q_tpb, q_chunk, f_tpb, f_chunk = self.tuned_configuration()
-                args += ["--q-threads-per-block", str(q_tpb), "--q-chunk", str(q_chunk),
-                         "--fhd-threads-per-block", str(f_tpb), "--fhd-chunk", str(f_chunk)]
+            described = args + (["--q-threads-per-block", "T", "--q-chunk", "C", "--fhd-threads-per-block", "T",
+                                 "--fhd-chunk", "C", f"(each T and C the best of this folder's kirk_hwu/{TUNING_FILE})"]
+                                if run["tuned"] else [])
 
             def job(tmp, args=args, label=label, run=run):
+                if run["tuned"]:  # read when the job runs: the sweep is recorded in this folder first (`after`)
+                    q_tpb, q_chunk, f_tpb, f_chunk = self.tuned_configuration()
+                    args = args + ["--q-threads-per-block", str(q_tpb), "--q-chunk", str(q_chunk),
+                                   "--fhd-threads-per-block", str(f_tpb), "--fhd-chunk", str(f_chunk)]
                 part, history = tmp / f"{name}.csv", tmp / f"{name}_history.csv"
                 cmd = [self.program] + args + ["--csv", str(part), "--history", str(history), "--out", str(tmp)]
                 r = self._run(cmd, log=tmp / f"{name}_{label}.log")
@@ -299,7 +326,7 @@ class Study(study.Study):
                     js.write_text(json.dumps({"label": label, "plane": "xy at z = -1/8 of the field of view, real part", **images}))
                     out[js.name] = js
                 return out
-            yield Job(f"{label}", job, [f"kirk_hwu {' '.join(args)}"], needs_gpus=1 if device == "gpu" else 0)
+            yield Job(f"{label}", job, [f"kirk_hwu {' '.join(described)}"], needs_gpus=1 if device == "gpu" else 0)
 
 
     def kind_nufft(self, d):

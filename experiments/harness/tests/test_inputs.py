@@ -143,10 +143,66 @@ class DefinitionsAreChecked(unittest.TestCase):
                 self.assertIn(expected, str(caught.exception))
                 path.unlink()
 
+    def test_after_runs_the_named_experiments_first_and_refuses_an_unknown_name_or_a_cycle(self):
+        """`a_reads` reads what `b_writes` records: asked for together, b_writes runs first although its file comes
+        later; asked for alone, a_reads runs alone. An `after` naming no experiment, or a cycle, is refused with
+        the file and the key."""
+        self.write("a_reads", runs=[{"keys": ["r"]}], after=["b_writes"])
+        self.write("b_writes", runs=[{"keys": ["w"]}])
+        self.write("c_other", runs=[{"keys": ["o"]}])
+        plan = runner.plan_study("inputs", self.build)
+        self.assertEqual([d["name"] for d in plan.definitions], ["b_writes", "a_reads", "c_other"])
+        plan = runner.plan_study("inputs", self.build, only=["a_reads", "c_other"])
+        self.assertEqual([d["name"] for d in plan.definitions], ["a_reads", "c_other"])
+        runner.run_study("inputs", self.tmp / "out", self.build)
+        self.assertEqual([key for key, _ in StudyWithInputs.calls], ["w", "r", "o"])
+        path = self.write("a_reads", runs=[{"keys": ["r"]}], after=["b_wrtes"])
+        with self.assertRaisesRegex(SystemExit, "^" + str(path).replace(".", r"\.") +
+                                    ": key 'after': 'b_wrtes' is no experiment of the study inputs"):
+            runner.plan_study("inputs", self.build)
+        self.write("a_reads", runs=[{"keys": ["r"]}], after=["b_writes"])
+        self.write("b_writes", runs=[{"keys": ["w"]}], after=["a_reads"])
+        with self.assertRaisesRegex(SystemExit, r"key 'after': a cycle \((a_reads -> b_writes -> a_reads|"
+                                                r"b_writes -> a_reads -> b_writes)\)"):
+            runner.plan_study("inputs", self.build)
+
     def test_a_kind_without_declared_inputs_is_refused(self):
         self.write("a", runs=[{"keys": ["x"]}])
         with self.assertRaisesRegex(SystemExit, "declares no inputs"):
             runner.load_definitions("inputs", kinds={"host": Kind(["key"])})
+
+
+class TunedReconstruction(unittest.TestCase):
+    """kirk_hwu's tuned reconstruction takes its launch configuration from the tuning sweep of the folder being
+    recorded, when its job runs (experiments/studies/kirk_hwu.py)."""
+
+    def test_the_best_median_rate_of_each_computation_worked_out_by_hand(self):
+        from experiments.studies.kirk_hwu import best_configuration
+        rows = [{"problem": p, "threads_per_block": t, "chunk": c, "pairs_per_second": r, "valid": v}
+                for p, t, c, r, v in (("mri-q", "128", "256", "5", "true"), ("mri-q", "128", "256", "7", "true"),
+                                      ("mri-q", "128", "256", "9", "true"),  # median 7
+                                      ("mri-q", "256", "512", "8", "true"), ("mri-q", "256", "512", "6", "true"),
+                                      ("mri-q", "256", "512", "100", "false"),  # median 7 of the valid: a tie, the first stays
+                                      ("mri-fhd", "64", "128", "3", "true"), ("mri-fhd", "512", "1024", "4", "true"))]
+        self.assertEqual(best_configuration(rows, "sweep.csv"), (128, 256, 512, 1024))
+        with self.assertRaisesRegex(RuntimeError, "sweep.csv: no valid row of mri-fhd"):
+            best_configuration([r for r in rows if r["problem"] == "mri-q"], "sweep.csv")
+
+    def test_without_a_sweep_in_the_folder_the_job_says_what_to_record_first(self):
+        study = study_class("kirk_hwu")(build=pathlib.Path("/nonexistent-build"), quick=False, devices=[], options={})
+        with self.assertRaisesRegex(RuntimeError, "has no mri_tuning.csv: record mri_tuning first"):
+            study.tuned_configuration()
+        with tempfile.TemporaryDirectory() as tmp:
+            study.results_folder = pathlib.Path(tmp) / "kirk_hwu"
+            study.results_folder.mkdir()
+            with self.assertRaisesRegex(RuntimeError, "has no mri_tuning.csv"):
+                study.tuned_configuration()
+
+    def test_the_tuned_runs_read_no_sweep_when_their_jobs_are_made(self):
+        plan = runner.plan_study("kirk_hwu", "/nonexistent-build", only=["mri_reconstruct", "mri_tuning"])
+        self.assertEqual([d["name"] for d in plan.definitions], ["mri_tuning", "mri_reconstruct"])
+        [tuned] = [j for j in plan.jobs["mri_reconstruct"] if j.key == "gpu-f8"]
+        self.assertIn("the best of this folder's kirk_hwu/mri_tuning.csv", tuned.commands[0])
 
 
 class CommittedDefinitions(unittest.TestCase):

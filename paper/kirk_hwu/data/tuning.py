@@ -26,10 +26,21 @@ def build(ctx, facts):
     n = ctx.n
     rows = facts.files.rows("mri_tuning")
     best, medians = best_configurations(rows)
+    # The configuration the recorded tuned reconstruction ran with (its rows name it; 0 where a run was not tuned),
+    # which a later sweep in the same folder may have moved away from.
+    used = {}
+    for r in facts.files.optional("mri_reconstruct") or []:
+        if r.get("q_threads_per_block") not in (None, "", "0"):
+            used = {"mri-q": (int(r["q_threads_per_block"]), int(r["q_chunk"])),
+                    "mri-fhd": (int(r["fhd_threads_per_block"]), int(r["fhd_chunk"]))}
     body = []
     for (problem, tpb, chunk), rate in sorted(medians.items()):
         b = best[problem]
-        mark = "best: used by the tuned reconstruction" if (tpb, chunk) == b[1:] else ""
+        mark = ""
+        if (tpb, chunk) == b[1:]:
+            mark = ("best: used by the tuned reconstruction" if used.get(problem, b[1:]) == b[1:] else
+                    f"best (the recorded tuned reconstruction ran with {used[problem][0]} threads and a chunk of "
+                    f"{used[problem][1]}, from an earlier sweep)")
         body.append([problem, str(tpb), str(chunk), fmt(rate / 1e9), fmt(rate * FLOPS_PER_PAIR[problem] / 1e9),
                      f"{fmt(rate / b[0])}", mark])
     variant = first_row(rows)["variant"]
