@@ -135,10 +135,12 @@ def in_run_order(definitions):
     job that reads its files finds them in the folder or says what to record first). A name that is no experiment
     of the study, or a cycle, ends the command with the file and the key."""
     by_name = {d["name"]: d for d in definitions}
+    known = {}  # per study: the names of its experiments
     for d in definitions:
-        known = {p.stem for p in (DEFINITIONS / d["study"]).glob("*.json")}
+        if d["study"] not in known:
+            known[d["study"]] = {p.stem for p in (DEFINITIONS / d["study"]).glob("*.json")}
         for name in d.get("after", []):
-            if name not in known:
+            if name not in known[d["study"]]:
                 raise SystemExit(f"{DEFINITIONS / d['study'] / (d['name'] + '.json')}: key 'after': '{name}' is no "
                                  f"experiment of the study {d['study']}")
     ordered, placed, visiting = [], set(), []

@@ -61,20 +61,29 @@ RECONSTRUCT_NUMERIC = NUMERIC | {"grid", "q_threads_per_block", "q_chunk", "fhd_
                                  "check_points", "q_check_rel_l2", "fhd_check_rel_l2"}
 # The tuning sweep a tuned reconstruction takes its launch configuration from, in the folder being recorded.
 TUNING_FILE = "mri_tuning.csv"
-def best_configuration(rows, where):
-    """(Q threads, Q chunk, F^H d threads, F^H d chunk) of a tuning sweep's @p rows (mri_tuning.csv, read from
-    @p where): per computation the configuration of the highest median rate over its valid rows. A sweep without a
-    valid row of each computation is refused, naming @p where."""
+
+
+def best_configurations(rows):
+    """({problem: (median pairs/s, threads per block, chunk)} of the highest median over the valid rows of a tuning
+    sweep (mri_tuning.csv), {(problem, threads per block, chunk): median pairs/s}): the rule by which a tuned
+    reconstruction takes its configuration, which the report's tuning table shows (paper/kirk_hwu/data/tuning.py)."""
     runs = {}
     for row in rows:
         if row["valid"] == "true":
             key = (row["problem"], int(row["threads_per_block"]), int(row["chunk"]))
             runs.setdefault(key, []).append(float(row["pairs_per_second"]))
+    medians = {key: statistics.median(rates) for key, rates in runs.items()}
     best = {}
-    for (problem, tpb, chunk), rates in runs.items():
-        m = statistics.median(rates)
+    for (problem, tpb, chunk), m in medians.items():
         if problem not in best or m > best[problem][0]:
             best[problem] = (m, tpb, chunk)
+    return best, medians
+
+
+def best_configuration(rows, where):
+    """(Q threads, Q chunk, F^H d threads, F^H d chunk) of a tuning sweep's @p rows (read from @p where):
+    best_configurations() of each computation. A sweep without a valid row of each is refused, naming @p where."""
+    best, _ = best_configurations(rows)
     missing = [p for p in ("mri-q", "mri-fhd") if p not in best]
     if missing:
         raise RuntimeError(f"{where}: no valid row of {', '.join(missing)}: no launch configuration to take")

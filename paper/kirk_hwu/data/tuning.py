@@ -1,26 +1,11 @@
 """The tuning sweep (step F8) as its own table, with the configuration the tuned reconstruction uses, and the
 FP64 rates of the early steps beside the same steps in FP32."""
-import statistics
 
+from experiments.studies.kirk_hwu import best_configurations
 from paper.report.common import fmt, table
 
 from ..facts import FLOPS_PER_PAIR, need, rates
 from .common import first_row
-
-def best_configurations(rows):
-    """{problem: (median pairs/s, threads per block, chunk)} of the highest median among the valid rows (the
-    rule experiments/studies/kirk_hwu.py applies when the tuned reconstruction takes its configuration)."""
-    by = {}
-    for r in rows:
-        if r["valid"] == "true":
-            by.setdefault((r["problem"], int(r["threads_per_block"]), int(r["chunk"])), []).append(float(r["pairs_per_second"]))
-    best = {}
-    for (problem, tpb, chunk), v in by.items():
-        m = statistics.median(v)
-        if problem not in best or m > best[problem][0]:
-            best[problem] = (m, tpb, chunk)
-    return best, {k: statistics.median(v) for k, v in by.items()}
-
 
 def build(ctx, facts):
     n = ctx.n
