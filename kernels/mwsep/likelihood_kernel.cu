@@ -63,13 +63,17 @@ __device__ __forceinline__ float gl_offset(float, int k) { return gl_offset_f32[
 __device__ __forceinline__ float gl_weight(float, int k) { return gl_weight_f32[k]; }    ///< w_k, single precision
 
 // [likelihood-kernel-begin]
+/// Field @p f of star @p n (sin b, sin l, cos b, cos l, r) in the layout the kernel reads.
+template <class Real, bool StructureOfArrays>
+__device__ __forceinline__ Real star_field(const StarKernelArgs<Real>& a, int n, int f) {
+    return StructureOfArrays ? a.stars[f * a.stride + n] : a.stars[n * 5 + f];
+}
+
 /// Star @p n's convolved densities, the efficiency factor not yet applied (1 + S values into
 /// @p dens); they depend on the model's geometry, not on the integrals.
 template <class Real, bool StructureOfArrays>
 __device__ __forceinline__ void star_densities(const StarKernelArgs<Real>& a, int n, Real* dens) {
-    const auto field = [&](int f) {
-        return StructureOfArrays ? a.stars[f * a.stride + n] : a.stars[n * 5 + f];
-    };
+    const auto field = [&](int f) { return star_field<Real, StructureOfArrays>(a, n, f); };
     const Real sinb = field(0), sinl = field(1), cosb = field(2), cosl = field(3), r = field(4);
     const Real cbcl = cosb * cosl, cbsl = cosb * sinl;
     const Real g_centre = math::magnitude_from_distance(r);
@@ -90,12 +94,6 @@ __device__ __forceinline__ void star_densities(const StarKernelArgs<Real>& a, in
     }
 }
 
-/// Star @p n's distance [kpc].
-template <class Real, bool StructureOfArrays>
-__device__ __forceinline__ Real star_distance(const StarKernelArgs<Real>& a, int n) {
-    return StructureOfArrays ? a.stars[4 * a.stride + n] : a.stars[n * 5 + 4];
-}
-
 /// The mixture probability of a star of densities @p dens (efficiency not applied) and
 /// efficiency factor @p efficiency: the mixture weights applied, then the efficiency.
 template <class Real>
@@ -106,18 +104,16 @@ __device__ __forceinline__ Real mixture_probability(const StarKernelArgs<Real>& 
     return p * efficiency;
 }
 
-/// Star @p n's convolved densities (1 + S values into @p dens, the efficiency factor
-/// not yet applied) and its mixture probability, the efficiency applied.
+/// Star @p n's densities (into @p dens, efficiency not applied) and its mixture probability.
 template <class Real, bool StructureOfArrays>
 __device__ __forceinline__ Real star_probability(const StarKernelArgs<Real>& a, int n, Real* dens,
                                                  Real& efficiency) {
     star_densities<Real, StructureOfArrays>(a, n, dens);
-    efficiency = math::efficiency_factor(star_distance<Real, StructureOfArrays>(a, n));
+    efficiency = math::efficiency_factor(star_field<Real, StructureOfArrays>(a, n, 4));
     return mixture_probability(a, dens, efficiency);
 }
 
-/// One thread per star: densities at the star's own distance, then log10 of its mixture
-/// probability.
+/// One thread per star: its densities, then log10 of its mixture probability.
 template <class Real, bool StructureOfArrays>
 __global__ void likelihood_kernel(StarKernelArgs<Real> a) {
     const int n = blockIdx.x * blockDim.x + threadIdx.x;
@@ -184,7 +180,7 @@ __global__ void __launch_bounds__(star_threads) mixture_sum_kernel(StarKernelArg
     if (n < a.count) {
         Real mine_dens[1 + max_streams];
         for (int c = 0; c <= a.n_streams; ++c) mine_dens[c] = dens[static_cast<size_t>(c) * a.count + n];
-        const Real efficiency = math::efficiency_factor(star_distance<Real, StructureOfArrays>(a, n));
+        const Real efficiency = math::efficiency_factor(star_field<Real, StructureOfArrays>(a, n, 4));
         const Real p = mixture_probability(a, mine_dens, efficiency);
         const double log_probability = static_cast<double>(math::log10_or_penalty(p));
         mine.sum = log_probability;
