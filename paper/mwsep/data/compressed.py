@@ -183,12 +183,13 @@ def _fit(ctx, facts):
     # The same fit with its per-candidate work elsewhere (fit_compressed_evaluators): as mwsep run evaluates each
     # candidate (--run-bits), and with two resident evaluators on the one GPU, beside the default.
     others = facts.files.optional("fit_compressed_evaluators") or []
+    # One unit (the caption names it), so that the table has room for its evaluators and likelihoods.
     erows = []
-    for r in [f for f in fits if f["work_unit"] == "3s-small"] + list(others):
-        base = next((f for f in fits if f["work_unit"] == r["work_unit"]), None)
+    base = next((f for f in fits if f["work_unit"] == "3s-small"), None)
+    for r in ([base] if base else []) + [o for o in others if o["work_unit"] == "3s-small"]:
         diff = float(r["likelihood"]) - float(base["likelihood"]) if base else None
-        erows.append([r["work_unit"], r["evaluator"], r["devices"], fmt(float(r["seconds"]), 3), r["evaluations"],
-                      fmt(float(r["seconds_per_evaluation"]) * 1e3, 3), f"{float(r['likelihood']):.13f}",
+        erows.append([r["evaluator"], r["devices"], fmt(float(r["seconds"]), 3), r["evaluations"],
+                      fmt(float(r["seconds_per_evaluation"]) * 1e3, 3), f"{float(r['likelihood']):.8f}",
                       "(the default)" if r is base else (f"{diff:.1e}" if diff is not None else "not compared")])
     ctx.tables["table_compressed_fit_evaluators"] = table(
         "Table R@: the compressed recovery fit of 3s-small with each candidate's work in other places: the default "
@@ -196,7 +197,7 @@ def _fit(ctx, facts):
         "evaluated as mwsep run evaluates it (--run-bits), and two resident evaluators on the one GPU (devices 0,0: "
         "a batch's candidates side by side), from fit_compressed_evaluators; the fit's time, evaluations, time per "
         "evaluation, the likelihood it ends on and its difference from the default's.",
-        ["unit", "evaluator", "devices", "fit (s)", "evaluations", "per evaluation (ms)", "likelihood",
+        ["evaluator", "devices", "fit (s)", "evaluations", "per evaluation (ms)", "likelihood",
          "difference"], erows) if others else \
         "(fit_compressed_evaluators is not recorded on this GPU.)"
     ctx.tables["para_compressed_fit_targets"] = (" ".join(verdicts) if verdicts else
