@@ -15,6 +15,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "block_tree.cuh"
@@ -70,26 +71,35 @@ __device__ __forceinline__ Real star_field(const StarKernelArgs<Real>& a, int n,
 }
 
 /// Star @p n's convolved densities, the efficiency factor not yet applied (1 + S values into
-/// @p dens); they depend on the model's geometry, not on the integrals.
-template <class Real, bool StructureOfArrays>
+/// @p dens); they depend on the model's geometry, not on the integrals. With @p Streams = -1 the
+/// stream count is the run's (a runtime loop, as in the thesis); with Streams >= 0 it is that
+/// count, unrolled, so that the sums stay in registers: the same operations in the same order.
+template <class Real, bool StructureOfArrays, int Streams = -1>
 __device__ __forceinline__ void star_densities(const StarKernelArgs<Real>& a, int n, Real* dens) {
     const auto field = [&](int f) { return star_field<Real, StructureOfArrays>(a, n, f); };
     const Real sinb = field(0), sinl = field(1), cosb = field(2), cosl = field(3), r = field(4);
     const Real cbcl = cosb * cosl, cbsl = cosb * sinl;
     const Real g_centre = math::magnitude_from_distance(r);
-    for (int c = 0; c <= a.n_streams; ++c) dens[c] = Real(0);
+    const int n_streams = Streams < 0 ? a.n_streams : Streams;
+    for (int c = 0; c <= n_streams; ++c) dens[c] = Real(0);
     for (int k = 0; k < a.n_conv; ++k) {
         const auto pt =
             math::convolution_point(g_centre, gl_offset(Real(), k), gl_weight(Real(), k));
         const auto pos = math::point_position(pt.r_point, cbcl, cbsl, sinb);
         const Real rg = sqrt(math::flattened_radius_squared(pos, a.q_inv_sq));
         dens[0] += pt.qw_r3_n / math::hernquist_denominator(rg, a.r0);
-#pragma unroll 1
-        for (int s = 0; s < a.n_streams; ++s) {
+        const auto stream_term = [&](int s) {
             const math::Vec3<Real> c{a.centre[3 * s], a.centre[3 * s + 1], a.centre[3 * s + 2]};
             const math::Vec3<Real> ax{a.axis[3 * s], a.axis[3 * s + 1], a.axis[3 * s + 2]};
             dens[1 + s] += pt.qw_r3_n * device_exp(-math::stream_distance_squared(pos, c, ax) *
                                                    a.inv_two_sigma_sq[s]);
+        };
+        if constexpr (Streams < 0) {
+#pragma unroll 1
+            for (int s = 0; s < n_streams; ++s) stream_term(s);
+        } else {
+#pragma unroll
+            for (int s = 0; s < Streams; ++s) stream_term(s);
         }
     }
 }
@@ -155,16 +165,28 @@ __device__ __forceinline__ StarSumPart merged(StarSumPart a, const StarSumPart& 
     return a;
 }
 
-/// The device star sum's first kernel: star n's densities (star_densities(), the efficiency not applied) into
-/// @p out[c x count + n], component by component. They do not depend on the integrals, so a fit queues this
-/// kernel beside the integral's kernels.
-template <class Real, bool StructureOfArrays>
+/// The device star sum's first kernel: star n's densities (star_densities(), the efficiency not applied, the
+/// @p Streams streams unrolled) into @p out[c x count + n], component by component. They do not depend on the
+/// integrals, so a fit queues this kernel beside the integral's kernels.
+template <class Real, bool StructureOfArrays, int Streams>
 __global__ void __launch_bounds__(star_threads) star_densities_kernel(StarKernelArgs<Real> a, Real* out) {
     const int n = blockIdx.x * blockDim.x + threadIdx.x;
     if (n >= a.count) return;
-    Real dens[1 + max_streams];
-    star_densities<Real, StructureOfArrays>(a, n, dens);
-    for (int c = 0; c <= a.n_streams; ++c) out[static_cast<size_t>(c) * a.count + n] = dens[c];
+    Real dens[1 + Streams];
+    star_densities<Real, StructureOfArrays, Streams>(a, n, dens);
+#pragma unroll
+    for (int c = 0; c <= Streams; ++c) out[static_cast<size_t>(c) * a.count + n] = dens[c];
+}
+
+/// star_densities_kernel's instance for @p streams streams (0 to max_streams), in the layout @p soa names.
+template <class Real, int... Ss>
+const void* star_densities_kernel_for(int streams, bool soa, std::integer_sequence<int, Ss...>) {
+    const void* found = nullptr;
+    ((streams == Ss ? (found = soa ? reinterpret_cast<const void*>(&star_densities_kernel<Real, true, Ss>)
+                                   : reinterpret_cast<const void*>(&star_densities_kernel<Real, false, Ss>))
+                    : nullptr),
+     ...);
+    return found;
 }
 
 /// The device star sum's second kernel: each star's log-probability from its densities @p dens
@@ -332,11 +354,14 @@ void queue_densities(const geometry::IntegrationSetup& setup, const ResidentStar
     // All bits set is a NaN: a star the kernel never wrote has a NaN probability, which the sum reports.
     check(cudaMemsetAsync(dens, 0xff, sizeof(Real) * static_cast<size_t>(rs.count) * (1 + a.n_streams), queue),
           "poison the star densities");
+    const void* kernel =
+        star_densities_kernel_for<Real>(a.n_streams, rs.soa, std::make_integer_sequence<int, max_streams + 1>{});
+    if (!kernel) throw CudaError("no star densities kernel for " + std::to_string(a.n_streams) + " streams");
     rs.densities_start->record(queue);
     if (rs.sum_blocks > 0) {
-        if (rs.soa) star_densities_kernel<Real, true><<<rs.sum_blocks, star_threads, 0, queue>>>(a, dens);
-        else star_densities_kernel<Real, false><<<rs.sum_blocks, star_threads, 0, queue>>>(a, dens);
-        check(cudaGetLastError(), "launch the star densities kernel");
+        void* params[] = {const_cast<StarKernelArgs<Real>*>(&a), &dens};
+        check(cudaLaunchKernel(kernel, dim3(rs.sum_blocks), dim3(star_threads), params, 0, queue),
+              "launch the star densities kernel");
     }
     rs.densities_stop->record(queue);
 }
