@@ -6,8 +6,9 @@
 /// convolution points on the fly (every star has its own distance), evaluates the background and stream
 /// densities with the shared per-point formulas, and writes log10 of its mixture probability (or the
 /// -238 penalty) and its densities. The host sums the per-star values in star order; a fit adds them on the
-/// device instead (star_densities_kernel, which does not need the integrals and so runs beside them, then
-/// mixture_sum_kernel and star_total_kernel: compensated, in a fixed order). Plain IEEE
+/// device instead (star_densities_kernel, which does not need the integrals and so runs beside them and reads
+/// each star's convolution points from a table made once, then mixture_sum_kernel and star_total_kernel:
+/// compensated, in a fixed order). Plain IEEE
 /// division and square root and a runtime stream loop, as in the thesis: with the exact integral this kernel
 /// takes well under 1% of an evaluation's time (with the compressed one, about half).
 #include <cuda_runtime.h>
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -55,6 +57,10 @@ struct StarKernelArgs {
     Real weight[1 + max_streams];         ///< W_bg, W_s: (E_c / I_c) / Sigma_E
     Real* log_probability;  ///< per star
     Real* densities;        ///< per star, 1 + S values
+    /// The stars' convolution points, where a table holds them (tabulate_convolution()): point k of star n at
+    /// [k x stride + n], its distance in conv_r and its weight in conv_qw; null where they are computed.
+    const Real* conv_r;
+    const Real* conv_qw;  ///< see conv_r
 };
 
 /// Delta g_k of node @p k; the unnamed first argument only picks the table of its precision.
@@ -70,21 +76,33 @@ __device__ __forceinline__ Real star_field(const StarKernelArgs<Real>& a, int n,
     return StructureOfArrays ? a.stars[f * a.stride + n] : a.stars[n * 5 + f];
 }
 
+/// Star @p n's convolution points, computed from its distance and the quadrature tables: point k is
+/// math::convolution_point() of the star's magnitude, offset and weight k.
+template <class Real, bool StructureOfArrays>
+struct ComputedPoints {
+    Real g_centre;  ///< the star's apparent magnitude
+    __device__ __forceinline__ ComputedPoints(const StarKernelArgs<Real>& a, int n)
+        : g_centre(math::magnitude_from_distance(star_field<Real, StructureOfArrays>(a, n, 4))) {}
+    __device__ __forceinline__ math::ConvolutionPoint<Real> operator()(int k) const {
+        return math::convolution_point(g_centre, gl_offset(Real(), k), gl_weight(Real(), k));
+    }
+};
+
 /// Star @p n's convolved densities, the efficiency factor not yet applied (1 + S values into
-/// @p dens); they depend on the model's geometry, not on the integrals. With @p Streams = -1 the
-/// stream count is the run's (a runtime loop, as in the thesis); with Streams >= 0 it is that
-/// count, unrolled, so that the sums stay in registers: the same operations in the same order.
-template <class Real, bool StructureOfArrays, int Streams = -1>
+/// @p dens); they depend on the model's geometry, not on the integrals. Its convolution points come from
+/// @p Points (ComputedPoints, or a table of the same values). With @p Streams = -1 the stream count is the
+/// run's (a runtime loop, as in the thesis); with Streams >= 0 it is that count, unrolled, so that the sums stay
+/// in registers: the same operations in the same order.
+template <class Real, bool StructureOfArrays, int Streams = -1, class Points = ComputedPoints<Real, StructureOfArrays>>
 __device__ __forceinline__ void star_densities(const StarKernelArgs<Real>& a, int n, Real* dens) {
     const auto field = [&](int f) { return star_field<Real, StructureOfArrays>(a, n, f); };
-    const Real sinb = field(0), sinl = field(1), cosb = field(2), cosl = field(3), r = field(4);
+    const Real sinb = field(0), sinl = field(1), cosb = field(2), cosl = field(3);
     const Real cbcl = cosb * cosl, cbsl = cosb * sinl;
-    const Real g_centre = math::magnitude_from_distance(r);
+    const Points point_of(a, n);
     const int n_streams = Streams < 0 ? a.n_streams : Streams;
     for (int c = 0; c <= n_streams; ++c) dens[c] = Real(0);
     for (int k = 0; k < a.n_conv; ++k) {
-        const auto pt =
-            math::convolution_point(g_centre, gl_offset(Real(), k), gl_weight(Real(), k));
+        const math::ConvolutionPoint<Real> pt = point_of(k);
         const auto pos = math::point_position(pt.r_point, cbcl, cbsl, sinb);
         const Real rg = sqrt(math::flattened_radius_squared(pos, a.q_inv_sq));
         dens[0] += pt.qw_r3_n / math::hernquist_denominator(rg, a.r0);
@@ -137,6 +155,21 @@ __global__ void likelihood_kernel(StarKernelArgs<Real> a) {
 }
 // [likelihood-kernel-end]
 
+/// Star @p n's convolution points read from the table tabulate_convolution() made with ComputedPoints: the same
+/// values, without the power and the exponential each point costs.
+template <class Real>
+struct TabulatedPoints {
+    const Real* r;   ///< the star's first point's distance; point k is k x stride further
+    const Real* qw;  ///< its weight, likewise
+    int stride;      ///< the table's stride
+    __device__ __forceinline__ TabulatedPoints(const StarKernelArgs<Real>& a, int n)
+        : r(a.conv_r + n), qw(a.conv_qw + n), stride(a.stride) {}
+    __device__ __forceinline__ math::ConvolutionPoint<Real> operator()(int k) const {
+        const std::size_t at = static_cast<std::size_t>(k) * stride;
+        return {r[at], qw[at]};
+    }
+};
+
 /// Threads of a block of the likelihood kernels (fixed: the device star sum's order depends on it).
 constexpr int star_threads = star_sum_block;
 /// Threads of the block that adds the star sum's block parts (fixed, for the same reason).
@@ -166,27 +199,50 @@ __device__ __forceinline__ StarSumPart merged(StarSumPart a, const StarSumPart& 
 }
 
 /// The device star sum's first kernel: star n's densities (star_densities(), the efficiency not applied, the
-/// @p Streams streams unrolled) into @p out[c x count + n], component by component. They do not depend on the
-/// integrals, so a fit queues this kernel beside the integral's kernels.
-template <class Real, bool StructureOfArrays, int Streams>
+/// @p Streams streams unrolled, the convolution points computed or read from the table as @p Tabulated says)
+/// into @p out[c x count + n], component by component. They do not depend on the integrals, so a fit queues this
+/// kernel beside the integral's kernels.
+template <class Real, bool StructureOfArrays, int Streams, bool Tabulated>
 __global__ void __launch_bounds__(star_threads) star_densities_kernel(StarKernelArgs<Real> a, Real* out) {
     const int n = blockIdx.x * blockDim.x + threadIdx.x;
     if (n >= a.count) return;
+    using Points = std::conditional_t<Tabulated, TabulatedPoints<Real>, ComputedPoints<Real, StructureOfArrays>>;
     Real dens[1 + Streams];
-    star_densities<Real, StructureOfArrays, Streams>(a, n, dens);
+    star_densities<Real, StructureOfArrays, Streams, Points>(a, n, dens);
 #pragma unroll
     for (int c = 0; c <= Streams; ++c) out[static_cast<size_t>(c) * a.count + n] = dens[c];
 }
 
-/// star_densities_kernel's instance for @p streams streams (0 to max_streams), in the layout @p soa names.
+/// star_densities_kernel's instance for @p streams streams (0 to max_streams), in the layout @p soa names,
+/// reading the convolution points from a table or not (@p tabulated).
 template <class Real, int... Ss>
-const void* star_densities_kernel_for(int streams, bool soa, std::integer_sequence<int, Ss...>) {
+const void* star_densities_kernel_for(int streams, bool soa, bool tabulated, std::integer_sequence<int, Ss...>) {
     const void* found = nullptr;
-    ((streams == Ss ? (found = soa ? reinterpret_cast<const void*>(&star_densities_kernel<Real, true, Ss>)
-                                   : reinterpret_cast<const void*>(&star_densities_kernel<Real, false, Ss>))
-                    : nullptr),
-     ...);
+    const auto pick = [&]<int S>() {
+        if (tabulated)
+            found = soa ? reinterpret_cast<const void*>(&star_densities_kernel<Real, true, S, true>)
+                        : reinterpret_cast<const void*>(&star_densities_kernel<Real, false, S, true>);
+        else
+            found = soa ? reinterpret_cast<const void*>(&star_densities_kernel<Real, true, S, false>)
+                        : reinterpret_cast<const void*>(&star_densities_kernel<Real, false, S, false>);
+    };
+    ((streams == Ss ? pick.template operator()<Ss>() : void()), ...);
     return found;
+}
+
+/// The convolution table's kernel: star n's points (ComputedPoints, as star_densities() computes them) into
+/// @p r and @p qw at [k x stride + n].
+template <class Real, bool StructureOfArrays>
+__global__ void __launch_bounds__(star_threads) convolution_table_kernel(StarKernelArgs<Real> a, Real* r, Real* qw) {
+    const int n = blockIdx.x * blockDim.x + threadIdx.x;
+    if (n >= a.count) return;
+    const ComputedPoints<Real, StructureOfArrays> point_of(a, n);
+    for (int k = 0; k < a.n_conv; ++k) {
+        const math::ConvolutionPoint<Real> pt = point_of(k);
+        const std::size_t at = static_cast<std::size_t>(k) * a.stride + n;
+        r[at] = pt.r_point;
+        qw[at] = pt.qw_r3_n;
+    }
 }
 
 /// The device star sum's second kernel: each star's log-probability from its densities @p dens
@@ -344,26 +400,73 @@ StarResults run(const geometry::IntegrationSetup& setup, const ResidentStars& rs
     return out;
 }
 
+/// Whether the convolution table of @p rs was made for the quadrature of @p setup (its points and weights).
+inline bool table_matches(const geometry::IntegrationSetup& setup, const ResidentStars& rs) {
+    const int n_conv = setup.model.convolve;
+    if (rs.conv_points != n_conv || static_cast<int>(rs.conv_offsets.size()) != n_conv ||
+        static_cast<int>(rs.conv_weights.size()) != n_conv)
+        return false;
+    for (int k = 0; k < n_conv; ++k)
+        if (rs.conv_offsets[k] != setup.offsets[k] || rs.conv_weights[k] != setup.rule.weights[k]) return false;
+    return true;
+}
+
 /// Queues star_densities_kernel over the resident stars @p rs on @p queue (its output poisoned first), between
-/// @p rs's densities events.
+/// @p rs's densities events; the convolution points come from @p rs's table where it has one. Throws CudaError
+/// where that table was made for another quadrature.
 template <class Real>
 void queue_densities(const geometry::IntegrationSetup& setup, const ResidentStars& rs, cudaStream_t queue) {
-    const StarKernelArgs<Real> a = geometry_args<Real>(setup, rs);
-    upload_quadrature<Real>(setup, queue);
+    StarKernelArgs<Real> a = geometry_args<Real>(setup, rs);
+    const bool tabulated = rs.conv_points > 0;
+    if (tabulated) {
+        if (!table_matches(setup, rs))
+            throw CudaError("the stars' convolution table was made for another convolution (" +
+                            std::to_string(rs.conv_points) + " points; this model has " +
+                            std::to_string(setup.model.convolve) + ")");
+        a.conv_r = static_cast<const Real*>(rs.conv_r);
+        a.conv_qw = static_cast<const Real*>(rs.conv_qw);
+    } else {
+        upload_quadrature<Real>(setup, queue);
+    }
     auto* dens = static_cast<Real*>(rs.densities);
     // All bits set is a NaN: a star the kernel never wrote has a NaN probability, which the sum reports.
     check(cudaMemsetAsync(dens, 0xff, sizeof(Real) * static_cast<size_t>(rs.count) * (1 + a.n_streams), queue),
           "poison the star densities");
-    const void* kernel =
-        star_densities_kernel_for<Real>(a.n_streams, rs.soa, std::make_integer_sequence<int, max_streams + 1>{});
+    const void* kernel = star_densities_kernel_for<Real>(a.n_streams, rs.soa, tabulated,
+                                                         std::make_integer_sequence<int, max_streams + 1>{});
     if (!kernel) throw CudaError("no star densities kernel for " + std::to_string(a.n_streams) + " streams");
     rs.densities_start->record(queue);
     if (rs.sum_blocks > 0) {
-        void* params[] = {const_cast<StarKernelArgs<Real>*>(&a), &dens};
+        void* params[] = {&a, &dens};
         check(cudaLaunchKernel(kernel, dim3(rs.sum_blocks), dim3(star_threads), params, 0, queue),
               "launch the star densities kernel");
     }
     rs.densities_stop->record(queue);
+}
+
+/// Makes @p rs's convolution table for the quadrature of @p setup on @p queue and waits for it.
+template <class Real>
+void tabulate(const geometry::IntegrationSetup& setup, ResidentStars& rs, cudaStream_t queue) {
+    const StarKernelArgs<Real> a = geometry_args<Real>(setup, rs);
+    const int n_conv = setup.model.convolve;
+    const std::size_t size = static_cast<std::size_t>(n_conv) * rs.stride;
+    upload_quadrature<Real>(setup, queue);
+    rs.conv_points = 0;  // no table until it is complete
+    auto* r = rs.mem.allocate<Real>(size, "allocate the stars' convolution table");
+    auto* qw = rs.mem.allocate<Real>(size, "allocate the stars' convolution table");
+    check(cudaMemsetAsync(r, 0xff, sizeof(Real) * size, queue), "poison the stars' convolution table");
+    check(cudaMemsetAsync(qw, 0xff, sizeof(Real) * size, queue), "poison the stars' convolution table");
+    if (rs.sum_blocks > 0) {
+        if (rs.soa) convolution_table_kernel<Real, true><<<rs.sum_blocks, star_threads, 0, queue>>>(a, r, qw);
+        else convolution_table_kernel<Real, false><<<rs.sum_blocks, star_threads, 0, queue>>>(a, r, qw);
+        check(cudaGetLastError(), "launch the convolution table kernel");
+    }
+    check(cudaStreamSynchronize(queue), "make the stars' convolution table");
+    rs.conv_r = r;
+    rs.conv_qw = qw;
+    rs.conv_offsets.assign(setup.offsets.begin(), setup.offsets.begin() + n_conv);
+    rs.conv_weights.assign(setup.rule.weights.begin(), setup.rule.weights.begin() + n_conv);
+    rs.conv_points = n_conv;
 }
 
 /// Runs mixture_sum_kernel and star_total_kernel over the densities queue_densities() left in @p rs, on @p queue;
@@ -440,6 +543,11 @@ StarResults run_likelihood_kernel(const geometry::IntegrationSetup& setup, const
                                   const model::Integrals& integrals, cudaStream_t queue, bool densities) {
     return stars.double_precision ? kernels::run<double>(setup, stars, integrals, queue, densities)
                                   : kernels::run<float>(setup, stars, integrals, queue, densities);
+}
+
+void tabulate_convolution(const geometry::IntegrationSetup& setup, ResidentStars& stars, cudaStream_t queue) {
+    if (stars.double_precision) kernels::tabulate<double>(setup, stars, queue);
+    else kernels::tabulate<float>(setup, stars, queue);
 }
 
 void queue_star_densities(const geometry::IntegrationSetup& setup, const ResidentStars& stars, cudaStream_t queue) {

@@ -69,6 +69,13 @@ struct ResidentStars {
     void* sum_parts = nullptr;        ///< StarSumPart per block, then one for the total
     std::unique_ptr<Event> densities_start;  ///< recorded before the device star sum's densities kernel
     std::unique_ptr<Event> densities_stop;   ///< recorded after it
+    /// The stars' convolution points (tabulate_convolution()), which no fit parameter changes: point k of star n
+    /// at [k x stride + n], its distance in conv_r and its weight in conv_qw; none while conv_points is 0.
+    int conv_points = 0;
+    const void* conv_r = nullptr;
+    const void* conv_qw = nullptr;              ///< see conv_points
+    std::vector<double> conv_offsets;           ///< the quadrature's magnitude offsets the table was made for
+    std::vector<double> conv_weights;           ///< and its weights
 };
 
 /// Runs the kernel over the resident stars @p stars on the CUDA queue @p queue (their device current),
@@ -95,6 +102,13 @@ StarSum run_likelihood_sum(const geometry::IntegrationSetup& setup, const Reside
 /// returns at once. They need no integral, so a fit queues them before the integral's kernels, on a queue of
 /// their own, and the two run side by side.
 void queue_star_densities(const geometry::IntegrationSetup& setup, const ResidentStars& stars, cudaStream_t queue);
+
+/// Makes the table of @p stars' convolution points under the quadrature of @p setup (its convolve, offsets and
+/// weights) on @p queue and waits: from then on queue_star_densities() reads each point's distance and weight from
+/// it instead of computing a power and an exponential per point, the same values (the table's kernel computes
+/// them as the densities kernel does). Its size is plan_convolution_table()'s. A model of another quadrature is
+/// then refused with CudaError.
+void tabulate_convolution(const geometry::IntegrationSetup& setup, ResidentStars& stars, cudaStream_t queue);
 
 /// The second half: the mixture of the densities queue_star_densities() queued on the same @p queue (with the same
 /// @p setup), weighted by @p integrals, and the stars' compensated sum; waits for @p queue. StarSum::kernel_ms is

@@ -118,11 +118,16 @@ TEST(DevicePlans, AFitKeepsTheIntegralItsPartialIntegralsAndTheStars) {
     // Everything at once for the whole fit: the full integral, the integral cache's 1-stream integral (the tiny
     // unit has 2 streams), the stars; without the cache, no partial integral.
     const std::size_t stars = (448u * 5 + 400 + 1200) * 8 + 8 * 40;
-    const auto with = mwsep::fit::ResidentDevice::plan(tiny(), 400, "modern-f64", true);
-    const auto without = mwsep::fit::ResidentDevice::plan(tiny(), 400, "modern-f64", false);
+    const auto with = mwsep::fit::ResidentDevice::plan(tiny(), 400, "modern-f64", true, false);
+    const auto without = mwsep::fit::ResidentDevice::plan(tiny(), 400, "modern-f64", false, false);
     ASSERT_EQ(with.phases().size(), 1u);
     EXPECT_EQ(without.requested_bytes(), integral_bytes("modern-f64") + stars);
     EXPECT_EQ(with.requested_bytes(), integral_bytes("modern-f64") + integral_bytes("modern-f64", 1, 1) + stars);
+    // With the device star sum, the stars' convolution table too: a distance and a weight for each of the 120
+    // points of each of the 448 (400 padded to a multiple of 64) stars.
+    ASSERT_EQ(tiny().model.convolve, 120);
+    const auto summed = mwsep::fit::ResidentDevice::plan(tiny(), 400, "modern-f64", false, true);
+    EXPECT_EQ(summed.requested_bytes(), without.requested_bytes() + 2 * 448 * 120 * 8);
     // The population or batch size enters nowhere: the plan has no such input.
 }
 #endif

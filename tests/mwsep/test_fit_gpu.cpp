@@ -24,6 +24,7 @@
 #include "mwsep/fit/space.hpp"
 #include "mwsep/generate/catalogue.hpp"
 #include "mwsep/geometry/tables.hpp"
+#include "mwsep/likelihood_kernel.hpp"
 #include "mwsep/model/astronomy_parameters.hpp"
 #include "mwsep/model/build_model.hpp"
 #include "fit_catalogue.hpp"
@@ -150,6 +151,51 @@ TEST(FitResidentDevice, DeviceStarSumWithinTwoRoundingsOfTheExactMeanOfTheStarsV
     REQUIRE_GPU();
     expect_device_sum_within_two_roundings("modern-f64");
     expect_device_sum_within_two_roundings("compressed-f64");
+}
+
+// The device star sum reads each star's convolution points (distance and weight) from a table made once
+// (cuda::tabulate_convolution) instead of computing them per candidate: the densities are the same bits as those
+// computed on the fly, for every stream count the kernels unroll (the 3-stream unit's model cut to 0, 1 and 2
+// streams too). A table made for another quadrature is refused.
+TEST(FitResidentDevice, TabulatedConvolutionPointsGiveTheSameDensitiesBitForBit) {
+    REQUIRE_GPU();
+    const auto data = fit_data("3s-small", 5000);
+    harness::use_device(0);
+    for (const auto& x : candidates(data)) {
+        const auto full = model_of(data, x);
+        for (std::size_t streams = 0; streams <= full.streams.size(); ++streams) {
+            auto m = full;
+            m.streams.resize(streams);
+            const auto setup = mwsep::geometry::make_setup(m);
+            const int S = static_cast<int>(streams);
+            mwsep::cuda::ResidentStars computed(data.stars, true, true, S), tabulated(data.stars, true, true, S);
+            mwsep::cuda::Stream queue;
+            mwsep::cuda::tabulate_convolution(setup, tabulated, queue.get());
+            ASSERT_EQ(tabulated.conv_points, m.convolve);
+            mwsep::cuda::queue_star_densities(setup, computed, queue.get());
+            mwsep::cuda::queue_star_densities(setup, tabulated, queue.get());
+            const std::size_t n = data.stars.size() * (1 + streams);
+            std::vector<double> a(n), b(n);
+            mwsep::cuda::check(cudaMemcpyAsync(a.data(), computed.densities, n * sizeof(double), cudaMemcpyDeviceToHost,
+                                               queue.get()), "download");
+            mwsep::cuda::check(cudaMemcpyAsync(b.data(), tabulated.densities, n * sizeof(double), cudaMemcpyDeviceToHost,
+                                               queue.get()), "download");
+            mwsep::cuda::check(cudaStreamSynchronize(queue.get()), "densities");
+            std::size_t differing = 0, positive = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                differing += std::bit_cast<std::uint64_t>(a[i]) != std::bit_cast<std::uint64_t>(b[i]);
+                positive += a[i] > 0;
+            }
+            EXPECT_EQ(differing, 0u) << streams << " streams";
+            EXPECT_GT(positive, n / 2) << streams << " streams: the densities should mostly be positive";
+            if (streams == full.streams.size()) {
+                auto other = m;
+                other.convolve = m.convolve / 2;
+                const auto other_setup = mwsep::geometry::make_setup(other);
+                EXPECT_THROW(mwsep::cuda::queue_star_densities(other_setup, tabulated, queue.get()), mwsep::cuda::CudaError);
+            }
+        }
+    }
 }
 
 // The compressed integral's skip thresholds computed on the device (the fit's default): the same definition as the
@@ -353,9 +399,17 @@ TEST(FitGpuMemory, AResidentDeviceAllocatesExactlyItsPlanPartialIntegralsInclude
     const auto x = candidates(data)[0];
     const auto base = mwsep::geometry::make_setup(model_of(data, x));
     ASSERT_EQ(base.streams.size(), 3u);
-    const auto with = mwsep::fit::ResidentDevice::plan(base, data.stars.size(), "modern-f64", true);
-    const auto without = mwsep::fit::ResidentDevice::plan(base, data.stars.size(), "modern-f64", false);
+    const auto with = mwsep::fit::ResidentDevice::plan(base, data.stars.size(), "modern-f64", true, false);
+    const auto without = mwsep::fit::ResidentDevice::plan(base, data.stars.size(), "modern-f64", false, false);
     harness::use_device(0);
+    {
+        // The device star sum's convolution table, made at construction, is in its plan too.
+        const auto summed = mwsep::fit::ResidentDevice::plan(base, data.stars.size(), "modern-f64", false, true);
+        EXPECT_GT(summed.requested_bytes(), without.requested_bytes());
+        const std::size_t start = harness::device_bytes_requested();
+        mwsep::fit::ResidentDevice device(base, data.stars, "modern-f64", 0, 1, {.star_sum = true, .thresholds = false});
+        EXPECT_EQ(harness::device_bytes_requested() - start, summed.requested_bytes());
+    }
     const std::size_t before = harness::device_bytes_requested();
     mwsep::fit::ResidentDevice device(base, data.stars, "modern-f64", 0);
     EXPECT_EQ(harness::device_bytes_requested() - before, without.requested_bytes());

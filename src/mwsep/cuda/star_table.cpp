@@ -47,6 +47,13 @@ void plan_star_memory(std::size_t count, bool double_precision, int n_streams, h
                           static_cast<std::size_t>(star_sum_blocks(static_cast<int>(count))) + 1);
 }
 
+void plan_convolution_table(std::size_t count, int n_conv, bool double_precision, harness::DevicePlan& plan) {
+    const std::size_t real = double_precision ? sizeof(double) : sizeof(float);
+    const std::size_t stride = (count + 63) / 64 * 64;
+    plan.add("the stars' convolution points (distance and weight of each)",
+             2 * stride * static_cast<std::size_t>(std::max(n_conv, 0)), real);
+}
+
 // Declared with the other constructor in likelihood_kernel.hpp; the buffers as that one allocates them.
 ResidentStars::ResidentStars(const StarTable& table, int n_streams)
     : double_precision(table.double_precision), soa(table.soa), count(table.count), stride(table.stride) {

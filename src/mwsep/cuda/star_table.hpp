@@ -30,4 +30,8 @@ StarTable make_star_table(const model::StarCatalogue& stars, bool double_precisi
 /// stars), the per-star results and the per-star densities.
 void plan_star_memory(std::size_t count, bool double_precision, int n_streams, harness::DevicePlan& plan);
 
+/// Adds to @p plan what tabulate_convolution() allocates for @p count stars and @p n_conv convolution points in
+/// double (else single) precision: two values per star and point.
+void plan_convolution_table(std::size_t count, int n_conv, bool double_precision, harness::DevicePlan& plan);
+
 }  // namespace mwsep::cuda

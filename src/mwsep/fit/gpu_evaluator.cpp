@@ -71,12 +71,12 @@ public:
         // against each device's free memory before anything is allocated (a device named twice holds both).
         {
             const bool partial = data_.integral_cache && !data_.compressed;
-            harness::DevicePlan plan = ResidentDevice::plan(base, data_.stars.size(), variant_, partial);
+            harness::DevicePlan plan = ResidentDevice::plan(base, data_.stars.size(), variant_, partial, data_.device_work);
             std::string purpose = plan.purpose();
             for (const auto& later : later_variants) purpose += ", then its optimum evaluated with " + later + " beside it";
             plan = harness::DevicePlan(purpose).include(plan);
             for (const auto& later : later_variants)
-                plan.include(ResidentDevice::plan(base, data_.stars.size(), later, data_.integral_cache), 1,
+                plan.include(ResidentDevice::plan(base, data_.stars.size(), later, data_.integral_cache, data_.device_work), 1,
                              "then for " + later + ": ");
             std::map<int, std::size_t> uses;
             for (int d : devices) ++uses[d];

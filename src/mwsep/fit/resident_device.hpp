@@ -56,7 +56,7 @@ public:
     /// stream count from 1 to S - 1 (the integral cache's partial launches, prepared on first use), and the
     /// star table with the per-star results. Computed from the sizes alone, before any allocation.
     static harness::DevicePlan plan(const geometry::IntegrationSetup& setup, std::size_t stars, const std::string& variant,
-                                    bool partial_integrals);
+                                    bool partial_integrals, bool star_sum);
     ResidentDevice(const ResidentDevice&) = delete;             ///< owns device memory
     ResidentDevice& operator=(const ResidentDevice&) = delete;  ///< owns device memory
 
