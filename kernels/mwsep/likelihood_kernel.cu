@@ -17,7 +17,6 @@
 #include <limits>
 #include <string>
 #include <type_traits>
-#include <utility>
 #include <vector>
 
 #include "block_tree.cuh"
@@ -90,34 +89,25 @@ struct ComputedPoints {
 
 /// Star @p n's convolved densities, the efficiency factor not yet applied (1 + S values into
 /// @p dens); they depend on the model's geometry, not on the integrals. Its convolution points come from
-/// @p Points (ComputedPoints, or a table of the same values). With @p Streams = -1 the stream count is the
-/// run's (a runtime loop, as in the thesis); with Streams >= 0 it is that count, unrolled, so that the sums stay
-/// in registers: the same operations in the same order.
-template <class Real, bool StructureOfArrays, int Streams = -1, class Points = ComputedPoints<Real, StructureOfArrays>>
+/// @p Points (ComputedPoints, or a table of the same values).
+template <class Real, bool StructureOfArrays, class Points = ComputedPoints<Real, StructureOfArrays>>
 __device__ __forceinline__ void star_densities(const StarKernelArgs<Real>& a, int n, Real* dens) {
     const auto field = [&](int f) { return star_field<Real, StructureOfArrays>(a, n, f); };
     const Real sinb = field(0), sinl = field(1), cosb = field(2), cosl = field(3);
     const Real cbcl = cosb * cosl, cbsl = cosb * sinl;
     const Points point_of(a, n);
-    const int n_streams = Streams < 0 ? a.n_streams : Streams;
-    for (int c = 0; c <= n_streams; ++c) dens[c] = Real(0);
+    for (int c = 0; c <= a.n_streams; ++c) dens[c] = Real(0);
     for (int k = 0; k < a.n_conv; ++k) {
         const math::ConvolutionPoint<Real> pt = point_of(k);
         const auto pos = math::point_position(pt.r_point, cbcl, cbsl, sinb);
         const Real rg = sqrt(math::flattened_radius_squared(pos, a.q_inv_sq));
         dens[0] += pt.qw_r3_n / math::hernquist_denominator(rg, a.r0);
-        const auto stream_term = [&](int s) {
+#pragma unroll 1
+        for (int s = 0; s < a.n_streams; ++s) {
             const math::Vec3<Real> c{a.centre[3 * s], a.centre[3 * s + 1], a.centre[3 * s + 2]};
             const math::Vec3<Real> ax{a.axis[3 * s], a.axis[3 * s + 1], a.axis[3 * s + 2]};
             dens[1 + s] += pt.qw_r3_n * device_exp(-math::stream_distance_squared(pos, c, ax) *
                                                    a.inv_two_sigma_sq[s]);
-        };
-        if constexpr (Streams < 0) {
-#pragma unroll 1
-            for (int s = 0; s < n_streams; ++s) stream_term(s);
-        } else {
-#pragma unroll
-            for (int s = 0; s < Streams; ++s) stream_term(s);
         }
     }
 }
@@ -199,35 +189,17 @@ __device__ __forceinline__ StarSumPart merged(StarSumPart a, const StarSumPart& 
 }
 
 /// The device star sum's first kernel: star n's densities (star_densities(), the efficiency not applied, the
-/// @p Streams streams unrolled, the convolution points computed or read from the table as @p Tabulated says)
-/// into @p out[c x count + n], component by component. They do not depend on the integrals, so a fit queues this
-/// kernel beside the integral's kernels.
-template <class Real, bool StructureOfArrays, int Streams, bool Tabulated>
+/// convolution points computed or read from the table as @p Tabulated says) into @p out[c x count + n],
+/// component by component. They do not depend on the integrals, so a fit queues this kernel beside the
+/// integral's kernels.
+template <class Real, bool StructureOfArrays, bool Tabulated>
 __global__ void __launch_bounds__(star_threads) star_densities_kernel(StarKernelArgs<Real> a, Real* out) {
     const int n = blockIdx.x * blockDim.x + threadIdx.x;
     if (n >= a.count) return;
     using Points = std::conditional_t<Tabulated, TabulatedPoints<Real>, ComputedPoints<Real, StructureOfArrays>>;
-    Real dens[1 + Streams];
-    star_densities<Real, StructureOfArrays, Streams, Points>(a, n, dens);
-#pragma unroll
-    for (int c = 0; c <= Streams; ++c) out[static_cast<size_t>(c) * a.count + n] = dens[c];
-}
-
-/// star_densities_kernel's instance for @p streams streams (0 to max_streams), in the layout @p soa names,
-/// reading the convolution points from a table or not (@p tabulated).
-template <class Real, int... Ss>
-const void* star_densities_kernel_for(int streams, bool soa, bool tabulated, std::integer_sequence<int, Ss...>) {
-    const void* found = nullptr;
-    const auto pick = [&]<int S>() {
-        if (tabulated)
-            found = soa ? reinterpret_cast<const void*>(&star_densities_kernel<Real, true, S, true>)
-                        : reinterpret_cast<const void*>(&star_densities_kernel<Real, false, S, true>);
-        else
-            found = soa ? reinterpret_cast<const void*>(&star_densities_kernel<Real, true, S, false>)
-                        : reinterpret_cast<const void*>(&star_densities_kernel<Real, false, S, false>);
-    };
-    ((streams == Ss ? pick.template operator()<Ss>() : void()), ...);
-    return found;
+    Real dens[1 + max_streams];
+    star_densities<Real, StructureOfArrays, Points>(a, n, dens);
+    for (int c = 0; c <= a.n_streams; ++c) out[static_cast<size_t>(c) * a.count + n] = dens[c];
 }
 
 /// The convolution table's kernel: star n's points (ComputedPoints, as star_densities() computes them) into
@@ -432,14 +404,12 @@ void queue_densities(const geometry::IntegrationSetup& setup, const ResidentStar
     // All bits set is a NaN: a star the kernel never wrote has a NaN probability, which the sum reports.
     check(cudaMemsetAsync(dens, 0xff, sizeof(Real) * static_cast<size_t>(rs.count) * (1 + a.n_streams), queue),
           "poison the star densities");
-    const void* kernel = star_densities_kernel_for<Real>(a.n_streams, rs.soa, tabulated,
-                                                         std::make_integer_sequence<int, max_streams + 1>{});
-    if (!kernel) throw CudaError("no star densities kernel for " + std::to_string(a.n_streams) + " streams");
     rs.densities_start->record(queue);
     if (rs.sum_blocks > 0) {
-        void* params[] = {&a, &dens};
-        check(cudaLaunchKernel(kernel, dim3(rs.sum_blocks), dim3(star_threads), params, 0, queue),
-              "launch the star densities kernel");
+        const auto launch = [&](auto kernel) { kernel<<<rs.sum_blocks, star_threads, 0, queue>>>(a, dens); };
+        if (tabulated) rs.soa ? launch(star_densities_kernel<Real, true, true>) : launch(star_densities_kernel<Real, false, true>);
+        else rs.soa ? launch(star_densities_kernel<Real, true, false>) : launch(star_densities_kernel<Real, false, false>);
+        check(cudaGetLastError(), "launch the star densities kernel");
     }
     rs.densities_stop->record(queue);
 }

@@ -155,8 +155,8 @@ TEST(FitResidentDevice, DeviceStarSumWithinTwoRoundingsOfTheExactMeanOfTheStarsV
 
 // The device star sum reads each star's convolution points (distance and weight) from a table made once
 // (cuda::tabulate_convolution) instead of computing them per candidate: the densities are the same bits as those
-// computed on the fly, for every stream count the kernels unroll (the 3-stream unit's model cut to 0, 1 and 2
-// streams too). A table made for another quadrature is refused.
+// computed on the fly, for 0 to 3 streams (the 3-stream unit's model cut to 0, 1 and 2 streams too). A table made
+// for another quadrature is refused.
 TEST(FitResidentDevice, TabulatedConvolutionPointsGiveTheSameDensitiesBitForBit) {
     REQUIRE_GPU();
     const auto data = fit_data("3s-small", 5000);
