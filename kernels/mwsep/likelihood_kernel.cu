@@ -87,6 +87,23 @@ struct ComputedPoints {
     }
 };
 
+/// The product @p a x @p b rounded on its own: the compiler may not fuse it into a later sum.
+__device__ __forceinline__ double rounded_product(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ float rounded_product(float a, float b) { return __fmul_rn(a, b); }  ///< single precision
+/// @p a x @p b + @p c with one rounding.
+__device__ __forceinline__ double fused_multiply_add(double a, double b, double c) { return __fma_rn(a, b, c); }
+__device__ __forceinline__ float fused_multiply_add(float a, float b, float c) { return __fmaf_rn(a, b, c); }  ///< single precision
+
+/// math::point_position() with its roundings fixed: x with one rounding (the fused form the compiler gives it
+/// anyway), y and z as rounded products. Left to the compiler, y and z are fused into the stream distances'
+/// differences where it recomputes them inside the stream loop and not where it keeps them, so that two kernels
+/// of the same formulas (points computed or read from a table) would give other bits.
+template <class Real>
+__device__ __forceinline__ math::Vec3<Real> star_point_position(Real r, Real cosb_cosl, Real cosb_sinl, Real sinb) {
+    return {fused_multiply_add(r, cosb_cosl, -Real(constants::sun_r)), rounded_product(r, cosb_sinl),
+            rounded_product(r, sinb)};
+}
+
 /// Star @p n's convolved densities, the efficiency factor not yet applied (1 + S values into
 /// @p dens); they depend on the model's geometry, not on the integrals. Its convolution points come from
 /// @p Points (ComputedPoints, or a table of the same values).
@@ -99,7 +116,7 @@ __device__ __forceinline__ void star_densities(const StarKernelArgs<Real>& a, in
     for (int c = 0; c <= a.n_streams; ++c) dens[c] = Real(0);
     for (int k = 0; k < a.n_conv; ++k) {
         const math::ConvolutionPoint<Real> pt = point_of(k);
-        const auto pos = math::point_position(pt.r_point, cbcl, cbsl, sinb);
+        const auto pos = star_point_position(pt.r_point, cbcl, cbsl, sinb);
         const Real rg = sqrt(math::flattened_radius_squared(pos, a.q_inv_sq));
         dens[0] += pt.qw_r3_n / math::hernquist_denominator(rg, a.r0);
 #pragma unroll 1
