@@ -68,6 +68,14 @@ __device__ __forceinline__ double gl_weight(double, int k) { return gl_weight_f6
 __device__ __forceinline__ float gl_offset(float, int k) { return gl_offset_f32[k]; }    ///< Delta g_k, single precision
 __device__ __forceinline__ float gl_weight(float, int k) { return gl_weight_f32[k]; }    ///< w_k, single precision
 
+/// The product @p a x @p b rounded on its own: the compiler may not fuse it into a later sum.
+__device__ __forceinline__ double rounded_product(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ float rounded_product(float a, float b) { return __fmul_rn(a, b); }  ///< single precision
+/// @p a x @p b + @p c with one rounding.
+__device__ __forceinline__ double fused_multiply_add(double a, double b, double c) { return __fma_rn(a, b, c); }
+/// @p a x @p b + @p c with one rounding, single precision.
+__device__ __forceinline__ float fused_multiply_add(float a, float b, float c) { return __fmaf_rn(a, b, c); }
+
 // [likelihood-kernel-begin]
 /// Field @p f of star @p n (sin b, sin l, cos b, cos l, r) in the layout the kernel reads.
 template <class Real, bool StructureOfArrays>
@@ -75,8 +83,8 @@ __device__ __forceinline__ Real star_field(const StarKernelArgs<Real>& a, int n,
     return StructureOfArrays ? a.stars[f * a.stride + n] : a.stars[n * 5 + f];
 }
 
-/// Star @p n's convolution points, computed from its distance and the quadrature tables: point k is
-/// math::convolution_point() of the star's magnitude, offset and weight k.
+/// Star @p n's convolution points, computed from its distance and the quadrature tables: point k
+/// is math::convolution_point() of the star's magnitude, offset and weight k.
 template <class Real, bool StructureOfArrays>
 struct ComputedPoints {
     Real g_centre;  ///< the star's apparent magnitude
@@ -87,27 +95,23 @@ struct ComputedPoints {
     }
 };
 
-/// The product @p a x @p b rounded on its own: the compiler may not fuse it into a later sum.
-__device__ __forceinline__ double rounded_product(double a, double b) { return __dmul_rn(a, b); }
-__device__ __forceinline__ float rounded_product(float a, float b) { return __fmul_rn(a, b); }  ///< single precision
-/// @p a x @p b + @p c with one rounding.
-__device__ __forceinline__ double fused_multiply_add(double a, double b, double c) { return __fma_rn(a, b, c); }
-__device__ __forceinline__ float fused_multiply_add(float a, float b, float c) { return __fmaf_rn(a, b, c); }  ///< single precision
-
-/// math::point_position() with its roundings fixed: x with one rounding (the fused form the compiler gives it
-/// anyway), y and z as rounded products. Left to the compiler, y and z are fused into the stream distances'
-/// differences where it recomputes them inside the stream loop and not where it keeps them, so that two kernels
-/// of the same formulas (points computed or read from a table) would give other bits.
+/// math::point_position() with its roundings fixed: x with one rounding (the fused form the
+/// compiler gives it anyway), y and z as rounded products. Left to the compiler, y and z are fused
+/// into the stream distances' differences where it recomputes them inside the stream loop and not
+/// where it keeps them: two kernels of the same formulas (points computed, or read from a table)
+/// would give other bits.
 template <class Real>
-__device__ __forceinline__ math::Vec3<Real> star_point_position(Real r, Real cosb_cosl, Real cosb_sinl, Real sinb) {
-    return {fused_multiply_add(r, cosb_cosl, -Real(constants::sun_r)), rounded_product(r, cosb_sinl),
-            rounded_product(r, sinb)};
+__device__ __forceinline__ math::Vec3<Real> star_point_position(Real r, Real cosb_cosl,
+                                                                Real cosb_sinl, Real sinb) {
+    return {fused_multiply_add(r, cosb_cosl, -Real(constants::sun_r)),
+            rounded_product(r, cosb_sinl), rounded_product(r, sinb)};
 }
 
 /// Star @p n's convolved densities, the efficiency factor not yet applied (1 + S values into
-/// @p dens); they depend on the model's geometry, not on the integrals. Its convolution points come from
-/// @p Points (ComputedPoints, or a table of the same values).
-template <class Real, bool StructureOfArrays, class Points = ComputedPoints<Real, StructureOfArrays>>
+/// @p dens); they depend on the model's geometry, not on the integrals. Its convolution points
+/// come from @p Points (ComputedPoints, or a table of the same values).
+template <class Real, bool StructureOfArrays,
+          class Points = ComputedPoints<Real, StructureOfArrays>>
 __device__ __forceinline__ void star_densities(const StarKernelArgs<Real>& a, int n, Real* dens) {
     const auto field = [&](int f) { return star_field<Real, StructureOfArrays>(a, n, f); };
     const Real sinb = field(0), sinl = field(1), cosb = field(2), cosl = field(3);
