@@ -20,6 +20,7 @@
 #include "mwsep/cuda/devices.hpp"
 #include "mwsep/fit/evaluator.hpp"
 #include "mwsep/fit/hessian.hpp"
+#include "mwsep/fit/optimizer.hpp"
 #include "mwsep/fit/resident_device.hpp"
 #include "mwsep/fit/space.hpp"
 #include "mwsep/generate/catalogue.hpp"
@@ -390,6 +391,64 @@ TEST(FitIntegralCache, TheGpuHessianIsTheSameBitsWithAndWithoutTheCache) {
     }
 }
 
+// The convolution table changes no bit where the integral cache is at work too: the candidates a polish makes (one
+// parameter moved at a time: a weight alone takes every integral from the cache, a stream's parameter launches that
+// stream alone, q or r0 the background alone), evaluated by a resident device whose star sum reads the table and by
+// one that computes the points, each with its own cache, have the same likelihood, bit for bit.
+TEST(FitIntegralCache, TheConvolutionTableChangesNoBitOfAPolishsCandidates) {
+    REQUIRE_GPU();
+    const auto data = every_parameter("3s-small", 20000);
+    const auto batch = stencil_points(data);
+    const auto base = mwsep::geometry::make_setup(model_of(data, batch[0]));
+    mwsep::fit::ResidentDevice tabulated(base, data.stars, "modern-f64", 0, 1, {.star_sum = true, .thresholds = false});
+    mwsep::fit::ResidentDevice computing(base, data.stars, "modern-f64", 0, 1,
+                                         {.star_sum = true, .thresholds = false, .convolution_table = false});
+    mwsep::fit::IntegralCache with_table, without_table;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            const auto m = model_of(data, batch[pass == 0 ? i : batch.size() - 1 - i]);
+            const auto a = tabulated.evaluate(m, &with_table);
+            const auto b = computing.evaluate(m, &without_table);
+            EXPECT_EQ(std::bit_cast<std::uint64_t>(a.likelihood.likelihood), std::bit_cast<std::uint64_t>(b.likelihood.likelihood))
+                << "pass " << pass << " point " << i << ": " << a.likelihood.likelihood << " and " << b.likelihood.likelihood;
+            EXPECT_EQ(a.integrals.background, b.integrals.background) << "pass " << pass << " point " << i;
+        }
+    }
+    EXPECT_GT(with_table.work().partial, 0);
+    EXPECT_GT(with_table.work().none, 0);
+}
+
+// A whole exact fit as `mwsep fit` runs it by default (CMA-ES, then both polishes side by side with the integral
+// cache, the stars added on the device) ends on the same vector, likelihood and number of evaluations when run again
+// with a new evaluator, and without the convolution table: its outcome depends on neither timing nor the table.
+TEST(FitGpuEvaluator, AnExactFitIsTheSameAgainAndWithoutTheConvolutionTable) {
+    REQUIRE_GPU();
+    auto data = every_parameter("3s-small", 3000);
+    const auto space = mwsep::fit::narrowed(mwsep::fit::fit_space(data.work_unit, true), 0.05);
+    mwsep::fit::FitOptions o;
+    o.algorithm = "cmaes";
+    o.population = 8;
+    o.generations = 6;
+    o.polish_evaluations = 150;
+    o.uncertainties = false;
+    const auto fit = [&](bool table) {
+        data.convolution_table = table;
+        auto evaluator = mwsep::fit::make_gpu_evaluator(data, "modern-f64", {0});
+        return mwsep::fit::run_fit(space, *evaluator, o, data.stars.size());
+    };
+    const auto first = fit(true), again = fit(true), computed = fit(false);
+    ASSERT_EQ(first.polishes.size(), 2u) << "both polishes should have run";
+    for (const auto* other : {&again, &computed}) {
+        const char* which = other == &again ? "again" : "without the table";
+        EXPECT_EQ(other->best, first.best) << which;
+        EXPECT_EQ(other->likelihood, first.likelihood) << which;
+        EXPECT_EQ(other->evaluations, first.evaluations) << which;
+        ASSERT_EQ(other->polishes.size(), first.polishes.size()) << which;
+        for (std::size_t k = 0; k < first.polishes.size(); ++k)
+            EXPECT_EQ(other->polishes[k].evaluations, first.polishes[k].evaluations) << which << " polish " << k;
+    }
+}
+
 // The device memory a fit keeps (ResidentDevice::plan, checked before the fit allocates) is exactly what it
 // allocates: the integral and the stars at construction, then the integral cache's partial integrals (of 1 and
 // of 2 of the 3-stream unit's streams) on their first use, and nothing per candidate after.
@@ -409,6 +468,10 @@ TEST(FitGpuMemory, AResidentDeviceAllocatesExactlyItsPlanPartialIntegralsInclude
         const std::size_t start = harness::device_bytes_requested();
         mwsep::fit::ResidentDevice device(base, data.stars, "modern-f64", 0, 1, {.star_sum = true, .thresholds = false});
         EXPECT_EQ(harness::device_bytes_requested() - start, summed.requested_bytes());
+        const std::size_t untabled = harness::device_bytes_requested();
+        mwsep::fit::ResidentDevice computing(base, data.stars, "modern-f64", 0, 1,
+                                             {.star_sum = true, .thresholds = false, .convolution_table = false});
+        EXPECT_EQ(harness::device_bytes_requested() - untabled, without.requested_bytes());
     }
     const std::size_t before = harness::device_bytes_requested();
     mwsep::fit::ResidentDevice device(base, data.stars, "modern-f64", 0);

@@ -37,6 +37,10 @@ struct FitData {
     /// compressed integral, the skip thresholds computed there. The likelihood then differs from `mwsep run`'s
     /// bits by about a rounding (1e-16 relative); false evaluates each candidate as `mwsep run` does.
     bool device_work = true;
+    /// With device_work: the stars' convolution points (distance and weight of each magnitude, which no fit
+    /// parameter moves) kept in a device table made once instead of computed for every candidate; the same
+    /// bits. False saves the table's device memory (two values per star and point).
+    bool convolution_table = true;
 };
 
 /// Evaluates batches of candidates. The value of a candidate is its likelihood L (the mean log10 mixture

@@ -71,12 +71,13 @@ public:
         // against each device's free memory before anything is allocated (a device named twice holds both).
         {
             const bool partial = data_.integral_cache && !data_.compressed;
-            harness::DevicePlan plan = ResidentDevice::plan(base, data_.stars.size(), variant_, partial, data_.device_work);
+            const bool table = data_.device_work && data_.convolution_table;
+            harness::DevicePlan plan = ResidentDevice::plan(base, data_.stars.size(), variant_, partial, table);
             std::string purpose = plan.purpose();
             for (const auto& later : later_variants) purpose += ", then its optimum evaluated with " + later + " beside it";
             plan = harness::DevicePlan(purpose).include(plan);
             for (const auto& later : later_variants)
-                plan.include(ResidentDevice::plan(base, data_.stars.size(), later, data_.integral_cache, data_.device_work), 1,
+                plan.include(ResidentDevice::plan(base, data_.stars.size(), later, data_.integral_cache, table), 1,
                              "then for " + later + ": ");
             std::map<int, std::size_t> uses;
             for (int d : devices) ++uses[d];
@@ -101,7 +102,8 @@ public:
         on_each(devices.size(), [&](std::size_t k) {
             harness::use_device(devices[k], "select a fit device");
             devices_[k] = std::make_unique<ResidentDevice>(base, data_.stars, variant_, devices[k], host_threads,
-                                                           DeviceWork{data_.device_work, data_.device_work});
+                                                           DeviceWork{data_.device_work, data_.device_work,
+                                                                      data_.convolution_table});
         });
         cudaDeviceProp prop{};
         cuda::check(cudaGetDeviceProperties(&prop, devices.front()), "query the device");

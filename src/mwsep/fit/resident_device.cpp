@@ -41,13 +41,13 @@ ResidentDevice::ResidentDevice(const geometry::IntegrationSetup& setup, const mo
     stars_ = std::make_unique<cuda::ResidentStars>(stars, variant_.kernels.double_precision, true, S);
     queue_ = std::make_unique<cuda::Stream>();
     // The device star sum reads the stars' convolution points from a table made once: no fit parameter moves them.
-    if (work_.star_sum) cuda::tabulate_convolution(setup_, *stars_, queue_->get());
+    if (work_.star_sum && work_.convolution_table) cuda::tabulate_convolution(setup_, *stars_, queue_->get());
 }
 
 ResidentDevice::~ResidentDevice() { harness::use_device_quietly(device_); }
 
 harness::DevicePlan ResidentDevice::plan(const geometry::IntegrationSetup& setup, std::size_t stars,
-                                         const std::string& variant, bool partial_integrals, bool star_sum) {
+                                         const std::string& variant, bool partial_integrals, bool convolution_table) {
     const cuda::VariantInfo& v = cuda::find_variant(variant);
     const std::size_t S = setup.streams.size();
     harness::DevicePlan p("fitting with " + variant + " (the tables and buffers of the integral and of " +
@@ -60,7 +60,7 @@ harness::DevicePlan ResidentDevice::plan(const geometry::IntegrationSetup& setup
         p.include(part, 1, "the " + std::to_string(k) + "-stream integral's ");
     }
     cuda::plan_star_memory(stars, v.kernels.double_precision, static_cast<int>(S), p);
-    if (star_sum) cuda::plan_convolution_table(stars, setup.model.convolve, v.kernels.double_precision, p);
+    if (convolution_table) cuda::plan_convolution_table(stars, setup.model.convolve, v.kernels.double_precision, p);
     return p;
 }
 

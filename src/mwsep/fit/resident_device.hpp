@@ -25,13 +25,17 @@
 
 namespace mwsep::fit {
 
-/// Per-candidate work a ResidentDevice may leave to its device instead of its host. Either makes the likelihood
-/// differ from cuda::evaluate()'s bits by about a rounding (see the constructor); neither is the default.
+/// Per-candidate work a ResidentDevice may leave to its device instead of its host. Either of star_sum and
+/// thresholds makes the likelihood differ from cuda::evaluate()'s bits by about a rounding (see the constructor);
+/// neither is the default.
 struct DeviceWork {
     /// Add the stars' log-probabilities on the device (cuda::run_likelihood_sum()) instead of on the host.
     bool star_sum = false;
     /// Compute the skip thresholds on the device (PreparedIntegral::retarget_on_device()) where the family can.
     bool thresholds = false;
+    /// With star_sum: keep the stars' convolution points in a device table made at construction
+    /// (cuda::tabulate_convolution(), the same bits) instead of computing them for every candidate.
+    bool convolution_table = true;
 };
 
 /// A device with the work unit's tables and the catalogue resident. Use it from one host thread at a time.
@@ -53,10 +57,11 @@ public:
 
     /// What a ResidentDevice of @p setup, @p stars stars and kernel variant @p variant allocates on its device
     /// over a whole fit: the integral's tables and buffers, with @p partial_integrals also one integral per
-    /// stream count from 1 to S - 1 (the integral cache's partial launches, prepared on first use), and the
-    /// star table with the per-star results. Computed from the sizes alone, before any allocation.
+    /// stream count from 1 to S - 1 (the integral cache's partial launches, prepared on first use), the
+    /// star table with the per-star results and, with @p convolution_table, the stars' convolution table (a
+    /// device star sum's, DeviceWork). Computed from the sizes alone, before any allocation.
     static harness::DevicePlan plan(const geometry::IntegrationSetup& setup, std::size_t stars, const std::string& variant,
-                                    bool partial_integrals, bool star_sum);
+                                    bool partial_integrals, bool convolution_table);
     ResidentDevice(const ResidentDevice&) = delete;             ///< owns device memory
     ResidentDevice& operator=(const ResidentDevice&) = delete;  ///< owns device memory
 
