@@ -88,8 +88,10 @@ __device__ __forceinline__ Real star_field(const StarKernelArgs<Real>& a, int n,
 template <class Real, bool StructureOfArrays>
 struct ComputedPoints {
     Real g_centre;  ///< the star's apparent magnitude
+    /// Star @p n of @p a's stars.
     __device__ __forceinline__ ComputedPoints(const StarKernelArgs<Real>& a, int n)
         : g_centre(math::magnitude_from_distance(star_field<Real, StructureOfArrays>(a, n, 4))) {}
+    /// Point @p k.
     __device__ __forceinline__ math::ConvolutionPoint<Real> operator()(int k) const {
         return math::convolution_point(g_centre, gl_offset(Real(), k), gl_weight(Real(), k));
     }
@@ -173,8 +175,10 @@ struct TabulatedPoints {
     const Real* r;   ///< the star's first point's distance; point k is k x stride further
     const Real* qw;  ///< its weight, likewise
     int stride;      ///< the table's stride
+    /// Star @p n of @p a's stars.
     __device__ __forceinline__ TabulatedPoints(const StarKernelArgs<Real>& a, int n)
         : r(a.conv_r + n), qw(a.conv_qw + n), stride(a.stride) {}
+    /// Point @p k.
     __device__ __forceinline__ math::ConvolutionPoint<Real> operator()(int k) const {
         const std::size_t at = static_cast<std::size_t>(k) * stride;
         return {r[at], qw[at]};
