@@ -8,8 +8,8 @@ emphasizing a line the text no longer means (line numbers drift silently when a 
 
     ```{literalinclude} ../../../kernels/mwsep/likelihood_kernel.cu
     :language: cpp
-    :start-after: "// [likelihood-kernel-begin]"
-    :end-before: "// [likelihood-kernel-end]"
+    :start-after: "// [star-points-begin]"
+    :end-before: "// [star-points-end]"
     :emphasize-text: ["a.stars[f * a.stride + n]"]
     ```
 

@@ -76,7 +76,7 @@ __device__ __forceinline__ double fused_multiply_add(double a, double b, double 
 /// @p a x @p b + @p c with one rounding, single precision.
 __device__ __forceinline__ float fused_multiply_add(float a, float b, float c) { return __fmaf_rn(a, b, c); }
 
-// [likelihood-kernel-begin]
+// [star-points-begin]
 /// Field @p f of star @p n (sin b, sin l, cos b, cos l, r) in the layout the kernel reads.
 template <class Real, bool StructureOfArrays>
 __device__ __forceinline__ Real star_field(const StarKernelArgs<Real>& a, int n, int f) {
@@ -97,11 +97,9 @@ struct ComputedPoints {
     }
 };
 
-/// math::point_position() with its roundings fixed: x with one rounding (the fused form the
-/// compiler gives it anyway), y and z as rounded products. Left to the compiler, y and z are fused
-/// into the stream distances' differences where it recomputes them inside the stream loop and not
-/// where it keeps them: two kernels of the same formulas (points computed, or read from a table)
-/// would give other bits.
+/// math::point_position() with fixed roundings: x fused (as the compiler fuses it anyway), y and z
+/// rounded products, which it would fuse into the stream distances in one kernel and not in another
+/// (points computed, or read from a table), giving them other bits.
 template <class Real>
 __device__ __forceinline__ math::Vec3<Real> star_point_position(Real r, Real cosb_cosl,
                                                                 Real cosb_sinl, Real sinb) {
@@ -109,6 +107,9 @@ __device__ __forceinline__ math::Vec3<Real> star_point_position(Real r, Real cos
             rounded_product(r, cosb_sinl), rounded_product(r, sinb)};
 }
 
+// [star-points-end]
+
+// [likelihood-kernel-begin]
 /// Star @p n's convolved densities, the efficiency factor not yet applied (1 + S values into
 /// @p dens); they depend on the model's geometry, not on the integrals. Its convolution points
 /// come from @p Points (ComputedPoints, or a table of the same values).
