@@ -519,7 +519,7 @@ void allocate_star_sums(ResidentStars& rs) {
 
 ResidentStars::ResidentStars(const model::StarCatalogue& catalogue, bool double_precision_, bool soa_, int n_streams)
     : double_precision(double_precision_), soa(soa_), count(static_cast<int>(catalogue.size())),
-      stride((count + 63) / 64 * 64) {
+      stride(static_cast<int>(star_stride(catalogue.size()))) {
     if (n_streams > max_streams)
         throw CudaError("the CUDA kernels support at most " + std::to_string(max_streams) + " streams");
     const size_t dens_count = static_cast<size_t>(count) * (1 + n_streams);

@@ -31,7 +31,7 @@ StarTable make_star_table(const model::StarCatalogue& stars, bool double_precisi
     t.double_precision = double_precision;
     t.soa = soa;
     t.count = static_cast<int>(stars.size());
-    t.stride = (t.count + 63) / 64 * 64;
+    t.stride = static_cast<int>(star_stride(stars.size()));
     if (double_precision) t.f64 = fill<double>(stars, t.stride, soa);
     else t.f32 = fill<float>(stars, t.stride, soa);
     return t;
@@ -39,7 +39,7 @@ StarTable make_star_table(const model::StarCatalogue& stars, bool double_precisi
 
 void plan_star_memory(std::size_t count, bool double_precision, int n_streams, harness::DevicePlan& plan) {
     const std::size_t real = double_precision ? sizeof(double) : sizeof(float);
-    const std::size_t stride = (count + 63) / 64 * 64;
+    const std::size_t stride = star_stride(count);
     plan.add("the star table", stride * 5, real)
         .add("per-star results", count, real)
         .add("per-star densities", count * (1 + static_cast<std::size_t>(std::max(n_streams, 0))), real)
@@ -49,7 +49,7 @@ void plan_star_memory(std::size_t count, bool double_precision, int n_streams, h
 
 void plan_convolution_table(std::size_t count, int n_conv, bool double_precision, harness::DevicePlan& plan) {
     const std::size_t real = double_precision ? sizeof(double) : sizeof(float);
-    const std::size_t stride = (count + 63) / 64 * 64;
+    const std::size_t stride = star_stride(count);
     plan.add("the stars' convolution points (distance and weight of each)",
              2 * stride * static_cast<std::size_t>(std::max(n_conv, 0)), real);
 }

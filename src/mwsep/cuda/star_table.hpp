@@ -11,6 +11,10 @@
 
 namespace mwsep::cuda {
 
+/// The length of each block of a star table of @p count stars (and of each point of the convolution table):
+/// @p count rounded up to a multiple of 64.
+constexpr std::size_t star_stride(std::size_t count) { return (count + 63) / 64 * 64; }
+
 /// Every star's sin b, sin l, cos b, cos l and r, in the kernel's precision and layout: the values the
 /// likelihood kernel reads, exactly as ResidentStars(catalogue, ...) converts them.
 struct StarTable {
