@@ -13,6 +13,7 @@
 /// takes well under 1% of an evaluation's time (with the compressed one, about half).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -400,13 +401,9 @@ StarResults run(const geometry::IntegrationSetup& setup, const ResidentStars& rs
 
 /// Whether the convolution table of @p rs was made for the quadrature of @p setup (its points and weights).
 inline bool table_matches(const geometry::IntegrationSetup& setup, const ResidentStars& rs) {
-    const int n_conv = setup.model.convolve;
-    if (rs.conv_points != n_conv || static_cast<int>(rs.conv_offsets.size()) != n_conv ||
-        static_cast<int>(rs.conv_weights.size()) != n_conv)
-        return false;
-    for (int k = 0; k < n_conv; ++k)
-        if (rs.conv_offsets[k] != setup.offsets[k] || rs.conv_weights[k] != setup.rule.weights[k]) return false;
-    return true;
+    return static_cast<int>(rs.conv_offsets.size()) == setup.model.convolve &&
+           std::equal(rs.conv_offsets.begin(), rs.conv_offsets.end(), setup.offsets.begin()) &&
+           std::equal(rs.conv_weights.begin(), rs.conv_weights.end(), setup.rule.weights.begin());
 }
 
 /// Queues star_densities_kernel over the resident stars @p rs on @p queue (its output poisoned first), between
@@ -415,11 +412,11 @@ inline bool table_matches(const geometry::IntegrationSetup& setup, const Residen
 template <class Real>
 void queue_densities(const geometry::IntegrationSetup& setup, const ResidentStars& rs, cudaStream_t queue) {
     StarKernelArgs<Real> a = geometry_args<Real>(setup, rs);
-    const bool tabulated = rs.conv_points > 0;
+    const bool tabulated = rs.conv_r != nullptr;
     if (tabulated) {
         if (!table_matches(setup, rs))
             throw CudaError("the stars' convolution table was made for another convolution (" +
-                            std::to_string(rs.conv_points) + " points; this model has " +
+                            std::to_string(rs.conv_offsets.size()) + " points; this model has " +
                             std::to_string(setup.model.convolve) + ")");
         a.conv_r = static_cast<const Real*>(rs.conv_r);
         a.conv_qw = static_cast<const Real*>(rs.conv_qw);
@@ -447,7 +444,7 @@ void tabulate(const geometry::IntegrationSetup& setup, ResidentStars& rs, cudaSt
     const int n_conv = setup.model.convolve;
     const std::size_t size = static_cast<std::size_t>(n_conv) * rs.stride;
     upload_quadrature<Real>(setup, queue);
-    rs.conv_points = 0;  // no table until it is complete
+    rs.conv_r = rs.conv_qw = nullptr;  // no table until it is complete
     auto* r = rs.mem.allocate<Real>(size, "allocate the stars' convolution table");
     auto* qw = rs.mem.allocate<Real>(size, "allocate the stars' convolution table");
     check(cudaMemsetAsync(r, 0xff, sizeof(Real) * size, queue), "poison the stars' convolution table");
@@ -458,11 +455,10 @@ void tabulate(const geometry::IntegrationSetup& setup, ResidentStars& rs, cudaSt
         check(cudaGetLastError(), "launch the convolution table kernel");
     }
     check(cudaStreamSynchronize(queue), "make the stars' convolution table");
-    rs.conv_r = r;
-    rs.conv_qw = qw;
     rs.conv_offsets.assign(setup.offsets.begin(), setup.offsets.begin() + n_conv);
     rs.conv_weights.assign(setup.rule.weights.begin(), setup.rule.weights.begin() + n_conv);
-    rs.conv_points = n_conv;
+    rs.conv_r = r;
+    rs.conv_qw = qw;
 }
 
 /// Runs mixture_sum_kernel and star_total_kernel over the densities queue_densities() left in @p rs, on @p queue;

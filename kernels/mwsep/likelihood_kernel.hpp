@@ -70,10 +70,9 @@ struct ResidentStars {
     std::unique_ptr<Event> densities_start;  ///< recorded before the device star sum's densities kernel
     std::unique_ptr<Event> densities_stop;   ///< recorded after it
     /// The stars' convolution points (tabulate_convolution()), which no fit parameter changes: point k of star n
-    /// at [k x stride + n], its distance in conv_r and its weight in conv_qw; none while conv_points is 0.
-    int conv_points = 0;
-    const void* conv_r = nullptr;               ///< see conv_points
-    const void* conv_qw = nullptr;              ///< see conv_points
+    /// at [k x stride + n], its distance in conv_r and its weight in conv_qw; no table while conv_r is null.
+    const void* conv_r = nullptr;
+    const void* conv_qw = nullptr;              ///< see conv_r
     std::vector<double> conv_offsets;           ///< the quadrature's magnitude offsets the table was made for
     std::vector<double> conv_weights;           ///< and its weights
 };
