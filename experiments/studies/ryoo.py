@@ -10,7 +10,8 @@ Each kind turns one run of a definition into jobs (experiments/harness/runner.py
   bench_cpu     `ryoo bench-cpu`: OpenBLAS SGEMM on 1 thread and on every core, checked: <name>.csv
                 (recorded as skipped when the build has no CPU BLAS)
   ncu_metrics   Nsight Compute: one launch per variant in one process (`ryoo profile`), clocks left alone:
-                DRAM bytes, instruction mix, occupancy: <name>.csv
+                DRAM bytes, instruction mix, occupancy: <name>.csv (a row per launch: its variant, its input (the
+                run's `n` or `size`) and its launch, numbered through the definition's runs)
   sass          the innermost loop of every kernel in the SASS (`cuobjdump -sass`): its instruction mix: <name>.csv
   app_bench     `ryoo elimination|tpacf|rc5|pns`: the paper's applications, each GPU variant checked against the
                 single-thread CPU, then the CPU, the GPU kernels, the whole application and its transfers timed:
@@ -230,6 +231,9 @@ class Study(study.Study):
 
     def kind_ncu_metrics(self, d):
         metrics = d["metrics"]
+        # The launches are numbered through the definition's runs, so that a variant profiled at two inputs
+        # (ncu_limiters: the SGEMM kernels at n = 4096 and 8192) is two configurations, not one twice.
+        first_launch = 0
         for run in d["runs"]:
             variants = run["variants"]
             # The matrix products by size (`ryoo profile`), the applications by input (`ryoo profile-apps`).
@@ -240,7 +244,7 @@ class Study(study.Study):
             program = ["profile", "--variants", ",".join(variants), "--n", str(n)] if run["n"] is not None else \
                 ["profile-apps", "--variants", ",".join(variants), "--size", str(n)]
 
-            def job(tmp, variants=variants, n=n, program=program):
+            def job(tmp, variants=variants, n=n, program=program, first=first_launch):
                 # This study's kernels are named ryoo_*; MRI-Q, MRI-FHD and CP run the kirk_hwu study's.
                 cmd = ["ncu", "--clock-control", "none", "--kernel-name", KERNEL_NAMES, "--csv",
                        "--metrics", ",".join(metrics.values()), self.ryoo, *program]
@@ -256,14 +260,15 @@ class Study(study.Study):
                 if len(ids) != len(variants):
                     raise RuntimeError(f"ncu measured {len(ids)} launches for {len(variants)} variants")
                 part = tmp / f"{d['name']}.csv"
-                lines = ["variant,launch," + ",".join(metrics)]
-                for launch, (v, vid) in enumerate(zip(variants, sorted(ids))):
+                lines = ["variant,input,launch," + ",".join(metrics)]
+                for launch, (v, vid) in enumerate(zip(variants, sorted(ids)), start=first):
                     missing = [m for m in metrics.values() if m not in ids[vid]]
                     if missing:
                         raise RuntimeError(f"ncu did not report {missing} for {v}")
-                    lines.append(f"{v},{launch}," + ",".join(ids[vid][m] for m in metrics.values()))
+                    lines.append(f"{v},{n},{launch}," + ",".join(ids[vid][m] for m in metrics.values()))
                 part.write_text("\n".join(lines) + "\n")
                 return {part.name: part}
+            first_launch += len(variants)
             yield Job(f"{','.join(variants)}|n={n}", job,
                       [f"ncu --clock-control none --kernel-name {KERNEL_NAMES} --metrics ... ryoo {program[0]} --variants ... {program[-2]} {n}"])
 
