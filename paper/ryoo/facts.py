@@ -40,7 +40,7 @@ MRI_FASTEST = {"mri-q": ("q-constaos-regs-libm-u1-f32", "q-shared-regs-sfu-u4-f3
 
 # Every result file the chapters read (an optional one may be absent), and the provenance they read alone.
 FILES = (["ladder", "variants", "ncu_ladder", "sass_loops", "sizes", "saxpy", "cpu_blas", "app_resources",
-          "app_source_lines", "ncu_apps", "app_tpacf_subhistograms", "app_pns_capacity"] + [f for _, f in SUITE])
+          "app_source_lines", "ncu_apps", "ncu_limiters", "app_tpacf_subhistograms", "app_pns_capacity"] + [f for _, f in SUITE])
 METAS = ["ladder", "saxpy", "app_resources"]
 OTHER_STUDIES = [("kirk_hwu", "cpu_tuned"), ("kirk_hwu", "rates"), ("munch", "matmul_cpu"), ("munch", "roofline")]
 

@@ -153,6 +153,7 @@ def build(ctx, facts):
          "CPU time in kernel code", "kernel x", "application x"], apart) if apart else (
         "Every application of the suite is set beside the paper's row in this recording.\n")
     binding(ctx, files, ncu, resources)
+    limiters(ctx, files)
     bottlenecks(ctx, files, suite, pub, verdicts)
     across(pub, measured, verdicts)
     ctx.tables["table_ryoo_suite_claims"] = table(
@@ -425,6 +426,71 @@ def launches(ctx, files, resources, sms):
         "grid of less than one wave) and the achieved occupancy.",
         ["application", "variant", "blocks", "threads / block", "resident blocks", "waves", "grid allows",
          "achieved"], body)
+
+
+# The stall reasons ncu_limiters records (per issued instruction), by the words the table prints. "Not selected"
+# is left out of the largest stall: such a warp could issue, another one did.
+STALLS = [("stall_long_scoreboard", "long scoreboard (global or local memory)"),
+          ("stall_short_scoreboard", "short scoreboard (shared memory, special functions)"),
+          ("stall_barrier", "barrier"), ("stall_mio_throttle", "MIO throttle"), ("stall_lg_throttle", "LG throttle"),
+          ("stall_math_pipe_throttle", "math pipe throttle"), ("stall_wait", "fixed-latency wait"),
+          ("stall_dispatch", "dispatch")]
+OCCUPANCY_LIMITS = [("occupancy_limit_registers", "registers"), ("occupancy_limit_shared_mem", "shared memory"),
+                    ("occupancy_limit_warps", "warps"), ("occupancy_limit_blocks", "blocks")]
+# The rule that names a launch's limiter, in this order (the table's caption says it too).
+LIMIT_ISSUE_PCT, LIMIT_DRAM_PCT = 75, 60
+
+
+def limiter(r):
+    """The limit of one profiled launch (a row of ncu_limiters), by LIMIT_ISSUE_PCT and LIMIT_DRAM_PCT: a grid of
+    less than one wave; else DRAM throughput at LIMIT_DRAM_PCT % of its peak or more; else instruction issue at
+    LIMIT_ISSUE_PCT % of the cycles or more; else the latency of the largest stall reason."""
+    waves, dram, issue = float(r["waves_per_sm"]), float(r["dram_throughput_pct"]), float(r["issue_active_pct"])
+    if waves < 1:
+        return f"the grid: {waves:.2f} of a wave"
+    if dram >= LIMIT_DRAM_PCT:
+        return f"DRAM bandwidth ({dram:.0f}% of peak)"
+    if issue >= LIMIT_ISSUE_PCT:
+        return f"instruction issue ({issue:.0f}% of cycles; FMA pipe {float(r['fma_pipe_pct']):.0f}%)"
+    key, words = max(STALLS, key=lambda s: float(r[s[0]]))
+    return f"latency: {words}, {float(r[key]):.2f} warps stalled per issue"
+
+
+def limiters(ctx, files):
+    """Table: what limits the kernels still short of their targets (ncu_limiters: the best SGEMM kernels at two
+    sizes, PNS and the FEM stand-in at the large size), one profiled launch each."""
+    rows = files.optional("ncu_limiters")
+    if not rows:
+        ctx.tables["table_ryoo_limiters"] = "The profile of the kernels short of their targets (ncu_limiters) was not recorded on this GPU.\n"
+        ctx.fallback("table_ryoo_limiters", "ncu_limiters was not recorded", [files.path("ncu_limiters")])
+        return
+    if "input" not in rows[0]:
+        raise MissingData("ncu_limiters.csv: no input column (recorded before each row named its input)",
+                          [files.path("ncu_limiters")])
+    body = []
+    for r in rows:
+        limits = {words: int(float(r[key])) for key, words in OCCUPANCY_LIMITS}
+        fewest = min(limits.values())
+        by = " and ".join(w for w, v in limits.items() if v == fewest)
+        stalls = sorted(STALLS, key=lambda s: -float(r[s[0]]))[:2]
+        body.append([r["variant"], r["input"], f"{float(r['issue_active_pct']):.1f}%", f"{float(r['fma_pipe_pct']):.1f}%",
+                     f"{float(r['dram_throughput_pct']):.1f}%",
+                     f"{float(r['achieved_occupancy_pct']):.1f}% of {float(r['theoretical_occupancy_pct']):.0f}% "
+                     f"({fewest} blocks per SM by {by})", r["registers_per_thread"].split(".")[0],
+                     f"{float(r['waves_per_sm']):.2f}",
+                     "; ".join(f"{w.split(' (')[0]} {float(r[k]):.2f}" for k, w in stalls),
+                     f"{float(r['shared_ld_bank_conflicts']):.3g} / {float(r['shared_st_bank_conflicts']):.3g}",
+                     limiter(r)])
+    ctx.tables["table_ryoo_limiters"] = table(
+        "Table R@: what limits the kernels still short of their targets, one launch each (Nsight Compute, clocks left "
+        "alone; input: the matrix size n or the application's input): the share of cycles issuing an instruction, the "
+        "FMA pipe's share, DRAM throughput as a share of its peak, the achieved occupancy beside the theoretical one "
+        "and the resource that sets it, the registers per thread, the waves of resident blocks, the two largest stall "
+        "reasons (warps stalled per issued instruction), the shared-memory load / store bank conflicts, and the "
+        f"limiter by this rule, in order: a grid of less than one wave; DRAM at {LIMIT_DRAM_PCT} % of its peak or more; "
+        f"instruction issue at {LIMIT_ISSUE_PCT} % of cycles or more; else the largest stall reason.",
+        ["kernel", "input", "issue active", "FMA pipe", "DRAM", "occupancy", "registers", "waves", "largest stalls",
+         "bank conflicts (ld / st)", "limiter"], body)
 
 
 def ranks(values):
