@@ -116,8 +116,9 @@ latex_elements = {
 \AtBeginEnvironment{longtable}{\def\sphinxAtStartPar{\raggedright\mwsepAtStartPar}}
 \AtBeginEnvironment{tabulary}{\def\sphinxAtStartPar{\raggedright\mwsepAtStartPar}}
 \setlength{\emergencystretch}{3em}
-% No tabulary column narrower than a number of ten digits or a unit such as GFLOP/s at the tables' font size.
-\setlength{\tymin}{44pt}
+% No tabulary column narrower than a signed number of nine digits (a likelihood such as -2.98530991) or a unit
+% such as GFLOP/s at the tables' font size.
+\setlength{\tymin}{46pt}
 % Tables of ten or more columns are set a size smaller, with narrower gaps between columns (paper/report/common.py wraps them in \mwsepWideTabletrue).
 \newif\ifmwsepWideTable
 \AtBeginEnvironment{tabulary}{\ifmwsepWideTable\scriptsize\setlength{\tabcolsep}{3pt}\else\footnotesize\fi}

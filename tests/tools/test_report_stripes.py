@@ -209,13 +209,16 @@ class TheTablesFillIn(unittest.TestCase):
 
     def test_the_fits_and_their_verdicts(self):
         t, n = self.out.tables, self.out.n
-        # stripe, start, search, evaluations, fit, run, within target, L optimum, L MilkyWay@Home, ln L, reached, max.
+        # stripe, start, evaluations, fit, run, within target, L optimum, L MilkyWay@Home, ln L, reached, max.
         # ln L: N ln 10 dL = 1000 x 2.302585 x 0.001 = 2.30, and x -0.002 = -4.61.
+        # Every made-up fit searched by cmaes: the caption names it, and no column repeats it.
         self.assertEqual(cells(t["table_stripes_fits"], "stripe 86"), [
-            ["stripe 86", "MilkyWay@Home's vector", "cmaes", "7000", "41.0", "48.0", "yes", "\u22122.89900000",
+            ["stripe 86", "MilkyWay@Home's vector", "7000", "41.0", "48.0", "yes", "\u22122.89900000",
              "\u22122.90000000", "+2.30", "yes", "yes"],
-            ["stripe 86", "the blind start", "cmaes", "6000", "75.5", "80.2", "no", "\u22122.90200000",
+            ["stripe 86", "the blind start", "6000", "75.5", "80.2", "no", "\u22122.90200000",
              "\u22122.90000000", "\u22124.61", "no", "no"]])
+        self.assertIn("every one searched by cmaes", t["table_stripes_fits"])
+        self.assertNotIn("| search |", t["table_stripes_fits"])
         self.assertEqual(n["stripes_fits_outcome"], "1 of the 2 fits recorded on this GPU (made-up-gpu) took at most "
                                                     "60 s, and 1 of 2 reached the likelihood of MilkyWay@Home's vector")
         para = t["para_stripes_fits"]
