@@ -67,11 +67,13 @@ public:
         for (int& d : devices) d = cuda::select_device(d, v.kernels.double_precision);
         // The tables depend on the work unit's geometry alone: built once here, from its own parameters.
         const auto base = geometry::make_setup(model::build_model(data_.work_unit, data_.r_binning));
+        // What each device is asked to do of a candidate's work (it may do less: device_work()).
+        const DeviceWork asked{data_.device_work, data_.device_work, data_.convolution_table};
         // What the fit keeps on each device, and what the evaluators made later beside this one will: checked
         // against each device's free memory before anything is allocated (a device named twice holds both).
         {
             const bool partial = data_.integral_cache && !data_.compressed;
-            const bool table = data_.device_work && data_.convolution_table;
+            const bool table = asked.tabulates();
             harness::DevicePlan plan = ResidentDevice::plan(base, data_.stars.size(), variant_, partial, table);
             std::string purpose = plan.purpose();
             for (const auto& later : later_variants) purpose += ", then its optimum evaluated with " + later + " beside it";
@@ -101,9 +103,7 @@ public:
         // Each device's context, tables and stars are set up at once, not inside the first batch's timing.
         on_each(devices.size(), [&](std::size_t k) {
             harness::use_device(devices[k], "select a fit device");
-            devices_[k] = std::make_unique<ResidentDevice>(base, data_.stars, variant_, devices[k], host_threads,
-                                                           DeviceWork{data_.device_work, data_.device_work,
-                                                                      data_.convolution_table});
+            devices_[k] = std::make_unique<ResidentDevice>(base, data_.stars, variant_, devices[k], host_threads, asked);
         });
         cudaDeviceProp prop{};
         cuda::check(cudaGetDeviceProperties(&prop, devices.front()), "query the device");

@@ -41,7 +41,7 @@ ResidentDevice::ResidentDevice(const geometry::IntegrationSetup& setup, const mo
     stars_ = std::make_unique<cuda::ResidentStars>(stars, variant_.kernels.double_precision, true, S);
     queue_ = std::make_unique<cuda::Stream>();
     // The device star sum reads the stars' convolution points from a table made once: no fit parameter moves them.
-    if (work_.star_sum && work_.convolution_table) cuda::tabulate_convolution(setup_, *stars_, queue_->get());
+    if (work_.tabulates()) cuda::tabulate_convolution(setup_, *stars_, queue_->get());
 }
 
 ResidentDevice::~ResidentDevice() { harness::use_device_quietly(device_); }

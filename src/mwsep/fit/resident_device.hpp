@@ -36,6 +36,8 @@ struct DeviceWork {
     /// With star_sum: keep the stars' convolution points in a device table made at construction
     /// (cuda::tabulate_convolution(), the same bits) instead of computing them for every candidate.
     bool convolution_table = true;
+    /// Whether the device keeps the convolution table (the device star sum reads it; the host's sum does not).
+    bool tabulates() const { return star_sum && convolution_table; }
 };
 
 /// A device with the work unit's tables and the catalogue resident. Use it from one host thread at a time.
