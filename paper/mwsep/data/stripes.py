@@ -165,11 +165,12 @@ def _fits(ctx, facts):
               "L MilkyWay@Home", "ln L difference", "reached", "maximum"]
     # One search for every fit is named in the caption instead of a column that repeats it (the PDF sets the
     # table's numbers in full only with a column fewer).
-    searches = sorted({row[2] for row in body})
+    at = header.index("search")
+    searches = sorted({row[at] for row in body})
     one_search = f", every one searched by {searches[0]}" if len(searches) == 1 else ""
     if one_search:
-        header.pop(2)
-        body = [row[:2] + row[3:] for row in body]
+        header.pop(at)
+        body = [row[:at] + row[at + 1:] for row in body]
     ctx.tables["table_stripes_fits"] = table(
         f"Table R@: the fits of the real stripes on one GPU ({_gpu(facts)}){one_search}, from MilkyWay@Home's vector "
         "(in a box of a tenth of each parameter's range around it) and from the blind start (the centre of the 2009 "
