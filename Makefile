@@ -79,8 +79,9 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@nvidia-smi -L >/dev/null 2>&1 || echo "note: no GPU on this machine: the GPU correctness tests were skipped (run 'make test-gpu' where there is an NVIDIA GPU)"
 
-# The GPU tests, one process per GoogleTest program, all at once; the wall time and counts are recorded in
-# $(TEST_GPU_RECORD) (tools/test_gpu.py), which is where a stated time comes from.
+# The GPU tests, one process per GoogleTest program, all at once (a program with a RUN_SERIAL test first, alone);
+# the wall time and counts are recorded in $(TEST_GPU_RECORD) (tools/test_gpu.py), which is where a stated time
+# comes from.
 TEST_GPU_RECORD ?= $(BUILD)/test-gpu.json
 test-gpu: build
 	python3 tools/test_gpu.py $(BUILD) --record $(TEST_GPU_RECORD)

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Runs the GPU tests (ctest label `gpu`) concurrently: one process per GoogleTest program, all at once,
-instead of one process per test; records the wall time.
+instead of one process per test; records the wall time. A program any of whose tests has ctest's RUN_SERIAL
+property (tests that time the GPU and need it to themselves) runs first, alone, before the others start.
 
     python3 tools/test_gpu.py BUILD [--record FILE.json] [--logs DIR]
 
@@ -30,16 +31,30 @@ def gpu_tests(build):
     r = subprocess.run(["ctest", "-L", "gpu", "--show-only=json-v1"], cwd=build, capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"test_gpu: ctest in {build} failed: {r.stderr.strip()[-400:]}")
-    tests = json.loads(r.stdout).get("tests", [])
-    programs, others = {}, []
+    return group(json.loads(r.stdout).get("tests", []))
+
+
+def run_serial(test):
+    """Whether ctest's description @p test (json-v1) has the RUN_SERIAL property set."""
+    return any(p.get("name") == "RUN_SERIAL" and p.get("value") in (True, "ON", "TRUE", "1", 1)
+               for p in test.get("properties") or [])
+
+
+def group(tests):
+    """The tests of ctest's json-v1 list @p tests by how they run: ({program: [test names]}, [(name, command)]
+    of tests that are not GoogleTest cases, {programs that must run alone}). A program runs alone when any
+    of its tests has RUN_SERIAL."""
+    programs, others, alone = {}, [], set()
     for t in tests:
         cmd = t.get("command") or []
         gtest = [a for a in cmd[1:] if a.startswith("--gtest_filter=")]
         if cmd and gtest:
             programs.setdefault(cmd[0], []).append(gtest[0].split("=", 1)[1])
+            if run_serial(t):
+                alone.add(cmd[0])
         elif cmd:
             others.append((t["name"], cmd))
-    return programs, others
+    return programs, others, alone
 
 
 def counts(text):
@@ -60,27 +75,34 @@ def main():
     record = args.record or build / "test-gpu.json"
     logs = args.logs or build / "test-gpu-logs"
     logs.mkdir(parents=True, exist_ok=True)
-    programs, others = gpu_tests(build)
+    programs, others, alone = gpu_tests(build)
     if not programs and not others:
         print(f"test_gpu: no test labelled gpu in {build}", file=sys.stderr)
         return 1
     start = time.monotonic()
-    running = []
-    for exe, names in sorted(programs.items()):
-        log = logs / f"{pathlib.Path(exe).name}.log"
-        cmd = [exe, "--gtest_filter=" + ":".join(names)]
-        running.append((pathlib.Path(exe).name, len(names), cmd, log, time.monotonic(),
-                        subprocess.Popen(cmd, cwd=build, stdout=log.open("w"), stderr=subprocess.STDOUT)))
-    for name, cmd in others:
-        log = logs / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', name)}.log"
-        running.append((name, 1, cmd, log, time.monotonic(),
-                        subprocess.Popen(cmd, cwd=build, stdout=log.open("w"), stderr=subprocess.STDOUT)))
     results = []
-    for name, n, cmd, log, t0, proc in running:
+
+    def start_program(name, n, cmd, log):
+        return (name, n, cmd, log, time.monotonic(),
+                subprocess.Popen(cmd, cwd=build, stdout=log.open("w"), stderr=subprocess.STDOUT))
+
+    def finish(name, n, cmd, log, t0, proc, serial):
         code = proc.wait()
         text = log.read_text(errors="replace")
         results.append(dict(program=name, tests=n, exit=code, wall_s=round(time.monotonic() - t0, 1),
-                            log=str(log), **counts(text)))
+                            log=str(log), alone=serial, **counts(text)))
+
+    def gtest_run(exe, names):
+        return (pathlib.Path(exe).name, len(names), [exe, "--gtest_filter=" + ":".join(names)],
+                logs / f"{pathlib.Path(exe).name}.log")
+    # The programs that time the GPU first, one at a time, with the device to themselves.
+    for exe in sorted(alone):
+        finish(*start_program(*gtest_run(exe, programs[exe])), serial=True)
+    running = [start_program(*gtest_run(exe, names)) for exe, names in sorted(programs.items()) if exe not in alone]
+    for name, cmd in others:
+        running.append(start_program(name, 1, cmd, logs / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', name)}.log"))
+    for run in running:
+        finish(*run, serial=False)
     wall = time.monotonic() - start
     devices = provenance.gpus()
     commit, dirty = provenance.git_state()
@@ -91,7 +113,8 @@ def main():
     tmp.replace(record)
     for r in results:
         print(f"test_gpu: {r['program']}: {r['tests']} tests, exit {r['exit']}, {r['passed']} passed, "
-              f"{r['failed']} failed, {r['skipped']} skipped, {r['wall_s']} s (log {r['log']})")
+              f"{r['failed']} failed, {r['skipped']} skipped, {r['wall_s']} s{' (alone)' if r['alone'] else ''} "
+              f"(log {r['log']})")
     failed = [r for r in results if r["exit"] != 0]
     print(f"test_gpu: {sum(r['tests'] for r in results)} tests in {len(results)} processes, {wall:.1f} s wall on "
           f"{', '.join(data['gpus']) or 'no GPU'}; {len(failed)} failed; recorded in {record}")

@@ -1,0 +1,97 @@
+"""tools/test_gpu.py: how the GPU tests are grouped and in which order they run.
+
+- ctest's json-v1 list is grouped by program (a GoogleTest case by its --gtest_filter), the other tests on their
+  own, and a program is run alone when any of its tests has RUN_SERIAL (ctest writes it as true or as a
+  string);
+- a run with made-up programs (scripts that note when they start and end): the program marked RUN_SERIAL ends
+  before any other starts, the others run at the same time, and the record says which ran alone.
+
+Run from the checkout's root: python3 -m unittest tests/tools/test_test_gpu.py
+"""
+import json
+import pathlib
+import sys
+import tempfile
+import textwrap
+import unittest
+from unittest import mock
+
+from tools import test_gpu
+
+
+def case(program, name, serial=None):
+    """A ctest json-v1 entry of GoogleTest case @p name of @p program, RUN_SERIAL set to @p serial if given."""
+    props = [{"name": "LABELS", "value": ["gpu"]}]
+    if serial is not None:
+        props.append({"name": "RUN_SERIAL", "value": serial})
+    return {"name": name, "command": [program, f"--gtest_filter={name}", "--gtest_also_run_disabled_tests"],
+            "properties": props}
+
+
+class Group(unittest.TestCase):
+    def test_cases_grouped_by_program_and_serial_programs_named(self):
+        tests = [case("/b/a_tests", "A.One"), case("/b/a_tests", "A.Two"),
+                 case("/b/timing_tests", "T.Cold", serial=True), case("/b/timing_tests", "T.Other"),
+                 case("/b/c_tests", "C.One", serial=False),
+                 {"name": "script", "command": ["/bin/sh", "x.sh"], "properties": []}]
+        programs, others, alone = test_gpu.group(tests)
+        self.assertEqual(programs, {"/b/a_tests": ["A.One", "A.Two"], "/b/timing_tests": ["T.Cold", "T.Other"],
+                                    "/b/c_tests": ["C.One"]})
+        self.assertEqual(others, [("script", ["/bin/sh", "x.sh"])])
+        self.assertEqual(alone, {"/b/timing_tests"})
+
+    def test_run_serial_as_ctest_may_write_it(self):
+        for value, expected in [(True, True), ("ON", True), ("TRUE", True), ("1", True), (False, False),
+                                ("OFF", False), ("0", False)]:
+            with self.subTest(value=value):
+                self.assertEqual(test_gpu.run_serial({"properties": [{"name": "RUN_SERIAL", "value": value}]}),
+                                 expected)
+        self.assertFalse(test_gpu.run_serial({"name": "no properties"}))
+
+
+PROGRAM = textwrap.dedent("""\
+    #!{python}
+    import sys, time
+    name = sys.argv[0].rsplit("/", 1)[-1]
+    with open({journal!r}, "a") as f:
+        f.write(f"start {{name}} {{time.monotonic()}}\\n")
+    time.sleep({sleep})
+    with open({journal!r}, "a") as f:
+        f.write(f"end {{name}} {{time.monotonic()}}\\n")
+    print("[  PASSED  ] 1 test.")
+    """)
+
+
+class Order(unittest.TestCase):
+    def test_the_serial_program_ends_before_the_others_start(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = pathlib.Path(tmp)
+            journal = tmp / "journal"
+            tests = []
+            for name, sleep, serial in [("alone_tests", 0.4, True), ("b_tests", 0.4, None), ("c_tests", 0.4, None)]:
+                exe = tmp / name
+                exe.write_text(PROGRAM.format(python=sys.executable, journal=str(journal), sleep=sleep))
+                exe.chmod(0o755)
+                tests.append(case(str(exe), f"{name}.Case", serial=serial))
+            record = tmp / "record.json"
+            with mock.patch.object(test_gpu, "gpu_tests", return_value=test_gpu.group(tests)), \
+                    mock.patch.object(sys, "argv", ["test_gpu.py", str(tmp), "--record", str(record),
+                                                    "--logs", str(tmp / "logs")]):
+                self.assertEqual(test_gpu.main(), 0)
+            times = {}
+            for line in journal.read_text().splitlines():
+                what, name, t = line.split()
+                times[(what, name)] = float(t)
+            self.assertLess(times[("end", "alone_tests")], times[("start", "b_tests")])
+            self.assertLess(times[("end", "alone_tests")], times[("start", "c_tests")])
+            # b and c side by side: each started before the other ended
+            self.assertLess(times[("start", "b_tests")], times[("end", "c_tests")])
+            self.assertLess(times[("start", "c_tests")], times[("end", "b_tests")])
+            programs = {p["program"]: p for p in json.loads(record.read_text())["programs"]}
+            self.assertEqual({n: p["alone"] for n, p in programs.items()},
+                             {"alone_tests": True, "b_tests": False, "c_tests": False})
+            self.assertEqual({p["passed"] for p in programs.values()}, {1})
+
+
+if __name__ == "__main__":
+    unittest.main()
