@@ -23,6 +23,11 @@ MUNCH_PIPELINE_FLOOR_RATIO = 1.5
 # (per cent) of it to reach; the memory-bound applications by DRAM throughput, the others by issue slots.
 RYOO_BOUND = {"elimination": ("DRAM", 80), "fdtd": ("DRAM", 80), "lbm": ("DRAM", 80), "fem": ("DRAM", 80)}
 RYOO_DEFAULT_BOUND = ("issue", 60)
+# ryoo's matrix multiplication (paper/ryoo/data/references.py): the best hand-written SGEMM at this share (per
+# cent) of cuBLAS FP32 at each of these sizes; where it falls short, the profiler's limiter (ncu_limiters) is
+# named beside the verdict.
+RYOO_SGEMM_CUBLAS_PCT = 95
+RYOO_SGEMM_TARGET_SIZES = (4096, 8192)
 
 # mwsep, the lean variants (paper/mwsep/data/lean.py): the best exact FP64 variant against the public
 # application (its integral over ours, same GPU, same call) per unit; the FP64 pipe's busy share (per cent,

@@ -34,6 +34,11 @@ def build(ctx, facts):
          "the compressed integral is a small part of a whole run; a user who runs one likelihood should find the "
          "faster algorithm the faster program too, below the exact path's whole run", "A different algorithm: the compressed "
          "line-of-sight quadrature"],
+        ["ryoo (matrix multiplication)", f"the best hand-written SGEMM at {t.RYOO_SGEMM_CUBLAS_PCT} % of cuBLAS FP32 at "
+         + " and ".join(f"n = {n}" for n in t.RYOO_SGEMM_TARGET_SIZES) + ", or the profiler's limiter named where it "
+         "falls short", "cuBLAS is what a user calls; a ladder whose last step stays within a few per cent of it has "
+         "found what the library does, and where it does not the profiler should say why",
+         "Matrix multiplication (beyond 2008)"],
         ["ryoo (applications)", f"{issue_pct} % {issue_resource} activity (the share of cycles issuing) for compute-bound kernels; "
          + ", ".join(f"{p} %" for p in dram) + " of the DRAM throughput for "
          + ", ".join(sorted(a for a, (r, _) in t.RYOO_BOUND.items() if r == "DRAM")),

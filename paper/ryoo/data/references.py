@@ -2,10 +2,12 @@
 against the measured bandwidth, and the CPU BLAS of the paper's CPU comparison."""
 import statistics
 
+from paper.report import targets
 from paper.report.common import against_l2, fmt, l2_bytes, need, table
 from paper.report.facts import available
 
 from ..facts import median_by
+from .suite import limiter
 
 
 def build(ctx, facts):
@@ -29,6 +31,8 @@ def build(ctx, facts):
         f"FP32 the best hand-written kernel reaches. Münch measured cuBLAS at {pub['munch_cublas']['gflops_4096']} "
         "GFLOP/s at n = 4096 on a Quadro FX 3700, transfers included.",
         ["variant"] + [f"n = {s}" for s in ns], body)
+
+    ctx.tables["para_ryoo_cublas_target"] = cublas_target(ctx, facts, best, rate)
 
     # Münch (ch. 3): cuBLAS 2.4 times the CUDA SDK's kernel (his Algorithm 3, a 16 x 16 shared-memory tiling:
     # the ladder's tiled-16) at the largest size he ran; the same ratio here at the ladder's size.
@@ -80,3 +84,42 @@ def build(ctx, facts):
         f"kernel ({best}) is {fmt(speedup)} times the single thread (the paper: {pub['matmul_kernel_speedup_vs_cpu']['value']} "
         f"times an SSE2 library on one Opteron thread) and {fmt(lad.gflops[best] / cpu_gf[threads[-1]])} times all "
         "the cores.\n")
+
+
+def cublas_target(ctx, facts, best, rate):
+    """The verdict on the SGEMM target (targets.RYOO_SGEMM_CUBLAS_PCT of cuBLAS FP32 at each of
+    targets.RYOO_SGEMM_TARGET_SIZES, the best hand-written kernel @p best, rates by @p rate(variant, n)), with the
+    profiler's limiter of that kernel (ncu_limiters, suite.limiter's rule) at each size where it falls short."""
+    goal = targets.RYOO_SGEMM_CUBLAS_PCT
+    shares, short, unmeasured = [], [], []
+    for size in targets.RYOO_SGEMM_TARGET_SIZES:
+        mine, lib = rate(best, size), rate("cublas-fp32", size)
+        if not (mine and lib):
+            unmeasured.append(size)
+            continue
+        share = 100 * mine / lib
+        shares.append(f"{share:.1f} % at n = {size}")
+        if share < goal:
+            short.append(size)
+    if not shares:
+        ctx.fallback("para_ryoo_cublas_target", "no best-kernel and cuBLAS FP32 rates at the target's sizes",
+                     [facts.files.path("sizes")])
+        return (f"The target of {goal} % of cuBLAS FP32 was not judged: neither {best} nor cuBLAS FP32 was timed at "
+                + " or ".join(f"n = {n}" for n in targets.RYOO_SGEMM_TARGET_SIZES) + " on this GPU.\n")
+    verdict = "not met" if short else ("met" if not unmeasured else "not judged at every size")
+    text = (f"Against the target of {goal} % of cuBLAS FP32 (the targets table), {best} reaches "
+            + " and ".join(shares) + (f" (n = {', '.join(map(str, unmeasured))} not timed)" if unmeasured else "")
+            + f": {verdict}.")
+    if short:
+        rows = facts.files.optional("ncu_limiters")
+        if not rows:
+            ctx.fallback("para_ryoo_cublas_target", "ncu_limiters was not recorded", [facts.files.path("ncu_limiters")])
+            return text + " The profiler's limiter was not recorded on this GPU (ncu_limiters).\n"
+        named = []
+        for size in short:
+            row = next((r for r in rows if r.get("variant") == best and r.get("input") == str(size)), None)
+            named.append(f"at n = {size}, {limiter(row)}" if row else
+                         f"at n = {size} not recorded (ncu_limiters has no launch of {best} at that size)")
+        text += (" The profiler names the limit by the rule of the application chapter's limiter table: "
+                 + "; ".join(named) + ".")
+    return text + "\n"
