@@ -3,8 +3,9 @@
 - ctest's json-v1 list is grouped by program (a GoogleTest case by its --gtest_filter), the other tests on their
   own, and a program is run alone when any of its tests has RUN_SERIAL (ctest writes it as true or as a
   string);
-- a run with made-up programs (scripts that note when they start and end): the program marked RUN_SERIAL ends
-  before any other starts, the others run at the same time, and the record says which ran alone.
+- a run with made-up programs (scripts that note when they start and end; the two meant to run at once each wait
+  for the other to start): the program marked RUN_SERIAL ends before any other starts, the others run at the
+  same time, and the record says which ran alone.
 
 Run from the checkout's root: python3 -m unittest tests/tools/test_test_gpu.py
 """
@@ -51,12 +52,18 @@ class Group(unittest.TestCase):
 
 PROGRAM = textwrap.dedent("""\
     #!{python}
-    import sys, time
+    import pathlib, sys, time
     name = sys.argv[0].rsplit("/", 1)[-1]
-    with open({journal!r}, "a") as f:
+    journal = pathlib.Path({journal!r})
+    with journal.open("a") as f:
         f.write(f"start {{name}} {{time.monotonic()}}\\n")
-    time.sleep({sleep})
-    with open({journal!r}, "a") as f:
+    # A program with a partner waits (at most 20 s) until the partner has started: both run at once only if the
+    # runner started them side by side. One without a partner works for a moment.
+    partner, deadline = {partner!r}, time.monotonic() + 20
+    while partner and f"start {{partner}} " not in journal.read_text() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.3)
+    with journal.open("a") as f:
         f.write(f"end {{name}} {{time.monotonic()}}\\n")
     print("[  PASSED  ] 1 test.")
     """)
@@ -68,9 +75,10 @@ class Order(unittest.TestCase):
             tmp = pathlib.Path(tmp)
             journal = tmp / "journal"
             tests = []
-            for name, sleep, serial in [("alone_tests", 0.4, True), ("b_tests", 0.4, None), ("c_tests", 0.4, None)]:
+            for name, partner, serial in [("alone_tests", "", True), ("b_tests", "c_tests", None),
+                                          ("c_tests", "b_tests", None)]:
                 exe = tmp / name
-                exe.write_text(PROGRAM.format(python=sys.executable, journal=str(journal), sleep=sleep))
+                exe.write_text(PROGRAM.format(python=sys.executable, journal=str(journal), partner=partner))
                 exe.chmod(0o755)
                 tests.append(case(str(exe), f"{name}.Case", serial=serial))
             record = tmp / "record.json"
