@@ -10,6 +10,8 @@ study's runs become commands: experiments/studies/<study>.py (a harness.study.St
 experiments/harness/runner.py. Results go to a FRESH folder
 by default, experiments/results/local/<gpu>-<UTC date and time>/ (never into the committed results);
 --out names a folder, and running again on the same folder resumes it (jobs recorded as done are skipped).
+A study's experiments run in file order, or with --only in the order it names them (an experiment whose
+definition says `after` another named one still runs after it).
 Every file is listed in <out>/manifest.json with its experiment, commits and status; each has a
 <file>.meta.json with provenance. Exit status 1 when a job failed or without a GPU (CPU-only kinds can
 still be run with --only).

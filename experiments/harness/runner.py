@@ -111,7 +111,8 @@ def check_definition(path, d, kinds, quick=False):
 
 
 def load_definitions(study, only=(), kinds=None, quick=False):
-    """The definitions of @p study (those in @p only, else all), in file order. With @p kinds (the study's
+    """The definitions of @p study: those in @p only in the order it names them, else all in file order. With
+    @p kinds (the study's
     declared kinds) each is checked against its kind's inputs and has its defaults filled in (check_definition);
     without, they are read as written (for tools that read only names and what a definition asks of a host)."""
     folder = DEFINITIONS / study
@@ -126,11 +127,14 @@ def load_definitions(study, only=(), kinds=None, quick=False):
             d = check_definition(path, d, kinds, quick)
         d["study"] = study
         defs.append(d)
+    if only:  # a caller with a time limit runs first what it names first
+        order = {name: i for i, name in enumerate(only)}
+        defs.sort(key=lambda d: order[d["name"]])
     return defs
 
 
 def in_run_order(definitions):
-    """@p definitions in the order they run: file order, except that a definition comes after every definition of
+    """@p definitions in the order they run: the order given, except that a definition comes after every definition of
     the list that its `after` names (an `after` naming an experiment that is not in the list asks nothing: the
     job that reads its files finds them in the folder or says what to record first). A name that is no experiment
     of the study, or a cycle, ends the command with the file and the key."""

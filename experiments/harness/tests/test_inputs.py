@@ -145,7 +145,8 @@ class DefinitionsAreChecked(unittest.TestCase):
 
     def test_after_runs_the_named_experiments_first_and_refuses_an_unknown_name_or_a_cycle(self):
         """`a_reads` reads what `b_writes` records: asked for together, b_writes runs first although its file comes
-        later; asked for alone, a_reads runs alone. An `after` naming no experiment, or a cycle, is refused with
+        later; asked for alone, a_reads runs alone; named in another order by --only, they run in that order,
+        b_writes still before a_reads. An `after` naming no experiment, or a cycle, is refused with
         the file and the key."""
         self.write("a_reads", runs=[{"keys": ["r"]}], after=["b_writes"])
         self.write("b_writes", runs=[{"keys": ["w"]}])
@@ -154,6 +155,11 @@ class DefinitionsAreChecked(unittest.TestCase):
         self.assertEqual([d["name"] for d in plan.definitions], ["b_writes", "a_reads", "c_other"])
         plan = runner.plan_study("inputs", self.build, only=["a_reads", "c_other"])
         self.assertEqual([d["name"] for d in plan.definitions], ["a_reads", "c_other"])
+        # --only's order is the run order, an `after` within the list still first
+        plan = runner.plan_study("inputs", self.build, only=["c_other", "a_reads"])
+        self.assertEqual([d["name"] for d in plan.definitions], ["c_other", "a_reads"])
+        plan = runner.plan_study("inputs", self.build, only=["c_other", "a_reads", "b_writes"])
+        self.assertEqual([d["name"] for d in plan.definitions], ["c_other", "b_writes", "a_reads"])
         runner.run_study("inputs", self.tmp / "out", self.build)
         self.assertEqual([key for key, _ in StudyWithInputs.calls], ["w", "r", "o"])
         path = self.write("a_reads", runs=[{"keys": ["r"]}], after=["b_wrtes"])
