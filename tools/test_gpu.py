@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs the GPU tests (ctest label `gpu`) concurrently: one process per GoogleTest program, all at once,
 instead of one process per test; records the wall time. A program any of whose tests has ctest's RUN_SERIAL
-property (tests that time the GPU and need it to themselves) runs first, alone, before the others start.
+property (tests that time the GPU and need it to themselves), or such a test that is no GoogleTest case, runs
+first, alone, before the others start.
 
     python3 tools/test_gpu.py BUILD [--record FILE.json] [--logs DIR]
 
@@ -19,6 +20,7 @@ import re
 import subprocess
 import sys
 import time
+import typing
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 if not __package__:  # run by its path, not with -m: the shim puts the checkout's root on the path
@@ -40,21 +42,29 @@ def run_serial(test):
                for p in test.get("properties") or [])
 
 
+class Run(typing.NamedTuple):
+    """One process of the run: a GoogleTest program with the cases of it that are labelled gpu, or another
+    labelled test by itself."""
+    name: str        # the program's file name, or the test's name
+    tests: int       # the ctest tests it runs
+    command: list    # what runs
+    alone: bool      # any of its tests has RUN_SERIAL: it runs before the others, by itself
+
+
 def group(tests):
-    """The tests of ctest's json-v1 list @p tests by how they run: ({program: [test names]}, [(name, command)]
-    of tests that are not GoogleTest cases, {programs that must run alone}). A program runs alone when any
-    of its tests has RUN_SERIAL."""
-    programs, others, alone = {}, [], set()
+    """The processes that run ctest's json-v1 list @p tests (Run): one per GoogleTest program, its cases named
+    by --gtest_filter, in the programs' order; then one per other test, in ctest's order."""
+    programs, others = {}, []
     for t in tests:
         cmd = t.get("command") or []
         gtest = [a for a in cmd[1:] if a.startswith("--gtest_filter=")]
         if cmd and gtest:
-            programs.setdefault(cmd[0], []).append(gtest[0].split("=", 1)[1])
-            if run_serial(t):
-                alone.add(cmd[0])
+            cases, alone = programs.get(cmd[0], ([], False))
+            programs[cmd[0]] = (cases + [gtest[0].split("=", 1)[1]], alone or run_serial(t))
         elif cmd:
-            others.append((t["name"], cmd))
-    return programs, others, alone
+            others.append(Run(t["name"], 1, cmd, run_serial(t)))
+    return [Run(pathlib.Path(exe).name, len(cases), [exe, "--gtest_filter=" + ":".join(cases)], alone)
+            for exe, (cases, alone) in sorted(programs.items())] + others
 
 
 def counts(text):
@@ -75,34 +85,28 @@ def main():
     record = args.record or build / "test-gpu.json"
     logs = args.logs or build / "test-gpu-logs"
     logs.mkdir(parents=True, exist_ok=True)
-    programs, others, alone = gpu_tests(build)
-    if not programs and not others:
+    runs = gpu_tests(build)
+    if not runs:
         print(f"test_gpu: no test labelled gpu in {build}", file=sys.stderr)
         return 1
     start = time.monotonic()
     results = []
 
-    def start_program(name, n, cmd, log):
-        return (name, n, cmd, log, time.monotonic(),
-                subprocess.Popen(cmd, cwd=build, stdout=log.open("w"), stderr=subprocess.STDOUT))
+    def launch(run):
+        log = logs / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', run.name)}.log"
+        return run, log, time.monotonic(), subprocess.Popen(run.command, cwd=build, stdout=log.open("w"),
+                                                             stderr=subprocess.STDOUT)
 
-    def finish(name, n, cmd, log, t0, proc, serial):
+    def finish(run, log, t0, proc):
         code = proc.wait()
-        text = log.read_text(errors="replace")
-        results.append(dict(program=name, tests=n, exit=code, wall_s=round(time.monotonic() - t0, 1),
-                            log=str(log), alone=serial, **counts(text)))
-
-    def gtest_run(exe, names):
-        return (pathlib.Path(exe).name, len(names), [exe, "--gtest_filter=" + ":".join(names)],
-                logs / f"{pathlib.Path(exe).name}.log")
-    # The programs that time the GPU first, one at a time, with the device to themselves.
-    for exe in sorted(alone):
-        finish(*start_program(*gtest_run(exe, programs[exe])), serial=True)
-    running = [start_program(*gtest_run(exe, names)) for exe, names in sorted(programs.items()) if exe not in alone]
-    for name, cmd in others:
-        running.append(start_program(name, 1, cmd, logs / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', name)}.log"))
-    for run in running:
-        finish(*run, serial=False)
+        results.append(dict(program=run.name, tests=run.tests, exit=code, wall_s=round(time.monotonic() - t0, 1),
+                            log=str(log), alone=run.alone, **counts(log.read_text(errors="replace"))))
+    # What times the GPU first, one at a time, with the device to itself; then the rest at once.
+    for run in runs:
+        if run.alone:
+            finish(*launch(run))
+    for started in [launch(run) for run in runs if not run.alone]:
+        finish(*started)
     wall = time.monotonic() - start
     devices = provenance.gpus()
     commit, dirty = provenance.git_state()

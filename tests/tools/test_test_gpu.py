@@ -2,7 +2,7 @@
 
 - ctest's json-v1 list is grouped by program (a GoogleTest case by its --gtest_filter), the other tests on their
   own, and a program is run alone when any of its tests has RUN_SERIAL (ctest writes it as true or as a
-  string);
+  string), another test when it has;
 - a run with made-up programs (scripts that note when they start and end; the two meant to run at once each wait
   for the other to start): the program marked RUN_SERIAL ends before any other starts, the others run at the
   same time, and the record says which ran alone.
@@ -34,12 +34,16 @@ class Group(unittest.TestCase):
         tests = [case("/b/a_tests", "A.One"), case("/b/a_tests", "A.Two"),
                  case("/b/timing_tests", "T.Cold", serial=True), case("/b/timing_tests", "T.Other"),
                  case("/b/c_tests", "C.One", serial=False),
-                 {"name": "script", "command": ["/bin/sh", "x.sh"], "properties": []}]
-        programs, others, alone = test_gpu.group(tests)
-        self.assertEqual(programs, {"/b/a_tests": ["A.One", "A.Two"], "/b/timing_tests": ["T.Cold", "T.Other"],
-                                    "/b/c_tests": ["C.One"]})
-        self.assertEqual(others, [("script", ["/bin/sh", "x.sh"])])
-        self.assertEqual(alone, {"/b/timing_tests"})
+                 {"name": "script", "command": ["/bin/sh", "x.sh"], "properties": []},
+                 {"name": "timed script", "command": ["/bin/sh", "t.sh"],
+                  "properties": [{"name": "RUN_SERIAL", "value": True}]}]
+        Run = test_gpu.Run
+        self.assertEqual(test_gpu.group(tests), [
+            Run("a_tests", 2, ["/b/a_tests", "--gtest_filter=A.One:A.Two"], False),
+            Run("c_tests", 1, ["/b/c_tests", "--gtest_filter=C.One"], False),
+            Run("timing_tests", 2, ["/b/timing_tests", "--gtest_filter=T.Cold:T.Other"], True),
+            Run("script", 1, ["/bin/sh", "x.sh"], False),
+            Run("timed script", 1, ["/bin/sh", "t.sh"], True)])
 
     def test_run_serial_as_ctest_may_write_it(self):
         for value, expected in [(True, True), ("ON", True), ("TRUE", True), ("1", True), (False, False),
