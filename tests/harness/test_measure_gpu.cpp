@@ -68,8 +68,9 @@ TEST(GpuMeasure, AColdReadOfAnInputThatFitsInL2IsSlowerThanAWarmOne) {
     // A kernel reads a quarter of the L2 and writes nothing: warm, the lines are still in L2 from the sample
     // before; cold, the flush has replaced them, so they come from device memory (and the flush's dirty lines
     // are written back as they make room). Three things this test once got wrong are kept out:
-    //  - the probe is a kernel, not a device-to-device cudaMemcpy, which on an H200 was no faster warm than cold
-    //    (0.0238 ms warm, 0.0212 ms cold, the device to itself: experiments/records/test-gpu-nvidia-h200-20261129);
+    //  - the probe is a kernel, not a device-to-device cudaMemcpy, whose warm median on H200s went from 0.0187 ms
+    //    to 0.0253 ms from run to run and once lay above the cold one with the device to itself (0.0238 ms warm,
+    //    0.0212 ms cold: experiments/records/test-gpu-nvidia-h200-20261129);
     //  - the clocks are brought up before anything is timed, and the two states alternate in rounds, each round
     //    starting with the other, so neither gets the slow clocks of a device coming out of idle;
     //  - other processes' kernels would evict the warm lines too, so this program runs alone (RUN_SERIAL in
