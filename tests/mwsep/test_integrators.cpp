@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -368,7 +369,8 @@ TEST(ThreadPool, RefusedThreadStartsRunTheLoopOnFewerThreads) {
 
 // A pool's threads start once and run loop after loop: every index of every loop exactly once (counted by
 // index), the calling thread taking part; a body's exception reaches the caller and the pool runs on; two
-// callers at once get whole loops each; workers the system refuses leave a smaller pool that still works.
+// callers at once get whole loops each; workers the system refuses leave a smaller pool that still works; in
+// loops that end before the workers wake, and the loops after them, every index still runs exactly once.
 TEST(WorkerPool, RunsEveryIndexOfEveryLoopOnce) {
     for (int allowed : {-1, 0, 2}) {
         const ThreadStartLimit limit(allowed);
@@ -381,6 +383,16 @@ TEST(WorkerPool, RunsEveryIndexOfEveryLoopOnce) {
                 for (std::size_t i = 0; i < n; ++i)
                     ASSERT_EQ(runs[i].load(), 1) << "index " << i << " of " << n << ", loop " << loop << ", allowed " << allowed;
             }
+        }
+        // Loops shorter than a worker takes to wake: a worker finds most of them closed when it wakes, and must
+        // neither run a closed loop's body nor miss the loops after it (a pause now and then lets them sleep).
+        for (int loop = 0; loop < 3000; ++loop) {
+            const std::size_t n = 1 + loop % 3;
+            std::vector<std::atomic<int>> runs(n);
+            pool.run(n, [&](std::size_t i) { runs[i].fetch_add(1); });
+            for (std::size_t i = 0; i < n; ++i)
+                ASSERT_EQ(runs[i].load(), 1) << "index " << i << " of short loop " << loop << ", allowed " << allowed;
+            if (loop % 500 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
         }
         EXPECT_THROW(pool.run(100, [](std::size_t i) { if (i == 37) throw std::runtime_error("body 37"); }), std::runtime_error);
         std::atomic<int> after{0};

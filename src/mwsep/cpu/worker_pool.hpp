@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
@@ -46,37 +47,47 @@ public:
         const std::lock_guard one_loop(run_mutex_);
         {
             const std::lock_guard lock(mutex_);
-            body_ = &body, n_ = n, busy_ = workers_.size();
+            body_ = &body, n_ = n;
             next_.store(0);
-            ++loop_;
+            loop_.fetch_add(1);
         }
         wake_.notify_all();
         harness::detail::take_indices(next_, n, body, failure_);
         {
+            // Every index is taken; the workers that joined this loop finish theirs. A worker not yet awake
+            // finds the loop closed (no body) when it wakes and takes no part, so the caller does not wait for
+            // it: on a busy or virtual machine a sleeping thread can take longer to wake than the loop takes.
             std::unique_lock lock(mutex_);
-            done_.wait(lock, [&] { return busy_ == 0; });
+            done_.wait(lock, [&] { return inside_ == 0; });
             body_ = nullptr;
         }
         failure_.rethrow();
     }
 
 private:
-    /// A worker: waits for each new loop, takes its share, says it is done.
+    /// A worker: waits for each new loop, joins it if it is still open, takes its share, says it is done. After
+    /// a loop it watches for the next one for a moment before it sleeps, so that loops that follow each other
+    /// closely (a search, then the sums of what it found) find it awake.
     std::function<void()> worker_ = [this] {
         unsigned long long seen = 0;
         for (;;) {
+            const auto watch_until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+            while (loop_.load() == seen && std::chrono::steady_clock::now() < watch_until) std::this_thread::yield();
             const std::function<void(std::size_t)>* body;
             std::size_t n;
             {
                 std::unique_lock lock(mutex_);
-                wake_.wait(lock, [&] { return stopping_ || loop_ != seen; });
+                wake_.wait(lock, [&] { return stopping_ || loop_.load() != seen; });
                 if (stopping_) return;
-                seen = loop_, body = body_, n = n_;
+                seen = loop_.load();
+                if (!body_) continue;  // that loop ended before this worker woke
+                body = body_, n = n_;
+                ++inside_;
             }
             harness::detail::take_indices(next_, n, *body, failure_);
             {
                 const std::lock_guard lock(mutex_);
-                --busy_;
+                --inside_;
             }
             done_.notify_one();
         }
@@ -87,8 +98,9 @@ private:
     std::condition_variable wake_, done_;
     const std::function<void(std::size_t)>* body_ = nullptr;
     std::size_t n_ = 0;
-    std::size_t busy_ = 0;               // workers not yet done with the current loop
-    unsigned long long loop_ = 0;        // counts the loops, so that a worker takes each exactly once
+    std::size_t inside_ = 0;                   // workers that joined the current loop and are not done with it
+    std::atomic<unsigned long long> loop_{0};  // counts the loops (written under mutex_), so that a worker joins
+                                               // each at most once; read without the lock while a worker watches
     bool stopping_ = false;
     harness::detail::FirstFailure failure_;  // the current loop's first exception
     std::atomic<std::size_t> next_{0};

@@ -51,23 +51,31 @@ std::vector<double> log_scales(const geometry::AreaTables& a, const geometry::Fo
     return out;
 }
 
-/// Cells per thread below which more threads do not pay for starting them.
+/// Cells per part below which more parts do not pay for handing them out.
 constexpr std::size_t min_cells_per_thread = 4096;
 
-/// Runs body(k) for k in [0, n) and returns when every call has: on threads started for this one loop
-/// (harness::parallel_for, which goes on with fewer where the system refuses one).
-void on_new_threads(std::size_t n, const std::function<void(std::size_t)>& body) {
-    harness::parallel_for(n, static_cast<int>(n), body, "mwsep");
+/// Parts of a loop over @p items for @p threads threads: none smaller than min_cells_per_thread, and with more
+/// than one thread up to four a thread, taken as they come, so that a thread that wakes late or runs slowly
+/// leaves its share to the others instead of holding up the loop with a whole one.
+std::size_t parts_for(std::size_t items, unsigned threads) {
+    const std::size_t most = threads > 1 ? 4 * static_cast<std::size_t>(threads) : 1;
+    return std::clamp<std::size_t>(items / min_cells_per_thread, 1, most);
 }
 
-/// The thresholds, each loop split into at most @p threads parts and run by @p run.
+/// Runs body(k) for k in [0, n) and returns when every call has: on at most @p threads threads started for
+/// this one loop (harness::parallel_for, which goes on with fewer where the system refuses one).
+void on_new_threads(std::size_t n, unsigned threads, const std::function<void(std::size_t)>& body) {
+    harness::parallel_for(n, static_cast<int>(std::min<std::size_t>(n, std::max(1u, threads))), body, "mwsep");
+}
+
+/// The thresholds, each loop split into parts (parts_for) and run by @p run on @p threads threads.
 std::vector<double> thresholds_on(const std::vector<geometry::StreamGeometry>& streams, const geometry::AreaTables& a,
                                   const geometry::FoldedLineOfSight& los, unsigned threads,
                                   const std::function<void(std::size_t, const std::function<void(std::size_t)>&)>& run) {
     const std::size_t n_streams = streams.size();
     std::vector<double> thresholds(n_streams, 0.0);
     const std::size_t cells = a.cells();
-    const std::size_t parts = std::clamp<std::size_t>(cells / min_cells_per_thread, 1, std::max(1u, threads));
+    const std::size_t parts = parts_for(cells, threads);
     // Part k covers cells [k cells / parts, (k + 1) cells / parts) of every stream.
     std::vector<std::pair<double, std::size_t>> found(n_streams * parts);
     const std::vector<double> log_scale = log_scales(a, los);
@@ -90,7 +98,7 @@ std::vector<double> thresholds_on(const std::vector<geometry::StreamGeometry>& s
             if (found[t * parts + k].first > best.first) best = found[t * parts + k];
         best_cell[t] = best.second;
     }
-    const std::size_t term_parts = std::clamp<std::size_t>(n_streams * points / min_cells_per_thread, 1, std::max(1u, threads));
+    const std::size_t term_parts = parts_for(n_streams * points, threads);
     const auto fill = [&](std::size_t k) {
         const std::size_t total = n_streams * points;
         for (std::size_t i = k * total / term_parts; i < (k + 1) * total / term_parts; ++i) {
@@ -120,7 +128,9 @@ std::vector<double> stream_skip_thresholds(const geometry::IntegrationSetup& s, 
 std::vector<double> stream_skip_thresholds(const std::vector<geometry::StreamGeometry>& streams,
                                            const geometry::AreaTables& a, const geometry::FoldedLineOfSight& los,
                                            unsigned threads) {
-    return thresholds_on(streams, a, los, threads, on_new_threads);
+    return thresholds_on(streams, a, los, threads, [threads](std::size_t n, const std::function<void(std::size_t)>& body) {
+        on_new_threads(n, threads, body);
+    });
 }
 
 std::vector<double> stream_skip_thresholds(const std::vector<geometry::StreamGeometry>& streams,
