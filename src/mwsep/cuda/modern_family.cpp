@@ -179,14 +179,27 @@ public:
             harness::use_device(slice->device(), "select a slice's device");
             for (std::size_t i = 0; i < slice->areas.size(); ++i) {
                 const auto& a = slice->areas[i];
+                const std::size_t n = static_cast<std::size_t>(a.last_chunk - a.first_chunk) * 2;
+                if (n == 0) continue;
+                // The components' ranges of this slice's chunks, one copy for each run of ranges that follow each
+                // other in memory: a slice that holds every chunk (one device) downloads its area in one copy.
+                std::size_t from = 0, count = 0;
+                const auto download = [&] {
+                    if (count > 0)
+                        check(cudaMemcpy(partials[i].data() + from, a.partials + from, sizeof(double) * count,
+                                         cudaMemcpyDeviceToHost),
+                              "download the chunk sums");
+                };
                 for (int c = 0; c <= S; ++c) {
                     const std::size_t at = (static_cast<std::size_t>(c) * reduction_chunks + a.first_chunk) * 2;
-                    const std::size_t n = static_cast<std::size_t>(a.last_chunk - a.first_chunk) * 2;
-                    if (n == 0) continue;
-                    check(cudaMemcpy(partials[i].data() + at, a.partials + at, sizeof(double) * n,
-                                     cudaMemcpyDeviceToHost),
-                          "download the chunk sums");
+                    if (count > 0 && at == from + count) {
+                        count += n;
+                    } else {
+                        download();
+                        from = at, count = n;
+                    }
                 }
+                download();
             }
         }
         std::vector<std::vector<double>> sums;
