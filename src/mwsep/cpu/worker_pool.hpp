@@ -5,7 +5,6 @@
 #pragma once
 
 #include <atomic>
-#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
@@ -53,26 +52,27 @@ public:
         }
         wake_.notify_all();
         harness::detail::take_indices(next_, n, body, failure_);
-        {
-            // Every index is taken; the workers that joined this loop finish theirs. A worker not yet awake
-            // finds the loop closed (no body) when it wakes and takes no part, so the caller does not wait for
-            // it: on a busy or virtual machine a sleeping thread can take longer to wake than the loop takes.
-            std::unique_lock lock(mutex_);
-            done_.wait(lock, [&] { return inside_ == 0; });
-            body_ = nullptr;
+        // Every index is taken; the workers that joined this loop finish theirs. A worker not yet awake finds
+        // the loop closed (no body) when it wakes and takes no part, so the caller does not wait for it: on a
+        // busy or virtual machine a sleeping thread can take longer to wake than the loop takes. The caller
+        // watches the count of workers inside (they are working on a part, so the wait is short) instead of
+        // sleeping until the last one wakes it.
+        for (;;) {
+            while (inside_.load() != 0) std::this_thread::yield();
+            const std::lock_guard lock(mutex_);
+            if (inside_.load() == 0) {
+                body_ = nullptr;
+                break;
+            }
         }
         failure_.rethrow();
     }
 
 private:
-    /// A worker: waits for each new loop, joins it if it is still open, takes its share, says it is done. After
-    /// a loop it watches for the next one for a moment before it sleeps, so that loops that follow each other
-    /// closely (a search, then the sums of what it found) find it awake.
+    /// A worker: waits for each new loop, joins it if it is still open, takes its share, says it is done.
     std::function<void()> worker_ = [this] {
         unsigned long long seen = 0;
         for (;;) {
-            const auto watch_until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
-            while (loop_.load() == seen && std::chrono::steady_clock::now() < watch_until) std::this_thread::yield();
             const std::function<void(std::size_t)>* body;
             std::size_t n;
             {
@@ -82,25 +82,22 @@ private:
                 seen = loop_.load();
                 if (!body_) continue;  // that loop ended before this worker woke
                 body = body_, n = n_;
-                ++inside_;
+                inside_.fetch_add(1);
             }
             harness::detail::take_indices(next_, n, *body, failure_);
-            {
-                const std::lock_guard lock(mutex_);
-                --inside_;
-            }
-            done_.notify_one();
+            inside_.fetch_sub(1);
         }
     };
 
     std::mutex run_mutex_;  // one loop at a time
     std::mutex mutex_;      // guards what follows
-    std::condition_variable wake_, done_;
+    std::condition_variable wake_;
     const std::function<void(std::size_t)>* body_ = nullptr;
     std::size_t n_ = 0;
-    std::size_t inside_ = 0;                   // workers that joined the current loop and are not done with it
+    std::atomic<std::size_t> inside_{0};       // workers that joined the current loop and are not done with it
+                                               // (raised under mutex_, lowered without it)
     std::atomic<unsigned long long> loop_{0};  // counts the loops (written under mutex_), so that a worker joins
-                                               // each at most once; read without the lock while a worker watches
+                                               // each at most once
     bool stopping_ = false;
     harness::detail::FirstFailure failure_;  // the current loop's first exception
     std::atomic<std::size_t> next_{0};
