@@ -112,9 +112,9 @@ def check_definition(path, d, kinds, quick=False):
 
 def load_definitions(study, only=(), kinds=None, quick=False):
     """The definitions of @p study: those in @p only in the order it names them, else all in file order. With
-    @p kinds (the study's
-    declared kinds) each is checked against its kind's inputs and has its defaults filled in (check_definition);
-    without, they are read as written (for tools that read only names and what a definition asks of a host)."""
+    @p kinds (the study's declared kinds) each is checked against its kind's inputs and has its defaults filled
+    in (check_definition); without, they are read as written (for tools that read only names and what a
+    definition asks of a host)."""
     folder = DEFINITIONS / study
     if not folder.is_dir():
         raise SystemExit(f"run: no definitions for study '{study}' ({folder})")

@@ -94,30 +94,31 @@ TEST(GpuMeasure, AColdReadOfAnInputThatFitsInL2IsSlowerThanAWarmOne) {
     o.stop.min_samples = 9;
     o.stop.max_samples = 9;
     o.throttle = harness::Throttle::keep;
-    std::vector<double> warm_ms, cold_ms;
-    double warm_mhz = 0, cold_mhz = 0;
-    int warm_clocks = 0, cold_clocks = 0;
+    struct State {
+        std::vector<double> ms;  // every sample's time
+        double mhz = 0;          // the SM clocks seen, summed
+        int clocks = 0;          // samples with a clock reading
+        double mean_mhz() const { return mhz / clocks; }
+    } warm_state, cold_state;
     for (int round = 0; round < 6; ++round) {
         for (int k = 0; k < 2; ++k) {
             o.cold = (round + k) % 2 == 1;
+            State& state = o.cold ? cold_state : warm_state;
             const auto m = harness::measure(stream.get(), o, monitor, read);
             EXPECT_EQ(m.cold, o.cold);
             for (const auto& sample : m.samples) {
-                (o.cold ? cold_ms : warm_ms).push_back(sample.ms);
-                if (sample.clock.polls > 0) {
-                    (o.cold ? cold_mhz : warm_mhz) += sample.clock.sm_clock_mhz;
-                    ++(o.cold ? cold_clocks : warm_clocks);
-                }
+                state.ms.push_back(sample.ms);
+                if (sample.clock.polls > 0) state.mhz += sample.clock.sm_clock_mhz, ++state.clocks;
             }
         }
     }
-    const double warm = harness::summarize(warm_ms).median, cold = harness::summarize(cold_ms).median;
+    const double warm = harness::summarize(warm_state.ms).median, cold = harness::summarize(cold_state.ms).median;
+    const std::string clocks = warm_state.clocks && cold_state.clocks
+                                   ? std::to_string(warm_state.mean_mhz()) + " MHz warm, " +
+                                         std::to_string(cold_state.mean_mhz()) + " MHz cold"
+                                   : "not monitored";
     std::printf("%zu bytes read, %zu samples each: warm median %.4f ms, cold median %.4f ms; mean SM clock %s\n",
-                n * sizeof(float), warm_ms.size(), warm, cold,
-                warm_clocks && cold_clocks
-                    ? (std::to_string(warm_mhz / warm_clocks) + " MHz warm, " + std::to_string(cold_mhz / cold_clocks) +
-                       " MHz cold").c_str()
-                    : "not monitored");
+                n * sizeof(float), warm_state.ms.size(), warm, cold, clocks.c_str());
     EXPECT_GT(cold, warm);
 }
 

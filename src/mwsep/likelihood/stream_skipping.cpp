@@ -51,15 +51,15 @@ std::vector<double> log_scales(const geometry::AreaTables& a, const geometry::Fo
     return out;
 }
 
-/// Cells per part below which more parts do not pay for handing them out.
-constexpr std::size_t min_cells_per_thread = 4096;
+/// Cells (or terms) per part below which more parts do not pay for handing them out.
+constexpr std::size_t min_items_per_part = 4096;
 
-/// Parts of a loop over @p items for @p threads threads: none smaller than min_cells_per_thread, and with more
+/// Parts of a loop over @p items for @p threads threads: none smaller than min_items_per_part, and with more
 /// than one thread up to four a thread, taken as they come, so that a thread that wakes late or runs slowly
 /// leaves its share to the others instead of holding up the loop with a whole one.
 std::size_t parts_for(std::size_t items, unsigned threads) {
     const std::size_t most = threads > 1 ? 4 * static_cast<std::size_t>(threads) : 1;
-    return std::clamp<std::size_t>(items / min_cells_per_thread, 1, most);
+    return std::clamp<std::size_t>(items / min_items_per_part, 1, most);
 }
 
 /// Runs body(k) for k in [0, n) and returns when every call has: on at most @p threads threads started for
