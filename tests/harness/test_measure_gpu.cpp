@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -13,7 +14,7 @@
 #include "harness/check.hpp"
 #include "harness/device_memory.hpp"
 #include "harness/measure_cuda.hpp"
-#include "read_probe.hpp"
+#include "chase_probe.hpp"
 
 namespace {
 
@@ -65,25 +66,31 @@ TEST(GpuMeasure, FollowsTheCriterionAndRecordsEverySample) {
 
 TEST(GpuMeasure, AColdReadOfAnInputThatFitsInL2IsSlowerThanAWarmOne) {
     NEED_GPU();
-    // A kernel reads a quarter of the L2 and writes nothing: warm, the lines are still in L2 from the sample
-    // before; cold, the flush has replaced them, so they come from device memory (and the flush's dirty lines
-    // are written back as they make room). Three things this test once got wrong are kept out:
-    //  - the probe is a kernel, not a device-to-device cudaMemcpy, whose warm median on H200s went from 0.0187 ms
-    //    to 0.0253 ms from run to run and once lay above the cold one with the device to itself (0.0238 ms warm,
-    //    0.0212 ms cold: experiments/records/test-gpu-nvidia-h200-20261129);
+    // One thread follows a chain of dependent loads through lines spread over a quarter of the L2: warm, the lines
+    // are still in L2 from the sample before; cold, the flush has replaced them, so each load waits for device
+    // memory. Things this test once got wrong are kept out:
+    //  - the probe is a chain of dependent loads, whose time is mostly load latency (device memory's well above
+    //    L2's), not launch overhead or bandwidth. A device-to-device cudaMemcpy's warm median on H200s went from
+    //    0.0187 ms to 0.0253 ms from run to run and once lay above the cold one (0.0238 ms warm, 0.0212 ms cold:
+    //    experiments/records/test-gpu-nvidia-h200-20261129), and a kernel reading a quarter of the L2 at full
+    //    width, whose time of about 0.02 ms was mostly its launch, came out about 4 % faster cold than warm in
+    //    every one of six runs on an H200;
     //  - the clocks are brought up before anything is timed, and the two states alternate in rounds, each round
     //    starting with the other, so neither gets the slow clocks of a device coming out of idle;
     //  - other processes' kernels would evict the warm lines too, so this program runs alone (RUN_SERIAL in
     //    tests/harness/CMakeLists.txt, which tools/test_gpu.py follows).
     harness::L2Flush probe;
     if (probe.l2_bytes() < (1u << 20)) GTEST_SKIP() << "the device reports an L2 below 1 MiB";
-    const std::size_t n = probe.l2_bytes() / 4 / sizeof(float) / 4 * 4;
+    const std::size_t words = probe.l2_bytes() / 4 / sizeof(unsigned);
+    const std::size_t links = std::min<std::size_t>(4096, words / 32);
+    const std::vector<unsigned> chain = harness_test::make_chain(words, links);
     harness::DeviceMemory memory;
-    float* a = memory.allocate<float>(n, "input");
-    float* sink = memory.allocate<float>(1, "sink");
-    harness::check(cudaMemset(a, 0, n * sizeof(float)), "clear the input");
+    unsigned* a = memory.allocate<unsigned>(words, "chain");
+    unsigned* sink = memory.allocate<unsigned>(1, "sink");
+    harness::check(cudaMemcpy(a, chain.data(), words * sizeof(unsigned), cudaMemcpyHostToDevice), "upload the chain");
+    harness::check(cudaMemset(sink, 0xff, sizeof(unsigned)), "mark the sink");
     harness::Stream stream;
-    const auto read = [&] { harness_test::enqueue_read_all(a, n, sink, stream.get()); };
+    const auto read = [&] { harness_test::enqueue_chase(a, links, sink, stream.get()); };
     const double warm_up_until = harness::steady_seconds() + 0.2;
     while (harness::steady_seconds() < warm_up_until) {
         read();
@@ -117,8 +124,12 @@ TEST(GpuMeasure, AColdReadOfAnInputThatFitsInL2IsSlowerThanAWarmOne) {
                                    ? std::to_string(warm_state.mean_mhz()) + " MHz warm, " +
                                          std::to_string(cold_state.mean_mhz()) + " MHz cold"
                                    : "not monitored";
-    std::printf("%zu bytes read, %zu samples each: warm median %.4f ms, cold median %.4f ms; mean SM clock %s\n",
-                n * sizeof(float), warm_state.ms.size(), warm, cold, clocks.c_str());
+    std::printf("%zu dependent loads over %zu bytes, %zu samples each: warm median %.4f ms, cold median %.4f ms; "
+                "mean SM clock %s\n",
+                links, words * sizeof(unsigned), warm_state.ms.size(), warm, cold, clocks.c_str());
+    unsigned end = 1;
+    harness::check(cudaMemcpy(&end, sink, sizeof end, cudaMemcpyDeviceToHost), "read where the chase ended");
+    EXPECT_EQ(end, 0u) << "the chain is closed: a whole turn ends where it began";
     EXPECT_GT(cold, warm);
 }
 

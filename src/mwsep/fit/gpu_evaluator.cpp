@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cmath>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -16,7 +17,6 @@
 
 #include "harness/device_budget_cuda.hpp"
 #include "harness/fault_injection.hpp"
-#include "mwsep/cpu/worker_pool.hpp"
 #include "mwsep/cuda/devices.hpp"
 #include "mwsep/cuda/variants.hpp"
 #include "mwsep/cuda_check.hpp"
@@ -93,7 +93,6 @@ public:
         }
         devices_.resize(devices.size());
         phases_.resize(devices.size());
-        for (std::size_t k = 0; k < devices.size(); ++k) ahead_.push_back(std::make_unique<cpu::WorkerPool>(2));
         // The host's cores shared between this process's devices and, under mpirun, the ranks of this
         // host: each candidate's skip thresholds are computed by that many threads.
         unsigned local_ranks = 1;
@@ -119,16 +118,16 @@ public:
         std::atomic<std::size_t> next{0};
         on_each(std::min(devices_.size(), batch.size()), [&](std::size_t k) {
             try {
-                // While candidate i's kernels run, the device's helper thread (ahead_, started once) computes
-                // the skip thresholds of this device's next candidate j (ResidentDevice::prefetch), so that
-                // its preparation is short; not where the device computes them itself.
+                // Once candidate i's kernels are queued, this thread computes (with the device's pool) the skip
+                // thresholds of the device's next candidate j (ResidentDevice::prefetch) while they run, so that
+                // j's preparation finds them; not where the device computes them itself. Not before: a search
+                // filling the host's cores beside i's preparation would slow that down.
                 const bool ahead = devices_[k]->prefetches();
                 for (std::size_t i = next.fetch_add(1); i < batch.size();) {
                     const std::size_t j = next.fetch_add(1);
-                    ahead_[k]->run(ahead && j < batch.size() ? 2 : 1, [&](std::size_t part) {
-                        if (part == 0) out[i] = one(batch[i], k);
-                        else prefetch(batch[j], k);
-                    });
+                    std::function<void()> while_integrating;
+                    if (ahead && j < batch.size()) while_integrating = [&, j] { prefetch(batch[j], k); };
+                    out[i] = one(batch[i], k, while_integrating);
                     i = j;
                 }
             } catch (...) {
@@ -175,20 +174,19 @@ private:
         double prepare = 0, integral = 0, likelihood = 0, evaluation = 0;
     };
 
-    /// The skip thresholds of candidate @p x's streams on device @p k, ahead of its evaluation; a candidate the
-    /// model rejects has none (its evaluation says so).
-    void prefetch(const std::vector<double>& x, std::size_t k) {
-        model::Model m;
+    /// The skip thresholds of candidate @p x's streams on device @p k, ahead of its evaluation. Throws nothing:
+    /// a candidate the model rejects has none, and whatever fails here fails again in the candidate's own
+    /// evaluation, which reports it (not the evaluation during which this runs).
+    void prefetch(const std::vector<double>& x, std::size_t k) noexcept {
         try {
-            m = model::build_model(with_parameters(data_.work_unit, x), data_.r_binning);
-        } catch (const std::exception&) {
-            return;
+            devices_[k]->prefetch(model::build_model(with_parameters(data_.work_unit, x), data_.r_binning));
+        } catch (...) {
         }
-        devices_[k]->prefetch(m);
     }
 
     /// One candidate on device @p k; NaN when it has no finite likelihood, an exception on a CUDA fault.
-    double one(const std::vector<double>& x, std::size_t k) {
+    /// @p while_integrating: host work for the device's idle host time (ResidentDevice::evaluate).
+    double one(const std::vector<double>& x, std::size_t k, const std::function<void()>& while_integrating) {
         ResidentDevice& device = *devices_[k];
         Phases& phases = phases_[k];
         const auto t0 = std::chrono::steady_clock::now();
@@ -205,7 +203,7 @@ private:
         }
         try {
             const auto t_call = std::chrono::steady_clock::now();  // the model is built: the rest is the device's
-            const cuda::GpuResult g = device.evaluate(m, cache_.get());
+            const cuda::GpuResult g = device.evaluate(m, cache_.get(), while_integrating);
             phases.prepare += g.prepare_seconds + std::chrono::duration<double>(t_call - t0).count();
             phases.integral += g.integral_seconds;
             phases.likelihood += g.likelihood_seconds;
@@ -223,7 +221,6 @@ private:
     std::string variant_;
     std::vector<std::unique_ptr<ResidentDevice>> devices_;
     std::vector<Phases> phases_;
-    std::vector<std::unique_ptr<cpu::WorkerPool>> ahead_;  // per device: its evaluation and the next prefetch
     std::string name_;
     std::unique_ptr<IntegralCache> cache_;  // shared by the devices; none: every candidate integrated whole
 };

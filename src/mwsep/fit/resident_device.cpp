@@ -117,7 +117,8 @@ ResidentDevice::Part& ResidentDevice::part(const model::Model& model) {
     return *parts_[k - 1];
 }
 
-cuda::GpuResult ResidentDevice::evaluate(const model::Model& model, IntegralCache* cache) {
+cuda::GpuResult ResidentDevice::evaluate(const model::Model& model, IntegralCache* cache,
+                                         const std::function<void()>& while_integrating) {
     harness::use_device(device_, "select a fit device");
     // The test hook (harness/fault_injection.hpp): past its number of evaluations, this one fails as a kernel
     // launch that the device refused would, through the same check.
@@ -145,12 +146,21 @@ cuda::GpuResult ResidentDevice::evaluate(const model::Model& model, IntegralCach
         cuda::queue_star_densities(setup_, *stars_, queue_->get());
         densities_queued = true;
     };
+    // The caller's host work, once, while the device is busy (after the first launch), never while this
+    // candidate is prepared: on a host whose cores it fills, it would slow the preparation down.
+    bool host_work_done = !while_integrating;
+    const auto host_work = [&] {
+        if (host_work_done) return;
+        host_work_done = true;
+        while_integrating();
+    };
     // One launch: the constants and skip thresholds of @p s, the kernels, and the sums brought back.
     const auto run = [&](cuda::PreparedIntegral& integral, const geometry::IntegrationSetup& s) {
         retarget(integral, s);
         r.prepare_seconds += stamp(steps_.prepare);
         integral.launch();
         queue_densities();
+        host_work();
         r.integral_seconds += integral.wait() / 1000.0;
         stamp(steps_.integral);
         model::Integrals sums = cuda::combine_areas(integral.area_sums(), static_cast<int>(s.streams.size()));
@@ -168,8 +178,13 @@ cuda::GpuResult ResidentDevice::evaluate(const model::Model& model, IntegralCach
         return run(*p.integral, p.setup);
     };
     r.integrals = cache ? cache->integrals(setup_.model, integrate) : integrate(setup_.model);
-    likelihood::check_integrals(r.integrals);
     stamp(steps_.sums);
+    if (!host_work_done) {  // every integral came from the cache: the work runs beside the stars' densities
+        queue_densities();
+        host_work();
+        stamp(steps_.integral);
+    }
+    likelihood::check_integrals(r.integrals);
     // The fit needs the likelihood alone: the diagnostic likelihoods (a logarithm per star and component on the
     // host) are not formed. Either only the total comes back (the device sum) or the log-probabilities do.
     if (work_.star_sum) {

@@ -7,11 +7,12 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
-#include <mutex>
-#include <vector>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "harness/device_budget.hpp"
 #include "mwsep/cpu/worker_pool.hpp"
@@ -72,13 +73,17 @@ public:
     /// time spent on the stream constants and skip thresholds. With @p cache, the components it holds are
     /// taken from it and the others integrated in one launch of the missing streams alone (a prepared
     /// integral per stream count, made on first use): the same bits. Throws as cuda::evaluate() does.
-    cuda::GpuResult evaluate(const model::Model& model, IntegralCache* cache = nullptr);
+    /// @p while_integrating, if given, is host work run once while the device computes: right after the first
+    /// integral's kernels are queued, or, where every integral came from @p cache, before the likelihood. Its time
+    /// counts in the evaluation's wall time, not in its preparation, and it must not throw.
+    cuda::GpuResult evaluate(const model::Model& model, IntegralCache* cache = nullptr,
+                             const std::function<void()>& while_integrating = {});
 
     /// Computes and keeps the skip thresholds of @p model's streams that no earlier candidate had (by the exact
     /// bits of their parameters; a stream's thresholds depend on it alone), so that evaluate() of this model
-    /// spends no time on them. Safe to call from another host thread while evaluate() runs: the GPU evaluator
-    /// does so for a device's next candidate while the current one's kernels run. A family that computes its
-    /// own thresholds (the compressed one) makes this a no-op.
+    /// spends no time on them. Safe to call from another host thread while evaluate() runs; the GPU evaluator
+    /// calls it for a device's next candidate from evaluate()'s @p while_integrating, once the current one's
+    /// kernels are queued. A family that computes its own thresholds (the compressed one) makes this a no-op.
     void prefetch(const model::Model& model);
     /// Whether prefetch() does anything: the host computes this device's skip thresholds (not the family itself,
     /// nor the device). The GPU evaluator builds no model ahead for a device that does not.
