@@ -243,7 +243,11 @@ def build(ctx, facts):
                      f"{verdict(worst <= t.MWSEP_FIT_EVAL_RATIO)})"
                      + ("; the stars' densities run beside the integral's kernels and lengthen their measured time a "
                         "little, so the evaluation's own time is the fairer measure of the overhead"
-                        if any(device for *_, device in small) else "") + ". ")
+                        if any(device for *_, device in small) else "")
+                     + ". Most of what an evaluation adds to its integral is the host's preparation of the candidate "
+                     "(its streams' skip thresholds above all), so the ratio depends on the host's CPU as well as on "
+                     "the GPU (experiments/records/fit-prepare-nvidia-h200-20261129 holds this fit before and after a change of "
+                     "the preparation, each on its own lent host, and both binaries alternating on a third). ")
     hessian_text = _hessian_text(files, n, t) + _tail_text(files, n)
     gain_3s = n.get("lean_gain_3s_large", "")
     ctx.tables["para_lean"] = (
