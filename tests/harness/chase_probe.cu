@@ -11,8 +11,6 @@
 namespace harness_test {
 namespace {
 
-constexpr std::size_t words_per_line = 128 / sizeof(unsigned);
-
 __global__ void chase(const unsigned* chain, std::size_t links, unsigned first, unsigned* sink) {
     unsigned at = first;
     for (std::size_t k = 0; k < links; ++k) at = __ldcg(chain + at);
@@ -22,8 +20,8 @@ __global__ void chase(const unsigned* chain, std::size_t links, unsigned first, 
 }  // namespace
 
 std::vector<unsigned> make_chain(std::size_t words, std::size_t links) {
-    const std::size_t lines = words / words_per_line;
-    if (links < 1 || links > lines) throw std::invalid_argument("make_chain: 1 to words / 32 links");
+    const std::size_t lines = words / chain_words_per_line;
+    if (links < 1 || links > lines) throw std::invalid_argument("make_chain: 1 to words / chain_words_per_line links");
     std::vector<std::size_t> order(links);
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::mt19937_64 random(20261129);
@@ -31,8 +29,8 @@ std::vector<unsigned> make_chain(std::size_t words, std::size_t links) {
     const std::size_t spacing = lines / links;
     std::vector<unsigned> chain(words, 0);
     for (std::size_t k = 0; k < links; ++k)
-        chain[order[k] * spacing * words_per_line] =
-            static_cast<unsigned>(order[(k + 1) % links] * spacing * words_per_line);
+        chain[order[k] * spacing * chain_words_per_line] =
+            static_cast<unsigned>(order[(k + 1) % links] * spacing * chain_words_per_line);
     return chain;
 }
 

@@ -11,9 +11,12 @@
 
 namespace harness_test {
 
+/// 32-bit words in one 128-byte line: a chain has at most one link a line.
+constexpr std::size_t chain_words_per_line = 128 / sizeof(unsigned);
+
 /// The contents of a buffer of @p words 32-bit words holding a closed chain of @p links links, each in its own
 /// 128-byte line, the lines evenly spread over the buffer and visited in a shuffled order (fixed seed); every
-/// link holds the index of the next. Needs 1 <= @p links <= @p words / 32.
+/// link holds the index of the next. Needs 1 <= @p links <= @p words / chain_words_per_line.
 std::vector<unsigned> make_chain(std::size_t words, std::size_t links);
 
 /// Enqueues on @p stream one single-thread kernel that follows @p links links of @p chain (made by make_chain

@@ -82,7 +82,7 @@ TEST(GpuMeasure, AColdReadOfAnInputThatFitsInL2IsSlowerThanAWarmOne) {
     harness::L2Flush probe;
     if (probe.l2_bytes() < (1u << 20)) GTEST_SKIP() << "the device reports an L2 below 1 MiB";
     const std::size_t words = probe.l2_bytes() / 4 / sizeof(unsigned);
-    const std::size_t links = std::min<std::size_t>(4096, words / 32);
+    const std::size_t links = std::min<std::size_t>(4096, words / harness_test::chain_words_per_line);
     const std::vector<unsigned> chain = harness_test::make_chain(words, links);
     harness::DeviceMemory memory;
     unsigned* a = memory.allocate<unsigned>(words, "chain");

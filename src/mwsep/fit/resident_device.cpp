@@ -178,17 +178,18 @@ cuda::GpuResult ResidentDevice::evaluate(const model::Model& model, IntegralCach
         return run(*p.integral, p.setup);
     };
     r.integrals = cache ? cache->integrals(setup_.model, integrate) : integrate(setup_.model);
+    likelihood::check_integrals(r.integrals);
     stamp(steps_.sums);
-    if (!host_work_done) {  // every integral came from the cache: the work runs beside the stars' densities
-        queue_densities();
+    // Where every integral came from the cache nothing has queued the densities or run the host work yet: the
+    // work runs beside the densities.
+    queue_densities();
+    if (!host_work_done) {
         host_work();
         stamp(steps_.integral);
     }
-    likelihood::check_integrals(r.integrals);
     // The fit needs the likelihood alone: the diagnostic likelihoods (a logarithm per star and component on the
     // host) are not formed. Either only the total comes back (the device sum) or the log-probabilities do.
     if (work_.star_sum) {
-        queue_densities();  // every integral came from the cache
         const cuda::StarSum sum = cuda::finish_likelihood_sum(setup_, *stars_, r.integrals, queue_->get());
         stamp(steps_.likelihood);
         r.likelihood.likelihood = sum.likelihood;
