@@ -497,16 +497,17 @@ TEST(FitGpuMemory, AResidentDeviceAllocatesExactlyItsPlanPartialIntegralsInclude
 
 #include "mwsep/fit/optimizer.hpp"
 
-// MilkyWay@Home's search methods on the GPU evaluator: a gradient's points and a genetic round are batches spread over
-// the devices, and the values do not depend on the split, so one device and every device give the same search, bit
-// for bit (the genetic search with simulated late and lost results too); with the exact and the compressed integral.
-TEST(FitGpuEvaluator, TheThesisSearchesGiveTheSameFitOnOneDeviceAndOnEveryDevice) {
+// The project's own searches on the GPU evaluator (MilkyWay@Home's methods and the batched CMA-ES): a gradient's
+// points, a genetic round and a CMA-ES generation are batches spread over the devices, and the values do not depend
+// on the split, so one device and every device give the same search, bit for bit (the genetic search with simulated
+// late and lost results too); with the exact and the compressed integral.
+TEST(FitGpuEvaluator, TheOwnSearchesGiveTheSameFitOnOneDeviceAndOnEveryDevice) {
     REQUIRE_GPU();
     for (const std::string variant : {"modern-f64", "compressed-f64"}) {
         auto data = fit_data("tiny", 2000);
         data.compressed = variant == "compressed-f64";
         const auto space = mwsep::fit::narrowed(mwsep::fit::fit_space(data.work_unit, true), 0.05);
-        for (const std::string algorithm : {"cgd", "line", "async-ga"}) {
+        for (const std::string algorithm : {"cgd", "line", "async-ga", "cmaes-batch"}) {
             mwsep::fit::FitOptions o;
             o.algorithm = algorithm;
             o.population = 8;
@@ -521,7 +522,10 @@ TEST(FitGpuEvaluator, TheThesisSearchesGiveTheSameFitOnOneDeviceAndOnEveryDevice
             EXPECT_EQ(a.best, b.best) << algorithm << " " << variant << " on " << every->description();
             EXPECT_EQ(a.likelihood, b.likelihood) << algorithm << " " << variant;
             EXPECT_EQ(a.evaluations, b.evaluations) << algorithm << " " << variant;
-            EXPECT_GT(a.likelihood, a.history.front().best) << algorithm << " " << variant;
+            // The gradient methods climb from the start; CMA-ES keeps the start when four generations find nothing
+            // better (the tiny catalogue is drawn with the start's parameters).
+            if (algorithm == "cmaes-batch") EXPECT_GE(a.likelihood, a.history.front().best) << variant;
+            else EXPECT_GT(a.likelihood, a.history.front().best) << algorithm << " " << variant;
         }
     }
 }

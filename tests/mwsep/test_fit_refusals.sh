@@ -49,6 +49,7 @@ refuse "${base[@]}" --devices 0 -- "--devices applies to --backend cuda or auto 
 refuse "${base[@]}" --variant nonsense -- "--variant applies to --backend cuda or auto only"
 refuse fit -a unit.txt -s stars.txt --box 0.05 --algorithm pso --checkpoint c.ck -- "--checkpoint needs another --algorithm than pso"
 refuse fit -a unit.txt -s stars.txt --box 0.05 --algorithm cmaes --population 4 -- "--population must be at least 5 for cmaes"
+refuse fit -a unit.txt -s stars.txt --box 0.05 --algorithm cmaes-batch --population 3 -- "--population must be at least 4 for cmaes-batch"
 # A start outside its bounds (the committed units' angles) without --box: the refusal names the option to use.
 refuse fit -a unit.txt -s stars.txt --backend cpu --threads 1 -- "search a box around the start: --box F"
 # The work estimate: a population of 100000 over 30 generations is refused without --force.

@@ -23,6 +23,7 @@
 #include "mwsep/model/build_model.hpp"
 #include "mwsep/model/input_error.hpp"
 #include "mwsep/resume/checkpoint.hpp"
+#include "mwsep/fit/cma_search.hpp"
 #include "mwsep/fit/evaluator.hpp"
 #include "mwsep/fit/optimizer.hpp"
 #include "mwsep/fit/ranks.hpp"
@@ -77,8 +78,10 @@ std::vector<harness::OptionSpec> fit_specs() {
                    "node-local rank mod the device count)",
                    "local-rank under mpirun with several ranks, else every device with double precision"),
         opt::value("--threads", "N", "CPU threads", "all cores"),
-        opt::value("--algorithm", "pso|de|cmaes|cgd|line|async-ga",
-                   "the global search: pagmo2's pso (one batch per generation), de, cmaes; or MilkyWay@Home's: cgd "
+        opt::value("--algorithm", "pso|de|cmaes|cmaes-batch|cgd|line|async-ga",
+                   "the global search: pagmo2's pso (one batch per generation), de, cmaes (one candidate at a time); "
+                   "cmaes-batch (this project's CMA-ES, one batch per generation: spread over every device, each "
+                   "candidate prepared while the one before runs; another path than cmaes); or MilkyWay@Home's: cgd "
                    "(conjugate gradient descent: a central-difference gradient, one batch, then a bracketing line search "
                    "along the conjugate direction), line (the gradient, then --population random points along it in one "
                    "batch and a parabola fitted to them), async-ga (the server's asynchronous genetic search: a "
@@ -114,7 +117,8 @@ std::vector<harness::OptionSpec> fit_specs() {
                   "host in star order, skip thresholds on the host); by default the GPU adds the stars (compensated) "
                   "and computes the compressed integral's thresholds, about a rounding apart"),
         opt::value("--checkpoint", "FILE",
-                   "write the search's state after every generation (de and cmaes); a completed fit removes it", "none"),
+                   "write the search's state after every generation (every algorithm but pso); a completed fit removes it",
+                   "none"),
         opt::flag("--resume", "continue from --checkpoint"),
         opt::value("--stop-after", "N", "stop after N generations of this run (needs --checkpoint)", "0: none"),
         opt::value("--time-limit", "S",
@@ -176,7 +180,7 @@ std::vector<std::pair<std::string, std::string>> fit_identity(const RunOptions& 
 int run_fit_command(const Args& args) {
     harness::CommandHelp help;
     help.about = "Fits the parameters the work unit marks as optimised (optimize_parameter, optimize_weight) within "
-                 "their min/max bounds: a global search (pagmo2's, or one of MilkyWay@Home's own), then a local polish (NLopt BOBYQA), then the "
+                 "their min/max bounds: a global search (pagmo2's, this project's batched CMA-ES, or one of MilkyWay@Home's own), then a local polish (NLopt BOBYQA), then the "
                  "uncertainties from the numerical Hessian of the likelihood at the optimum. It prints its estimate "
                  "first and one line per generation with the time left.";
     help.notes = "Under mpirun, rank 0 drives the search and every rank evaluates its share of each batch.\n"
@@ -218,10 +222,13 @@ int run_fit_command(const Args& args) {
     if (opt.has("--stop-after") && fo.checkpoint.empty())
         throw opt.error("--stop-after", "needs --checkpoint FILE: a fit stopped early without one cannot be resumed");
     if (fo.algorithm == "pso" && !fo.checkpoint.empty())
-        throw opt.error("--checkpoint", "needs another --algorithm than pso (de, cmaes, cgd, line, async-ga): pagmo's "
+        throw opt.error("--checkpoint", "needs another --algorithm than pso (de, cmaes, cmaes-batch, cgd, line, async-ga): pagmo's "
                                         "pso_gen leaves its swarm's memory (velocities, best positions) out of its saved state");
     if ((fo.algorithm == "de" || fo.algorithm == "cmaes") && fo.population < 5)
         throw opt.error("--population", "must be at least 5 for " + fo.algorithm + ", found '" + opt.text("--population") + "'");
+    if (fo.algorithm == fit::cma_batch_name && fo.population < 4)
+        throw opt.error("--population", "must be at least 4 for cmaes-batch (its update takes the best half), found '" +
+                                            opt.text("--population") + "'");
     if (fo.algorithm == "line" && fo.population < 3)
         throw opt.error("--population", "must be at least 3 for line (the points along each line), found '" +
                                             opt.text("--population") + "'");
@@ -362,6 +369,8 @@ int run_fit_command(const Args& args) {
             ts.algorithm = fo.algorithm, ts.population = fo.population, ts.in_flight = fo.in_flight;
             const double global = fit::is_thesis_algorithm(fo.algorithm)
                                       ? fit::thesis_evaluations_per_generation(ts, space.size()) * (double(fo.generations) + 1)
+                                  : fo.algorithm == fit::cma_batch_name  // the start, then a batch per generation
+                                      ? double(fo.population) * double(fo.generations) + 1
                                       : double(fo.population) * (double(fo.generations) + 1);
             const double evaluations = global + (fo.polish_from_start ? 2.0 : 1.0) * fo.polish_evaluations +
                                        (fo.uncertainties ? 3 * n * n + 4 * n + 1 : 0);
@@ -542,7 +551,7 @@ int run_fit_command(const Args& args) {
         if (stopped_by_limit) {
             std::fprintf(stderr, "mwsep fit: stopped at --time-limit %g s after %u of %u generations%s\n", time_limit,
                          result.generations, fo.generations,
-                         fo.checkpoint.empty() ? " (with --checkpoint, de or cmaes, a stopped fit can be resumed)"
+                         fo.checkpoint.empty() ? " (with --checkpoint, any algorithm but pso, a stopped fit can be resumed)"
                                                : "; the same command with --resume continues it");
             return harness::exit_status::not_done;
         }

@@ -41,6 +41,7 @@
 #include "mwsep/fit/fit_checkpoint.hpp"
 #include "mwsep/fit/hessian.hpp"
 #include "mwsep/fit/thesis_search.hpp"
+#include "mwsep/fit/cma_search.hpp"
 
 namespace mwsep::fit {
 namespace {
@@ -120,9 +121,6 @@ private:
     UnitBox box_;
 };
 
-/// CMA-ES's initial step in the unit box: the search starts with a spread of 0.3 of every box around the
-/// mean, wide enough to cross a box of +- 5 % of a range around a start 1 % away from the optimum.
-constexpr double cmaes_initial_step = 0.3;
 
 /// The polish's initial trust region in the unit box (BOBYQA's first steps), and its stopping rule: a
 /// change of the mean log10 likelihood below 1e-12 between steps, far below the 0.5 / (N ln 10) that one
@@ -145,10 +143,16 @@ pagmo::algorithm make_algorithm(const FitOptions& o) {
     }
     if (o.algorithm == "cmaes") {
         if (o.population < 5) throw std::invalid_argument("cmaes needs a population of at least 5");
-        return pagmo::algorithm{pagmo::cmaes(1u, -1, -1, -1, -1, cmaes_initial_step, 0.0, 0.0, true, true, o.seed)};
+        return pagmo::algorithm{pagmo::cmaes(1u, -1, -1, -1, -1, cma_initial_step, 0.0, 0.0, true, true, o.seed)};
     }
     throw std::invalid_argument("unknown algorithm '" + o.algorithm + "' (expected pso, de or cmaes)");
 }
+
+}  // namespace
+
+bool is_own_search(const std::string& algorithm) { return is_thesis_algorithm(algorithm) || algorithm == cma_batch_name; }
+
+namespace {
 
 /// What a checkpoint belongs to: the search's own settings and the space (names, bounds, start), then
 /// what the caller adds (FitOptions::identity: the inputs' contents, the binning, the evaluator).
@@ -393,23 +397,29 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
         throw std::invalid_argument("pso cannot be checkpointed: pagmo's pso_gen leaves its swarm's memory (velocities, "
                                     "best positions) out of its saved state, so a resumed swarm would not continue the "
                                     "same trajectory; use de or cmaes for a resumable fit");
-    // The thesis's searches (fit/thesis_search.hpp) in place of pagmo's: the same unit box, the same evaluations.
-    const bool thesis = is_thesis_algorithm(o.algorithm);
-    std::unique_ptr<ThesisSearch> search;
-    if (thesis) {
-        ThesisSettings ts;
-        ts.algorithm = o.algorithm, ts.population = o.population, ts.seed = o.seed, ts.gradient_step = o.gradient_step;
-        ts.in_flight = o.in_flight, ts.late_fraction = o.late_fraction, ts.lost_fraction = o.lost_fraction;
-        ts.max_delay = o.max_delay;
-        search = make_thesis_search(ts, space.size(), [&shared, &box](const Batch& unit) {
+    // The project's own searches in place of pagmo's, in the same unit box with the same evaluations: the thesis's
+    // methods (fit/thesis_search.hpp) and the batched CMA-ES (fit/cma_search.hpp).
+    const bool own = is_own_search(o.algorithm);
+    std::unique_ptr<GenerationSearch> search;
+    if (own) {
+        UnitEvaluate evaluate = [&shared, &box](const Batch& unit) {
             Batch x;
             for (const auto& u : unit) x.push_back(box.to_x(u));
             auto f = shared.fitness(x);
             for (double& v : f) v = v == invalid_fitness ? std::numeric_limits<double>::quiet_NaN() : -v;
             return f;
-        });
+        };
+        if (o.algorithm == cma_batch_name) {
+            search = make_cma_search(space.size(), o.population, o.seed, std::move(evaluate));
+        } else {
+            ThesisSettings ts;
+            ts.algorithm = o.algorithm, ts.population = o.population, ts.seed = o.seed, ts.gradient_step = o.gradient_step;
+            ts.in_flight = o.in_flight, ts.late_fraction = o.late_fraction, ts.lost_fraction = o.lost_fraction;
+            ts.max_delay = o.max_delay;
+            search = make_thesis_search(ts, space.size(), std::move(evaluate));
+        }
     }
-    pagmo::algorithm algorithm = thesis ? pagmo::algorithm{} : make_algorithm(o);
+    pagmo::algorithm algorithm = own ? pagmo::algorithm{} : make_algorithm(o);
     const std::vector<IdentityItem> id = identity(space, o);
 
     pagmo::population pop;
@@ -421,13 +431,13 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
     double champion_f = std::numeric_limits<double>::infinity();
     std::vector<GenerationRecord> earlier;  // a resumed fit's generations before this run
     if (o.resume && !o.checkpoint.empty() && std::filesystem::exists(o.checkpoint)) {
-        const FitCheckpointShape shape{space.size(), o.population, o.generations, invalid_fitness, thesis};
+        const FitCheckpointShape shape{space.size(), o.population, o.generations, invalid_fitness, own};
         FitCheckpointData c = read_fit_checkpoint(o.checkpoint, shape);
         const std::string differs = identity_difference(c.identity, id);
         if (!differs.empty())
             throw std::runtime_error(o.checkpoint + ": the checkpoint belongs to another fit: its " + differs +
                                      " differs; give another --checkpoint file, or delete this one to start afresh");
-        if (thesis) {
+        if (own) {
             // The search's own text, read by its own strict parser (no library code that could abort on it).
             std::vector<std::pair<std::vector<double>, double>> members;
             for (std::size_t i = 0; i < c.x.size(); ++i) members.emplace_back(c.x[i], -c.f[i]);
@@ -461,7 +471,7 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
         for (const auto& h : c.history)
             earlier.push_back({static_cast<unsigned>(h[0]), static_cast<long long>(h[1]), h[2], h[3]});
         r.resumed_from = generation;
-    } else if (thesis) {
+    } else if (own) {
         search->begin(box.to_u(start), std::numeric_limits<double>::quiet_NaN());
     } else {
         pop = o.algorithm == "pso" ? pagmo::population(problem, pagmo::bfe{pagmo::member_bfe{}}, o.population, o.seed)
@@ -471,7 +481,7 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
     }
     // pagmo replaces its champion only by a strictly better point; so does this.
     const auto update_champion = [&] {
-        if (thesis) {
+        if (own) {
             const double f = std::isfinite(search->best_likelihood()) ? -search->best_likelihood() : invalid_fitness;
             if (champion_u.empty() || f < champion_f) champion_u = search->best(), champion_f = f;
             return;
@@ -502,9 +512,9 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
     if (r.resumed_from == 0) record();
     unsigned this_run = 0;
     while (generation < o.generations) {
-        // A thesis search that has converged does no more work (a resumed one may have stopped already).
-        if (thesis && !search->stopped_by().empty()) break;
-        if (thesis) (void)search->step();
+        // An own search that has converged does no more work (a resumed one may have stopped already).
+        if (own && !search->stopped_by().empty()) break;
+        if (own) (void)search->step();
         else pop = algorithm.evolve(pop);
         ++generation;
         update_champion();
@@ -515,7 +525,7 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
             c.generation = generation;
             c.evaluations = shared.evaluations;
             c.invalid = shared.invalid;
-            if (thesis) {
+            if (own) {
                 for (const auto& [x, l] : search->members()) c.x.push_back(x), c.f.push_back(-l);
                 c.algorithm = search->save();
             } else {
@@ -528,7 +538,7 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
                 c.history.push_back({double(h.generation), double(h.evaluations), h.best, h.seconds});
             write_checkpoint(o.checkpoint, c);
         }
-        if (thesis && !search->stopped_by().empty()) break;
+        if (own && !search->stopped_by().empty()) break;
         const bool asked = o.stop_requested && generation < o.generations && o.stop_requested();
         if (asked || (o.stop_after > 0 && ++this_run >= o.stop_after && generation < o.generations)) {
             r.completed = false;
@@ -536,7 +546,7 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
         }
     }
     r.generations = generation;
-    if (thesis) r.stopped_by = search->stopped_by();
+    if (own) r.stopped_by = search->stopped_by();
     r.global_evaluations = shared.evaluations;
     r.global_seconds = seconds_since(t0);
     std::vector<double> best_u = champion_u;

@@ -17,10 +17,15 @@
 namespace mwsep::fit {
 
 /// The global algorithms: pagmo's generational particle swarm (pso_gen, a whole generation per batch),
-/// differential evolution (de) and CMA-ES (cmaes), the last two one candidate per batch; and the thesis's
-/// search methods (fit/thesis_search.hpp): conjugate gradient descent (cgd), gradient ascent with a randomized
-/// line search (line) and the asynchronous genetic search (async-ga).
-inline const std::vector<std::string> algorithm_names = {"pso", "de", "cmaes", "cgd", "line", "async-ga"};
+/// differential evolution (de) and CMA-ES (cmaes), the last two one candidate per batch; this project's CMA-ES
+/// with a whole generation per batch (cmaes-batch, fit/cma_search.hpp); and the thesis's search methods
+/// (fit/thesis_search.hpp): conjugate gradient descent (cgd), gradient ascent with a randomized line search (line)
+/// and the asynchronous genetic search (async-ga).
+inline const std::vector<std::string> algorithm_names = {"pso", "de", "cmaes", "cmaes-batch", "cgd", "line", "async-ga"};
+
+/// Whether @p algorithm is one of the project's own searches (fit/generation_search.hpp), which keep their state in
+/// their own text: cmaes-batch and the thesis's methods; the others are pagmo's.
+bool is_own_search(const std::string& algorithm);
 
 /// How to fit.
 struct FitOptions {

@@ -1,5 +1,7 @@
 #include "mwsep/fit/thesis_search.hpp"
 
+#include "mwsep/fit/search_state.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -13,34 +15,12 @@
 namespace mwsep::fit {
 namespace {
 
-constexpr double minus_infinity = -std::numeric_limits<double>::infinity();
+using namespace search_state;
 
 /// A step that improves L by less than this ends a gradient search: the polish's own tolerance, far below the
 /// 0.5 / (N ln 10) that one unit of ln likelihood is worth for any catalogue of fewer than 10^11 stars.
 constexpr double least_improvement = 1e-12;
 constexpr const char* converged_message = "the last step improved L by less than 1e-12";
-
-/// A likelihood for comparisons: NaN (no likelihood) ranks below every number.
-double ranked(double l) { return std::isnan(l) ? minus_infinity : l; }
-
-/// Uniform double in [0, 1) from 53 random bits: the same on every platform (unlike std distributions).
-double uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
-/// Uniform index in [0, k).
-std::size_t uniform_index(std::mt19937_64& rng, std::size_t k) {
-    return std::min(k - 1, static_cast<std::size_t>(uniform01(rng) * static_cast<double>(k)));
-}
-
-std::string number(double v) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
-}
-
-std::string numbers(const std::vector<double>& v) {
-    std::string out;
-    for (const double x : v) out += " " + number(x);
-    return out;
-}
 
 /// x + alpha d, each coordinate kept in [0, 1] (rounding may step over a face the step was limited to).
 std::vector<double> along(const std::vector<double>& x, double alpha, const std::vector<double>& d) {
@@ -108,103 +88,6 @@ bool normalised(std::vector<double>& d) {
     return true;
 }
 
-// ---- the saved state's text: one `key value ...` line per item, read back strictly -------------------------
-
-/// Reads the state's lines in order; every failure says which line and what was expected.
-class StateReader {
-public:
-    StateReader(const std::string& text, std::string_view header) {
-        if (text.size() > (8u << 20)) throw std::runtime_error("the algorithm state is larger than any search writes");
-        std::istringstream in(text);
-        for (std::string line; std::getline(in, line);) lines_.push_back(line);
-        if (lines_.empty() || lines_[0] != header)
-            throw std::runtime_error("the algorithm state does not begin with '" + std::string(header) + "'");
-        at_ = 1;
-    }
-    /// The next line's fields after @p key (which it must begin with).
-    std::vector<std::string> next(const std::string& key) {
-        if (at_ >= lines_.size()) throw error("ends early: expected '" + key + "'");
-        const std::string& line = lines_[at_++];
-        std::vector<std::string> f;
-        std::istringstream in(line);
-        for (std::string w; in >> w;) f.push_back(w);
-        if (f.empty() || f[0] != key) throw error("expected '" + key + "'");
-        f.erase(f.begin());
-        return f;
-    }
-    /// The rest of the line after @p key, as written (free text).
-    std::string text(const std::string& key) {
-        if (at_ >= lines_.size()) throw error("ends early: expected '" + key + "'");
-        const std::string& line = lines_[at_++];
-        if (line.rfind(key, 0) != 0) throw error("expected '" + key + "'");
-        return line.size() > key.size() ? line.substr(key.size() + 1) : std::string();
-    }
-    void end() const {
-        if (at_ != lines_.size()) throw error("holds more than this search writes");
-    }
-    std::runtime_error error(const std::string& what) const {
-        return std::runtime_error("algorithm state, line " + std::to_string(at_) + ": " + what);
-    }
-    double real(const std::string& f, bool finite = true) const {
-        char* end = nullptr;
-        errno = 0;
-        const double v = std::strtod(f.c_str(), &end);
-        if (f.empty() || end != f.c_str() + f.size() || (finite && !std::isfinite(v)))
-            throw error("expected a" + std::string(finite ? " finite" : "") + " number, found '" + f.substr(0, 40) + "'");
-        return v;
-    }
-    long long whole(const std::string& f, long long min, long long max) const {
-        char* end = nullptr;
-        errno = 0;
-        const long long v = std::strtoll(f.c_str(), &end, 10);
-        if (f.empty() || end != f.c_str() + f.size() || errno != 0 || v < min || v > max)
-            throw error("expected a whole number from " + std::to_string(min) + " to " + std::to_string(max) + ", found '" +
-                        f.substr(0, 40) + "'");
-        return v;
-    }
-    /// Exactly @p n finite numbers, each within [lo, hi].
-    std::vector<double> reals(const std::vector<std::string>& f, std::size_t n, double lo, double hi) const {
-        if (f.size() != n) throw error("expected " + std::to_string(n) + " values, found " + std::to_string(f.size()));
-        std::vector<double> v;
-        for (const auto& s : f) {
-            v.push_back(real(s));
-            if (v.back() < lo || v.back() > hi) throw error("a value outside [" + number(lo) + ", " + number(hi) + "]");
-        }
-        return v;
-    }
-    std::mt19937_64 engine(const std::vector<std::string>& f) const {
-        std::string words;
-        for (const auto& w : f) {
-            if (w.find_first_not_of("0123456789") != std::string::npos) throw error("the random engine's state is not numbers");
-            words += w + " ";
-        }
-        std::istringstream in(words);
-        std::mt19937_64 rng;
-        in >> rng;
-        if (in.fail()) throw error("the random engine's state does not read back");
-        return rng;
-    }
-
-private:
-    std::vector<std::string> lines_;
-    std::size_t at_ = 0;
-};
-
-std::string engine_text(const std::mt19937_64& rng) {
-    std::ostringstream out;
-    out << rng;
-    return out.str();
-}
-
-/// The likelihood of a member as saved: the checkpoint keeps fitnesses (-L), finite by construction.
-void check_members(const std::vector<std::pair<std::vector<double>, double>>& m, std::size_t n, std::size_t most) {
-    if (m.empty() || m.size() > most)
-        throw std::runtime_error("the checkpoint holds " + std::to_string(m.size()) + " points; this search keeps 1 to " +
-                                 std::to_string(most));
-    for (const auto& [x, l] : m)
-        if (x.size() != n || !std::isfinite(l)) throw std::runtime_error("a saved point of another dimension or without a likelihood");
-}
-
 // ---- conjugate gradient descent (Cole et al. 2008) ---------------------------------------------------------
 
 /// Conjugate gradient ascent: each iteration one central-difference gradient (one batch of 2n points), a
@@ -212,7 +95,7 @@ void check_members(const std::vector<std::pair<std::vector<double>, double>>& m,
 /// not climb or its line search finds no better point), and a line search along it: the first trial step is
 /// the previous iteration's (5 % of the box at first) and is halved until L improves, then doubled while L
 /// improves, then the bracket is refined by three parabolic steps through its three points.
-class ConjugateGradient : public ThesisSearch {
+class ConjugateGradient : public GenerationSearch {
 public:
     ConjugateGradient(std::size_t n, double h, UnitEvaluate evaluate) : n_(n), h_(h), evaluate_(std::move(evaluate)) {}
 
@@ -392,7 +275,7 @@ bool fit_parabola(const std::vector<double>& t, const std::vector<double>& y, do
 /// it is a maximum inside the sampled span. The best of these becomes the next point. The range follows the step
 /// taken (three times it, within a quarter and four times the previous range) and shrinks fourfold when no
 /// point improves L; the search stops when it falls below 1e-10 of the box.
-class RandomisedLine : public ThesisSearch {
+class RandomisedLine : public GenerationSearch {
 public:
     RandomisedLine(std::size_t n, double h, unsigned points, unsigned seed, UnitEvaluate evaluate)
         : n_(n), h_(h), points_(points), rng_(seed), evaluate_(std::move(evaluate)) {}
@@ -500,7 +383,7 @@ private:
 /// every worker. Each result then arrives at the end of the round, or, with the simulated fractions, late (1 to
 /// max_delay rounds) or never (its slot is freed after max_delay + 1 rounds). Arriving results are inserted in a
 /// random order: a result better than the population's worst, and not already in it, replaces the worst.
-class AsyncGenetic : public ThesisSearch {
+class AsyncGenetic : public GenerationSearch {
 public:
     AsyncGenetic(std::size_t n, const ThesisSettings& s, UnitEvaluate evaluate)
         : n_(n), size_(s.population), slots_(s.in_flight ? s.in_flight : s.population), late_(s.late_fraction),
@@ -697,7 +580,7 @@ double thesis_evaluations_per_generation(const ThesisSettings& s, std::size_t di
     return s.in_flight ? s.in_flight : s.population;
 }
 
-std::unique_ptr<ThesisSearch> make_thesis_search(const ThesisSettings& s, std::size_t dimension, UnitEvaluate evaluate) {
+std::unique_ptr<GenerationSearch> make_thesis_search(const ThesisSettings& s, std::size_t dimension, UnitEvaluate evaluate) {
     if (dimension == 0) throw std::invalid_argument("a search needs at least one parameter");
     if ((s.algorithm == "cgd" || s.algorithm == "line") && !(s.gradient_step > 0 && s.gradient_step <= 0.1))
         throw std::invalid_argument("the gradient step must lie in (0, 0.1] of the box, found " + number(s.gradient_step));

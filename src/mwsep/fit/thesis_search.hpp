@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "mwsep/fit/evaluator.hpp"
+#include "mwsep/fit/generation_search.hpp"
 
 namespace mwsep::fit {
 
@@ -30,9 +30,6 @@ inline const std::vector<std::string> thesis_algorithm_names = {"cgd", "line", "
 
 /// Whether @p algorithm is one of thesis_algorithm_names.
 bool is_thesis_algorithm(const std::string& algorithm);
-
-/// Evaluates points of the unit box: the likelihood L of each, NaN where it has none.
-using UnitEvaluate = std::function<std::vector<double>(const Batch&)>;
 
 /// How a thesis search runs.
 struct ThesisSettings {
@@ -51,37 +48,10 @@ struct ThesisSettings {
 /// before it starts; cgd's line search varies, so its figure is typical rather than exact).
 double thesis_evaluations_per_generation(const ThesisSettings& s, std::size_t dimension);
 
-/// One thesis search, a generation at a time. A generation is an iteration (cgd, line) or a round (async-ga).
-class ThesisSearch {
-public:
-    virtual ~ThesisSearch() = default;
-    /// Generation 0: evaluates the start @p start (unit box; its likelihood @p start_likelihood is known and not
-    /// evaluated again when finite) and, for async-ga, the first round.
-    virtual void begin(const std::vector<double>& start, double start_likelihood) = 0;
-    /// One generation. Returns false when the search cannot go on (stopped_by() says why); the best point stays.
-    virtual bool step() = 0;
-    /// The best point so far (unit box) and its likelihood.
-    virtual const std::vector<double>& best() const = 0;
-    virtual double best_likelihood() const = 0;  ///< see best()
-    /// The points the checkpoint keeps as the population (unit box) with their likelihoods: the current point
-    /// (cgd, line) or the population (async-ga).
-    virtual std::vector<std::pair<std::vector<double>, double>> members() const = 0;
-    /// Everything else the search needs to continue exactly: its own text (the checkpoint's algorithm state).
-    virtual std::string save() const = 0;
-    /// Restores the state save() wrote, with @p members as members() gave them. Throws std::runtime_error
-    /// saying what is wrong for a state this search cannot have written (every count bounded, every value checked).
-    virtual void load(const std::string& state, const std::vector<std::pair<std::vector<double>, double>>& members) = 0;
-    /// Why the search stopped before its last generation; empty while it can go on.
-    const std::string& stopped_by() const { return stopped_by_; }
-
-protected:
-    std::string stopped_by_;  ///< set by a search that cannot go on, saying why
-};
-
 /// The search of @p settings on @p dimension parameters, evaluating through @p evaluate. Throws
 /// std::invalid_argument for settings it cannot take (a population below 3 for async-ga, below 3 points for line,
 /// a gradient step outside (0, 0.1], fractions outside [0, 1] or summing above 1, max_delay 0 or above 1000).
-std::unique_ptr<ThesisSearch> make_thesis_search(const ThesisSettings& settings, std::size_t dimension,
+std::unique_ptr<GenerationSearch> make_thesis_search(const ThesisSettings& settings, std::size_t dimension,
                                                  UnitEvaluate evaluate);
 
 }  // namespace mwsep::fit
