@@ -1,7 +1,8 @@
 // The batched CMA-ES (fit/cma_search.hpp, `--algorithm cmaes-batch`): every generation is one batch of the
 // population; it climbs a rotated quadratic and an ill-conditioned one to their maxima (the covariance learns the
-// shape); it recovers the tiny unit's parameters; the same seed gives the same search; stopped after any generation
-// and resumed it ends as the uninterrupted search; a damaged state is refused.
+// shape); only the ranking of the likelihoods counts; it stops once its spread vanishes; it recovers the tiny unit's
+// parameters; the same seed gives the same search; stopped after any generation and resumed it ends as the
+// uninterrupted search; a damaged state is refused.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -93,6 +94,46 @@ TEST(CmaBatch, LearnsAnIllConditionedRotatedQuadratic) {
     const auto fit = mwsep::fit::run_fit(s, q, o, 100);
     for (std::size_t i = 0; i < n; ++i) EXPECT_NEAR(fit.best[i], m[i], 1e-6) << "parameter " << i;
     EXPECT_NEAR(fit.likelihood, -1.5, 1e-10);
+}
+
+// CMA-ES uses only the ranking of a generation's likelihoods: a strictly increasing transformation of the
+// likelihood (here -(-L)^3, L < 0 everywhere) gives the same search, point for point, and so the same best point.
+TEST(CmaBatch, AnIncreasingTransformationOfTheLikelihoodGivesTheSameSearch) {
+    class Cubed : public mwsep::fit::BatchEvaluator {
+    public:
+        explicit Cubed(mwsep::fit::BatchEvaluator& inner) : inner_(inner) {}
+        std::vector<double> evaluate(const Batch& batch) override {
+            auto l = inner_.evaluate(batch);
+            for (double& v : l) v = -(-v) * (-v) * (-v);
+            return l;
+        }
+        std::string description() const override { return "cubed"; }
+
+    private:
+        mwsep::fit::BatchEvaluator& inner_;
+    };
+    fit_landscapes::Quadratic q1(fit_landscapes::centre, fit_landscapes::matrix), q2(fit_landscapes::centre, fit_landscapes::matrix);
+    Cubed cubed(q2);
+    auto o = cma_options(8, 30);
+    o.uncertainties = false;
+    const auto plain = mwsep::fit::run_fit(fit_landscapes::box3(), q1, o, 100);
+    const auto transformed = mwsep::fit::run_fit(fit_landscapes::box3(), cubed, o, 100);
+    EXPECT_EQ(plain.best, transformed.best);
+    EXPECT_EQ(plain.evaluations, transformed.evaluations);
+    EXPECT_NE(plain.likelihood, transformed.likelihood);  // the values themselves differ: the test compares something
+}
+
+// Once its spread is below 1e-12 of the box in every parameter, the search stops and says why; the generations
+// after it are not run.
+TEST(CmaBatch, StopsWhenItsSpreadVanishes) {
+    fit_landscapes::Quadratic q(fit_landscapes::centre, fit_landscapes::matrix);
+    auto o = cma_options(8, 2000);
+    o.uncertainties = false;
+    const auto r = mwsep::fit::run_fit(fit_landscapes::box3(), q, o, 100);
+    EXPECT_EQ(r.stopped_by, "the search's spread fell below 1e-12 of the box in every parameter");
+    EXPECT_LT(r.generations, 2000u);
+    EXPECT_EQ(r.history.size(), r.generations + 1u);
+    EXPECT_EQ(r.global_evaluations, 1 + 8 * static_cast<long long>(r.generations));
 }
 
 // The same seed gives the same search; another seed another one.
