@@ -42,7 +42,7 @@ FILES = ["memory_spaces", "division_sqrt", "loop_unrolling", "precision", "launc
          "fit_recovery_f32", "compressed_accuracy", "compressed_sweep", "compressed_cpu", "fit_recovery_compressed",
          "cold_warm", "hardware_micro", "memory_latency", "shared_capacity", "fit_stripes", "fit_stripes_progress",
          "fit_search_methods", "fit_search_methods_progress", "stripe_costs_cpu", "end_to_end_compressed",
-         "fit_compressed_evaluators"]
+         "fit_compressed_evaluators", "fit_recovery_batched"]
 # stripe_costs_gpu: its invalid rows (a likelihood that disagreed with the CPU's) are left out by the costs, not
 # refused with the file.
 UNCHECKED = ["ncu_fp64", "gpu_correctness", "exp_throughput", "skipping", "sass_mix", "ncu_modern", "end_to_end",
@@ -600,10 +600,11 @@ def build(folder, published, compare=()):
             if (other / "fit_recovery.csv").exists():
                 part(files.load, "fit_recovery", other)
                 break
-    # The fits' reports: the recovery fits' (first of each unit), the compressed fits' (every one), and the lean
+    # The fits' reports: the recovery fits' (first of each unit, every search and precision), the compressed fits'
+    # (every one), and the lean
     # variant's fit (read, but not listed among the chapters' files).
     reports = {}
-    for name in ("fit_recovery", "fit_recovery_f32", "fit_recovery_compressed"):
+    for name in ("fit_recovery", "fit_recovery_f32", "fit_recovery_compressed", "fit_recovery_batched"):
         for r in rows_or_empty(files, name):
             found = [p for p in sorted(results.glob(f"{name}_report_{r['work_unit']}_*.json"))
                      if not p.name.endswith(".meta.json")]
