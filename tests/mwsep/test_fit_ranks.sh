@@ -33,10 +33,17 @@ ga=(fit -a "$wu" -s stars.txt --box 0.05 --backend cpu --threads 1 --algorithm a
 "$mwsep" "${ga[@]}" -o ga_one.txt > /dev/null
 "$mpiexec" --allow-run-as-root --oversubscribe -np 2 "$mwsep" "${ga[@]}" -o ga_ranks.txt > /dev/null
 cmp ga_one.txt ga_ranks.txt || { echo "the genetic search under 2 ranks wrote another best vector than 1 process"; exit 1; }
+# The batched CMA-ES: each generation is one batch dealt over the ranks (6 candidates over 4 ranks: blocks of unequal
+# size), so 4 ranks write the same fit as 1 process.
+cma=(fit -a "$wu" -s stars.txt --box 0.05 --backend cpu --threads 1 --algorithm cmaes-batch --population 6
+     --generations 3 --polish 0 --no-uncertainties --seed 3 --quiet)
+"$mwsep" "${cma[@]}" -o cma_one.txt > /dev/null
+"$mpiexec" --allow-run-as-root --oversubscribe -np 4 "$mwsep" "${cma[@]}" -o cma_ranks.txt > /dev/null
+cmp cma_one.txt cma_ranks.txt || { echo "cmaes-batch under 4 ranks wrote another best vector than 1 process"; exit 1; }
 # An input error after MPI start-up ends every rank with the program's own message and a non-zero exit.
 rc=0
 out=$("$mpiexec" --allow-run-as-root --oversubscribe -np 2 "$mwsep" fit -a "$wu" -s missing.txt --box 0.05 --backend cpu \
       --threads 1 --population 6 --generations 2 --quiet 2>&1) || rc=$?
 [ "$rc" != 0 ] || { echo "a missing catalogue under 2 ranks exited 0: $out"; exit 1; }
 grep -q "missing.txt: cannot open" <<< "$out" || { echo "the program's message was lost under mpirun: $out"; exit 1; }
-echo "1 process, 2 ranks and 4 ranks wrote the same fit (and 2 ranks the same genetic search); an input error under 2 ranks keeps its message"
+echo "1 process, 2 ranks and 4 ranks wrote the same fit (2 ranks the same genetic search, 4 ranks the same batched CMA-ES); an input error under 2 ranks keeps its message"
