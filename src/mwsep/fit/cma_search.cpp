@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "mwsep/fit/hessian.hpp"
 #include "mwsep/fit/search_state.hpp"
 
 namespace mwsep::fit {
@@ -29,48 +30,6 @@ constexpr double smallest_step = 1e-12;
 double normal(std::mt19937_64& rng) {
     const double u1 = uniform01(rng), u2 = uniform01(rng);
     return std::sqrt(-2.0 * std::log1p(-u1)) * std::cos(2.0 * std::numbers::pi * u2);
-}
-
-/// The eigenvalues @p value and eigenvectors (the columns of @p vector, n x n, row-major) of the symmetric matrix
-/// @p a (row-major), by cyclic Jacobi rotations until every off-diagonal element is negligible.
-void symmetric_eigen(std::vector<double> a, std::size_t n, std::vector<double>& value, std::vector<double>& vector) {
-    vector.assign(n * n, 0.0);
-    for (std::size_t i = 0; i < n; ++i) vector[i * n + i] = 1.0;
-    for (int sweep = 0; sweep < 100; ++sweep) {
-        double off = 0, diag = 0;
-        for (std::size_t i = 0; i < n; ++i) {
-            diag += a[i * n + i] * a[i * n + i];
-            for (std::size_t j = i + 1; j < n; ++j) off += a[i * n + j] * a[i * n + j];
-        }
-        if (off <= 1e-30 * diag) break;
-        for (std::size_t p = 0; p < n; ++p) {
-            for (std::size_t q = p + 1; q < n; ++q) {
-                const double apq = a[p * n + q];
-                if (apq == 0.0) continue;
-                // The rotation by theta with tan(2 theta) = 2 a_pq / (a_qq - a_pp) zeroes a_pq.
-                const double tau = (a[q * n + q] - a[p * n + p]) / (2.0 * apq);
-                const double t = (tau >= 0 ? 1.0 : -1.0) / (std::abs(tau) + std::sqrt(1.0 + tau * tau));
-                const double c = 1.0 / std::sqrt(1.0 + t * t), s = t * c;
-                for (std::size_t k = 0; k < n; ++k) {  // columns p and q
-                    const double akp = a[k * n + p], akq = a[k * n + q];
-                    a[k * n + p] = c * akp - s * akq;
-                    a[k * n + q] = s * akp + c * akq;
-                }
-                for (std::size_t k = 0; k < n; ++k) {  // rows p and q
-                    const double apk = a[p * n + k], aqk = a[q * n + k];
-                    a[p * n + k] = c * apk - s * aqk;
-                    a[q * n + k] = s * apk + c * aqk;
-                }
-                for (std::size_t k = 0; k < n; ++k) {
-                    const double vkp = vector[k * n + p], vkq = vector[k * n + q];
-                    vector[k * n + p] = c * vkp - s * vkq;
-                    vector[k * n + q] = s * vkp + c * vkq;
-                }
-            }
-        }
-    }
-    value.resize(n);
-    for (std::size_t i = 0; i < n; ++i) value[i] = a[i * n + i];
 }
 
 double norm(const std::vector<double>& v) {
@@ -114,12 +73,15 @@ public:
 
     bool step() override {
         if (!stopped_by_.empty()) return false;
-        // C = B diag(d^2) B^T; an eigenvalue that rounding left at or below 0 is raised to a tiny positive one.
-        std::vector<double> d2, b;
-        symmetric_eigen(covariance_, n_, d2, b);
-        const double largest = *std::max_element(d2.begin(), d2.end());
-        std::vector<double> d(n_);
-        for (std::size_t i = 0; i < n_; ++i) d[i] = std::sqrt(std::max(d2[i], 1e-20 * largest));
+        // C = B diag(d^2) B^T (B's columns the eigenvectors, row-major in b); an eigenvalue that rounding left at or
+        // below 0 is raised to a tiny positive one.
+        const SymmetricEigen eigen = symmetric_eigen(covariance_, n_);
+        const double largest = eigen.values.back();  // ascending
+        std::vector<double> d(n_), b(n_ * n_);
+        for (std::size_t j = 0; j < n_; ++j) {
+            d[j] = std::sqrt(std::max(eigen.values[j], 1e-20 * largest));
+            for (std::size_t i = 0; i < n_; ++i) b[i * n_ + j] = eigen.vectors[j][i];
+        }
 
         // The generation: lambda points m + sigma B D z, z standard normal, moved onto the box where outside.
         Batch batch(lambda_, std::vector<double>(n_));
