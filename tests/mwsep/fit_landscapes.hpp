@@ -66,4 +66,15 @@ inline mwsep::fit::FitSpace box3() {
     return s;
 }
 
+/// The box the tests of stopping and resuming search the rugged landscape in: +- 3 in each of three parameters,
+/// the start near a corner.
+inline mwsep::fit::FitSpace resume_box() {
+    mwsep::fit::FitSpace s;
+    s.names = {"a", "b", "c"};
+    s.lower = {-3, -3, -3};
+    s.upper = {3, 3, 3};
+    s.start = {2.2, -1.7, 2.9};
+    return s;
+}
+
 }  // namespace fit_landscapes

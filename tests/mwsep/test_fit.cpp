@@ -335,11 +335,7 @@ using fit_landscapes::Rugged;
 TEST(FitOptimizer, StopAndResumeAtEveryGenerationGivesTheUninterruptedFit) {
     const auto dir = std::filesystem::temp_directory_path() / ("mwsep_fit_every_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
-    mwsep::fit::FitSpace s;
-    s.names = {"a", "b", "c"};
-    s.lower = {-3, -3, -3};
-    s.upper = {3, 3, 3};
-    s.start = {2.2, -1.7, 2.9};
+    const mwsep::fit::FitSpace s = fit_landscapes::resume_box();
     for (const std::string algorithm : {"cmaes", "de"}) {
         mwsep::fit::FitOptions o;
         o.algorithm = algorithm;
@@ -377,23 +373,9 @@ TEST(FitOptimizer, StopAndResumeAtEveryGenerationGivesTheUninterruptedFit) {
     std::filesystem::remove_all(dir);
 }
 
-/// The tiny work unit with the bounds of every angle widened to [-2 pi, 2 pi] (its phi lie below 0)
-/// and only the second stream's weight, mu and r optimised.
-mwsep::model::AstronomyParameters tiny_three_parameters() {
-    auto ap = mwsep::model::read_astronomy_parameters(testsupport::workunit("tiny").string());
-    for (auto& b : ap.optimize_background) b = 0;
-    for (std::size_t k = 0; k < ap.streams.size(); ++k) {
-        auto& s = ap.streams[k];
-        s.optimize_weight = k == 1;
-        for (std::size_t j = 0; j < s.optimize.size(); ++j) s.optimize[j] = k == 1 && j < 2;
-        s.min[3] = -2 * std::numbers::pi;
-    }
-    return ap;
-}
-
 TEST(FitCpuEvaluator, ValuesDoNotDependOnTheBatchOrTheThreads) {
     mwsep::fit::FitData data;
-    data.work_unit = tiny_three_parameters();
+    data.work_unit = fittest::tiny_three_parameters();
     data.stars = fittest::drawn_catalogue(data.work_unit, 300);
     const Batch batch = {{-1.4, 178.0, 23.0}, {-1.2, 176.5, 24.5}, {-30.0, 178.0, 23.0}};
     auto one = mwsep::fit::make_cpu_evaluator(data, 1);
@@ -408,14 +390,8 @@ TEST(FitCpuEvaluator, ValuesDoNotDependOnTheBatchOrTheThreads) {
 }
 
 TEST(FitRecovery, TinyUnitParametersAreRecoveredWithinTheirUncertainties) {
-    mwsep::fit::FitData data;
-    data.work_unit = tiny_three_parameters();
-    const auto truth = mwsep::fit::fit_space(data.work_unit).start;
-    data.stars = fittest::drawn_catalogue(data.work_unit, 4000, 11);
     // Start away from the truth: epsilon +0.3, mu -1.5 deg, r +1 kpc.
-    auto space = mwsep::fit::fit_space(data.work_unit);
-    space.start = {truth[0] + 0.3, truth[1] - 1.5, truth[2] + 1.0};
-    space = mwsep::fit::narrowed(space, 0.05);
+    const auto [data, truth, space] = fittest::tiny_recovery();
     auto evaluator = mwsep::fit::make_cpu_evaluator(data, 0);
     mwsep::fit::FitOptions o;
     o.population = 8;
@@ -446,7 +422,7 @@ TEST(FitSpace, RefusesAWorkUnitWithoutOptimisedParametersOrWithAValueOutsideItsB
 }  // namespace
 
 TEST(FitCandidateSetup, ChangingTheParametersGivesTheSetupBuiltAfresh) {
-    const auto ap = tiny_three_parameters();
+    const auto ap = fittest::tiny_three_parameters();
     const auto base = mwsep::geometry::make_setup(mwsep::model::build_model(ap));
     const std::vector<double> x = {-1.2, 176.5, 24.5};
     const auto m = mwsep::model::build_model(mwsep::fit::with_parameters(ap, x));

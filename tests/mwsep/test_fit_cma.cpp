@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <numbers>
 #include <random>
 #include <sstream>
 
@@ -17,10 +16,8 @@
 #include "mwsep/fit/evaluator.hpp"
 #include "mwsep/fit/optimizer.hpp"
 #include "mwsep/fit/space.hpp"
-#include "mwsep/model/astronomy_parameters.hpp"
 #include "fit_catalogue.hpp"
 #include "fit_landscapes.hpp"
-#include "test_support.hpp"
 
 namespace {
 
@@ -159,11 +156,7 @@ TEST(CmaBatch, TheSameSeedGivesTheSameSearch) {
 TEST(CmaBatch, StopAndResumeAtEveryGenerationGivesTheUninterruptedSearch) {
     const auto dir = std::filesystem::temp_directory_path() / ("mwsep_cma_resume_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
-    mwsep::fit::FitSpace s;
-    s.names = {"a", "b", "c"};
-    s.lower = {-3, -3, -3};
-    s.upper = {3, 3, 3};
-    s.start = {2.2, -1.7, 2.9};
+    const mwsep::fit::FitSpace s = fit_landscapes::resume_box();
     auto o = cma_options(6, 8);
     o.seed = 3;
     o.polish_evaluations = 20;
@@ -274,21 +267,7 @@ TEST(CmaBatch, CandidatesWithoutALikelihoodRankLast) {
 // The search recovers the tiny unit's three parameters (a stream's weight, mu and distance) from a start away from
 // them, within five Hessian sigmas, on a catalogue drawn with them, without the polish's help.
 TEST(CmaBatch, RecoversTheTinyUnitsParameters) {
-    auto ap = mwsep::model::read_astronomy_parameters(testsupport::workunit("tiny").string());
-    for (auto& b : ap.optimize_background) b = 0;
-    for (std::size_t k = 0; k < ap.streams.size(); ++k) {
-        auto& st = ap.streams[k];
-        st.optimize_weight = k == 1;
-        for (std::size_t j = 0; j < st.optimize.size(); ++j) st.optimize[j] = k == 1 && j < 2;
-        st.min[3] = -2 * std::numbers::pi;
-    }
-    mwsep::fit::FitData data;
-    data.work_unit = ap;
-    const auto truth = mwsep::fit::fit_space(ap).start;
-    data.stars = fittest::drawn_catalogue(ap, 4000, 11);
-    auto space = mwsep::fit::fit_space(ap);
-    space.start = {truth[0] + 0.3, truth[1] - 1.5, truth[2] + 1.0};
-    space = mwsep::fit::narrowed(space, 0.05);
+    const auto [data, truth, space] = fittest::tiny_recovery();
     auto evaluator = mwsep::fit::make_cpu_evaluator(data, 0);
     const auto r = mwsep::fit::run_fit(space, *evaluator, cma_options(8, 20), data.stars.size());
     ASSERT_TRUE(r.positive_definite);

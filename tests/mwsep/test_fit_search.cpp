@@ -8,7 +8,6 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <numbers>
 #include <set>
 
 #include <unistd.h>
@@ -18,10 +17,8 @@
 #include "mwsep/fit/report.hpp"
 #include "mwsep/fit/space.hpp"
 #include "mwsep/fit/thesis_search.hpp"
-#include "mwsep/model/astronomy_parameters.hpp"
 #include "fit_catalogue.hpp"
 #include "fit_landscapes.hpp"
-#include "test_support.hpp"
 
 namespace {
 
@@ -183,11 +180,7 @@ TEST(ThesisSearch, AsyncGeneticSearchWithLateAndLostResultsIsReproducibleAndWait
 TEST(ThesisSearch, StopAndResumeAtEveryGenerationGivesTheUninterruptedSearch) {
     const auto dir = std::filesystem::temp_directory_path() / ("mwsep_thesis_resume_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
-    mwsep::fit::FitSpace s;
-    s.names = {"a", "b", "c"};
-    s.lower = {-3, -3, -3};
-    s.upper = {3, 3, 3};
-    s.start = {2.2, -1.7, 2.9};
+    const mwsep::fit::FitSpace s = fit_landscapes::resume_box();
     for (const std::string algorithm : {"cgd", "line", "async-ga"}) {
         mwsep::fit::FitOptions o;
         o.algorithm = algorithm;
@@ -269,21 +262,7 @@ TEST(ThesisSearch, ADamagedStateIsRefused) {
 // Each method recovers the tiny unit's three parameters (a stream's weight, mu and distance) from a start away from
 // them, within five Hessian sigmas, on a catalogue drawn with them, without the polish's help.
 TEST(ThesisSearch, EachMethodRecoversTheTinyUnitsParameters) {
-    auto ap = mwsep::model::read_astronomy_parameters(testsupport::workunit("tiny").string());
-    for (auto& b : ap.optimize_background) b = 0;
-    for (std::size_t k = 0; k < ap.streams.size(); ++k) {
-        auto& st = ap.streams[k];
-        st.optimize_weight = k == 1;
-        for (std::size_t j = 0; j < st.optimize.size(); ++j) st.optimize[j] = k == 1 && j < 2;
-        st.min[3] = -2 * std::numbers::pi;
-    }
-    mwsep::fit::FitData data;
-    data.work_unit = ap;
-    const auto truth = mwsep::fit::fit_space(ap).start;
-    data.stars = fittest::drawn_catalogue(ap, 4000, 11);
-    auto space = mwsep::fit::fit_space(ap);
-    space.start = {truth[0] + 0.3, truth[1] - 1.5, truth[2] + 1.0};
-    space = mwsep::fit::narrowed(space, 0.05);
+    const auto [data, truth, space] = fittest::tiny_recovery();
     for (const std::string algorithm : {"cgd", "line", "async-ga"}) {
         auto evaluator = mwsep::fit::make_cpu_evaluator(data, 0);
         mwsep::fit::FitOptions o;
