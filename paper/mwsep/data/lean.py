@@ -226,14 +226,7 @@ def build(ctx, facts):
                          f"{1e3 * host / evals:.2f} ms ({100 * host / phases['evaluation']:.1f}%): the most that "
                          "pinned buffers and a star sum on the GPU could save. ")
     # The same ratio in the exact recovery fits of the small units, where one candidate's integral is short.
-    small = []
-    for unit in ("2s-small", "3s-small"):
-        for path in facts.reports.get(("fit_recovery", unit), ())[:1]:
-            rep = files.file(path)
-            p = rep.get("phase_seconds", {})
-            if p.get("integral") and p.get("evaluation") and rep.get("evaluations"):
-                small.append((unit, p["evaluation"] / p["integral"], 1e3 * p["evaluation"] / rep["evaluations"],
-                              "stars added on the device" in str(rep.get("evaluator", ""))))
+    small = _evaluation_ratios(facts, "fit_recovery")
     if small:
         worst = max(r for _, r, _, _ in small)
         fit_text += ("In the exact recovery fits of the small units (fit_recovery, modern-f64) an evaluation costs "
@@ -262,25 +255,34 @@ def build(ctx, facts):
         + steps_text + pipe_text + exp_text + e2e_text + fit_text + hessian_text + "\n")
 
 
+def _evaluation_ratios(facts, name):
+    """(unit, an evaluation over its integral, milliseconds an evaluation, whether the stars were added on the device)
+    from the first report of recovery fit @p name on each small unit that has one with its phases."""
+    out = []
+    for unit in ("2s-small", "3s-small"):
+        for path in facts.reports.get((name, unit), ())[:1]:
+            rep = facts.files.file(path)
+            p = rep.get("phase_seconds", {})
+            if p.get("integral") and p.get("evaluation") and rep.get("evaluations"):
+                out.append((unit, p["evaluation"] / p["integral"], 1e3 * p["evaluation"] / rep["evaluations"],
+                            "stars added on the device" in str(rep.get("evaluator", ""))))
+    return out
+
+
 def _batched_text(ctx, facts, t):
     """The recovery fits with the CMA-ES whose generation is one batch (fit_recovery_batched): an evaluation against
     its integral on each small unit, beside fit_recovery's (pagmo's cmaes, one candidate at a time)."""
-    files, rows = facts.files, []
-    for unit in ("2s-small", "3s-small"):
-        for path in facts.reports.get(("fit_recovery_batched", unit), ())[:1]:
-            rep = files.file(path)
-            p = rep.get("phase_seconds", {})
-            if p.get("integral") and p.get("evaluation") and rep.get("evaluations"):
-                rows.append((unit, p["evaluation"] / p["integral"], 1e3 * p["evaluation"] / rep["evaluations"]))
+    rows = _evaluation_ratios(facts, "fit_recovery_batched")
     if not rows:
-        ctx.fallback("lean_fit_batched", "fit_recovery_batched was not recorded", [files.path("fit_recovery_batched")])
+        ctx.fallback("lean_fit_batched", "fit_recovery_batched was not recorded",
+                     [facts.files.path("fit_recovery_batched")])
         return ("The same fits with the CMA-ES whose generation is one batch (fit_recovery_batched, --algorithm "
                 "cmaes-batch) were not recorded on this GPU. ")
-    worst = max(r for _, r, _ in rows)
+    worst = max(r for _, r, _, _ in rows)
     return ("With this project's CMA-ES, whose generation is one batch, so that each candidate's preparation can run "
             "while the kernels of the one before do (fit_recovery_batched, --algorithm cmaes-batch; another "
             "implementation than pagmo's, so another search path), an evaluation costs "
-            + " and ".join(f"{r:.3f} times its integral on {u} ({fmt(ms, 3)} ms an evaluation)" for u, r, ms in rows)
+            + " and ".join(f"{r:.3f} times its integral on {u} ({fmt(ms, 3)} ms an evaluation)" for u, r, ms, _ in rows)
             + f" (target at most {t.MWSEP_FIT_EVAL_RATIO:g}: {verdict(worst <= t.MWSEP_FIT_EVAL_RATIO)}). ")
 
 
