@@ -121,7 +121,6 @@ private:
     UnitBox box_;
 };
 
-
 /// The polish's initial trust region in the unit box (BOBYQA's first steps), and its stopping rule: a
 /// change of the mean log10 likelihood below 1e-12 between steps, far below the 0.5 / (N ln 10) that one
 /// unit of ln likelihood is worth for any catalogue of fewer than 10^11 stars.
@@ -396,7 +395,8 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
     if (o.algorithm == "pso" && !o.checkpoint.empty())
         throw std::invalid_argument("pso cannot be checkpointed: pagmo's pso_gen leaves its swarm's memory (velocities, "
                                     "best positions) out of its saved state, so a resumed swarm would not continue the "
-                                    "same trajectory; use de or cmaes for a resumable fit");
+                                    "same trajectory; use another algorithm (de, cmaes, cmaes-batch, cgd, line, async-ga) for a "
+                                    "resumable fit");
     // The project's own searches in place of pagmo's, in the same unit box with the same evaluations: the thesis's
     // methods (fit/thesis_search.hpp) and the batched CMA-ES (fit/cma_search.hpp).
     const bool own = is_own_search(o.algorithm);
