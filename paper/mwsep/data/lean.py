@@ -276,11 +276,11 @@ def _batched_text(ctx, facts, t):
     if not rows:
         ctx.fallback("lean_fit_batched", "fit_recovery_batched was not recorded",
                      [facts.files.path("fit_recovery_batched")])
-        return ("The same fits with the CMA-ES whose generation is one batch (fit_recovery_batched, --algorithm "
-                "cmaes-batch) were not recorded on this GPU. ")
+        return ("The same fits with the CMA-ES whose generation is one batch (fit_recovery_batched, `--algorithm "
+                "cmaes-batch`) were not recorded on this GPU. ")
     worst = max(r for _, r, _, _ in rows)
     return ("With this project's CMA-ES, whose generation is one batch, so that each candidate's preparation can run "
-            "while the kernels of the one before do (fit_recovery_batched, --algorithm cmaes-batch; another "
+            "while the kernels of the one before do (fit_recovery_batched, `--algorithm cmaes-batch`; another "
             "implementation than pagmo's, so another search path), an evaluation costs "
             + " and ".join(f"{r:.3f} times its integral on {u} ({fmt(ms, 3)} ms an evaluation)" for u, r, ms, _ in rows)
             + f" (target at most {t.MWSEP_FIT_EVAL_RATIO:g}: {verdict(worst <= t.MWSEP_FIT_EVAL_RATIO)}). ")
