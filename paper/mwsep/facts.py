@@ -50,7 +50,7 @@ UNCHECKED = ["ncu_fp64", "gpu_correctness", "exp_throughput", "skipping", "sass_
 # The real-stripe fits (kind fit_stripe): one JSON report per fit, and for a fit that separated its stars the
 # separation's summary (JSON) and per-star file (CSV, read for the figure alone).
 STRIPE_FITS = ["fit_stripes", "fit_search_methods"]
-METAS = ["memory_spaces", "cpu_vs_gpu_cpu", "cold_warm"]
+METAS = ["memory_spaces", "cpu_vs_gpu_cpu", "cold_warm", "fit_recovery", "fit_recovery_batched"]
 LISTING = "variants_3streams.txt"
 TIMED = ["memory_spaces", "division_sqrt", "loop_unrolling", "precision", "launch_config", "optimized_vs_unoptimized",
          "cpu_vs_gpu", "modern"]

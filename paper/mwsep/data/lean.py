@@ -6,7 +6,8 @@ import statistics
 
 from paper.report import targets as t
 from paper.report.common import fmt, table
-from paper.report.facts import available
+from paper.report.facts import MissingData, available
+from paper.mwsep.data.fitting import SETTLED_LN_L, _ln as fitting_ln
 
 UNITS = ["3s-large", "2s-large", "stripe11-large"]
 LABEL = {"3s-large": "3-S large", "2s-large": "2-S large", "stripe11-large": "stripe 11"}
@@ -283,7 +284,49 @@ def _batched_text(ctx, facts, t):
             "while the kernels of the one before do (fit_recovery_batched, `--algorithm cmaes-batch`; another "
             "implementation than pagmo's, so another search path), an evaluation costs "
             + " and ".join(f"{r:.3f} times its integral on {u} ({fmt(ms, 3)} ms an evaluation)" for u, r, ms, _ in rows)
-            + f" (target at most {t.MWSEP_FIT_EVAL_RATIO:g}: {verdict(worst <= t.MWSEP_FIT_EVAL_RATIO)}). ")
+            + f" (target at most {t.MWSEP_FIT_EVAL_RATIO:g}: {verdict(worst <= t.MWSEP_FIT_EVAL_RATIO)})"
+            + _same_host_text(facts, "fit_recovery", "fit_recovery_batched") + ". " + _batched_optimum_text(facts))
+
+
+def _batched_optimum_text(facts):
+    """Where fit_recovery_batched ends against fit_recovery on each small unit both fitted: the difference of their
+    optima's ln likelihood (settled within the fitting chapter's SETTLED_LN_L) and the largest pull against the truth
+    where the Hessian shows a maximum."""
+    parts = []
+    for unit in ("2s-small", "3s-small"):
+        mine, theirs = facts.reports.get(("fit_recovery_batched", unit), ()), facts.reports.get(("fit_recovery", unit), ())
+        if not mine or not theirs:
+            continue
+        mine, theirs = facts.files.file(mine[0]), facts.files.file(theirs[0])
+        gap = fitting_ln(int(mine["stars"]), float(mine["likelihood"]) - float(theirs["likelihood"]))
+        same = abs(gap) <= SETTLED_LN_L
+        pulls = [abs(p["pull"]) for p in mine["parameters"].values() if p.get("pull") is not None]
+        recovered = (f"its largest pull against the truth {max(pulls):.2f} sigma" if pulls and mine["positive_definite"]
+                     else "no maximum in its Hessian, so no pulls" + (", as with fit_recovery"
+                                                                      if not theirs["positive_definite"] else ""))
+        where = ("an optimum of fit_recovery's likelihood to the last bit" if mine["likelihood"] == theirs["likelihood"]
+                 else f"an optimum {gap:+.2g} in ln likelihood from fit_recovery's ("
+                 + ("the same optimum" if same else "another optimum") + ")")
+        parts.append(f"on {unit} {mine['evaluations']} evaluations against {theirs['evaluations']}, {where}, "
+                     f"{recovered}")
+    if not parts:
+        return ""
+    return ("Where the two searches end: " + "; ".join(parts) + ". ")
+
+
+def _same_host_text(facts, first, second):
+    """Whether results @p first and @p second were recorded on one boot of one host (their .meta.json boot_id): if
+    not, or where either lacks it, their milliseconds are not to be compared, only each run's own ratio."""
+    boots = []
+    for name in (first, second):
+        try:
+            boots.append(facts.files.meta(name).get("boot_id"))
+        except MissingData:
+            boots.append(None)
+    if boots[0] and boots[0] == boots[1]:
+        return "; both recorded on one boot of one host, so the milliseconds compare too"
+    return (f"; {second} and {first} were not recorded on one boot of one host, so their milliseconds an evaluation "
+            "do not compare, only each run's ratio of evaluation to integral")
 
 
 def _hessian_text(files, n, t):

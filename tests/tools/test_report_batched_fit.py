@@ -1,0 +1,86 @@
+"""The lean chapter's sentences on the recovery fits with the CMA-ES whose generation is one batch
+(paper/mwsep/data/lean.py, _batched_optimum_text and _same_host_text), on made-up fit reports and provenance:
+
+- an optimum of the same mean log10 likelihood to the bit is called so; otherwise the gap is given in ln likelihood,
+  N ln 10 dL, worked out here by hand (1,000 stars, dL = 1e-4: +0.23, within the fitting chapter's 0.5, the same
+  optimum; dL = 1e-3: +2.3, another optimum);
+- the largest pull is the largest absolute one, and only where the Hessian shows a maximum;
+- a unit that only one of the two fits has is left out, and with none the text is empty;
+- the milliseconds are said to compare only when both provenance files name one boot; a missing file or boot id
+  says they do not.
+
+Run from the checkout's root: python3 -m unittest tests/tools/test_report_batched_fit.py
+"""
+import unittest
+
+from paper.mwsep.data.fitting import SETTLED_LN_L
+from paper.mwsep.data.lean import _batched_optimum_text, _same_host_text
+from paper.report.facts import MissingData
+
+
+class Files:
+    def __init__(self, reports, metas):
+        self.reports, self.metas = reports, metas
+
+    def file(self, path):
+        return self.reports[path]
+
+    def meta(self, name):
+        if name not in self.metas:
+            raise MissingData(f"{name}.meta.json: missing", [])
+        return self.metas[name]
+
+
+class Facts:
+    def __init__(self, reports, metas=None):
+        self.files = Files(reports, metas or {})
+        self.reports = {}
+        for path in reports:
+            name, unit = path.split("|")
+            self.reports[(name, unit)] = (path,)
+
+
+def report(likelihood, evaluations, pulls=(), positive_definite=True, stars=1000):
+    return {"likelihood": likelihood, "evaluations": evaluations, "stars": stars,
+            "positive_definite": positive_definite,
+            "parameters": {f"p{i}": {"pull": p} for i, p in enumerate(pulls)}}
+
+
+class BatchedOptimum(unittest.TestCase):
+    def test_the_gap_is_in_ln_likelihood_and_settled_within_the_chapters_bound(self):
+        self.assertEqual(SETTLED_LN_L, 0.5)
+        facts = Facts({"fit_recovery_batched|2s-small": report(-2.9999, 100, (0.3, -1.2)),
+                       "fit_recovery|2s-small": report(-3.0, 120, (0.1,)),
+                       "fit_recovery_batched|3s-small": report(-2.999, 300, (0.5,)),
+                       "fit_recovery|3s-small": report(-3.0, 310, (0.5,))})
+        text = _batched_optimum_text(facts)
+        self.assertIn("on 2s-small 100 evaluations against 120, an optimum +0.23 in ln likelihood from "
+                      "fit_recovery's (the same optimum), its largest pull against the truth 1.20 sigma", text)
+        self.assertIn("on 3s-small 300 evaluations against 310, an optimum +2.3 in ln likelihood from "
+                      "fit_recovery's (another optimum)", text)
+
+    def test_the_same_bits_without_a_maximum(self):
+        facts = Facts({"fit_recovery_batched|3s-small": report(-2.5, 10, (4.0,), positive_definite=False),
+                       "fit_recovery|3s-small": report(-2.5, 11, (), positive_definite=False)})
+        text = _batched_optimum_text(facts)
+        self.assertIn("an optimum of fit_recovery's likelihood to the last bit", text)
+        self.assertIn("no maximum in its Hessian, so no pulls, as with fit_recovery", text)
+        self.assertNotIn("4.00", text)
+
+    def test_a_unit_only_one_fit_has_is_left_out(self):
+        facts = Facts({"fit_recovery_batched|2s-small": report(-3.0, 1),
+                       "fit_recovery|3s-small": report(-3.0, 1)})
+        self.assertEqual(_batched_optimum_text(facts), "")
+
+
+class SameHost(unittest.TestCase):
+    def test_only_one_boot_makes_the_milliseconds_compare(self):
+        one = {"a": {"boot_id": "x"}, "b": {"boot_id": "x"}}
+        self.assertIn("both recorded on one boot", _same_host_text(Facts({}, one), "a", "b"))
+        for metas in ({"a": {"boot_id": "x"}, "b": {"boot_id": "y"}}, {"a": {}, "b": {}}, {"a": {"boot_id": "x"}}):
+            text = _same_host_text(Facts({}, metas), "a", "b")
+            self.assertIn("b and a were not recorded on one boot of one host", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
