@@ -50,6 +50,9 @@ UNCHECKED = ["ncu_fp64", "gpu_correctness", "exp_throughput", "skipping", "sass_
 # The real-stripe fits (kind fit_stripe): one JSON report per fit, and for a fit that separated its stars the
 # separation's summary (JSON) and per-star file (CSV, read for the figure alone).
 STRIPE_FITS = ["fit_stripes", "fit_search_methods"]
+# The global search of the 3-stream small unit with cmaes-batch and with pagmo's cmaes on one and two GPUs, read
+# from the folders of hosts with several GPUs (the chapter 'Fitting a stripe').
+BATCHED_SCALING = ["fit_scaling_batched", "fit_scaling_cmaes"]
 METAS = ["memory_spaces", "cpu_vs_gpu_cpu", "cold_warm", "fit_recovery", "fit_recovery_batched"]
 LISTING = "variants_3streams.txt"
 TIMED = ["memory_spaces", "division_sqrt", "loop_unrolling", "precision", "launch_config", "optimized_vs_unoptimized",
@@ -640,6 +643,10 @@ def build(folder, published, compare=()):
     # The fit's throughput on every multi-GPU host (two GPUs, four GPUs, ...), exact and compressed.
     scaling_folders = part(lambda: tuple(multi_gpu_folders(folder.path, STUDY)))
     for d in scaling_folders if isinstance(scaling_folders, tuple) else ():
+        # The batched CMA-ES against pagmo's on one and two GPUs (read from every multi-GPU folder, this one too).
+        for name in BATCHED_SCALING:
+            if (d / f"{name}.csv").exists():
+                part(files.load, name, d)
         if d.resolve() == results.resolve():
             continue
         for name in ("fit_scaling", "fit_scaling_progress", "fit_scaling_compressed", "fit_scaling_compressed_progress"):

@@ -7,13 +7,18 @@
 - the largest pull is the largest absolute one, and only where the Hessian shows a maximum;
 - a unit that only one of the two fits has is left out, and with none the text is empty;
 - the milliseconds are said to compare only when both provenance files name one boot; a missing file or boot id
-  says they do not.
+  says they do not;
+- the fitting chapter's sentence on the global search with cmaes-batch and pagmo's cmaes on one and two GPUs
+  (paper/mwsep/data/fitting.py, batched_scaling_text): each rate against one GPU of the same algorithm and host,
+  worked out by hand (60 / 50 = 1.20; 90 / 50 = 1.80; 85 / 50 = 1.70), a host that recorded only one of the two
+  files left out, and "not recorded" (with no host) when none recorded both.
 
 Run from the checkout's root: python3 -m unittest tests/tools/test_report_batched_fit.py
 """
 import unittest
 
 from paper.mwsep.data.fitting import SETTLED_LN_L
+from paper.mwsep.data.fitting import batched_scaling_text
 from paper.mwsep.data.lean import _batched_optimum_text, _same_host_text
 from paper.report.facts import MissingData
 
@@ -80,6 +85,32 @@ class SameHost(unittest.TestCase):
         for metas in ({"a": {"boot_id": "x"}, "b": {"boot_id": "y"}}, {"a": {}, "b": {}}, {"a": {"boot_id": "x"}}):
             text = _same_host_text(Facts({}, metas), "a", "b")
             self.assertIn("b and a were not recorded on one boot of one host", text)
+
+
+def scaling_row(algorithm, devices, rate, ranks=1):
+    return {"algorithm": algorithm, "devices": devices, "ranks": str(ranks), "evaluations_per_second": str(rate)}
+
+
+class BatchedScaling(unittest.TestCase):
+    def test_each_rate_against_one_gpu_of_its_algorithm(self):
+        found = {"fit_scaling_batched": [scaling_row("cmaes-batch", "0", 50), scaling_row("cmaes-batch", "0,1", 90),
+                                         scaling_row("cmaes-batch", "local-rank", 85, ranks=2)],
+                 "fit_scaling_cmaes": [scaling_row("cmaes", "0,1", 60), scaling_row("cmaes", "0", 50)]}
+        text, recorded = batched_scaling_text([("two-gpus", found), ("other", {"fit_scaling_cmaes": found["fit_scaling_cmaes"],
+                                                                             "fit_scaling_batched": None})])
+        self.assertTrue(recorded)
+        self.assertIn("on two-gpus, pagmo's cmaes (one candidate at a time) 50.0 evaluations per second on one GPU, "
+                      "60.0 on two GPUs of one process (1.20 times)", text)
+        self.assertIn("cmaes-batch (a generation one batch) 50.0 evaluations per second on one GPU, 90.0 on two GPUs "
+                      "of one process (1.80 times) and 85.0 on two GPUs as two MPI ranks (1.70 times)", text)
+        self.assertNotIn("other", text)
+
+    def test_not_recorded_without_both_files(self):
+        text, recorded = batched_scaling_text([("h", {"fit_scaling_batched": [scaling_row("cmaes-batch", "0", 1)],
+                                                      "fit_scaling_cmaes": None})])
+        self.assertFalse(recorded)
+        self.assertIn("was not recorded on a host with several GPUs", text)
+        self.assertEqual(batched_scaling_text([])[1], False)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import statistics
 from paper.report.common import MissingData, medians, rel, table
 from paper.report.facts import available
 
+from ..facts import BATCHED_SCALING
 from ..variants import MODERN_F64
 
 # A fitted parameter is called recovered when it lies within this many of its standard deviations of the truth.
@@ -376,7 +377,48 @@ def _scaling(ctx, facts):
                        f"above the target of {COST_TARGET:g} times."))
     else:
         text.append("The modern-f64 integral time of the unit was not recorded, so the cost ratio is not given.")
+    multi_folders = list(available(facts.scaling_folders))
+    batched, recorded = batched_scaling_text([(d.parent.name, {name: files.optional(name, d) for name in BATCHED_SCALING})
+                                              for d in multi_folders])
+    if not recorded:
+        ctx.fallback("fit_scaling_batched", "fit_scaling_batched or fit_scaling_cmaes was not recorded on a host with "
+                     "several GPUs", [files.path(name, d) for d in multi_folders for name in BATCHED_SCALING])
+    text.append(batched)
     ctx.tables["para_fit_scaling"] = " ".join(text) + "\n"
+
+
+def batched_scaling_text(hosts):
+    """The sentence on fit_scaling_batched and fit_scaling_cmaes from @p hosts, [(host, {name: rows or None})] of the
+    folders of hosts with several GPUs: per host that recorded both, each algorithm's evaluations per second on one
+    GPU and on two, as one process and (cmaes-batch) as two MPI ranks, each against one GPU of the same run.
+    Returns (text, whether any host recorded both)."""
+    parts = []
+    for host, found in hosts:
+        if not all(found.get(name) for name in BATCHED_SCALING):
+            continue
+        rate = {}
+        for name in BATCHED_SCALING:
+            for r in found[name]:
+                rate[(r["algorithm"], _mode(r), _gpus(r))] = float(r["evaluations_per_second"])
+        said = []
+        for algorithm, who in (("cmaes", "pagmo's cmaes (one candidate at a time)"),
+                               ("cmaes-batch", "cmaes-batch (a generation one batch)")):
+            one = rate.get((algorithm, "one process", 1))
+            if not one:
+                continue
+            more = [f"{rate[(algorithm, mode, 2)]:.1f} on two GPUs {how} ({rate[(algorithm, mode, 2)] / one:.2f} times)"
+                    for mode, how in (("one process", "of one process"), ("MPI ranks, one GPU each", "as two MPI ranks"))
+                    if (algorithm, mode, 2) in rate]
+            said.append(f"{who} {one:.1f} evaluations per second on one GPU" + (", " + " and ".join(more) if more else
+                                                                                   ", not run on two GPUs"))
+        if said:
+            parts.append(f"on {host}, " + "; ".join(said))
+    if not parts:
+        return ("The global search of the 3-stream small unit with cmaes-batch and with pagmo's cmaes on one and two "
+                "GPUs (fit_scaling_batched, fit_scaling_cmaes) was not recorded on a host with several GPUs.", False)
+    return ("The 3-stream small unit's global search, whose integral does not fill a GPU, with a population of 16 "
+            "(fit_scaling_batched, fit_scaling_cmaes; one run each, the same start, box and seed): "
+            + "; ".join(parts) + ".", True)
 
 
 
