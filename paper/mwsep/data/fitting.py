@@ -416,7 +416,7 @@ def batched_scaling_text(hosts):
     if not parts:
         return ("The global search of the 3-stream small unit with cmaes-batch and with pagmo's cmaes on one and two "
                 "GPUs (fit_scaling_batched, fit_scaling_cmaes) was not recorded on a host with several GPUs.", False)
-    return ("The 3-stream small unit's global search, whose integral does not fill a GPU, with a population of 16 "
+    return ("The 3-stream small unit's global search with a population of 16 "
             "(fit_scaling_batched, fit_scaling_cmaes; one run each, the same start, box and seed): "
             + "; ".join(parts) + ".", True)
 
