@@ -57,7 +57,7 @@ DIRECTION_SHOWN = 0.3
 RECOVERY_SECONDS_TARGET = 600.0
 
 
-def _ln(stars, delta_l):
+def ln_difference(stars, delta_l):
     """A difference of the mean log10 likelihood L as a difference of ln likelihood (N ln10 dL)."""
     return stars * math.log(10) * delta_l
 
@@ -93,7 +93,7 @@ def _recovery(ctx, facts):
         last = mine[-1][0]
         window = max(1, last // 10)
         before = max(v for g, v in mine if g <= last - window)
-        rise = _ln(stars, mine[-1][1] - before)
+        rise = ln_difference(stars, mine[-1][1] - before)
         settled = rise < SETTLED_LN_L
         pulls = [abs(p["pull"]) for p in params.values() if p.get("pull") is not None]
         if not rep["positive_definite"]:
@@ -107,7 +107,7 @@ def _recovery(ctx, facts):
             verdict = f"not recovered: {off} of {len(pulls)} parameters more than {RECOVERY_PULLS:g} sigma from the truth"
         # Against the truth's own likelihood: at the maximum, 2 (ln L_max - ln L_true) follows a chi-square of k
         # degrees of freedom, so the gain is about k / 2 with a spread of sqrt(k / 2).
-        gain = _ln(stars, float(rep["likelihood"]) - float(rep["truth_likelihood"]))
+        gain = ln_difference(stars, float(rep["likelihood"]) - float(rep["truth_likelihood"]))
         against_truth = (f"The fit's ln likelihood lies {gain:.2f} above the truth's on the same catalogue (about "
                          f"{k / 2:g} +- {math.sqrt(k / 2):.1f} is expected at the maximum for {k} parameters)"
                          if gain >= 0 else
@@ -115,7 +115,7 @@ def _recovery(ctx, facts):
                          "did not find the maximum")
         polishes = rep.get("polishes", {})
         polish_text = "; ".join(
-            f"from the {frm}: {_ln(stars, float(p['likelihood']) - float(rep['global_likelihood'])):+.2f} in ln "
+            f"from the {frm}: {ln_difference(stars, float(p['likelihood']) - float(rep['global_likelihood'])):+.2f} in ln "
             f"likelihood against the global best after {p['evaluations']} evaluations (stopped by its "
             f"{p['stopped_by']})" for frm, p in polishes.items())
         kept = max(polishes, key=lambda f: float(polishes[f]["likelihood"])) if polishes else None
@@ -553,9 +553,9 @@ def _single_precision(ctx, facts):
         single, double = _report(facts, "fit_recovery_f32", wu), _report(facts, "fit_recovery", wu)
         stars = int(single["stars"])
         # In double precision: the single-precision optimum against the double-precision fit's optimum (ln L).
-        gap = _ln(stars, float(r["f64_likelihood"]) - float(f64[wu]["likelihood"]))
+        gap = ln_difference(stars, float(r["f64_likelihood"]) - float(f64[wu]["likelihood"]))
         # The single-precision fit's own value against its double-precision re-evaluation (ln L).
-        rounding = _ln(stars, float(r["f64_difference"]))
+        rounding = ln_difference(stars, float(r["f64_difference"]))
         shifts, ratios = [], []
         for name, p in double["parameters"].items():
             q = single["parameters"].get(name)

@@ -7,7 +7,7 @@ import statistics
 from paper.report import targets as t
 from paper.report.common import fmt, table
 from paper.report.facts import MissingData, available
-from paper.mwsep.data.fitting import SETTLED_LN_L, _ln as fitting_ln
+from paper.mwsep.data.fitting import SETTLED_LN_L, ln_difference
 
 UNITS = ["3s-large", "2s-large", "stripe11-large"]
 LABEL = {"3s-large": "3-S large", "2s-large": "2-S large", "stripe11-large": "stripe 11"}
@@ -298,7 +298,7 @@ def _batched_optimum_text(facts):
         if not mine or not theirs:
             continue
         mine, theirs = facts.files.file(mine[0]), facts.files.file(theirs[0])
-        gap = fitting_ln(int(mine["stars"]), float(mine["likelihood"]) - float(theirs["likelihood"]))
+        gap = ln_difference(int(mine["stars"]), float(mine["likelihood"]) - float(theirs["likelihood"]))
         same = abs(gap) <= SETTLED_LN_L
         pulls = [abs(p["pull"]) for p in mine["parameters"].values() if p.get("pull") is not None]
         recovered = (f"its largest pull against the truth {max(pulls):.2f} sigma" if pulls and mine["positive_definite"]

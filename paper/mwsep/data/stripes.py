@@ -14,6 +14,7 @@ from paper.report.common import ROOT, MissingData, fmt, rel, table
 
 from .. import stripes_costs
 from ..facts import stripe_fit_tag
+from .fitting import ln_difference
 
 DEFINITIONS = ROOT / "experiments" / "definitions" / "mwsep"
 # The time a whole fit of one stripe from one start may take on one GPU (the fits' specification).
@@ -21,11 +22,6 @@ SECONDS_TARGET = 60.0
 # A component of a flat direction is named when its magnitude reaches this (a unit vector's share).
 DIRECTION_SHOWN = 0.3
 START_LABEL = {"reference": "MilkyWay@Home's vector", "blind": "the blind start"}
-
-
-def _ln(stars, delta_l):
-    """A difference of the mean log10 likelihood L as a difference of ln likelihood (N ln10 dL)."""
-    return stars * math.log(10) * delta_l
 
 
 def declared(name):
@@ -136,7 +132,7 @@ def _fits(ctx, facts):
         rep = _report(facts, "fit_stripes", r)
         stars = int(rep["stars"])
         seconds, exact, ref = float(r["seconds"]), float(r["exact_likelihood"]), float(r["reference_exact_likelihood"])
-        gain = _ln(stars, exact - ref)
+        gain = ln_difference(stars, exact - ref)
         within = seconds <= SECONDS_TARGET
         reached = exact >= ref
         fast += within
@@ -203,7 +199,7 @@ def _stripe_table(facts, wu, mine):
             ["L, exact sum", f"{float(mine[0]['reference_exact_likelihood']):.8f}"] +
             [f"{float(r['exact_likelihood']):.8f}" for r in mine],
             ["ln L against MilkyWay@Home's", "0"] +
-            [f"{_ln(int(rep['stars']), float(r['exact_likelihood']) - float(r['reference_exact_likelihood'])):+.2f}"
+            [f"{ln_difference(int(rep['stars']), float(r['exact_likelihood']) - float(r['reference_exact_likelihood'])):+.2f}"
              for r, rep in zip(mine, reps)],
             ["Hessian", "-"] + ["maximum" if r["positive_definite"] == "yes" else "no maximum" for r in mine],
             ["flat directions", "-"] + [str(len(rep.get("flat_directions") or {})) for rep in reps]]
@@ -237,7 +233,7 @@ def _methods(ctx, facts):
         ref = float(r["reference_likelihood"])
         reached = next((e for _, e, b in mine if b >= ref), None)
         stars = int(_report(facts, "fit_search_methods", r)["stars"])
-        gain = _ln(stars, float(r["exact_likelihood"]) - float(r["reference_exact_likelihood"]))
+        gain = ln_difference(stars, float(r["exact_likelihood"]) - float(r["reference_exact_likelihood"]))
         body.append([r["algorithm"], r["evaluations"], f"{float(r['global_seconds']):.1f}", f"{float(r['likelihood']):.8f}",
                      f"{float(r['exact_likelihood']):.8f}", f"{gain:+.2f}",
                      str(reached) if reached is not None else "not reached"])
