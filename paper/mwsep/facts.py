@@ -647,6 +647,8 @@ def build(folder, published, compare=()):
         for name in BATCHED_SCALING:
             if (d / f"{name}.csv").exists():
                 part(files.load, name, d)
+                for path in sorted(d.glob(f"{name}_report_*.json")):
+                    part(files.load_file, path)
         if d.resolve() == results.resolve():
             continue
         for name in ("fit_scaling", "fit_scaling_progress", "fit_scaling_compressed", "fit_scaling_compressed_progress"):

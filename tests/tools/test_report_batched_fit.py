@@ -11,7 +11,10 @@
 - the fitting chapter's sentence on the global search with cmaes-batch and pagmo's cmaes on one and two GPUs
   (paper/mwsep/data/fitting.py, batched_scaling_text): each rate against one GPU of the same algorithm and host,
   worked out by hand (60 / 50 = 1.20; 90 / 50 = 1.80; 85 / 50 = 1.70), a host that recorded only one of the two
-  files left out, and "not recorded" (with no host) when none recorded both.
+  files left out, and "not recorded" (with no host) when none recorded both; with both one-GPU reports, the
+  preparation waited for, the evaluation over the integral and the integral per evaluation, by hand (100
+  evaluations: prepare 0.1 s -> 1.00 ms, 1.1 / 1.0 = 1.100, integral 1.0 s -> 10.00 ms), and nothing of them when
+  one report lacks its phases.
 
 Run from the checkout's root: python3 -m unittest tests/tools/test_report_batched_fit.py
 """
@@ -96,18 +99,34 @@ class BatchedScaling(unittest.TestCase):
         found = {"fit_scaling_batched": [scaling_row("cmaes-batch", "0", 50), scaling_row("cmaes-batch", "0,1", 90),
                                          scaling_row("cmaes-batch", "local-rank", 85, ranks=2)],
                  "fit_scaling_cmaes": [scaling_row("cmaes", "0,1", 60), scaling_row("cmaes", "0", 50)]}
-        text, recorded = batched_scaling_text([("two-gpus", found), ("other", {"fit_scaling_cmaes": found["fit_scaling_cmaes"],
-                                                                             "fit_scaling_batched": None})])
+        text, recorded = batched_scaling_text([("two-gpus", found, {}),
+                                               ("other", {"fit_scaling_cmaes": found["fit_scaling_cmaes"],
+                                                          "fit_scaling_batched": None}, {})])
         self.assertTrue(recorded)
         self.assertIn("on two-gpus, pagmo's cmaes (one candidate at a time) 50.0 evaluations per second on one GPU, "
                       "60.0 on two GPUs of one process (1.20 times)", text)
         self.assertIn("cmaes-batch (a generation one batch) 50.0 evaluations per second on one GPU, 90.0 on two GPUs "
                       "of one process (1.80 times) and 85.0 on two GPUs as two MPI ranks (1.70 times)", text)
         self.assertNotIn("other", text)
+        self.assertNotIn("waited", text)
+
+    def test_the_one_gpu_phases_of_both_algorithms(self):
+        found = {"fit_scaling_batched": [scaling_row("cmaes-batch", "0", 50)],
+                 "fit_scaling_cmaes": [scaling_row("cmaes", "0", 50)]}
+        one_gpu = {"cmaes": {"evaluations": 100, "phase_seconds": {"prepare": 0.1, "integral": 1.0, "evaluation": 1.1}},
+                   "cmaes-batch": {"evaluations": 200, "phase_seconds": {"prepare": 0.02, "integral": 2.5,
+                                                                         "evaluation": 2.6}}}
+        text, _ = batched_scaling_text([("h", found, one_gpu)])
+        self.assertIn("an evaluation waited 1.00 ms for its candidate's preparation with cmaes and 0.10 ms with "
+                      "cmaes-batch", text)
+        self.assertIn("an evaluation 1.100 and 1.040 times its integral", text)
+        self.assertIn("the integrals themselves took 10.00 and 12.50 ms an evaluation", text)
+        del one_gpu["cmaes-batch"]["phase_seconds"]
+        self.assertNotIn("waited", batched_scaling_text([("h", found, one_gpu)])[0])
 
     def test_not_recorded_without_both_files(self):
         text, recorded = batched_scaling_text([("h", {"fit_scaling_batched": [scaling_row("cmaes-batch", "0", 1)],
-                                                      "fit_scaling_cmaes": None})])
+                                                      "fit_scaling_cmaes": None}, {})])
         self.assertFalse(recorded)
         self.assertIn("was not recorded on a host with several GPUs", text)
         self.assertEqual(batched_scaling_text([])[1], False)

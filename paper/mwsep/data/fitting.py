@@ -378,8 +378,18 @@ def _scaling(ctx, facts):
     else:
         text.append("The modern-f64 integral time of the unit was not recorded, so the cost ratio is not given.")
     multi_folders = list(available(facts.scaling_folders))
-    batched, recorded = batched_scaling_text([(d.parent.name, {name: files.optional(name, d) for name in BATCHED_SCALING})
-                                              for d in multi_folders])
+    hosts = []
+    for d in multi_folders:
+        found = {name: files.optional(name, d) for name in BATCHED_SCALING}
+        # The report of each algorithm's run on one GPU of one process (its phases), where it was recorded.
+        one_gpu = {}
+        for name, rows in found.items():
+            for r in rows or ():
+                path = d / f"{name}_report_{r['work_unit']}_{r['devices']}_{r['ranks']}.json"
+                if _mode(r) == "one process" and _gpus(r) == 1 and path.exists():
+                    one_gpu[r["algorithm"]] = files.file(path)
+        hosts.append((d.parent.name, found, one_gpu))
+    batched, recorded = batched_scaling_text(hosts)
     if not recorded:
         ctx.fallback("fit_scaling_batched", "fit_scaling_batched or fit_scaling_cmaes was not recorded on a host with "
                      "several GPUs", [files.path(name, d) for d in multi_folders for name in BATCHED_SCALING])
@@ -387,13 +397,35 @@ def _scaling(ctx, facts):
     ctx.tables["para_fit_scaling"] = " ".join(text) + "\n"
 
 
+def _one_gpu_phases(one_gpu):
+    """On one GPU, from each algorithm's fit report (@p one_gpu: {algorithm: report}): the preparation an evaluation
+    waited for (phase 'prepare': the model and whatever of the device's preparation was not done ahead), an
+    evaluation against its integral, and the integral's own milliseconds, per evaluation. Empty without both
+    algorithms' phases."""
+    got = {}
+    for algorithm in ("cmaes", "cmaes-batch"):
+        rep = one_gpu.get(algorithm) or {}
+        p, n = rep.get("phase_seconds") or {}, rep.get("evaluations")
+        if not (n and p.get("integral") and p.get("evaluation") and "prepare" in p):
+            return ""
+        got[algorithm] = (1e3 * p["prepare"] / n, p["evaluation"] / p["integral"], 1e3 * p["integral"] / n)
+    (prep_a, ratio_a, int_a), (prep_b, ratio_b, int_b) = got["cmaes"], got["cmaes-batch"]
+    return (f" (on one GPU an evaluation waited {prep_a:.2f} ms for its candidate's preparation with cmaes and "
+            f"{prep_b:.2f} ms with cmaes-batch, whose next candidate is prepared while the kernels run, an evaluation "
+            f"{ratio_a:.3f} and {ratio_b:.3f} "
+            f"times its integral; the integrals themselves took {int_a:.2f} and {int_b:.2f} ms an evaluation, the two "
+            "searches visiting other candidates, whose integrals cost more or less with their parameters)")
+
+
 def batched_scaling_text(hosts):
-    """The sentence on fit_scaling_batched and fit_scaling_cmaes from @p hosts, [(host, {name: rows or None})] of the
-    folders of hosts with several GPUs: per host that recorded both, each algorithm's evaluations per second on one
-    GPU and on two, as one process and (cmaes-batch) as two MPI ranks, each against one GPU of the same run.
+    """The sentence on fit_scaling_batched and fit_scaling_cmaes from @p hosts, [(host, {name: rows or None},
+    {algorithm: the fit report of its run on one GPU})] of the folders of hosts with several GPUs: per host that
+    recorded both, each algorithm's evaluations per second on one GPU and on two, as one process and (cmaes-batch)
+    as two MPI ranks, each against one GPU of the same run; and, from the one-GPU reports' phases, what an
+    evaluation spends outside its integral and what the integral itself costs with each algorithm.
     Returns (text, whether any host recorded both)."""
     parts = []
-    for host, found in hosts:
+    for host, found, one_gpu in hosts:
         if not all(found.get(name) for name in BATCHED_SCALING):
             continue
         rate = {}
@@ -412,7 +444,7 @@ def batched_scaling_text(hosts):
             said.append(f"{who} {one:.1f} evaluations per second on one GPU" + (", " + " and ".join(more) if more else
                                                                                    ", not run on two GPUs"))
         if said:
-            parts.append(f"on {host}, " + "; ".join(said))
+            parts.append(f"on {host}, " + "; ".join(said) + _one_gpu_phases(one_gpu))
     if not parts:
         return ("The global search of the 3-stream small unit with cmaes-batch and with pagmo's cmaes on one and two "
                 "GPUs (fit_scaling_batched, fit_scaling_cmaes) was not recorded on a host with several GPUs.", False)
