@@ -7,7 +7,8 @@
 - the largest pull is the largest absolute one, and only where the Hessian shows a maximum;
 - a unit that only one of the two fits has is left out, and with none the text is empty;
 - the milliseconds are said to compare only when both provenance files name one boot; a missing file or boot id
-  says they do not;
+  says they do not; on one boot, each unit's preparation waited for and integral per evaluation of both fits, by
+  hand (100 evaluations: prepare 0.05 s -> 0.50 ms, integral 0.9 s -> 9.00 ms);
 - the fitting chapter's sentence on the global search with cmaes-batch and pagmo's cmaes on one and two GPUs
   (paper/mwsep/data/fitting.py, batched_scaling_text): each rate against one GPU of the same algorithm and host,
   worked out by hand (60 / 50 = 1.20; 90 / 50 = 1.80; 85 / 50 = 1.70), a host that recorded only one of the two
@@ -88,6 +89,16 @@ class SameHost(unittest.TestCase):
         for metas in ({"a": {"boot_id": "x"}, "b": {"boot_id": "y"}}, {"a": {}, "b": {}}, {"a": {"boot_id": "x"}}):
             text = _same_host_text(Facts({}, metas), "a", "b")
             self.assertIn("b and a were not recorded on one boot of one host", text)
+
+    def test_on_one_boot_the_phases_per_evaluation_of_both(self):
+        def rep(prepare, integral, n):
+            return {"evaluations": n, "phase_seconds": {"prepare": prepare, "integral": integral, "evaluation": 1.0}}
+        reports = {"a|3s-small": rep(0.05, 0.9, 100), "b|3s-small": rep(0.02, 2.0, 200), "a|2s-small": rep(1, 1, 1)}
+        one = {"a": {"boot_id": "x"}, "b": {"boot_id": "x"}}
+        text = _same_host_text(Facts(reports, one), "a", "b")
+        self.assertIn("so the milliseconds compare too: on 3s-small an evaluation waited 0.10 ms for its candidate's "
+                      "preparation against 0.50 ms in a, and its integral took 10.00 ms against 9.00 ms", text)
+        self.assertNotIn("2s-small", text)  # b has no report of it
 
 
 def scaling_row(algorithm, devices, rate, ranks=1):

@@ -314,6 +314,31 @@ def _batched_optimum_text(facts):
     return ("Where the two searches end: " + "; ".join(parts) + ". ")
 
 
+def _phase_comparison(facts, first, second):
+    """Per small unit that both recovery fits @p first and @p second report with phases: the preparation an
+    evaluation waited for and the integral's own milliseconds, per evaluation, of @p second against @p first."""
+    parts = []
+    for unit in ("2s-small", "3s-small"):
+        a, b = facts.reports.get((first, unit), ()), facts.reports.get((second, unit), ())
+        if not a or not b:
+            continue
+        per = []
+        for path in (a[0], b[0]):
+            rep = facts.files.file(path)
+            p, n = rep.get("phase_seconds") or {}, rep.get("evaluations")
+            if not (n and "prepare" in p and p.get("integral")):
+                break
+            per.append((1e3 * p["prepare"] / n, 1e3 * p["integral"] / n))
+        if len(per) == 2:
+            (prep_a, int_a), (prep_b, int_b) = per
+            parts.append(f"on {unit} an evaluation waited {prep_b:.2f} ms for its candidate's preparation against "
+                         f"{prep_a:.2f} ms in {first}, and its integral took {int_b:.2f} ms against {int_a:.2f} ms")
+    if not parts:
+        return ""
+    return (": " + "; ".join(parts) + " (the two searches visit other candidates, whose integrals cost more or less "
+            "with their parameters)")
+
+
 def _same_host_text(facts, first, second):
     """Whether results @p first and @p second were recorded on one boot of one host (their .meta.json boot_id): if
     not, or where either lacks it, their milliseconds are not to be compared, only each run's own ratio."""
@@ -324,7 +349,8 @@ def _same_host_text(facts, first, second):
         except MissingData:
             boots.append(None)
     if boots[0] and boots[0] == boots[1]:
-        return "; both recorded on one boot of one host, so the milliseconds compare too"
+        return "; both recorded on one boot of one host, so the milliseconds compare too" + _phase_comparison(
+            facts, first, second)
     return (f"; {second} and {first} were not recorded on one boot of one host, so their milliseconds an evaluation "
             "do not compare, only each run's ratio of evaluation to integral")
 
