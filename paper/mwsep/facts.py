@@ -604,8 +604,7 @@ def build(folder, published, compare=()):
                 part(files.load, "fit_recovery", other)
                 break
     # The fits' reports: the recovery fits' (first of each unit, every search and precision), the compressed fits'
-    # (every one), and the lean
-    # variant's fit (read, but not listed among the chapters' files).
+    # (every one), and the lean variant's fit (read, but not listed among the chapters' files).
     reports = {}
     for name in ("fit_recovery", "fit_recovery_f32", "fit_recovery_compressed", "fit_recovery_batched"):
         for r in rows_or_empty(files, name):

@@ -397,24 +397,30 @@ def _scaling(ctx, facts):
     ctx.tables["para_fit_scaling"] = " ".join(text) + "\n"
 
 
+def evaluation_phases(rep):
+    """Per evaluation, from a fit report's phase_seconds: {"ratio": an evaluation over its integral, "evaluation_ms",
+    "integral_ms", "prepare_ms": the preparation an evaluation waited for (phase 'prepare': the model and whatever of
+    the device's preparation was not done ahead; None where the report has no such phase)}; None without the
+    evaluation count, the integral's or the evaluation's time."""
+    p, n = rep.get("phase_seconds") or {}, rep.get("evaluations")
+    if not (n and p.get("integral") and p.get("evaluation")):
+        return None
+    return {"ratio": p["evaluation"] / p["integral"], "evaluation_ms": 1e3 * p["evaluation"] / n,
+            "integral_ms": 1e3 * p["integral"] / n, "prepare_ms": 1e3 * p["prepare"] / n if "prepare" in p else None}
+
+
 def _one_gpu_phases(one_gpu):
-    """On one GPU, from each algorithm's fit report (@p one_gpu: {algorithm: report}): the preparation an evaluation
-    waited for (phase 'prepare': the model and whatever of the device's preparation was not done ahead), an
-    evaluation against its integral, and the integral's own milliseconds, per evaluation. Empty without both
-    algorithms' phases."""
-    got = {}
-    for algorithm in ("cmaes", "cmaes-batch"):
-        rep = one_gpu.get(algorithm) or {}
-        p, n = rep.get("phase_seconds") or {}, rep.get("evaluations")
-        if not (n and p.get("integral") and p.get("evaluation") and "prepare" in p):
-            return ""
-        got[algorithm] = (1e3 * p["prepare"] / n, p["evaluation"] / p["integral"], 1e3 * p["integral"] / n)
-    (prep_a, ratio_a, int_a), (prep_b, ratio_b, int_b) = got["cmaes"], got["cmaes-batch"]
-    return (f" (on one GPU an evaluation waited {prep_a:.2f} ms for its candidate's preparation with cmaes and "
-            f"{prep_b:.2f} ms with cmaes-batch, whose next candidate is prepared while the kernels run, an evaluation "
-            f"{ratio_a:.3f} and {ratio_b:.3f} "
-            f"times its integral; the integrals themselves took {int_a:.2f} and {int_b:.2f} ms an evaluation, the two "
-            "searches visiting other candidates, whose integrals cost more or less with their parameters)")
+    """On one GPU, from each algorithm's fit report (@p one_gpu: {algorithm: report}, evaluation_phases): the
+    preparation an evaluation waited for, an evaluation against its integral, and the integral's own milliseconds,
+    per evaluation. Empty without both algorithms' phases."""
+    a, b = (evaluation_phases(one_gpu.get(algorithm) or {}) for algorithm in ("cmaes", "cmaes-batch"))
+    if not a or not b or a["prepare_ms"] is None or b["prepare_ms"] is None:
+        return ""
+    return (f" (on one GPU an evaluation waited {a['prepare_ms']:.2f} ms for its candidate's preparation with cmaes and "
+            f"{b['prepare_ms']:.2f} ms with cmaes-batch, whose next candidate is prepared while the kernels run, an "
+            f"evaluation {a['ratio']:.3f} and {b['ratio']:.3f} times its integral; the integrals themselves took "
+            f"{a['integral_ms']:.2f} and {b['integral_ms']:.2f} ms an evaluation, the two searches visiting other "
+            "candidates, whose integrals cost more or less with their parameters)")
 
 
 def batched_scaling_text(hosts):

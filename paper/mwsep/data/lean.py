@@ -7,7 +7,7 @@ import statistics
 from paper.report import targets as t
 from paper.report.common import fmt, table
 from paper.report.facts import MissingData, available
-from paper.mwsep.data.fitting import SETTLED_LN_L, ln_difference
+from paper.mwsep.data.fitting import SETTLED_LN_L, evaluation_phases, ln_difference
 
 UNITS = ["3s-large", "2s-large", "stripe11-large"]
 LABEL = {"3s-large": "3-S large", "2s-large": "2-S large", "stripe11-large": "stripe 11"}
@@ -263,9 +263,9 @@ def _evaluation_ratios(facts, name):
     for unit in ("2s-small", "3s-small"):
         for path in facts.reports.get((name, unit), ())[:1]:
             rep = facts.files.file(path)
-            p = rep.get("phase_seconds", {})
-            if p.get("integral") and p.get("evaluation") and rep.get("evaluations"):
-                out.append((unit, p["evaluation"] / p["integral"], 1e3 * p["evaluation"] / rep["evaluations"],
+            phases = evaluation_phases(rep)
+            if phases:
+                out.append((unit, phases["ratio"], phases["evaluation_ms"],
                             "stars added on the device" in str(rep.get("evaluator", ""))))
     return out
 
@@ -322,17 +322,11 @@ def _phase_comparison(facts, first, second):
         a, b = facts.reports.get((first, unit), ()), facts.reports.get((second, unit), ())
         if not a or not b:
             continue
-        per = []
-        for path in (a[0], b[0]):
-            rep = facts.files.file(path)
-            p, n = rep.get("phase_seconds") or {}, rep.get("evaluations")
-            if not (n and "prepare" in p and p.get("integral")):
-                break
-            per.append((1e3 * p["prepare"] / n, 1e3 * p["integral"] / n))
-        if len(per) == 2:
-            (prep_a, int_a), (prep_b, int_b) = per
-            parts.append(f"on {unit} an evaluation waited {prep_b:.2f} ms for its candidate's preparation against "
-                         f"{prep_a:.2f} ms in {first}, and its integral took {int_b:.2f} ms against {int_a:.2f} ms")
+        pa, pb = evaluation_phases(facts.files.file(a[0])), evaluation_phases(facts.files.file(b[0]))
+        if pa and pb and pa["prepare_ms"] is not None and pb["prepare_ms"] is not None:
+            parts.append(f"on {unit} an evaluation waited {pb['prepare_ms']:.2f} ms for its candidate's preparation "
+                         f"against {pa['prepare_ms']:.2f} ms in {first}, and its integral took {pb['integral_ms']:.2f} "
+                         f"ms against {pa['integral_ms']:.2f} ms")
     if not parts:
         return ""
     return (": " + "; ".join(parts) + " (the two searches visit other candidates, whose integrals cost more or less "
