@@ -222,7 +222,7 @@ int run_fit_command(const Args& args) {
     if (opt.has("--stop-after") && fo.checkpoint.empty())
         throw opt.error("--stop-after", "needs --checkpoint FILE: a fit stopped early without one cannot be resumed");
     if (fo.algorithm == "pso" && !fo.checkpoint.empty())
-        throw opt.error("--checkpoint", "needs another --algorithm than pso (de, cmaes, cmaes-batch, cgd, line, async-ga): pagmo's "
+        throw opt.error("--checkpoint", "needs another --algorithm than pso (" + fit::resumable_algorithms() + "): pagmo's "
                                         "pso_gen leaves its swarm's memory (velocities, best positions) out of its saved state");
     if ((fo.algorithm == "de" || fo.algorithm == "cmaes") && fo.population < 5)
         throw opt.error("--population", "must be at least 5 for " + fo.algorithm + ", found '" + opt.text("--population") + "'");

@@ -151,6 +151,13 @@ pagmo::algorithm make_algorithm(const FitOptions& o) {
 
 bool is_own_search(const std::string& algorithm) { return is_thesis_algorithm(algorithm) || algorithm == cma_batch_name; }
 
+std::string resumable_algorithms() {
+    std::string out;
+    for (const auto& name : algorithm_names)
+        if (name != "pso") out += (out.empty() ? "" : ", ") + name;
+    return out;
+}
+
 namespace {
 
 /// What a checkpoint belongs to: the search's own settings and the space (names, bounds, start), then
@@ -395,7 +402,7 @@ FitResult run_fit(const FitSpace& space, BatchEvaluator& evaluator, const FitOpt
     if (o.algorithm == "pso" && !o.checkpoint.empty())
         throw std::invalid_argument("pso cannot be checkpointed: pagmo's pso_gen leaves its swarm's memory (velocities, "
                                     "best positions) out of its saved state, so a resumed swarm would not continue the "
-                                    "same trajectory; use another algorithm (de, cmaes, cmaes-batch, cgd, line, async-ga) for a "
+                                    "same trajectory; use another algorithm (" + resumable_algorithms() + ") for a "
                                     "resumable fit");
     // The project's own searches in place of pagmo's, in the same unit box with the same evaluations: the thesis's
     // methods (fit/thesis_search.hpp) and the batched CMA-ES (fit/cma_search.hpp).

@@ -27,6 +27,10 @@ inline const std::vector<std::string> algorithm_names = {"pso", "de", "cmaes", "
 /// their own text: cmaes-batch and the thesis's methods; the others are pagmo's.
 bool is_own_search(const std::string& algorithm);
 
+/// The algorithms a checkpointed fit can resume, comma-separated: every one of algorithm_names but pso, whose
+/// swarm's memory pagmo leaves out of its saved state.
+std::string resumable_algorithms();
+
 /// How to fit.
 struct FitOptions {
     std::string algorithm = "pso";  ///< one of algorithm_names
